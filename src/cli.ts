@@ -1,0 +1,44 @@
+// `hoplens` — the same core as the extension, for terminals over SSH and for benchmarks.
+// Exit codes: 0 ok, 1 nothing found, 2 bad input or usage.
+import { runMap } from './cli/map';
+import { runAnnotate } from './cli/annotate';
+import { runSend } from './cli/send';
+import { runCalltrace } from './cli/calltrace';
+import type { CliIO } from './cli/io';
+import { processIO } from './cli/io';
+
+const USAGE = `usage: hoplens <command> [options]
+
+commands:
+  map --engine vllm|sglang [--json]          print the hop table and the launch flags
+  annotate LOG [--engine auto|vllm|sglang] [--checkout DIR] [--rid ID] [--unmatched] [--json]
+                                             label every log line with the source that printed it
+  send [--url URL] [--engine E] [--api A] [--model M] [--prompt P] [--max-tokens N] [--rid ID] [--frames] [--json]
+                                             one streaming request, timed from the socket
+  calltrace DIR [--filter a,b] [--limit N] [--json] [--perfetto OUT.json]
+                                             VLLM_TRACE_FUNCTION files as call trees
+
+Run 'hoplens <command> --help' for a command's options.`;
+
+export async function main(argv: string[], io: CliIO): Promise<number> {
+  const [cmd, ...rest] = argv;
+  switch (cmd) {
+    case 'map': return runMap(rest, io);
+    case 'annotate': return runAnnotate(rest, io);
+    case 'send': return runSend(rest, io);
+    case 'calltrace': return runCalltrace(rest, io);
+    case undefined: case '-h': case '--help': case 'help':
+      io.out(USAGE + '\n');
+      return cmd === undefined ? 2 : 0;
+    default:
+      io.err(`hoplens: unknown command '${cmd}'\n\n${USAGE}\n`);
+      return 2;
+  }
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2), processIO()).then(
+    (code) => { process.exitCode = code; },
+    (e: unknown) => { process.stderr.write(`hoplens: ${e instanceof Error ? e.stack ?? e.message : String(e)}\n`); process.exitCode = 2; },
+  );
+}

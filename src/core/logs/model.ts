@@ -1,0 +1,38 @@
+// The record model every log-line parser produces. One record per physical input line;
+// a line HopLens does not recognise is kept as kind "other", never dropped.
+
+export type Engine = 'vllm' | 'sglang';
+
+/** How precise a record's timestamp is: vLLM's default has whole seconds and no year. */
+export type TimeResolution = 's' | 'ms' | 'us' | 'ns';
+
+export interface LogRecord {
+  /** 1-based line number in the file. */
+  line: number;
+  /** Byte offset of the line's first byte in the file (for slicing big files). */
+  offset: number;
+  engine: Engine | 'other';
+  /** Which grammar matched, e.g. "vllm", "vllm-legacy", "uvicorn", "sglang", "sglang-request". */
+  format: string;
+  /** Process name from vLLM's `(Name pid=N)` prefix (innermost), or SGLang rank tag. */
+  process: string | null;
+  pid: number | null;
+  /** Owning role: "api-server" | "engine-core" | "worker" | "scheduler" | "tokenizer" | … */
+  role: string | null;
+  ranks: Record<string, number> | null;
+  level: string | null;
+  /** Epoch milliseconds; for vLLM's year-less stamps the year is inferred (see timeYearInferred). */
+  time: number | null;
+  timeResolution: TimeResolution | null;
+  /** vLLM `[fileinfo:lineno]`: a basename at INFO, a shrunk path with `...` at DEBUG, a full path with our logging config. */
+  fileinfo: string | null;
+  lineno: number | null;
+  /** The message text after all prefixes, wrappers and ANSI codes are removed. */
+  message: string;
+  /** Hop id from the engine's hop table (e.g. "V2", "S3"), or null. */
+  hop: string | null;
+  /** Normalised request id (see requestIds.ts), or null. */
+  rid: string | null;
+  /** True for a continuation line of a multi-line record (same header, CRLF before). */
+  continuation: boolean;
+}

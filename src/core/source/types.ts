@@ -1,0 +1,30 @@
+// The seam between log records and a checkout of the engine's source.
+import type { Engine } from '../logs/model';
+
+export interface SourceQuery {
+  engine: Engine;
+  /** vLLM fileinfo as printed (basename, shrunk path with `...`, or full path); null for SGLang. */
+  fileinfo: string | null;
+  lineno: number | null;
+  /** The message as printed, used to verify the statement and to find it when it moved. */
+  message: string;
+  /** Hop id, when the line matched the hop table: its citation is a strong hint. */
+  hop: string | null;
+}
+
+export interface SourceLocation {
+  /** Path relative to the checkout root, forward slashes (e.g. "vllm/v1/engine/async_llm.py"). */
+  path: string;
+  /** 1-based line of the logging call in this checkout. */
+  line: number;
+  /** True when that line holds a logging call whose literal parts match the message. */
+  verified: boolean;
+  /** Lines between the printed lineno and where the statement is in this checkout (0 = same). */
+  drift: number;
+  /** How it was found: "fileinfo" | "fileinfo+literal" | "hop-table" | "statement-index". */
+  method: string;
+}
+
+export interface SourceResolver {
+  resolve(q: SourceQuery): SourceLocation | null;
+}
