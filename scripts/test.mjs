@@ -17,6 +17,13 @@ function run(label, cmd, args, opts = {}) {
   }
 }
 
+if (layers.some((l) => l !== 'unit') && !process.env.HOPLENS_CODE_SERVER_DIR) {
+  // Installs Chromium and the pinned code-server when missing; prints the cached folder last.
+  const r = spawnSync(process.execPath, [join(repo, 'scripts', 'ensure-tools.mjs')], { cwd: repo, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
+  if (r.status !== 0) process.exit(r.status || 1);
+  process.env.HOPLENS_CODE_SERVER_DIR = r.stdout.trim().split('\n').pop();
+}
+
 run('build', process.execPath, ['esbuild.mjs']);
 run('compile tests', process.execPath, [join(repo, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.test.json']);
 for (const layer of layers) {

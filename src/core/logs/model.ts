@@ -35,4 +35,14 @@ export interface LogRecord {
   rid: string | null;
   /** True for a continuation line of a multi-line record (same header, CRLF before). */
   continuation: boolean;
+  /** All normalised ids when the line names several (vLLM `Aborted request(s) a,b.`); rid is the first. */
+  rids?: string[];
+  /** Ray's `[repeated 7x across cluster]`: the line stands for this many. */
+  repeated?: number;
+  /** True when `time` is real UTC (docker RFC 3339 stamp); false: the server's wall clock read as UTC. */
+  timeIsUtc?: boolean;
+  /** Outer wrappers removed in front of the engine line, e.g. ["docker", "compose"]. */
+  wrappers?: string[];
+  /** The physical line was longer than the parse cap; only its start was parsed. */
+  truncated?: boolean;
 }

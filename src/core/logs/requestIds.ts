@@ -1,0 +1,91 @@
+// Request ids as the engines print them, normalised so every line of one request groups.
+//
+// vLLM: the serving layer names a request chatcmpl-<base> (chat) or cmpl-<base>-<prompt idx>
+// (completions); engine-side lines (Added request, Aborted request(s)) add "-<8 hex>", and
+// n>1 children are "<idx>_<internal id>". We group on the external form.
+// SGLang: the rid is printed verbatim (body rid or uuid4 hex); n>1 children are "<rid>_<i>".
+import type { Engine } from './model';
+
+const ENGINE_SUFFIX = /-[0-9a-f]{8}$/;
+const CHILD_PREFIX = /^\d+_/;
+
+/** External form of a vLLM id printed by an engine-side line. */
+export function externalFromInternal(id: string): string {
+  let s = id;
+  if (CHILD_PREFIX.test(s)) s = s.replace(CHILD_PREFIX, '');
+  return s.replace(ENGINE_SUFFIX, '');
+}
+
+/** Normalise one id as printed by a hop whose id kind is known. */
+export function normaliseRid(engine: Engine, raw: string, kind: 'external' | 'internal' | 'list' | 'sglang'): string {
+  let id = raw.trim();
+  if (id.length > 1 && (id[0] === "'" || id[0] === '"') && id[id.length - 1] === id[0]) id = id.slice(1, -1);
+  if (engine === 'sglang') return id;
+  return kind === 'internal' || kind === 'list' ? externalFromInternal(id) : id;
+}
+
+/** The ids of an `Aborted request(s) a,b,c.` line (also tolerates ", " and brackets). */
+export function splitIdList(raw: string): string[] {
+  return raw.replace(/^[[(]|[\])]$/g, '').split(',').map((s) => s.trim().replace(/^'|'$/g, '')).filter((s) => s.length > 0);
+}
+
+export type ApiKind = 'chat' | 'completions' | 'generate';
+
+export interface ServerIds {
+  /** The key HopLens groups this request under (what `rid` will be in records). */
+  normalised: string;
+  /** Ids the server prints verbatim for this request. */
+  exact: string[];
+  /** Shapes with server-chosen parts (random suffix, child index). */
+  patterns: RegExp[];
+  /** The id in the SSE frames / meta_info. */
+  streamId: string;
+}
+
+function escapeRe(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * For a client-chosen base id (sent as X-Request-Id / request_id for vLLM, rid for SGLang),
+ * the ids the server will print for the request.
+ */
+export function serverIdsFor(base: string, engine: Engine, api: ApiKind): ServerIds {
+  if (engine === 'sglang') {
+    const b = escapeRe(base);
+    return { normalised: base, exact: [base], patterns: [new RegExp(`^${b}(?:_\\d+)?$`)], streamId: base };
+  }
+  if (api === 'completions') {
+    const logged = `cmpl-${base}-0`;
+    const l = escapeRe(logged);
+    return {
+      normalised: logged, exact: [logged], streamId: `cmpl-${base}`,
+      patterns: [new RegExp(`^(?:\\d+_)?${l}(?:-[0-9a-f]{8})?$`)],
+    };
+  }
+  const logged = `chatcmpl-${base}`;
+  const l = escapeRe(logged);
+  return {
+    normalised: logged, exact: [logged], streamId: logged,
+    patterns: [new RegExp(`^(?:\\d+_)?${l}(?:-[0-9a-f]{8})?$`)],
+  };
+}
+
+/**
+ * Does a normalised rid belong to what the user typed? Accepts the base id, the external id,
+ * an internal id with its suffix, or the SSE id of a completion.
+ */
+export function ridMatchesQuery(rid: string, query: string): boolean {
+  if (rid === query) return true;
+  const q = query.trim();
+  if (rid === q || rid === externalFromInternal(q)) return true;
+  if (rid === `chatcmpl-${q}` || rid === `cmpl-${q}-0` || rid === `${q}-0`) return true;
+  return false;
+}
+
+/** Guess the API from a normalised vLLM id. */
+export function apiOfVllmId(rid: string): ApiKind | null {
+  if (rid.startsWith('chatcmpl-')) return 'chat';
+  if (rid.startsWith('cmpl-')) return 'completions';
+  return null;
+}

@@ -1,0 +1,312 @@
+// One traced streaming request, end to end: detect the engine, pick the model, send,
+// record every frame with its socket arrival time, and say clearly what went wrong.
+import { buildRequest, DEFAULTS, joinUrl, validateOptions, type TraceOptions } from './build';
+import { httpStatusError, makeError, networkError, serverErrorMessage } from './errors';
+import { computeMetrics, type TraceMetrics } from './metrics';
+import { StreamRecorder } from './recorder';
+import { newRequestId, serverIdsFor } from './serverIds';
+import { NodeHttpTransport, type HttpTransport } from './transport';
+import { monotonicClock, OUTPUT_KINDS, type Api, type Clock, type Engine, type Frame, type TraceError, type TraceRecord } from './types';
+
+export interface TraceDeps {
+  clock?: Clock;
+  transport?: HttpTransport;
+  /** Each frame as it is recorded (live progress). */
+  onFrame?: (f: Frame) => void;
+  /** Coarse progress: "detecting engine", "listing models", "sending", "streaming". */
+  onPhase?: (phase: string) => void;
+}
+
+export interface TracedRequest {
+  record: TraceRecord;
+  metrics: TraceMetrics;
+}
+
+const MAX_ERROR_BODY = 64 * 1024;
+
+interface SimpleResponse {
+  status: number;
+  headers: Record<string, string>;
+  text: string;
+}
+
+/** A small GET/POST with a hard time limit, used for discovery. Never throws. */
+export function simpleRequest(transport: HttpTransport, clock: Clock, url: string, headers: Record<string, string>,
+  timeoutMs: number, signal?: AbortSignal): Promise<SimpleResponse | TraceError> {
+  return new Promise((resolve) => {
+    let settled = false;
+    let status = 0;
+    let resHeaders: Record<string, string> = {};
+    const parts: Buffer[] = [];
+    let size = 0;
+    const done = (v: SimpleResponse | TraceError) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      resolve(v);
+    };
+    const ex = transport.start({ url, method: 'GET', headers, connectTimeoutMs: Math.min(timeoutMs, DEFAULTS.connectTimeoutMs) }, {
+      requestWritten() { /* not timed */ },
+      headers(s, h) { status = s; resHeaders = h; },
+      chunk(b) { if (size < MAX_ERROR_BODY) { parts.push(Buffer.from(b)); size += b.byteLength; } },
+      end() { done({ status, headers: resHeaders, text: Buffer.concat(parts).toString('utf8') }); },
+      error(err) {
+        if ((err as { code?: string }).code === 'HOPLENS_CANCELLED') done(makeError('cancelled', 'Cancelled.', 'Send it again when ready.'));
+        else if ((err as { code?: string }).code === 'HOPLENS_TIMEOUT') done(makeError('timeout', `GET ${url} got no answer within ${timeoutMs} ms.`, 'Check that the server is up and not overloaded.'));
+        else done(networkError(err, url, 'connect', 0));
+      },
+    });
+    const timer = setTimeout(() => ex.abort(Object.assign(new Error('timeout'), { code: 'HOPLENS_TIMEOUT' })), timeoutMs);
+    const onAbort = () => ex.abort(Object.assign(new Error('cancelled'), { code: 'HOPLENS_CANCELLED' }));
+    if (signal?.aborted) onAbort(); else signal?.addEventListener('abort', onAbort, { once: true });
+    void clock;
+  });
+}
+
+function isError(v: unknown): v is TraceError {
+  return typeof v === 'object' && v !== null && 'kind' in v && 'hint' in v;
+}
+
+function parseJson(text: string): unknown {
+  try { return JSON.parse(text); } catch { return undefined; }
+}
+
+/**
+ * Asks the server what it is. SGLang is asked first because a vLLM server has no
+ * /get_server_info, while SGLang builds may also answer /version.
+ */
+export async function detectEngine(baseUrl: string, authHeaders: Record<string, string>, deps: { transport: HttpTransport; clock: Clock },
+  timeoutMs = 5000, signal?: AbortSignal): Promise<{ engine: Engine; version: string | null; warning?: string } | TraceError> {
+  for (const path of ['/get_server_info', '/server_info']) {
+    const r = await simpleRequest(deps.transport, deps.clock, joinUrl(baseUrl, path), authHeaders, timeoutMs, signal);
+    if (isError(r)) return r;
+    if (r.status === 200) {
+      const j = parseJson(r.text) as Record<string, unknown> | undefined;
+      if (j && typeof j === 'object') return { engine: 'sglang', version: typeof j.version === 'string' ? j.version : null };
+    }
+  }
+  const r = await simpleRequest(deps.transport, deps.clock, joinUrl(baseUrl, '/version'), authHeaders, timeoutMs, signal);
+  if (isError(r)) return r;
+  if (r.status === 200) {
+    const j = parseJson(r.text) as Record<string, unknown> | undefined;
+    return { engine: 'vllm', version: j && typeof j.version === 'string' ? j.version : null };
+  }
+  return { engine: 'vllm', version: null, warning: 'The server answered neither /version (vLLM) nor /get_server_info (SGLang); assuming vLLM. Set the engine to silence this.' };
+}
+
+/** Model ids from GET /v1/models, in the server's order. */
+export async function listModels(baseUrl: string, authHeaders: Record<string, string>, deps: { transport: HttpTransport; clock: Clock },
+  timeoutMs = 5000, signal?: AbortSignal): Promise<string[] | TraceError> {
+  const url = joinUrl(baseUrl, '/v1/models');
+  const r = await simpleRequest(deps.transport, deps.clock, url, authHeaders, timeoutMs, signal);
+  if (isError(r)) return r;
+  if (r.status !== 200) return httpStatusError(r.status, r.text, '', []);
+  const j = parseJson(r.text) as { data?: unknown } | undefined;
+  if (!j || !Array.isArray(j.data)) {
+    return makeError('http-status', `GET ${url} did not return a model list.`, 'Set the model explicitly.', { status: r.status });
+  }
+  return j.data.map((m) => (m && typeof m === 'object' && typeof (m as { id?: unknown }).id === 'string' ? (m as { id: string }).id : '')).filter(Boolean);
+}
+
+function emptyRecord(o: TraceOptions, engine: Engine, api: Api, model: string, requestId: string, error: TraceError | null, startedAt: number): TraceRecord {
+  const ids = serverIdsFor(engine, api, requestId);
+  return {
+    engine, api, model, requestId, serverIds: ids.ids, serverIdPattern: ids.pattern.source,
+    request: { url: o.url, method: 'POST', headers: {}, body: {} },
+    status: null, responseHeaders: {},
+    timeline: { startedAtEpochMs: startedAt, requestWrittenMs: null, headersMs: null, firstByteMs: null, endMs: null },
+    frames: [], chunks: 0, sawDone: false, error, warnings: [],
+  };
+}
+
+/** Sends one traced streaming request. Never throws and never waits forever: the result carries any error. */
+export async function sendTracedRequest(o: TraceOptions, deps: TraceDeps = {}): Promise<TracedRequest> {
+  const clock = deps.clock ?? monotonicClock;
+  const transport = deps.transport ?? new NodeHttpTransport(clock);
+  const finish = (record: TraceRecord): TracedRequest => ({ record, metrics: computeMetrics(record) });
+  const requestId = o.requestId ?? newRequestId();
+  const requestedApi: Api = o.api ?? 'chat';
+  const problems = validateOptions(o);
+  if (problems.length) {
+    return finish(emptyRecord(o, o.engine === 'sglang' ? 'sglang' : 'vllm', requestedApi, o.model ?? '', requestId,
+      makeError('bad-input', problems.join('; ') + '.', 'Fix the settings and send again.'), Date.now()));
+  }
+  const auth: Record<string, string> = o.apiKey ? { Authorization: `Bearer ${o.apiKey}` } : {};
+  const warnings: string[] = [];
+  const discoveryTimeout = Math.min(o.timeoutMs ?? DEFAULTS.timeoutMs, 10_000);
+
+  let engine: Engine;
+  if (!o.engine || o.engine === 'auto') {
+    deps.onPhase?.('detecting engine');
+    const d = await detectEngine(o.url, auth, { transport, clock }, discoveryTimeout, o.signal);
+    if (isError(d)) return finish(emptyRecord(o, 'vllm', requestedApi, o.model ?? '', requestId, d, Date.now()));
+    engine = d.engine;
+    if (d.warning) warnings.push(d.warning);
+  } else {
+    engine = o.engine;
+  }
+  if (requestedApi === 'sglang-generate' && engine !== 'sglang') {
+    return finish(emptyRecord(o, engine, requestedApi, o.model ?? '', requestId,
+      makeError('bad-input', 'The sglang-generate API needs an SGLang server, and this one is vLLM.', 'Use api chat or completions.'), Date.now()));
+  }
+
+  let model = o.model ?? '';
+  let knownModels: string[] = [];
+  if (requestedApi !== 'sglang-generate' && !model) {
+    deps.onPhase?.('listing models');
+    const m = await listModels(o.url, auth, { transport, clock }, discoveryTimeout, o.signal);
+    if (isError(m)) return finish(emptyRecord(o, engine, requestedApi, model, requestId, m, Date.now()));
+    if (m.length === 0) {
+      return finish(emptyRecord(o, engine, requestedApi, model, requestId,
+        makeError('unknown-model', 'The server lists no models at /v1/models.', 'Set the model explicitly.'), Date.now()));
+    }
+    knownModels = m;
+    model = m[0];
+  }
+
+  const spec = buildRequest(engine, requestedApi, model, requestId, o);
+  const record = emptyRecord(o, engine, requestedApi, model, requestId, null, Date.now());
+  record.request = spec;
+  record.warnings.push(...warnings);
+  deps.onPhase?.('sending');
+  const streamed = await stream(record, o, auth, transport, clock, deps);
+  if (streamed.error?.kind === 'unknown-model' && knownModels.length === 0 && requestedApi !== 'sglang-generate') {
+    // Name the models the server does serve, so the hint is actionable.
+    const m = await listModels(o.url, auth, { transport, clock }, 3000);
+    if (!isError(m) && m.length) streamed.error.hint = `Use one of: ${m.join(', ')} — or leave the model empty to use the first one.`;
+  }
+  return finish(streamed);
+}
+
+function stream(record: TraceRecord, o: TraceOptions, auth: Record<string, string>, transport: HttpTransport, clock: Clock, deps: TraceDeps): Promise<TraceRecord> {
+  const timeoutMs = o.timeoutMs ?? DEFAULTS.timeoutMs;
+  const idleTimeoutMs = o.idleTimeoutMs ?? DEFAULTS.idleTimeoutMs;
+  const recorder = new StreamRecorder(record.api, o.generateTextMode ?? 'auto');
+  let errorFrameSeen = false;
+  recorder.onFrame = (f) => {
+    if (f.kind === 'error') errorFrameSeen = true;
+    deps.onFrame?.(f);
+  };
+  const bodyParts: Buffer[] = [];
+  let bodySize = 0;
+  let isSse = false;
+  let phase: 'connect' | 'response' | 'stream' = 'connect';
+
+  return new Promise((resolve) => {
+    const t0 = clock.now();
+    const rel = (t: number) => t - t0;
+    let settled = false;
+    let idleTimer: NodeJS.Timeout | null = null;
+    const totalTimer = setTimeout(() => ex.abort(Object.assign(new Error('total timeout'), { code: 'HOPLENS_TIMEOUT' })), timeoutMs);
+    const armIdle = () => {
+      if (idleTimer) clearTimeout(idleTimer);
+      idleTimer = setTimeout(() => ex.abort(Object.assign(new Error('idle timeout'), { code: 'HOPLENS_IDLE' })), idleTimeoutMs);
+    };
+    const onAbort = () => ex.abort(Object.assign(new Error('cancelled'), { code: 'HOPLENS_CANCELLED' }));
+    const settle = () => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(totalTimer);
+      if (idleTimer) clearTimeout(idleTimer);
+      o.signal?.removeEventListener('abort', onAbort);
+      record.frames = recorder.frames;
+      record.chunks = recorder.chunks;
+      record.sawDone = recorder.sawDone;
+      const unparseable = recorder.frames.filter((f) => f.kind === 'unparseable').length;
+      if (unparseable) record.warnings.push(`${unparseable} frame(s) were not JSON and were skipped (shown as 'unparseable' in the frames table).`);
+      if (recorder.parseErrors.length) record.warnings.push(`SSE framing problems: ${recorder.parseErrors.slice(0, 3).join('; ')}`);
+      resolve(record);
+    };
+
+    const ex = transport.start(
+      { url: record.request.url, method: 'POST', headers: { ...record.request.headers, ...auth }, body: JSON.stringify(record.request.body), connectTimeoutMs: o.connectTimeoutMs ?? DEFAULTS.connectTimeoutMs },
+      {
+        requestWritten(t) {
+          record.timeline.requestWrittenMs = rel(t);
+          phase = 'response';
+          armIdle();
+        },
+        headers(status, headers, t) {
+          record.status = status;
+          record.responseHeaders = headers;
+          record.timeline.headersMs = rel(t);
+          isSse = status === 200 && /^text\/event-stream/i.test(headers['content-type'] ?? '');
+          phase = 'stream';
+          armIdle();
+        },
+        chunk(bytes, t) {
+          armIdle();
+          if (record.timeline.firstByteMs === null) record.timeline.firstByteMs = rel(t);
+          if (isSse) recorder.push(bytes, rel(t));
+          else if (bodySize < MAX_ERROR_BODY) { bodyParts.push(Buffer.from(bytes)); bodySize += bytes.byteLength; }
+        },
+        end(t) {
+          record.timeline.endMs = rel(t);
+          const bodyText = Buffer.concat(bodyParts).toString('utf8');
+          if (record.status !== null && record.status >= 400) {
+            record.error = httpStatusError(record.status, bodyText, record.model, []);
+          } else if (!isSse) {
+            record.error = notSseError(record, bodyText);
+          } else {
+            recorder.end(rel(t));
+            record.error = streamOutcomeError(recorder, errorFrameSeen);
+          }
+          settle();
+        },
+        error(err, t) {
+          record.timeline.endMs = rel(t);
+          if (isSse) recorder.end(rel(t));
+          const n = recorder.frames.length;
+          const code = err.code;
+          if (code === 'HOPLENS_CANCELLED') {
+            record.error = makeError('cancelled', `Cancelled by the user after ${n} frame(s).`,
+              'The server logs this as an abort: open the server log lines to see it.');
+          } else if (code === 'HOPLENS_TIMEOUT') {
+            record.error = makeError('timeout', `The request did not finish within ${timeoutMs} ms (${n} frame(s) received).`,
+              'Raise the request timeout, or lower max tokens.');
+          } else if (code === 'HOPLENS_IDLE') {
+            record.error = phase === 'stream'
+              ? makeError('idle-timeout', `The stream went silent: no bytes for ${idleTimeoutMs} ms after ${n} frame(s).`,
+                'The server stalled or lost the request: look at its log. Raise the idle timeout if long pauses are expected.')
+              : makeError('idle-timeout', `The server accepted the connection but sent no response for ${idleTimeoutMs} ms.`,
+                'The server may be overloaded, hung, or not an inference server. Check its log, or raise the idle timeout.');
+          } else {
+            record.error = networkError(err, record.request.url, phase, n);
+          }
+          settle();
+        },
+      },
+    );
+    if (o.signal?.aborted) onAbort(); else o.signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+function notSseError(record: TraceRecord, bodyText: string): TraceError {
+  const type = record.responseHeaders['content-type'] ?? 'no content type';
+  const looksHtml = /^\s*</.test(bodyText);
+  const serverMessage = serverErrorMessage(bodyText);
+  return makeError('not-sse', `The server answered HTTP ${record.status} with ${type}, not an event stream${looksHtml ? ' (an HTML page)' : ''}.`,
+    looksHtml ? 'The URL points at something other than the engine (a proxy, a dashboard): check the server URL and port.'
+      : 'The server ignored "stream": true, or this is not a vLLM/SGLang endpoint: check the URL, the API setting and any proxy in between.',
+    { ...(record.status !== null ? { status: record.status } : {}), ...(serverMessage ? { serverMessage } : {}) });
+}
+
+function streamOutcomeError(recorder: StreamRecorder, errorFrameSeen: boolean): TraceError | null {
+  const frames = recorder.frames;
+  if (errorFrameSeen) {
+    const f = frames.find((x) => x.kind === 'error');
+    return makeError('error-frame', `The server sent an error mid-stream after ${frames.filter((x) => OUTPUT_KINDS.has(x.kind)).length} output frame(s): ${f?.errorMessage ?? 'unknown error'}.`,
+      'The server log has the cause (look for the traceback near this request id).', f?.errorMessage ? { serverMessage: f.errorMessage } : {});
+  }
+  if (frames.length === 0) {
+    return recorder.bytes > 0
+      ? makeError('not-sse', 'The response is labelled text/event-stream but holds no SSE "data:" frames.', 'Check that the URL points at the engine and not at a proxy that rewrites the body.')
+      : makeError('no-output', 'The server ended the stream without sending any frame.', 'Look at the server log for this request id.');
+  }
+  if (!recorder.sawDone) {
+    return makeError('no-done', `The stream ended after ${frames.length} frame(s) without "data: [DONE]".`,
+      'The server or a proxy cut the stream short: check the server log and any proxy timeouts.');
+  }
+  return null;
+}

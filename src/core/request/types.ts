@@ -1,0 +1,124 @@
+// The data model of one traced streaming request: what was sent, every SSE frame as it
+// arrived on the socket, and what went wrong. Pure data; no I/O here.
+
+export type Engine = 'vllm' | 'sglang';
+export type EngineChoice = Engine | 'auto';
+export type Api = 'chat' | 'completions' | 'sglang-generate';
+
+/** Monotonic milliseconds (performance.now() in production; a fake in tests). */
+export interface Clock {
+  now(): number;
+}
+
+export const monotonicClock: Clock = { now: () => performance.now() };
+
+export type FrameKind =
+  | 'role-only'   // vLLM/SGLang chat: the first chunk, `delta.role` with empty content
+  | 'content'     // carries output text
+  | 'reasoning'   // carries reasoning text (`delta.reasoning` / `delta.reasoning_content`)
+  | 'tool-call'   // carries `delta.tool_calls`
+  | 'usage'       // `choices: []` with `usage`
+  | 'finish'      // `finish_reason` set and no output text
+  | 'error'       // `{"error": {...}}` mid-stream
+  | 'done'        // `data: [DONE]`
+  | 'unparseable' // the data is not JSON
+  | 'empty';      // valid JSON with nothing of the above (e.g. an empty delta)
+
+/** Kinds that carry output the user waits for; TTFT and ITL are measured on these. */
+export const OUTPUT_KINDS: ReadonlySet<FrameKind> = new Set<FrameKind>(['content', 'reasoning', 'tool-call']);
+
+export interface Frame {
+  /** 0-based position in the stream. */
+  index: number;
+  /** Milliseconds since the request started: arrival of the socket chunk that completed the frame. */
+  t: number;
+  /** UTF-8 bytes of the event's data field. */
+  bytes: number;
+  kind: FrameKind;
+  /** Output characters (code points) this frame added. */
+  chars: number;
+  /** Output text this frame added (delta; for SGLang cumulative /generate, computed). */
+  text: string;
+  /** Output tokens this frame added, when the server reports running counts; else null. */
+  tokens: number | null;
+  /** Server's cumulative completion-token count after this frame, when reported. */
+  cumulativeTokens: number | null;
+  finishReason: string | null;
+  /** The `id` the server put in the chunk (vLLM `chatcmpl-…`, SGLang raw rid), when present. */
+  serverId: string | null;
+  /** For error frames: the server's message. */
+  errorMessage?: string;
+  /** Index of the socket chunk that completed this frame (frames sharing a chunk arrived together). */
+  chunk: number;
+}
+
+export type TraceErrorKind =
+  | 'bad-input'
+  | 'connection-refused'
+  | 'dns'
+  | 'tls'
+  | 'connect-timeout'
+  | 'timeout'
+  | 'idle-timeout'
+  | 'connection-reset'
+  | 'http-status'
+  | 'unknown-model'
+  | 'not-sse'
+  | 'error-frame'
+  | 'no-done'
+  | 'no-output'
+  | 'cancelled'
+  | 'network';
+
+export interface TraceError {
+  kind: TraceErrorKind;
+  /** One plain sentence: what happened. */
+  message: string;
+  /** What to try next. */
+  hint: string;
+  /** HTTP status, when the server answered. */
+  status?: number;
+  /** The server's own error text (JSON error message, or the start of a non-SSE body). */
+  serverMessage?: string;
+  /** Node's error code (ECONNREFUSED, ENOTFOUND, …) when the socket failed. */
+  code?: string;
+}
+
+export interface RequestSpec {
+  url: string;
+  method: 'POST' | 'GET';
+  /** Headers as sent, except the API key, which is never stored here. */
+  headers: Record<string, string>;
+  body: Record<string, unknown>;
+}
+
+/** Timeline of one request, all in milliseconds since the request started (monotonic). */
+export interface Timeline {
+  /** Wall-clock epoch ms when the request started, to line up with server log stamps. */
+  startedAtEpochMs: number;
+  requestWrittenMs: number | null;
+  headersMs: number | null;
+  firstByteMs: number | null;
+  endMs: number | null;
+}
+
+export interface TraceRecord {
+  engine: Engine;
+  api: Api;
+  model: string;
+  requestId: string;
+  /** Ids the server will print for this request (see serverIds.ts). */
+  serverIds: string[];
+  /** Regex source matching every id the server prints for this request, engine-internal ones included. */
+  serverIdPattern: string;
+  request: RequestSpec;
+  status: number | null;
+  responseHeaders: Record<string, string>;
+  timeline: Timeline;
+  frames: Frame[];
+  /** How many socket chunks the body arrived in. */
+  chunks: number;
+  sawDone: boolean;
+  error: TraceError | null;
+  warnings: string[];
+}

@@ -1,0 +1,157 @@
+// Finding an engine checkout on disk, reading its commit with git, and comparing it
+// with the commit the hop table is pinned to.
+import { existsSync, realpathSync, statSync, readdirSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import type { Engine } from '../logs/model';
+import { runGit } from './git';
+import { PINS } from './pins';
+
+export interface CheckoutLayout {
+  engine: Engine;
+  /** "repo": a git clone of the engine; "site-packages": an installed package's parent folder. */
+  layout: 'repo' | 'site-packages';
+  /** Folder of the Python package, relative to the root ("vllm", "python/sglang", "sglang"). */
+  packageDir: string;
+}
+
+export interface CheckoutInfo extends CheckoutLayout {
+  /** Absolute, symlinks resolved. */
+  root: string;
+  /** HEAD commit, or null when the folder is not a git work tree (or git is missing). */
+  head: string | null;
+  /** Uncommitted changes to .py files (git status), or null when unknown. */
+  dirtyPaths: string[] | null;
+  /** Why head is null, for a tooltip ("not a git repository", "git not found"). */
+  headProblem: string | null;
+}
+
+function isDir(p: string): boolean {
+  try { return statSync(p).isDirectory(); } catch { return false; }
+}
+function isFile(p: string): boolean {
+  try { return statSync(p).isFile(); } catch { return false; }
+}
+
+/**
+ * Which engine a folder holds, if any. Accepts a repository root, a site-packages folder
+ * that contains the package, or the package folder itself (mapped to its parent).
+ */
+export function detectCheckout(dir: string, engine?: Engine): (CheckoutLayout & { root: string }) | null {
+  const root = resolve(dir);
+  if (!isDir(root)) return null;
+  const tryVllm = engine === undefined || engine === 'vllm';
+  const trySglang = engine === undefined || engine === 'sglang';
+  if (tryVllm && (isFile(join(root, 'vllm', 'logger.py')) || isFile(join(root, 'vllm', '__init__.py')))) {
+    const layout = isFile(join(root, 'pyproject.toml')) || isFile(join(root, 'setup.py')) || isDir(join(root, '.git')) ? 'repo' : 'site-packages';
+    return { engine: 'vllm', layout, packageDir: 'vllm', root };
+  }
+  if (trySglang && isDir(join(root, 'python', 'sglang'))) return { engine: 'sglang', layout: 'repo', packageDir: 'python/sglang', root };
+  if (trySglang && isDir(join(root, 'sglang', 'srt'))) return { engine: 'sglang', layout: 'site-packages', packageDir: 'sglang', root };
+  // The package folder itself: .../site-packages/vllm or <repo>/python/sglang.
+  const name = basename(root);
+  if (tryVllm && name === 'vllm' && isFile(join(root, 'logger.py'))) return detectCheckout(dirname(root), 'vllm');
+  if (trySglang && name === 'sglang' && isDir(join(root, 'srt'))) {
+    const parent = dirname(root);
+    return basename(parent) === 'python' && isDir(join(dirname(parent), 'python', 'sglang'))
+      ? detectCheckout(dirname(parent), 'sglang')
+      : detectCheckout(parent, 'sglang');
+  }
+  return null;
+}
+
+/** Reads HEAD and the dirty .py files of a checkout with git; a folder without git still works. */
+export async function inspectCheckout(dir: string, engine?: Engine, opts: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<CheckoutInfo | { error: string }> {
+  const found = detectCheckout(dir, engine);
+  if (!found) {
+    const what = engine === 'sglang' ? 'an SGLang checkout (no python/sglang/ folder)' : engine === 'vllm' ? 'a vLLM checkout (no vllm/__init__.py or vllm/logger.py)' : 'a vLLM or SGLang checkout';
+    return { error: isDir(dir) ? `${dir} is not ${what}` : `${dir} does not exist or is not a folder` };
+  }
+  let root = found.root;
+  try { root = realpathSync(root); } catch { /* keep the resolved path */ }
+  const info: CheckoutInfo = { ...found, root, head: null, dirtyPaths: null, headProblem: null };
+  const head = await runGit(root, ['rev-parse', '--verify', '-q', 'HEAD^{commit}'], opts);
+  if (head.failure === 'git-missing') { info.headProblem = 'git was not found on PATH'; return info; }
+  if (!head.ok) { info.headProblem = /not a git repository/i.test(head.stderr) ? 'not a git repository' : `git rev-parse failed: ${head.stderr.trim().split('\n')[0] ?? ''}`; return info; }
+  // A site-packages folder inside some unrelated repository must not borrow that repo's HEAD.
+  const top = await runGit(root, ['rev-parse', '--show-toplevel'], opts);
+  let topReal = top.stdout.trim();
+  try { topReal = realpathSync(topReal); } catch { /* keep */ }
+  if (!top.ok || topReal !== root) { info.headProblem = 'the folder is inside another git repository, not a checkout of its own'; return info; }
+  info.head = head.stdout.trim();
+  const st = await runGit(root, ['status', '--porcelain', '-z', '--untracked-files=normal', '--', '*.py'], opts);
+  if (st.ok) info.dirtyPaths = st.stdout.split('\0').filter((e) => e.length > 3).map((e) => e.slice(3));
+  return info;
+}
+
+/**
+ * Looks for checkouts in candidate folders (the setting first, then workspace folders),
+ * also one level down (a workspace that contains `vllm/` or `sglang/` as a sub-folder).
+ * Returns the first match per engine, in candidate order.
+ */
+export async function discoverCheckouts(candidates: string[], opts: { engine?: Engine; signal?: AbortSignal } = {}): Promise<Partial<Record<Engine, CheckoutInfo>>> {
+  const out: Partial<Record<Engine, CheckoutInfo>> = {};
+  const seen = new Set<string>();
+  const consider = async (dir: string) => {
+    const found = detectCheckout(dir, opts.engine);
+    if (!found || out[found.engine] || seen.has(found.root)) return;
+    seen.add(found.root);
+    const info = await inspectCheckout(found.root, found.engine, opts);
+    if (!('error' in info)) out[found.engine] = info;
+  };
+  for (const c of candidates.filter(Boolean)) {
+    await consider(c);
+  }
+  for (const c of candidates.filter(Boolean)) {
+    let names: string[] = [];
+    try { names = readdirSync(c).filter((n) => !n.startsWith('.') && n !== 'node_modules'); } catch { continue; }
+    for (const n of names.slice(0, 200)) if (isDir(join(c, n))) await consider(join(c, n));
+  }
+  return out;
+}
+
+export type PinState = 'pinned' | 'citations-commit' | 'differs' | 'unknown';
+
+export interface PinStatus {
+  state: PinState;
+  engine: Engine;
+  head: string | null;
+  pin: string;
+  /** Commits HEAD is ahead of / behind the pin, when git knows the pin object. */
+  ahead: number | null;
+  behind: number | null;
+  /** One sentence for the UI to show once (null when nothing needs saying). */
+  message: string | null;
+}
+
+/** Compares a checkout's HEAD with the hop table's pin; says so once when they differ. */
+export async function comparePin(info: CheckoutInfo, opts: { signal?: AbortSignal } = {}): Promise<PinStatus> {
+  const pin = PINS[info.engine];
+  const name = info.engine === 'vllm' ? 'vLLM' : 'SGLang';
+  const base = { engine: info.engine, head: info.head, pin: pin.sha, ahead: null, behind: null };
+  if (!info.head) {
+    return { ...base, state: 'unknown', message: `The ${name} source at ${info.root} has no git commit (${info.headProblem ?? 'unknown'}); HopLens verifies each line by its text instead.` };
+  }
+  if (info.head === pin.sha) return { ...base, state: 'pinned', message: null };
+  if (info.head === pin.citationsReadAt) return { ...base, state: 'citations-commit', message: null };
+  let ahead: number | null = null;
+  let behind: number | null = null;
+  const has = await runGit(info.root, ['cat-file', '-e', `${pin.sha}^{commit}`], { signal: opts.signal });
+  if (has.ok) {
+    const counts = await runGit(info.root, ['rev-list', '--left-right', '--count', `${pin.sha}...HEAD`], { signal: opts.signal });
+    const m = /^(\d+)\s+(\d+)/.exec(counts.stdout.trim());
+    if (counts.ok && m) { behind = Number(m[1]); ahead = Number(m[2]); }
+  }
+  const where = ahead !== null && behind !== null ? ` (${ahead} commits ahead, ${behind} behind)` : '';
+  return {
+    ...base,
+    state: 'differs',
+    ahead,
+    behind,
+    message: `${name} checkout is at ${info.head.slice(0, 10)}${where}; the hop table is pinned to ${pin.sha.slice(0, 10)}. Line numbers are re-anchored by message text, and drift is shown per line.`,
+  };
+}
+
+/** Whether a path exists, for callers that validate a setting before inspecting it. */
+export function pathExists(p: string): boolean {
+  return existsSync(p);
+}

@@ -1,0 +1,222 @@
+// Finds every logging call in a Python file and reduces its message argument to a
+// Pattern: the literal text it prints with wildcards for values.
+
+import { applyBraceFormat, applyPercentFormat, pushParts, WILD, type Pattern } from './messagePattern';
+import { tokenize, type Tok } from './pythonLexer';
+
+export interface MessageVariant {
+  pattern: Pattern;
+  /** More text may follow (the message variable is extended with `+=` before the call). */
+  openEnded: boolean;
+  /** 1-based line where this variant's text starts (an assignment above the call, or the call). */
+  textLine: number;
+}
+
+export interface LogStatement {
+  /** 1-based line of the call's first token: what Python ≥3.11 prints as `%(lineno)d`. */
+  line: number;
+  /** Line of the closing parenthesis. */
+  endLine: number;
+  /** Where the message text starts (the string literal, possibly in an assignment above). */
+  textLine: number;
+  /** "debug" | "info" | "warning" | "error" | "exception" | "critical", or null when not visible (`log`, `_log`). */
+  level: string | null;
+  /** Method as written: "info", "warning_once", "_log", … */
+  method: string;
+  /** What the call can print; several when the message variable is assigned in branches. */
+  variants: MessageVariant[];
+  /** Traceback text follows (`exception`, `exc_info=`, `stack_info=`). */
+  withTraceback: boolean;
+}
+
+const LOG_METHOD = /^(?:(?:debug|info|warning|warn|error|exception|critical|fatal)(?:_once)?|log|_log)$/;
+const NOT_LOGGERS = new Set(['warnings', 'parser', 'argparse', 'np', 'numpy', 'math', 'torch']);
+
+/** Parses a Python file's text. Throws NotPythonError for binary content. */
+export function findLogStatements(src: string): LogStatement[] {
+  if (!/\.(?:debug|info|warning|warn|error|exception|critical|fatal|log|_log)\w*\s*\(/.test(src)) return [];
+  const toks = tokenize(src);
+  const out: LogStatement[] = [];
+  for (let i = 2; i < toks.length - 1; i++) {
+    const t = toks[i];
+    if (t.kind !== 'name' || !LOG_METHOD.test(t.text)) continue;
+    if (toks[i + 1].text !== '(' || toks[i - 1].text !== '.') continue;
+    // Walk back over the receiver chain `a.b.c` (and a call like `init_logger(x)` we ignore).
+    let start = i - 2;
+    if (toks[start].kind !== 'name' && toks[start].text !== ')') continue;
+    while (start >= 2 && toks[start - 1].text === '.' && toks[start - 2].kind === 'name') start -= 2;
+    if (toks[start].kind === 'name' && NOT_LOGGERS.has(toks[start].text)) continue;
+    if (toks[start].text === ')') continue;
+    const stmt = readCall(toks, start, i);
+    if (stmt) out.push(stmt);
+  }
+  return out;
+}
+
+type Seg = { lit: string; logFmt: boolean; line: number } | typeof WILD;
+
+function readCall(toks: Tok[], start: number, methodIdx: number): LogStatement | null {
+  const method = toks[methodIdx].text;
+  const args: Tok[][] = [];
+  let depth = 0;
+  let cur: Tok[] = [];
+  let k = methodIdx + 1;
+  for (; k < toks.length; k++) {
+    const x = toks[k];
+    if (x.kind === 'op' && (x.text === '(' || x.text === '[' || x.text === '{')) {
+      depth++;
+      if (depth === 1) continue;
+    } else if (x.kind === 'op' && (x.text === ')' || x.text === ']' || x.text === '}')) {
+      depth--;
+      if (depth === 0) break;
+    } else if (depth === 1 && x.text === ',') {
+      args.push(cur);
+      cur = [];
+      continue;
+    }
+    if (x.kind !== 'nl') cur.push(x);
+  }
+  if (cur.length) args.push(cur);
+  if (k >= toks.length) return null;
+  const endLine = toks[k].line;
+  const positional = args.filter((a) => !(a.length >= 2 && a[0].kind === 'name' && a[1].text === '=' && a[0].text !== 'msg'));
+  const keywords = args.filter((a) => a.length >= 2 && a[0].kind === 'name' && a[1].text === '=').map((a) => a[0].text);
+  let msgIdx = 0;
+  if (method === 'log' && positional.length >= 2 && !positional[0].some((x) => x.kind === 'str')) msgIdx = 1;
+  const msgArg = positional[msgIdx] ?? args.find((a) => a[0]?.text === 'msg')?.slice(2);
+  if (!msgArg || msgArg.length === 0) return null;
+  const hasFormatArgs = positional.length > msgIdx + 1;
+  const line = toks[start].line;
+  const baseLevel = method.replace(/_once$/, '').replace(/^_/, '');
+  const level = baseLevel === 'warn' ? 'warning' : baseLevel === 'fatal' ? 'critical' : baseLevel === 'log' ? null : baseLevel;
+  const withTraceback = method === 'exception' || keywords.includes('exc_info') || keywords.includes('stack_info');
+
+  const ctx = new Scope(toks, start);
+  let segVariants: Array<{ segs: Seg[]; openEnded: boolean }>;
+  if (msgArg.length === 1 && msgArg[0].kind === 'name') {
+    segVariants = ctx.assignments(msgArg[0].text, true);
+    if (segVariants.length === 0) segVariants = [{ segs: [WILD], openEnded: false }];
+  } else {
+    segVariants = [{ segs: evalExpr(msgArg, ctx), openEnded: false }];
+  }
+  const variants: MessageVariant[] = segVariants.map(({ segs, openEnded }) => {
+    const pattern: Pattern = [];
+    let textLine = 0;
+    for (const s of segs) {
+      if (s === WILD) { pushParts(pattern, [WILD]); continue; }
+      if (!textLine && s.lit) textLine = s.line;
+      pushParts(pattern, s.logFmt && hasFormatArgs ? applyPercentFormat(s.lit) : [s.lit]);
+    }
+    return { pattern, openEnded, textLine: textLine || line };
+  });
+  const textLine = variants.reduce((m, v) => Math.min(m, v.textLine), Number.MAX_SAFE_INTEGER);
+  return { line, endLine, textLine, level, method, variants, withTraceback };
+}
+
+/** Splits tokens at top-level occurrences of an operator. */
+function splitTop(tokens: Tok[], op: string): Tok[][] {
+  const out: Tok[][] = [[]];
+  let depth = 0;
+  for (const t of tokens) {
+    if (t.kind === 'op') {
+      if (t.text === '(' || t.text === '[' || t.text === '{') depth++;
+      else if (t.text === ')' || t.text === ']' || t.text === '}') depth--;
+      else if (depth === 0 && t.text === op) { out.push([]); continue; }
+    }
+    out[out.length - 1].push(t);
+  }
+  return out;
+}
+
+function evalExpr(tokens: Tok[], ctx: Scope, nameDepth = 0): Seg[] {
+  if (tokens.some((t) => t.kind === 'name' && (t.text === 'if' || t.text === 'lambda' || t.text === 'for')) && !startsWithParenGroup(tokens)) {
+    // A conditional or comprehension: which literal prints is a run-time choice.
+    return [WILD];
+  }
+  const segs: Seg[] = [];
+  for (const operand of splitTop(tokens, '+')) segs.push(...evalOperand(operand, ctx, nameDepth));
+  return segs;
+}
+
+function startsWithParenGroup(tokens: Tok[]): boolean {
+  if (tokens[0]?.text !== '(') return false;
+  let depth = 0;
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i].text;
+    if (t === '(' || t === '[' || t === '{') depth++;
+    else if (t === ')' || t === ']' || t === '}') { depth--; if (depth === 0) return i === tokens.length - 1; }
+  }
+  return false;
+}
+
+function evalOperand(tokens: Tok[], ctx: Scope, nameDepth: number): Seg[] {
+  if (tokens.length === 0) return [WILD];
+  if (startsWithParenGroup(tokens)) return evalExpr(tokens.slice(1, -1), ctx, nameDepth);
+  if (tokens.length === 1 && tokens[0].kind === 'name' && nameDepth < 2) {
+    const found = ctx.assignments(tokens[0].text, false, nameDepth + 1);
+    return found.length ? [...found[found.length - 1].segs, ...(found[found.length - 1].openEnded ? [WILD] : [])] : [WILD];
+  }
+  let k = 0;
+  const segs: Seg[] = [];
+  while (k < tokens.length && tokens[k].kind === 'str') {
+    const s = tokens[k].str!;
+    for (const p of s.parts) segs.push(p === WILD ? WILD : { lit: p, logFmt: true, line: tokens[k].line });
+    k++;
+  }
+  if (k === 0) return [WILD];
+  if (k === tokens.length) return segs;
+  const next = tokens[k];
+  if (next.text === '%') return convertLiterals(segs, applyPercentFormat);
+  if (next.text === '.' && tokens[k + 1]?.text === 'format') return convertLiterals(segs, applyBraceFormat);
+  return [WILD];
+}
+
+function convertLiterals(segs: Seg[], fmt: (s: string) => Pattern): Seg[] {
+  const out: Seg[] = [];
+  for (const s of segs) {
+    if (s === WILD) { out.push(WILD); continue; }
+    for (const p of fmt(s.lit)) out.push(p === WILD ? WILD : { lit: p, logFmt: false, line: s.line });
+  }
+  return out;
+}
+
+/** Assignments to a name earlier in the same function, for `logger.info(msg)`. */
+class Scope {
+  private fnStart = -1;
+  constructor(private readonly toks: Tok[], private readonly callIdx: number) {}
+
+  private functionStart(): number {
+    if (this.fnStart >= 0) return this.fnStart;
+    let i = this.callIdx - 1;
+    const limit = Math.max(0, this.callIdx - 4000);
+    while (i > limit && !(this.toks[i].kind === 'name' && this.toks[i].text === 'def')) i--;
+    this.fnStart = i;
+    return i;
+  }
+
+  assignments(name: string, allBranches: boolean, nameDepth = 1): Array<{ segs: Seg[]; openEnded: boolean }> {
+    const toks = this.toks;
+    const found: Array<{ segs: Seg[]; openEnded: boolean }> = [];
+    for (let i = this.functionStart(); i < this.callIdx - 1; i++) {
+      const t = toks[i];
+      if (t.kind !== 'name' || t.text !== name) continue;
+      const prev = toks[i - 1];
+      if (prev && !(prev.kind === 'nl' || prev.text === ':' || prev.text === ';')) continue;
+      const op = toks[i + 1].text;
+      if (op !== '=' && op !== '+=') continue;
+      let j = i + 2;
+      let depth = 0;
+      for (; j < this.callIdx; j++) {
+        const x = toks[j];
+        if (x.kind === 'nl' && depth === 0) break;
+        if (x.text === '(' || x.text === '[' || x.text === '{') depth++;
+        else if (x.text === ')' || x.text === ']' || x.text === '}') depth--;
+      }
+      const rhs = toks.slice(i + 2, j).filter((x) => x.kind !== 'nl');
+      if (op === '=') found.push({ segs: evalExpr(rhs, this, nameDepth), openEnded: false });
+      else for (const f of found) f.openEnded = true;
+      i = j;
+    }
+    return allBranches ? found : found.slice(-1);
+  }
+}

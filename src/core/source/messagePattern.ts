@@ -1,0 +1,143 @@
+// What a logging statement can print, reduced to its literal text with wildcards where
+// values go, and the matcher that checks a printed message against it.
+
+/** A placeholder whose value is only known at run time (`%s`, `{expr}`, a variable). */
+export const WILD = 0 as const;
+export type PatternPart = string | typeof WILD;
+/** Literal text and wildcards in print order. */
+export type Pattern = PatternPart[];
+
+/** Appends parts, merging adjacent literals and adjacent wildcards so matching stays linear. */
+export function pushParts(into: Pattern, parts: readonly PatternPart[]): Pattern {
+  for (const p of parts) {
+    if (p === '') continue;
+    const last = into.length ? into[into.length - 1] : undefined;
+    if (p === WILD) {
+      if (last !== WILD) into.push(WILD);
+    } else if (typeof last === 'string') {
+      into[into.length - 1] = last + p;
+    } else {
+      into.push(p);
+    }
+  }
+  return into;
+}
+
+const PRINTF = /%(?:\([^)]*\))?[#0\- +]*(?:\*|\d+)?(?:\.(?:\*|\d+))?[hlL]?([diouxXeEfFgGcrsab%])/g;
+
+/**
+ * Applies Python's `msg % args` to literal text: each conversion becomes a wildcard and
+ * `%%` becomes `%`. Only called when the logging call has arguments: logging leaves the
+ * text untouched otherwise.
+ */
+export function applyPercentFormat(text: string): Pattern {
+  const out: Pattern = [];
+  let last = 0;
+  PRINTF.lastIndex = 0;
+  for (let m = PRINTF.exec(text); m; m = PRINTF.exec(text)) {
+    pushParts(out, [text.slice(last, m.index), m[1] === '%' && m[0] === '%%' ? '%' : WILD]);
+    last = m.index + m[0].length;
+  }
+  pushParts(out, [text.slice(last)]);
+  return out;
+}
+
+/** Applies `str.format`: `{…}` fields become wildcards, `{{`/`}}` become braces. */
+export function applyBraceFormat(text: string): Pattern {
+  const out: Pattern = [];
+  let lit = '';
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '{' && text[i + 1] === '{') { lit += '{'; i++; continue; }
+    if (c === '}' && text[i + 1] === '}') { lit += '}'; i++; continue; }
+    if (c === '{') {
+      let depth = 1;
+      let j = i + 1;
+      for (; j < text.length && depth > 0; j++) {
+        if (text[j] === '{') depth++;
+        else if (text[j] === '}') depth--;
+      }
+      pushParts(out, [lit, WILD]);
+      lit = '';
+      i = j - 1;
+      continue;
+    }
+    lit += c;
+  }
+  pushParts(out, [lit]);
+  return out;
+}
+
+export interface CompiledPattern {
+  /** Literal pieces in order. */
+  lits: string[];
+  /** The message starts with lits[0]. */
+  anchoredStart: boolean;
+  /** The message ends with the last literal. */
+  anchoredEnd: boolean;
+  /** Total literal characters: how specific the pattern is. */
+  weight: number;
+}
+
+export function compilePattern(p: Pattern, openEnded = false): CompiledPattern {
+  const lits = p.filter((x): x is string => typeof x === 'string' && x !== '');
+  return {
+    lits,
+    anchoredStart: p.length > 0 && typeof p[0] === 'string',
+    anchoredEnd: !openEnded && p.length > 0 && typeof p[p.length - 1] === 'string',
+    weight: lits.reduce((n, s) => n + s.length, 0),
+  };
+}
+
+/**
+ * True when `message` is one of the strings the pattern can print. Literal pieces are
+ * found left to right; the leftmost occurrence is always safe because every gap between
+ * literals is a wildcard.
+ */
+export function matchesPattern(c: CompiledPattern, message: string): boolean {
+  const { lits } = c;
+  if (lits.length === 0) return !c.anchoredStart || message === '';
+  let pos = 0;
+  let first = 0;
+  let last = lits.length;
+  if (c.anchoredStart) {
+    if (!message.startsWith(lits[0])) return false;
+    pos = lits[0].length;
+    first = 1;
+    if (lits.length === 1 && c.anchoredEnd) return message.length === lits[0].length;
+  }
+  if (c.anchoredEnd && last > first) last--;
+  for (let i = first; i < last; i++) {
+    const at = message.indexOf(lits[i], pos);
+    if (at < 0) return false;
+    pos = at + lits[i].length;
+  }
+  if (c.anchoredEnd && last < lits.length) {
+    const tail = lits[lits.length - 1];
+    return message.length - tail.length >= pos && message.endsWith(tail);
+  }
+  return true;
+}
+
+/**
+ * The pattern of one printed line of a multi-line message. Python prints a message that
+ * contains `\n` as several lines, each with the header repeated; the first line is
+ * everything up to the first literal newline.
+ */
+export function patternLines(p: Pattern): Pattern[] {
+  const lines: Pattern[] = [[]];
+  for (const part of p) {
+    if (part === WILD) { pushParts(lines[lines.length - 1], [WILD]); continue; }
+    const pieces = part.split(/\r?\n/);
+    pieces.forEach((piece, i) => {
+      if (i > 0) lines.push([]);
+      pushParts(lines[lines.length - 1], [piece]);
+    });
+  }
+  return lines;
+}
+
+/** Renders a pattern for messages and hovers: wildcards as `…`. */
+export function patternText(p: Pattern): string {
+  return p.map((x) => (x === WILD ? '…' : x)).join('');
+}

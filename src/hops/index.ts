@@ -1,0 +1,122 @@
+// Hop tables by engine, the matcher the parser calls on every message, and the table
+// rendering shared by `hoplens map` and the editor's "Show Hop Table".
+import type { Engine } from '../core/logs/model';
+import type { HopDef, HopTable } from './types';
+import { VLLM_TABLE } from './vllm';
+import { SGLANG_TABLE } from './sglang';
+
+export type { HopDef, HopTable, MissingKind } from './types';
+
+export const HOP_TABLES: Record<Engine, HopTable> = { vllm: VLLM_TABLE, sglang: SGLANG_TABLE };
+
+export function getHopTable(engine: Engine): HopTable {
+  return HOP_TABLES[engine];
+}
+
+export function findHop(engine: Engine, id: string): HopDef | undefined {
+  return HOP_TABLES[engine].hops.find((h) => h.id === id);
+}
+
+export interface HopMatch {
+  hop: HopDef;
+  groups: Record<string, string | undefined>;
+}
+
+function basenameOf(fileinfo: string): string {
+  const slash = fileinfo.lastIndexOf('/');
+  return slash < 0 ? fileinfo : fileinfo.slice(slash + 1);
+}
+
+/**
+ * Match one message (all prefixes removed) against an engine's hop table.
+ * `fileinfo` (vLLM) must end in one of the hop's basenames when it is known;
+ * `format` restricts the uvicorn access hop to uvicorn lines.
+ */
+export function matchHop(engine: Engine, message: string, fileinfo: string | null, format: string): HopMatch | null {
+  const hops = HOP_TABLES[engine].hops;
+  if (format === 'uvicorn') {
+    if (engine !== 'vllm') return null;
+    const access = hops.find((h) => h.id === 'V10')!;
+    const m = access.patterns[0].exec(message);
+    return m ? { hop: access, groups: m.groups ?? {} } : null;
+  }
+  const base = fileinfo ? basenameOf(fileinfo) : null;
+  for (const hop of hops) {
+    if (hop.startsWith.length === 0) continue;
+    let prefixed = false;
+    for (const p of hop.startsWith) if (message.startsWith(p)) { prefixed = true; break; }
+    if (!prefixed) continue;
+    if (base && hop.fileBasenames && !hop.fileBasenames.includes(base)) continue;
+    for (const re of hop.patterns) {
+      const m = re.exec(message);
+      if (m) return { hop, groups: m.groups ?? {} };
+    }
+  }
+  return null;
+}
+
+/** `owner/repo` file URL at the pinned commit, with the line anchor (for links with no checkout). */
+export function pinnedUrl(table: HopTable, hop: HopDef): string {
+  return `${table.repoUrl}/blob/${table.pinnedSha}/${hop.file}${hop.line ? `#L${hop.line}` : ''}`;
+}
+
+export function citation(hop: HopDef): string {
+  return hop.line ? `${hop.file}:${hop.line}` : hop.file;
+}
+
+function pad(s: string, n: number): string {
+  return s.length >= n ? s : s + ' '.repeat(n - s.length);
+}
+
+/** Plain-text hop table like the lab's `--mode map`, plus gates and the launch lines. */
+export function renderHopTable(engine: Engine, opts: { includeLegacy?: boolean } = {}): string {
+  const table = HOP_TABLES[engine];
+  const hops = table.hops.filter((h) => opts.includeLegacy || !h.legacy);
+  const rows = hops.map((h) => [h.id, h.role, citation(h), h.level, h.gate, h.meaning]);
+  const widths = [3, 7, 9, 5].map((min, i) => Math.max(min, ...rows.map((r) => r[i].length)));
+  const out: string[] = [];
+  out.push(`Hop table — ${engine} at ${table.pinnedSha.slice(0, 12)}`);
+  out.push(table.pinNote);
+  out.push('');
+  out.push(`${pad('hop', widths[0])}  ${pad('process', widths[1])}  ${pad('file:line', widths[2])}  ${pad('level', widths[3])}  meaning`);
+  out.push('-'.repeat(widths.reduce((a, b) => a + b + 2, 0) + 40));
+  for (const r of rows) {
+    out.push(`${pad(r[0], widths[0])}  ${pad(r[1], widths[1])}  ${pad(r[2], widths[2])}  ${pad(r[3], widths[3])}  ${r[5]}`);
+    out.push(`${' '.repeat(widths[0] + 2)}${' '.repeat(widths[1] + 2)}turned on by: ${r[4]}`);
+  }
+  out.push('');
+  out.push('Start the server so these lines actually appear:');
+  out.push('');
+  out.push(table.launchHint);
+  return out.join('\n') + '\n';
+}
+
+/** Markdown version for the editor (webview or preview). */
+export function renderHopTableMarkdown(engine: Engine): string {
+  const table = HOP_TABLES[engine];
+  const esc = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+  const lines = [
+    `# ${engine} hop table`,
+    '',
+    `Pinned at [\`${table.pinnedSha.slice(0, 12)}\`](${table.repoUrl}/tree/${table.pinnedSha}). ${table.pinNote}`,
+    '',
+    '| hop | process | file:line | level | turned on by | meaning |',
+    '|---|---|---|---|---|---|',
+  ];
+  for (const h of table.hops.filter((x) => !x.legacy)) {
+    lines.push(`| ${h.id} | ${esc(h.role)} | [${esc(citation(h))}](${pinnedUrl(table, h)}) | ${esc(h.level)} | ${esc(h.gate)} | ${esc(h.meaning)} |`);
+  }
+  lines.push('', '## Launch', '', '```sh', table.launchHint, '```', '');
+  return lines.join('\n');
+}
+
+/** JSON form (for `hoplens map --json`): one object per hop. */
+export function hopTableJson(engine: Engine): object[] {
+  const table = HOP_TABLES[engine];
+  return table.hops.map((h) => ({
+    kind: 'hop', engine, id: h.id, labId: h.labId, role: h.role, process: h.process, level: h.level,
+    file: h.file, line: h.line, pinnedSha: table.pinnedSha, url: pinnedUrl(table, h), format: h.format,
+    patterns: h.patterns.map((p) => p.source), scope: h.scope, flags: h.flags, gate: h.gate,
+    meaning: h.meaning, missing: h.missing, legacy: h.legacy ?? false,
+  }));
+}

@@ -1,0 +1,58 @@
+// A hop is one logging statement of an engine that a request (or the batch it rides in)
+// passes through. Tables are data: the parser matches messages against them, the CLI and
+// the editor render them.
+import type { Engine } from '../core/logs/model';
+
+/** Why a hop may be absent from a request's lines. */
+export type MissingKind = 'gate' | 'level' | 'path' | 'frequency' | 'startup' | 'context';
+
+export interface HopDef {
+  /** Stable id from the spec (`V2`, `S5`); legacy wordings have their own id. */
+  id: string;
+  engine: Engine;
+  /** The lab's hop number, when the lab table has this hop. */
+  labId: string | null;
+  /** Owning process role: "api-server" | "engine-core" | "tokenizer" | "scheduler". */
+  role: string;
+  /** Process as printed in the log prefix, in words. */
+  process: string;
+  level: string;
+  /** Citation at the pinned commit: path relative to the repository root. */
+  file: string;
+  /** 1-based line of the logging call at the pin (the `[file:line]` vLLM prints), or null. */
+  line: number | null;
+  /** The format string at the pin. */
+  format: string;
+  /** vLLM only: basenames the `[fileinfo]` may end with (current and older file names). */
+  fileBasenames: string[] | null;
+  /** Cheap literal tests: the message must start with one of these before a pattern runs. */
+  startsWith: string[];
+  /** Message patterns (no prefix; anchored). Named groups: rid, rids, internal_rid. */
+  patterns: RegExp[];
+  /** How a request id in the message relates to the request. */
+  ridKind: 'external' | 'internal' | 'list' | 'sglang' | null;
+  /** "request": the line belongs to one request; "batch": a periodic line about many; "startup": once. */
+  scope: 'request' | 'batch' | 'startup' | 'http';
+  /** Flags / env that make the line appear. */
+  flags: string[];
+  gate: string;
+  /** One paragraph, in our words. */
+  meaning: string;
+  /** Why a request may not have this line. */
+  missing: { kind: MissingKind; text: string };
+  /** An older wording of a hop (still accepted, not expected in a pinned-version log). */
+  legacy?: boolean;
+}
+
+export interface HopTable {
+  engine: Engine;
+  /** The commit the citations are for. */
+  pinnedSha: string;
+  /** The commit the citations were actually read at (vLLM's pin was not available). */
+  shaRead: string;
+  pinNote: string;
+  repoUrl: string;
+  hops: HopDef[];
+  /** Shell lines that launch the server so the hops appear. */
+  launchHint: string;
+}

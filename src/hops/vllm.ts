@@ -1,0 +1,205 @@
+// vLLM's request path as a hop table. Citations are the spec's (hops.json, with its
+// corrections): read at cd5035379c4c, believed identical at the pin a556f3fccb70.
+import type { HopDef, HopTable } from './types';
+
+const REQUEST_LOGGER = 'vllm/entrypoints/serve/utils/request_logger.py';
+const ASYNC_LLM = 'vllm/v1/engine/async_llm.py';
+const LOG_REQUESTS_OFF = '--enable-log-requests was not passed, or VLLM_LOGGING_LEVEL is above INFO.';
+
+function hop(h: Omit<HopDef, 'engine'>): HopDef {
+  return { engine: 'vllm', ...h };
+}
+
+export const VLLM_HOPS: HopDef[] = [
+  hop({
+    id: 'V0a', labId: null, role: 'api-server', process: 'APIServer', level: 'WARNING',
+    file: REQUEST_LOGGER, line: 22,
+    format: '`--enable-log-requests` is set but the minimum log level is higher than INFO. No request information will be logged.',
+    fileBasenames: ['request_logger.py'],
+    startsWith: ['`--enable-log-requests` is set but the minimum log level is higher than INFO'],
+    patterns: [/^`--enable-log-requests` is set but the minimum log level is higher than INFO\. No request information will be logged\.$/],
+    ridKind: null, scope: 'startup', flags: ['--enable-log-requests', 'VLLM_LOGGING_LEVEL=WARNING|ERROR'],
+    gate: '--enable-log-requests with VLLM_LOGGING_LEVEL above INFO; printed once at startup',
+    meaning: 'Printed once at startup when request logging was asked for but the log level hides it. If you see this, no request hop below will appear: lower VLLM_LOGGING_LEVEL to INFO or DEBUG.',
+    missing: { kind: 'startup', text: 'Printed only once at startup, and only when the level hides request logging.' },
+  }),
+  hop({
+    id: 'V0b', labId: null, role: 'api-server', process: 'APIServer', level: 'INFO',
+    file: REQUEST_LOGGER, line: 28,
+    format: '`--enable-log-requests` is set but the minimum log level is higher than DEBUG. Only limited information will be logged to minimize overhead. To view more details, set `VLLM_LOGGING_LEVEL=DEBUG`.',
+    fileBasenames: ['request_logger.py'],
+    startsWith: ['`--enable-log-requests` is set but the minimum log level is higher than DEBUG'],
+    patterns: [/^`--enable-log-requests` is set but the minimum log level is higher than DEBUG\..*$/],
+    ridKind: null, scope: 'startup', flags: ['--enable-log-requests'],
+    gate: '--enable-log-requests at INFO level; printed once at startup',
+    meaning: 'Startup notice: request logging is on at INFO, so each request gets its "Received" and "Added" lines but not the DEBUG line with the prompt text and token ids.',
+    missing: { kind: 'startup', text: 'Printed only once at startup, and only at INFO level with --enable-log-requests.' },
+  }),
+  hop({
+    id: 'V1b', labId: '1b', role: 'api-server', process: 'APIServer', level: 'DEBUG',
+    file: REQUEST_LOGGER, line: 53,
+    format: 'Request %s details: prompt: %r, prompt_token_ids: %s, prompt_embeds shape: %s.',
+    fileBasenames: ['request_logger.py', 'logger.py'],
+    startsWith: ['Request '],
+    patterns: [/^Request (?<rid>\S+) details: prompt: .*$/],
+    ridKind: 'external', scope: 'request', flags: ['--enable-log-requests', 'VLLM_LOGGING_LEVEL=DEBUG'],
+    gate: '--enable-log-requests and VLLM_LOGGING_LEVEL=DEBUG; prompt and ids cut to --max-log-len',
+    meaning: 'The DEBUG half of the request logger: the rendered prompt and its token ids as the API server will submit them, under the external request id. Use it to check the chat template produced what you expected.',
+    missing: { kind: 'level', text: 'DEBUG only: start the server with VLLM_LOGGING_LEVEL=DEBUG and --enable-log-requests.' },
+  }),
+  hop({
+    id: 'V1', labId: '1', role: 'api-server', process: 'APIServer', level: 'INFO',
+    file: REQUEST_LOGGER, line: 63,
+    format: 'Received request %s: params: %s, lora_request: %s.',
+    fileBasenames: ['request_logger.py', 'logger.py'],
+    startsWith: ['Received request '],
+    // Older vLLM printed `prompt: …` before `params:` at INFO; both are accepted.
+    patterns: [/^Received request (?<rid>\S+): (?:prompt: .*, )?params: .*$/],
+    ridKind: 'external', scope: 'request', flags: ['--enable-log-requests'],
+    gate: '--enable-log-requests',
+    meaning: 'The API server accepted and rendered the request and is about to submit it. The id is the external one: chatcmpl-<id> for chat, cmpl-<id>-<prompt index> for completions, where <id> is X-Request-Id, the body request_id, or a random uuid. The sampling parameters show what the server actually used.',
+    missing: { kind: 'gate', text: LOG_REQUESTS_OFF },
+  }),
+  hop({
+    id: 'V2', labId: '2', role: 'api-server', process: 'APIServer', level: 'INFO',
+    file: ASYNC_LLM, line: 439,
+    format: 'Added request %s.',
+    fileBasenames: ['async_llm.py', 'async_llm_engine.py'],
+    startsWith: ['Added request '],
+    patterns: [/^Added request (?<internal_rid>\S+?)\.?$/],
+    ridKind: 'internal', scope: 'request', flags: ['--enable-log-requests'],
+    gate: '--enable-log-requests',
+    meaning: 'AsyncLLM registered the request with its output processor and sent it over ZMQ to the engine-core process: from here on the request lives in two processes. The id is the internal one, the external id plus "-<8 hex>"; with n>1 each child is logged as "<index>_<internal id>".',
+    missing: { kind: 'gate', text: LOG_REQUESTS_OFF },
+  }),
+  hop({
+    id: 'V3', labId: '3', role: 'engine-core', process: 'EngineCore (or EngineCore_DP<k>)', level: 'DEBUG',
+    file: 'vllm/v1/engine/core.py', line: 1429,
+    format: 'EngineCore waiting for work.',
+    fileBasenames: ['core.py'],
+    startsWith: ['EngineCore waiting for work'],
+    patterns: [/^EngineCore waiting for work\.$/],
+    ridKind: null, scope: 'batch', flags: ['VLLM_LOGGING_LEVEL=DEBUG'],
+    gate: 'VLLM_LOGGING_LEVEL=DEBUG only',
+    meaning: 'The engine-core busy loop has nothing scheduled and blocks on its input queue. Carries no request id: it marks the idle side of the process boundary.',
+    missing: { kind: 'level', text: 'DEBUG only (VLLM_LOGGING_LEVEL=DEBUG); printed when the engine goes idle, not per request.' },
+  }),
+  hop({
+    id: 'V4', labId: '4', role: 'engine-core', process: 'EngineCore (or EngineCore_DP<k>)', level: 'DEBUG',
+    file: 'vllm/v1/engine/core.py', line: 1441,
+    format: 'EngineCore loop active.',
+    fileBasenames: ['core.py'],
+    startsWith: ['EngineCore loop active'],
+    patterns: [/^EngineCore loop active\.$/],
+    ridKind: null, scope: 'batch', flags: ['VLLM_LOGGING_LEVEL=DEBUG'],
+    gate: 'VLLM_LOGGING_LEVEL=DEBUG only; once per idle-to-busy transition',
+    meaning: 'Work arrived on the engine-core input queue and the loop woke up. The time from "Added request" to this line is the ZMQ and msgpack hand-off between the processes (at whole-second resolution unless you use a logging config with milliseconds).',
+    missing: { kind: 'level', text: 'DEBUG only (VLLM_LOGGING_LEVEL=DEBUG); printed when the engine wakes from idle, so busy servers print it rarely.' },
+  }),
+  hop({
+    id: 'V5', labId: '5', role: 'api-server', process: 'APIServer (stat logger)', level: 'INFO (DEBUG when idle)',
+    file: 'vllm/v1/metrics/loggers.py', line: 310,
+    format: "{'Engine %03d: ' | '%d Engines Aggregated: '}Avg prompt throughput: %.1f tokens/s, Avg generation throughput: %.1f tokens/s, Running: %d reqs, Waiting: %d reqs, …, GPU KV cache usage: %.1f%%, Prefix cache hit rate: %.1f%%…",
+    fileBasenames: ['loggers.py', 'metrics.py'],
+    startsWith: ['Engine ', 'Avg prompt throughput: '],
+    // Accepts the V0 form without an engine prefix (and its Swapped/Pending/CPU KV fields).
+    patterns: [/^(?:Engine (?<engine>\d{3}): |(?<n_engines>\d+) Engines Aggregated: )?Avg prompt throughput: [\d.]+ tokens\/s, Avg generation throughput: [\d.]+ tokens\/s, .*$/],
+    ridKind: null, scope: 'batch', flags: ['(default on; off with --disable-log-stats)', 'VLLM_LOG_STATS_INTERVAL'],
+    gate: 'stats on (no --disable-log-stats); every VLLM_LOG_STATS_INTERVAL (10 s); DEBUG when idle',
+    meaning: 'The periodic summary of the last interval for one engine (or all engines aggregated): prompt and generation throughput, running and waiting requests, KV-cache usage and prefix-cache hits. Not about one request; it tells you what the request shared the GPU with.',
+    missing: { kind: 'context', text: 'Periodic (every 10 s) and about the whole engine; shown as context for requests in its window.' },
+  }),
+  hop({
+    id: 'V6', labId: '6', role: 'api-server', process: 'APIServer', level: 'INFO',
+    file: REQUEST_LOGGER, line: 98,
+    format: 'Generated response %s%s: output: %r, finish_reason: %s',
+    fileBasenames: ['request_logger.py', 'logger.py'],
+    startsWith: ['Generated response '],
+    patterns: [/^Generated response (?<rid>\S+?)(?<stream> \(streaming (?:delta|complete)\))?: output: .*, finish_reason: \S+$/],
+    ridKind: 'external', scope: 'request', flags: ['--enable-log-requests', '--enable-log-outputs'],
+    gate: '--enable-log-outputs (needs --enable-log-requests); chat and Responses only; deltas need --enable-log-deltas (default on)',
+    meaning: 'The frontend logs the text it sends, after detokenisation, so the time is the API server\'s, not the GPU\'s. When streaming, one "(streaming delta)" line per chunk and a final "(streaming complete)" line with the whole text; otherwise one line with the real finish reason.',
+    missing: { kind: 'gate', text: '--enable-log-outputs was not passed (it also needs --enable-log-requests).' },
+  }),
+  hop({
+    id: 'V7', labId: '7', role: 'api-server', process: 'APIServer', level: 'INFO',
+    file: ASYNC_LLM, line: 623,
+    format: 'Request %s aborted.',
+    fileBasenames: ['async_llm.py', 'async_llm_engine.py'],
+    startsWith: ['Request '],
+    patterns: [/^Request (?<rid>\S+) aborted\.$/],
+    ridKind: 'external', scope: 'request', flags: ['--enable-log-requests'],
+    gate: '--enable-log-requests; only when generate() is cancelled',
+    meaning: 'The generate() stream for this external id was cancelled, usually because the client went away. On a disconnect it comes right after "Aborted request(s)" (which names the internal id). The lab cites L900, which is the same line in encode() for pooling requests.',
+    missing: { kind: 'path', text: 'Path not taken: printed only when the request is cancelled (client disconnect).' },
+  }),
+  hop({
+    id: 'V8', labId: '8', role: 'api-server', process: 'APIServer', level: 'INFO',
+    file: ASYNC_LLM, line: 761,
+    format: 'Aborted request(s) %s.',
+    fileBasenames: ['async_llm.py', 'async_llm_engine.py'],
+    startsWith: ['Aborted request'],
+    // V0 printed the singular `Aborted request <id>.`.
+    patterns: [/^Aborted request(?:\(s\))? (?<rids>\S+?)\.?$/],
+    ridKind: 'list', scope: 'request', flags: ['--enable-log-requests'],
+    gate: '--enable-log-requests; only when a request is aborted',
+    meaning: 'AsyncLLM.abort() dropped the frontend state and sent ABORT to the engine core for these internal ids (comma-joined), so both copies of the request end here.',
+    missing: { kind: 'path', text: 'Path not taken: printed only when the request is aborted (client disconnect or a stop string found in the frontend).' },
+  }),
+  hop({
+    id: 'V9', labId: null, role: 'api-server', process: 'APIServer', level: 'ERROR',
+    file: 'vllm/entrypoints/generate/base/serving.py', line: 175,
+    format: 'Request %s failed with an internal error during generation',
+    fileBasenames: ['serving.py'],
+    startsWith: ['Request '],
+    patterns: [/^Request (?<rid>\S+) failed with an internal error during generation$/],
+    ridKind: 'external', scope: 'request', flags: [],
+    gate: 'always, when the engine finishes a request with finish_reason "error"',
+    meaning: 'The engine returned an error for this request; the client receives an InternalServerError frame and then [DONE].',
+    missing: { kind: 'path', text: 'Path not taken: printed only when the request fails inside the engine.' },
+  }),
+  hop({
+    id: 'V10', labId: null, role: 'api-server', process: 'APIServer (uvicorn)', level: 'INFO',
+    file: 'vllm/logging_utils/access_log_filter.py', line: null,
+    format: '%(levelprefix)s %(client_addr)s - "%(request_line)s" %(status_code)s',
+    fileBasenames: null,
+    startsWith: [],
+    patterns: [/^(?<client>\S+) - "(?<method>[A-Z]+) (?<path>\S+) HTTP\/[\d.]+" (?<status>\d{3})/],
+    ridKind: null, scope: 'http', flags: ['(default on; off with --disable-uvicorn-access-log)'],
+    gate: 'unless --disable-uvicorn-access-log',
+    meaning: 'uvicorn\'s access line, printed when the response headers go out (for streaming, before the first token). It has no request id, so HopLens only places it by time.',
+    missing: { kind: 'context', text: 'Carries no request id; placed by time only.' },
+  }),
+  hop({
+    id: 'V11', labId: null, role: 'api-server', process: 'APIServer (V0 engine)', level: 'INFO',
+    file: 'vllm/engine/async_llm_engine.py', line: null,
+    format: 'Finished request %s.',
+    fileBasenames: ['async_llm_engine.py', 'llm_engine.py'],
+    startsWith: ['Finished request '],
+    patterns: [/^Finished request (?<internal_rid>\S+?)\.$/],
+    ridKind: 'internal', scope: 'request', flags: ['--enable-log-requests'],
+    gate: 'V0 engine (vLLM before the V1 engine became the only one) with --enable-log-requests',
+    meaning: 'Older vLLM (V0 engine) printed this when a request finished normally. Current vLLM has no such line; accepted so older logs still group.',
+    missing: { kind: 'path', text: 'Only printed by the V0 engine of older vLLM releases.' },
+    legacy: true,
+  }),
+];
+
+export const VLLM_TABLE: HopTable = {
+  engine: 'vllm',
+  pinnedSha: 'a556f3fccb701e5618d84d547ff454c56a1bfdfb',
+  shaRead: 'cd5035379c4c565fc9265cf121bc1c8364bc5eca',
+  pinNote: 'Citations read at cd5035379c4c (2026-08-20), about 70 commits before the pin; the request-path files are believed unchanged in between.',
+  repoUrl: 'https://github.com/vllm-project/vllm',
+  hops: VLLM_HOPS,
+  launchHint: `VLLM_LOGGING_LEVEL=DEBUG vllm serve <model> \\
+    --enable-log-requests --enable-log-outputs \\
+    --max-log-len 256 \\
+    2>&1 | tee vllm.log
+
+# milliseconds and full paths (HopLens: Create Logging Config writes the file):
+VLLM_LOGGING_CONFIG_PATH=$PWD/hoplens-vllm-logging.json vllm serve <model> --enable-log-requests 2>&1 | tee vllm.log
+
+# ground truth, one file per process and thread, very slow:
+VLLM_TRACE_FUNCTION=1 VLLM_LOGGING_LEVEL=DEBUG vllm serve <model> --enforce-eager`,
+};

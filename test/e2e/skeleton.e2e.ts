@@ -1,0 +1,36 @@
+// The packaged extension, installed from its .vsix, as a user meets it in the browser.
+import * as assert from 'node:assert/strict';
+import { WorkbenchSession } from './workbench';
+
+describe('HopLens in the browser (packaged .vsix)', function () {
+  this.timeout(180_000);
+  let s: WorkbenchSession;
+
+  before(async () => { s = await WorkbenchSession.start(); });
+  after(async () => { await s?.stop(); });
+  afterEach(async function () {
+    if (this.currentTest?.state === 'failed') await s?.screenshot(`failed-${this.currentTest.title.replace(/\W+/g, '-')}`);
+  });
+
+  it('shows the HopLens container with its two views and their welcome text', async () => {
+    await s.openHopLens();
+    await s.page.locator('.pane-header', { hasText: 'Call Traces' }).first().waitFor();
+    const welcome = s.page.locator('.welcome-view-content', { hasText: 'No requests yet' }).first();
+    await welcome.waitFor();
+    assert.match(await welcome.innerText(), /Open a vLLM or SGLang server log/);
+    await s.screenshot('hoplens-container');
+  });
+
+  it('lists the HopLens commands in the command palette under their category', async () => {
+    await s.openPalette();
+    await s.page.keyboard.type('HopLens:');
+    const rows = s.page.locator('.quick-input-widget .monaco-list-row');
+    await rows.filter({ hasText: 'HopLens: Send Traced Request' }).first().waitFor();
+    const labels = await rows.allInnerTexts();
+    for (const title of ['Send Traced Request', 'Show Hop Table', 'Annotate This Log', 'Open Call Trace Folder']) {
+      assert.ok(labels.some((l) => l.includes(`HopLens: ${title}`)), `palette rows: ${labels.join(' | ')}`);
+    }
+    await s.screenshot('palette');
+    await s.page.keyboard.press('Escape');
+  });
+});

@@ -1,0 +1,114 @@
+// A user's session in VS Code (code-server) in Chromium: the packaged .vsix installed in a
+// fresh profile, a workspace folder opened, and the actions a person takes, each with a timeout.
+import { mkdirSync, mkdtempSync, cpSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page, Locator } from 'playwright-core';
+import { resolveTools, REPO_ROOT } from '../harness/tools';
+import { startCodeServer, RunningCodeServer } from '../harness/codeServer';
+import { launchBrowser } from '../harness/browser';
+
+export const SCREENSHOTS = join(REPO_ROOT, 'test-results', 'e2e');
+
+export interface SessionOptions {
+  /** Folder copied to a temp workspace (default: test/fixtures/workspace). */
+  fixture?: string;
+  settings?: Record<string, unknown>;
+  env?: Record<string, string>;
+}
+
+export class WorkbenchSession {
+  private constructor(
+    readonly page: Page,
+    readonly workspace: string,
+    private readonly browser: Browser,
+    private readonly server: RunningCodeServer,
+  ) {}
+
+  static async start(opts: SessionOptions = {}): Promise<WorkbenchSession> {
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    const tools = resolveTools();
+    const workspace = mkdtempSync(join(tmpdir(), 'hoplens-e2e-ws-'));
+    cpSync(opts.fixture ?? join(REPO_ROOT, 'test', 'fixtures', 'workspace'), workspace, { recursive: true });
+    const browser = await launchBrowser(tools);
+    let server: RunningCodeServer | undefined;
+    try {
+      server = await startCodeServer({
+        tools, installVsix: [join(REPO_ROOT, 'dist', 'hoplens.vsix')], settings: opts.settings, env: opts.env,
+      });
+      const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+      page.setDefaultTimeout(30_000);
+      await page.goto(`${server.url}?folder=${encodeURIComponent(workspace)}`, { timeout: 60_000 });
+      await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+      await page.locator('.explorer-folders-view, .explorer-viewlet').first().waitFor({ timeout: 60_000 });
+      return new WorkbenchSession(page, workspace, browser, server);
+    } catch (e) {
+      await browser.close().catch(() => undefined);
+      await server?.stop();
+      throw e;
+    }
+  }
+
+  async stop(): Promise<void> {
+    await this.browser.close().catch(() => undefined);
+    await this.server.stop();
+  }
+
+  async screenshot(name: string): Promise<void> {
+    await this.page.screenshot({ path: join(SCREENSHOTS, `${name}.png`) });
+  }
+
+  /** F1, type the command's palette title, Enter. */
+  async runCommand(title: string): Promise<void> {
+    await this.openPalette();
+    await this.page.keyboard.type(title);
+    const row = this.page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first();
+    await row.waitFor();
+    await this.page.keyboard.press('Enter');
+  }
+
+  async openPalette(): Promise<Locator> {
+    const input = this.page.locator('.quick-input-widget input');
+    await this.page.locator('.monaco-workbench').click({ position: { x: 700, y: 5 } }).catch(() => undefined);
+    await this.page.keyboard.press('F1');
+    await input.waitFor();
+    // F1 opens the palette with '>' already typed; type it only when it is missing.
+    if (!(await input.inputValue()).startsWith('>')) await this.page.keyboard.type('>');
+    return input;
+  }
+
+  /** Quick-open a workspace file by name, like Ctrl+P. */
+  async openFile(relativePath: string): Promise<void> {
+    await this.page.keyboard.press('Control+P');
+    const input = this.page.locator('.quick-input-widget input');
+    await input.waitFor();
+    await this.page.keyboard.type(relativePath);
+    await this.page.locator('.quick-input-widget .monaco-list-row', { hasText: relativePath.split('/').pop()! }).first().waitFor();
+    await this.page.keyboard.press('Enter');
+    await this.page.locator('.tab.active', { hasText: relativePath.split('/').pop()! }).waitFor();
+  }
+
+  async activeTabTitle(): Promise<string> {
+    return (await this.page.locator('.tab.active .label-name, .tab.active .monaco-icon-label').first().innerText()).trim();
+  }
+
+  /** "Ln 3, Col 1" from the status bar. */
+  async cursorPosition(): Promise<{ line: number; column: number }> {
+    const item = this.page.locator('[id="status.editor.selection"]');
+    await item.waitFor();
+    const text = await item.innerText();
+    const m = /Ln (\d+), Col (\d+)/.exec(text);
+    if (!m) throw new Error(`status bar selection item reads '${text}'`);
+    return { line: Number(m[1]), column: Number(m[2]) };
+  }
+
+  /** Opens the HopLens container from the activity bar. */
+  async openHopLens(): Promise<void> {
+    await this.page.locator('.activitybar [aria-label^="HopLens"]').first().click();
+    await this.page.locator('.pane-header', { hasText: 'Requests' }).first().waitFor();
+  }
+
+  notification(text: string | RegExp): Locator {
+    return this.page.locator('.notifications-toasts .notification-toast', { hasText: text }).first();
+  }
+}
