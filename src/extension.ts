@@ -5,24 +5,26 @@ import { CommandIds } from './commandIds';
 import { createLogger } from './logging';
 import { registerPlaceholderCommand } from './commands/placeholderCommands';
 import { EmptyTreeProvider } from './providers/emptyTree';
+import { createLogFeature, type LogFeature } from './providers/logs/logFeature';
 
 export interface HopLensApi {
   readonly version: string;
+  /** For tests and other extensions: the log feature's services. */
+  readonly logs: LogFeature;
 }
 
 export function activate(context: vscode.ExtensionContext): HopLensApi {
   const log = createLogger();
+  const logs = createLogFeature(context, log);
   context.subscriptions.push(
     log,
-    vscode.window.registerTreeDataProvider('hoplens.requests', new EmptyTreeProvider()),
+    logs.disposable,
     vscode.window.registerTreeDataProvider('hoplens.callTraces', new EmptyTreeProvider()),
     registerPlaceholderCommand(CommandIds.sendTracedRequest, 'Send Traced Request'),
-    registerPlaceholderCommand(CommandIds.showHopTable, 'Show Hop Table'),
-    registerPlaceholderCommand(CommandIds.annotateLog, 'Annotate This Log'),
     registerPlaceholderCommand(CommandIds.openCallTraceFolder, 'Open Call Trace Folder'),
   );
   log.info(`HopLens ${context.extension.packageJSON.version} activated`);
-  return { version: String(context.extension.packageJSON.version) };
+  return { version: String(context.extension.packageJSON.version), logs };
 }
 
 export function deactivate(): void {

@@ -1,6 +1,266 @@
+// `hoplens annotate LOG`: every line of a server log with the hop and source that printed it,
+// streamed from disk (a 1M-line log never sits in memory), then a summary.
+import { open } from 'node:fs/promises';
 import type { CliIO } from './io';
+import type { Engine, LogRecord } from '../core/logs/model';
+import { checkLogFile, LogInputError, scanLogFile } from '../core/logs/scanner';
+import { detectEngine } from '../core/logs/parseLine';
+import { RequestTracker } from '../core/logs/requests';
+import type { RequestGroup } from '../core/logs/requests';
+import { recordJsonLine, sourceFor, formatTime } from '../core/logs/annotate';
+import { ridMatchesQuery } from '../core/logs/requestIds';
+import { ByteOut, vllmFastPath } from '../core/logs/fastVllm';
+import type { FastPathCounters } from '../core/logs/fastVllm';
+import { findHop, getHopTable } from '../hops/index';
+import type { SourceResolver } from '../core/source/types';
 
-export async function runAnnotate(_argv: string[], io: CliIO): Promise<number> {
-  io.err('hoplens annotate: not available yet\n');
-  return 2;
+const USAGE = `usage: hoplens annotate LOG [--engine auto|vllm|sglang] [--checkout DIR] [--rid ID] [--unmatched] [--json]
+
+Label every line of a vLLM or SGLang server log with the hop and the source file:line that
+printed it, group the lines by request, and say which hops are missing and why.
+
+  --engine E     auto (default) detects the engine from the first lines
+  --checkout DIR resolve file:line in a local engine checkout and verify the statement
+  --rid ID       only the lines of this request (chatcmpl-…, cmpl-…, an SGLang rid, or the id you sent)
+  --unmatched    list the lines no hop or file:line explains (with --json: only those lines)
+  --json         JSON Lines: one {"kind":"line"} object per input line, then one {"kind":"summary"}
+  --width N      text columns of the observed line in the table (default 110)
+
+Exit codes: 0 hops found, 1 no hops found, 2 bad input or usage.
+`;
+
+interface Args { log: string; engine: Engine | 'auto'; checkout: string | null; rid: string | null; unmatched: boolean; json: boolean; width: number }
+
+function parseArgs(argv: string[], io: CliIO): Args | number {
+  const a: Args = { log: '', engine: 'auto', checkout: null, rid: null, unmatched: false, json: false, width: 110 };
+  const positional: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+    const value = (): string | undefined => inline ?? argv[++i];
+    switch (flag) {
+      case '-h': case '--help': io.out(USAGE); return 0;
+      case '--json': a.json = true; break;
+      case '--unmatched': a.unmatched = true; break;
+      case '--engine': {
+        const v = value();
+        if (v !== 'auto' && v !== 'vllm' && v !== 'sglang') { io.err(`hoplens annotate: --engine must be auto, vllm or sglang (got ${v ?? 'nothing'})\n`); return 2; }
+        a.engine = v; break;
+      }
+      case '--checkout': { const v = value(); if (!v) { io.err('hoplens annotate: --checkout needs a folder\n'); return 2; } a.checkout = v; break; }
+      case '--rid': { const v = value(); if (!v) { io.err('hoplens annotate: --rid needs a request id\n'); return 2; } a.rid = v; break; }
+      case '--width': {
+        const v = Number(value());
+        if (!Number.isInteger(v) || v < 10) { io.err('hoplens annotate: --width needs a number >= 10\n'); return 2; }
+        a.width = v; break;
+      }
+      default:
+        if (arg.startsWith('-') && arg !== '-') { io.err(`hoplens annotate: unknown option '${arg}'\n\n${USAGE}`); return 2; }
+        positional.push(arg);
+    }
+  }
+  if (positional.length !== 1) {
+    io.err(positional.length === 0 ? `hoplens annotate: which log? Give the path of the server's log file.\n\n${USAGE}` : `hoplens annotate: one log at a time (got ${positional.length})\n`);
+    return 2;
+  }
+  a.log = positional[0];
+  return a;
+}
+
+/** Peek at the start of the file to pick the engine before streaming (the resolver needs it). */
+async function peekEngine(path: string): Promise<Engine | null> {
+  const fh = await open(path, 'r');
+  try {
+    const buf = Buffer.alloc(256 * 1024);
+    const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
+    return detectEngine(buf.toString('utf8', 0, bytesRead).split('\n'));
+  } finally { await fh.close(); }
+}
+
+async function loadResolver(dir: string, engine: Engine, io: CliIO): Promise<SourceResolver | null> {
+  let mod: { createSourceResolver?: (d: string, e: Engine, o?: object) => Promise<SourceResolver & { pin?: { message?: string | null } }> };
+  try {
+    mod = await import('../core/source/index');
+  } catch {
+    io.err('hoplens annotate: checkout resolution unavailable in this build; sources come from the hop table\n');
+    return null;
+  }
+  if (!mod.createSourceResolver) { io.err('hoplens annotate: checkout resolution unavailable in this build\n'); return null; }
+  const r = await mod.createSourceResolver(dir, engine, { statementIndex: 'eager' });
+  const pinMsg = r.pin?.message;
+  if (pinMsg) io.err(`hoplens annotate: ${pinMsg}\n`);
+  return r;
+}
+
+/**
+ * Output: each line is encoded into one byte buffer as soon as it is built (the short-lived
+ * strings die young) and the byte-level fast path writes into the same buffer, so the order
+ * holds; the terminal or pipe sees a few large writes.
+ */
+class Out {
+  readonly bytes: ByteOut;
+  constructor(io: CliIO) {
+    this.bytes = new ByteOut((b) => io.out(b.toString('utf8')), 4 << 20);
+  }
+  line(s: string): void {
+    const o = this.bytes;
+    o.room(s.length * 3 + 1);
+    o.pos += o.buf.write(s, o.pos, 'utf8');
+    o.byte(10);
+  }
+  flush(): void { this.bytes.flush(); }
+}
+
+function padEnd(s: string, n: number): string { return s.length >= n ? s : s + ' '.repeat(n - s.length); }
+function padStart(s: string, n: number): string { return s.length >= n ? s : ' '.repeat(n - s.length) + s; }
+
+export async function runAnnotate(argv: string[], io: CliIO): Promise<number> {
+  const args = parseArgs(argv, io);
+  if (typeof args === 'number') return args;
+  try {
+    await checkLogFile(args.log);
+  } catch (e) {
+    if (e instanceof LogInputError) { io.err(`hoplens annotate: ${e.message}\n`); return 2; }
+    throw e;
+  }
+
+  let resolver: SourceResolver | null = null;
+  if (args.checkout) {
+    const engine = args.engine !== 'auto' ? args.engine : await peekEngine(args.log);
+    if (!engine) {
+      io.err('hoplens annotate: cannot tell the engine from the first lines; pass --engine vllm|sglang to use --checkout\n');
+      return 2;
+    }
+    try {
+      resolver = await loadResolver(args.checkout, engine, io);
+    } catch (e) {
+      io.err(`hoplens annotate: --checkout ${args.checkout}: ${(e as Error).message}\n`);
+      return 2;
+    }
+  }
+
+  const out = new Out(io);
+  const tracker = new RequestTracker(args.engine === 'auto' ? null : args.engine, { keepContext: true });
+  let hopLines = 0, unmatched = 0, otherLines = 0, truncatedLines = 0, ridLines = 0;
+  const unmatchedSample: LogRecord[] = [];
+  const ridFilter = args.rid;
+  const width = args.width;
+  if (!args.json) out.line(`${padStart('line', 7)}  ${padEnd('hop', 4)} ${padEnd('process', 16)} ${padEnd('file:line', 52)} observed`);
+
+  const onRecord = (rec: LogRecord): void => {
+    tracker.add(rec);
+    if (rec.engine === 'other') otherLines++;
+    if (rec.truncated) truncatedLines++;
+    if (ridFilter !== null) {
+      const hit = rec.rid !== null && (ridMatchesQuery(rec.rid, ridFilter) || (rec.rids?.some((r) => ridMatchesQuery(r, ridFilter)) ?? false));
+      if (!hit) return;
+      ridLines++;
+    }
+    const src = sourceFor(rec, resolver);
+    const isHop = rec.hop !== null;
+    if (isHop) hopLines++;
+    else if (src === null) {
+      unmatched++;
+      if (args.unmatched && !args.json && unmatchedSample.length < 100000) unmatchedSample.push(rec);
+    }
+    if (args.json) {
+      if (!args.unmatched || (!isHop && src === null)) out.line(recordJsonLine(rec, src));
+    } else if (isHop) {
+      const cite = src ? `${src.path}:${src.line}${src.verified ? ' ✓' : ''}${src.drift ? ` (drift ${src.drift > 0 ? '+' : ''}${src.drift})` : ''}` : '';
+      out.line(`${padStart(String(rec.line), 7)}  ${padEnd(rec.hop!, 4)} ${padEnd(rec.process ?? rec.role ?? '', 16)} ${padEnd(cite, 52)} ${rec.message.slice(0, width)}`);
+    }
+  };
+
+  // Plain `--json` over the whole file: common vLLM lines skip the string parser entirely.
+  const fastCounters: FastPathCounters = { handled: 0, unmatched: 0 };
+  const useFast = args.json && ridFilter === null && !args.unmatched && resolver === null && args.engine !== 'sglang';
+  let result;
+  try {
+    result = await scanLogFile(args.log, onRecord, {
+      engine: args.engine,
+      fast: useFast ? (state) => vllmFastPath(state, tracker, out.bytes, fastCounters) : undefined,
+    });
+  } catch (e) {
+    out.flush();
+    if (e instanceof LogInputError) { io.err(`hoplens annotate: ${e.message}\n`); return 2; }
+    throw e;
+  }
+  const engine = result.engine;
+  unmatched += fastCounters.unmatched;
+  const totalHops = [...tracker.counts.values()].reduce((a, b) => a + b, 0);
+
+  // Per-hop: how many requests lack it, and why.
+  const requests = [...tracker.rids()];
+  let detail: RequestGroup | null = null;
+  if (ridFilter !== null) {
+    const rid = requests.find((r) => ridMatchesQuery(r, ridFilter));
+    detail = rid ? tracker.get(rid) : null;
+  }
+  const missingAgg = new Map<string, { requests: number; kind: string; reason: string }>();
+  for (const m of detail ? detail.missing.map((x) => ({ ...x, requests: 1 })) : tracker.missingSummary()) {
+    missingAgg.set(m.hop, { requests: m.requests, kind: m.kind, reason: m.reason });
+  }
+  const notInLog = engine ? getHopTable(engine).hops.filter((h) => !h.legacy && !tracker.counts.has(h.id)).map((h) => ({ hop: h.id, kind: h.missing.kind, reason: h.missing.text })) : [];
+  const found = ridFilter !== null ? ridLines > 0 : totalHops > 0;
+
+  if (args.json) {
+    const LIST_CAP = 1000;
+    const listed = (detail ? [detail.rid] : requests.slice(0, LIST_CAP)).map((r) => tracker.brief(r));
+    const summary = {
+      kind: 'summary', file: args.log, engine, lines: result.lines, bytes: result.bytes,
+      hopLines: ridFilter !== null ? hopLines : totalHops, unmatched, otherLines, truncatedLines,
+      counts: Object.fromEntries(tracker.counts),
+      requests: { count: requests.length, listed, truncated: !detail && requests.length > LIST_CAP },
+      request: detail,
+      missing: [...missingAgg].map(([hop, m]) => ({ hop, ...m })),
+      notInLog,
+      checkout: args.checkout,
+      message: found ? null : ridFilter !== null ? `no lines for request ${ridFilter}` : 'no hops found',
+    };
+    out.line(JSON.stringify(summary));
+    out.flush();
+    return found ? 0 : 1;
+  }
+
+  out.flush();
+  if (!found) {
+    io.out(ridFilter !== null
+      ? `\nNo lines for request ${ridFilter} in ${args.log} (${result.lines} lines scanned, ${requests.length} requests).\n`
+      : `\nNo hops found in ${args.log} (${result.lines} lines scanned${engine ? `, ${engine} log` : ', not a vLLM or SGLang log?'}).\n`);
+    return 1;
+  }
+  const lines: string[] = [];
+  lines.push('');
+  lines.push(`${args.log}: ${engine ?? 'unknown engine'}, ${result.lines} line(s), ${ridFilter !== null ? hopLines : totalHops} hop line(s), ${requests.length} request(s), ${unmatched} line(s) with no known emitter`);
+  const counts = [...tracker.counts].map(([h, n]) => `${h}×${n}`).join('  ');
+  if (counts) lines.push(`hops: ${counts}`);
+  if (detail) {
+    lines.push('', `Request ${detail.rid}`);
+    for (const h of detail.hops) {
+      const def = findHop(detail.engine, h.hop);
+      const t = h.time !== null && h.resolution ? formatTime(h.time, h.resolution, false).replace('T', ' ') : '';
+      lines.push(`  ${padStart(String(h.line), 7)}  ${padEnd(h.hop, 4)} ${padEnd(h.process ?? h.role ?? '', 16)} ${padEnd(t, 24)} ${padEnd(h.sincePrevious?.text ?? '', 8)} ${def ? def.file : ''}`);
+    }
+    if (detail.span) lines.push(`  span ${detail.span.text}`);
+    if (detail.context.length) lines.push(`  context: ${detail.context.map((c) => `${c.hop}@${c.line}`).join(' ')}`);
+  } else if (requests.length) {
+    lines.push('', 'Requests');
+    const SHOW = 50;
+    for (const rid of requests.slice(0, SHOW)) {
+      const b = tracker.brief(rid)!;
+      lines.push(`  ${padEnd(rid, 48)} line ${padStart(String(b.firstLine), 7)}  span ${padEnd(b.span?.text ?? '?', 8)} ${b.hops.join(' ')}`);
+    }
+    if (requests.length > SHOW) lines.push(`  … ${requests.length - SHOW} more (use --rid ID or --json)`);
+  }
+  if (missingAgg.size) {
+    lines.push('', 'Lines that will be missing, and why');
+    for (const [hop, m] of missingAgg) lines.push(`  ${padEnd(hop, 4)} ${padStart(String(m.requests), 6)} request(s)  ${m.kind}: ${m.reason}`);
+  }
+  if (notInLog.length) lines.push('', `Hops with no line in this log: ${notInLog.map((n) => n.hop).join(', ')}`);
+  if (args.unmatched && unmatchedSample.length) {
+    lines.push('', 'Lines with no known emitter');
+    for (const r of unmatchedSample) lines.push(`${padStart(String(r.line), 7)}  ${r.message.slice(0, width)}`);
+  }
+  io.out(lines.join('\n') + '\n');
+  return 0;
 }

@@ -1,6 +1,174 @@
+// `hoplens calltrace DIR [--filter a,b] [--limit N] [--json] [--perfetto OUT.json]`
+// Indexes VLLM_TRACE_FUNCTION files into call trees (worker threads) and lists the filtered
+// calls per file like the lab's `--mode calltrace`, with durations and the calls left open.
+import { stat } from 'node:fs/promises';
+import { openTraceFolder } from '../core/calltrace/callTraceIndex';
+import { DEFAULT_PERFETTO_MAX_BYTES, countFilteredCalls, filteredCalls, formatDuration, formatTraceTs, hopSequenceMarkdown, writePerfettoTrace } from '../core/calltrace/export';
+import { DEFAULT_FILTER, parseFilterList } from '../core/calltrace/filter';
+import { displayPath } from '../core/calltrace/paths';
 import type { CliIO } from './io';
 
-export async function runCalltrace(_argv: string[], io: CliIO): Promise<number> {
-  io.err('hoplens calltrace: not available yet\n');
-  return 2;
+const HELP = `usage: hoplens calltrace DIR [--filter a,b] [--limit N] [--json] [--markdown] [--perfetto OUT.json] [--perfetto-max-mb N]
+
+Reads the VLLM_TRACE_FUNCTION_for_process_*.log files under DIR (vLLM writes them under
+$TMPDIR/<user>/vllm/vllm-instance-<id>/ when started with VLLM_TRACE_FUNCTION=1), builds
+each thread's call tree and lists the calls of the request path.
+
+  --filter a,b        functions to list (default: the lab's request-path list; --filter '' = every call)
+  --limit N           calls listed per file (default 60; 0 = no limit)
+  --json              JSON Lines: one "file" object per trace file followed by its "call" objects,
+                      then one "summary" object
+  --markdown          the filtered hop sequence as Markdown
+  --perfetto OUT.json also write every thread as Chrome/Perfetto trace JSON (open in ui.perfetto.dev)
+  --perfetto-max-mb N size limit of that file (default ${DEFAULT_PERFETTO_MAX_BYTES / 1024 / 1024})
+
+exit codes: 0 ok, 1 no trace files found, 2 bad input or usage
+`;
+
+interface Args {
+  dir: string;
+  filter: string[];
+  limit: number;
+  json: boolean;
+  markdown: boolean;
+  perfetto: string | null;
+  perfettoMaxBytes: number;
+}
+
+function parseArgs(argv: string[]): Args | string {
+  const a: Args = { dir: '', filter: [...DEFAULT_FILTER], limit: 60, json: false, markdown: false, perfetto: null, perfettoMaxBytes: DEFAULT_PERFETTO_MAX_BYTES };
+  const value = (i: number, name: string): string | Error => (i + 1 < argv.length ? argv[i + 1] : new Error(`${name} needs a value`));
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const eq = arg.indexOf('=');
+    const [name, inline] = arg.startsWith('--') && eq > 0 ? [arg.slice(0, eq), arg.slice(eq + 1)] : [arg, null];
+    const take = (): string | Error => { if (inline !== null) return inline; const v = value(i, name); if (!(v instanceof Error)) i++; return v; };
+    switch (name) {
+      case '--filter': { const v = take(); if (v instanceof Error) return v.message; a.filter = parseFilterList(v); break; }
+      case '--limit': {
+        const v = take(); if (v instanceof Error) return v.message;
+        if (!/^\d+$/.test(v)) return `--limit must be a whole number, got '${v}'`;
+        a.limit = Number(v); break;
+      }
+      case '--perfetto': { const v = take(); if (v instanceof Error) return v.message; a.perfetto = v; break; }
+      case '--perfetto-max-mb': {
+        const v = take(); if (v instanceof Error) return v.message;
+        if (!/^\d+(\.\d+)?$/.test(v) || Number(v) <= 0) return `--perfetto-max-mb must be a positive number, got '${v}'`;
+        a.perfettoMaxBytes = Math.floor(Number(v) * 1024 * 1024); break;
+      }
+      case '--json': a.json = true; break;
+      case '--markdown': a.markdown = true; break;
+      default:
+        if (name.startsWith('-')) return `unknown option '${arg}'`;
+        if (a.dir) return `only one DIR, got '${a.dir}' and '${arg}'`;
+        a.dir = arg;
+    }
+  }
+  if (!a.dir) return 'missing DIR (a folder of VLLM_TRACE_FUNCTION_*.log files)';
+  return a;
+}
+
+/** Batches output so a long listing is a few large writes, not one per line. */
+function batchedOut(io: CliIO): { line(s: string): void; flush(): void } {
+  let buf: string[] = [];
+  let size = 0;
+  return {
+    line(s: string) { buf.push(s, '\n'); size += s.length + 1; if (size > 1 << 16) { io.out(buf.join('')); buf = []; size = 0; } },
+    flush() { if (buf.length) io.out(buf.join('')); buf = []; size = 0; },
+  };
+}
+
+export async function runCalltrace(argv: string[], io: CliIO): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) { io.out(HELP); return 0; }
+  const parsed = parseArgs(argv);
+  if (typeof parsed === 'string') { io.err(`hoplens calltrace: ${parsed}\n\n${HELP}`); return 2; }
+  const a = parsed;
+  try {
+    const st = await stat(a.dir);
+    if (!st.isDirectory() && !st.isFile()) { io.err(`hoplens calltrace: ${a.dir} is not a folder\n`); return 2; }
+  } catch {
+    io.err(`hoplens calltrace: no such folder: ${a.dir}\n`);
+    return 2;
+  }
+
+  const index = await openTraceFolder(a.dir);
+  const summaries = index.threadSummaries();
+  const fileCount = index.threads.size;
+  if (fileCount === 0) {
+    io.err(`hoplens calltrace: no VLLM_TRACE_FUNCTION_for_process_*.log files under ${a.dir}.\n` +
+      `Start vLLM with VLLM_TRACE_FUNCTION=1; it writes them under $TMPDIR/<user>/vllm/vllm-instance-<id>/.\n` +
+      (index.ignored.length ? `${index.ignored.length} other file(s) ignored, e.g. ${index.ignored[0].path}: ${index.ignored[0].reason}\n` : ''));
+    return 1;
+  }
+  const unreadable = [...index.threads.values()].filter((t) => t.error);
+  for (const t of unreadable) io.err(`hoplens calltrace: cannot read ${t.file.path}: ${t.error}\n`);
+  if (summaries.length === 0) return 2;
+
+  const out = batchedOut(io);
+  let calls = 0;
+  let returns = 0;
+  if (a.markdown) {
+    out.line(hopSequenceMarkdown(index, a.filter, a.limit === 0 ? Number.MAX_SAFE_INTEGER : a.limit));
+  } else if (!a.json) {
+    out.line(`${fileCount} trace file(s) under ${a.dir}`);
+  }
+  for (const s of summaries) {
+    const trace = index.trace(s.key);
+    calls += s.stats.calls;
+    returns += s.stats.returns;
+    if (a.markdown) continue;
+    const open = s.openStack.map((o) => ({ fn: o.fn, file: o.file, line: o.line, ts: formatTraceTs(o.startUs) }));
+    if (a.json) {
+      out.line(JSON.stringify({
+        kind: 'file', path: s.file.path, pid: s.file.pid, tid: s.file.tid, calls: s.stats.calls, returns: s.stats.returns,
+        maxDepth: s.stats.maxDepth, open, role: s.role, garbledLines: s.stats.garbledLines, orphanReturns: s.stats.orphanReturns,
+        partialLastLine: s.stats.partialLastLine,
+      }));
+    }
+    const limit = a.limit > 0 ? a.limit : Infinity;
+    const matched = countFilteredCalls(trace, a.filter);
+    const more = Math.max(0, matched - limit);
+    const rows: string[][] = [];
+    for (const r of filteredCalls(s.key, trace, a.filter, limit)) {
+      if (a.json) {
+        out.line(JSON.stringify({ kind: 'call', pid: s.file.pid, tid: s.file.tid, ts: formatTraceTs(r.tsUs), fn: r.fn, file: r.file, line: r.line, caller: r.caller, depth: r.depth, durationUs: r.durationUs }));
+      } else {
+        rows.push([formatTraceTs(r.tsUs).slice(11), '  '.repeat(Math.min(r.depth, 20)) + r.fn, `${displayPath(r.file)}:${r.line}`, r.caller, formatDuration(r.durationUs)]);
+      }
+    }
+    if (a.json) continue;
+    const problems: string[] = [];
+    if (s.stats.garbledLines) problems.push(`${s.stats.garbledLines} unreadable line(s)`);
+    if (s.stats.orphanReturns) problems.push(`${s.stats.orphanReturns} return(s) without a call (tracing began mid-stack)`);
+    if (s.stats.mismatchedReturns) problems.push(`${s.stats.mismatchedReturns} return(s) out of order`);
+    if (s.stats.droppedCalls) problems.push(`${s.stats.droppedCalls} call(s) past the node limit, counted only`);
+    if (s.stats.partialLastLine) problems.push('last line incomplete (still being written?)');
+    if (rows.length === 0 && open.length === 0 && problems.length === 0) continue;
+    out.line(`=== ${s.file.path.split(/[\\/]/).pop()}`);
+    out.line(`    pid ${s.file.pid} · thread ${s.file.tidText} · ${s.role} · ${s.stats.calls.toLocaleString('en-US')} calls · max depth ${s.stats.maxDepth}`);
+    const w = [0, 0, 0, 0].map((_, i) => Math.max(0, ...rows.map((r) => r[i].length)));
+    for (const r of rows) out.line(`  ${r[0]}  ${r[1].padEnd(w[1])}  ${r[2].padEnd(Math.min(w[2], 52))}  <- ${r[3].padEnd(w[3])}  ${r[4]}`);
+    if (more > 0) out.line(`  ... ${more} more (raise --limit)`);
+    if (open.length > 0) {
+      out.line(`  still open at the end of the file (where it is stuck), outermost first:`);
+      open.forEach((o, i) => out.line(`  ${'  '.repeat(Math.min(i, 20))}${o.fn}  ${displayPath(o.file)}:${o.line}  since ${o.ts.slice(11)}`));
+    }
+    for (const p of problems) out.line(`  note: ${p}`);
+    out.line('');
+  }
+  if (a.json) out.line(JSON.stringify({ kind: 'summary', files: summaries.length, calls, returns }));
+  else if (!a.markdown) out.line(`${calls.toLocaleString('en-US')} call events scanned.`);
+  out.flush();
+
+  if (a.perfetto) {
+    try {
+      const r = await writePerfettoTrace(index, summaries.map((s) => ({ threadKey: s.key })), a.perfetto, { maxBytes: a.perfettoMaxBytes });
+      io.err(`wrote ${r.events.toLocaleString('en-US')} events (${(r.bytes / 1024 / 1024).toFixed(1)} MB) to ${a.perfetto}` +
+        (r.truncated ? ` — truncated at the size limit; raise it with --perfetto-max-mb\n` : '\n'));
+    } catch (e) {
+      io.err(`hoplens calltrace: cannot write ${a.perfetto}: ${(e as Error).message}\n`);
+      return 2;
+    }
+  }
+  return 0;
 }

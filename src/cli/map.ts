@@ -1,6 +1,43 @@
+// `hoplens map --engine vllm|sglang [--json]`: the hop table with its launch flags.
 import type { CliIO } from './io';
+import { hopTableJson, renderHopTable, getHopTable } from '../hops/index';
+import type { Engine } from '../core/logs/model';
 
-export async function runMap(_argv: string[], io: CliIO): Promise<number> {
-  io.err('hoplens map: not available yet\n');
-  return 2;
+const USAGE = `usage: hoplens map --engine vllm|sglang [--json] [--legacy]
+
+Print the hop table of an engine at the pinned commit (which line of which file prints each
+request-path log line, which process, which flag turns it on) and the launch lines that make
+them appear. --json prints one JSON object per hop, then a summary object. --legacy also lists
+older wordings HopLens still recognises.
+`;
+
+export async function runMap(argv: string[], io: CliIO): Promise<number> {
+  let engine: Engine | null = null;
+  let json = false;
+  let legacy = false;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '-h' || a === '--help') { io.out(USAGE); return 0; }
+    if (a === '--json') { json = true; continue; }
+    if (a === '--legacy') { legacy = true; continue; }
+    const eq = a.startsWith('--engine=') ? a.slice('--engine='.length) : null;
+    if (a === '--engine' || eq !== null) {
+      const v = eq ?? argv[++i];
+      if (v !== 'vllm' && v !== 'sglang') { io.err(`hoplens map: --engine must be vllm or sglang (got ${v === undefined ? 'nothing' : `'${v}'`})\n\n${USAGE}`); return 2; }
+      engine = v;
+      continue;
+    }
+    io.err(`hoplens map: unknown option '${a}'\n\n${USAGE}`);
+    return 2;
+  }
+  if (!engine) { io.err(`hoplens map: --engine vllm|sglang is required\n\n${USAGE}`); return 2; }
+  if (json) {
+    const rows = hopTableJson(engine).filter((h) => legacy || !(h as { legacy: boolean }).legacy);
+    for (const h of rows) io.out(JSON.stringify(h) + '\n');
+    const t = getHopTable(engine);
+    io.out(JSON.stringify({ kind: 'summary', engine, pinnedSha: t.pinnedSha, shaRead: t.shaRead, note: t.pinNote, hops: rows.length, launch: t.launchHint }) + '\n');
+    return 0;
+  }
+  io.out(renderHopTable(engine, { includeLegacy: legacy }));
+  return 0;
 }

@@ -40,9 +40,10 @@ export function matchHop(engine: Engine, message: string, fileinfo: string | nul
     const m = access.patterns[0].exec(message);
     return m ? { hop: access, groups: m.groups ?? {} } : null;
   }
+  const candidates = candidatesByFirstChar(engine).get(message.charCodeAt(0));
+  if (candidates === undefined) return null;
   const base = fileinfo ? basenameOf(fileinfo) : null;
-  for (const hop of hops) {
-    if (hop.startsWith.length === 0) continue;
+  for (const hop of candidates) {
     let prefixed = false;
     for (const p of hop.startsWith) if (message.startsWith(p)) { prefixed = true; break; }
     if (!prefixed) continue;
@@ -53,6 +54,26 @@ export function matchHop(engine: Engine, message: string, fileinfo: string | nul
     }
   }
   return null;
+}
+
+// Hops indexed by the first character of their literal prefixes: most lines test none.
+const byFirstChar = new Map<Engine, Map<number, HopDef[]>>();
+
+function candidatesByFirstChar(engine: Engine): Map<number, HopDef[]> {
+  let idx = byFirstChar.get(engine);
+  if (!idx) {
+    idx = new Map();
+    for (const hop of HOP_TABLES[engine].hops) {
+      for (const p of hop.startsWith) {
+        const c = p.charCodeAt(0);
+        const list = idx.get(c) ?? [];
+        if (!list.includes(hop)) list.push(hop);
+        idx.set(c, list);
+      }
+    }
+    byFirstChar.set(engine, idx);
+  }
+  return idx;
 }
 
 /** `owner/repo` file URL at the pinned commit, with the line anchor (for links with no checkout). */

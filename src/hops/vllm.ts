@@ -101,7 +101,8 @@ export const VLLM_HOPS: HopDef[] = [
     file: 'vllm/v1/metrics/loggers.py', line: 310,
     format: "{'Engine %03d: ' | '%d Engines Aggregated: '}Avg prompt throughput: %.1f tokens/s, Avg generation throughput: %.1f tokens/s, Running: %d reqs, Waiting: %d reqs, …, GPU KV cache usage: %.1f%%, Prefix cache hit rate: %.1f%%…",
     fileBasenames: ['loggers.py', 'metrics.py'],
-    startsWith: ['Engine ', 'Avg prompt throughput: '],
+    // `<n> Engines Aggregated: …` starts with a digit.
+    startsWith: ['Engine ', 'Avg prompt throughput: ', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9'],
     // Accepts the V0 form without an engine prefix (and its Swapped/Pending/CPU KV fields).
     patterns: [/^(?:Engine (?<engine>\d{3}): |(?<n_engines>\d+) Engines Aggregated: )?Avg prompt throughput: [\d.]+ tokens\/s, Avg generation throughput: [\d.]+ tokens\/s, .*$/],
     ridKind: null, scope: 'batch', flags: ['(default on; off with --disable-log-stats)', 'VLLM_LOG_STATS_INTERVAL'],

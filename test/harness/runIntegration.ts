@@ -2,21 +2,20 @@
 // Offline (the default here) the "VS Code executable" is our shim that drives code-server;
 // with HOPLENS_DESKTOP_VSCODE=1 on a machine with internet, test-electron downloads desktop VS Code.
 import { runTests } from '@vscode/test-electron';
-import { mkdtempSync, cpSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT } from './tools';
+import { prepareWorkspace } from './workspace';
 
 async function main(): Promise<void> {
-  const workspace = mkdtempSync(join(tmpdir(), 'hoplens-it-ws-'));
-  cpSync(join(REPO_ROOT, 'test', 'fixtures', 'workspace'), workspace, { recursive: true });
+  const ws = prepareWorkspace();
+  const workspace = ws.root;
   const desktop = process.env.HOPLENS_DESKTOP_VSCODE === '1';
   await runTests({
     vscodeExecutablePath: desktop ? undefined : join(REPO_ROOT, 'test', 'harness', 'code-shim.sh'),
     extensionDevelopmentPath: REPO_ROOT,
     extensionTestsPath: join(REPO_ROOT, 'out', 'test', 'integration', 'index.js'),
     launchArgs: [workspace],
-    extensionTestsEnv: { HOPLENS_FIXTURE_WORKSPACE: workspace },
+    extensionTestsEnv: { HOPLENS_FIXTURE_WORKSPACE: JSON.stringify(ws) },
   });
 }
 

@@ -2,6 +2,8 @@
 // a hash of the bytes finds the candidate id, a byte comparison confirms it, and only a new
 // key is decoded to text (once).
 
+import { rangesEqual, viewOf } from './bytes';
+
 const INITIAL_POOL = 1 << 16;
 
 export interface CodeNames {
@@ -17,19 +19,29 @@ export class CodeInterner {
   /** Keys whose hash collided with another key (rare): exact text → id. */
   private readonly collided = new Map<string, number>();
   private pool = Buffer.allocUnsafe(INITIAL_POOL);
+  private poolView = viewOf(this.pool);
+  /** View of the last line buffer seen (the reader reuses one buffer per file). */
+  private lastBuf: Buffer | null = null;
+  private lastView: DataView | null = null;
   private poolUsed = 0;
   private keyStart: number[] = [];
   private keyLen: number[] = [];
+  /** Bytes of the function name at the start of each key. */
+  private fnLen: number[] = [];
 
   get size(): number { return this.fns.length; }
 
   /** Id of the key buf[start, end), where buf[start, fnEnd) is the function and buf[fnEnd + 4, end) the file. */
   intern(buf: Buffer, start: number, fnEnd: number, end: number): number {
+    // Hash the length, the start (the function name) and the end (the file's tail): enough to
+    // tell keys apart in practice; the byte comparison below makes it exact.
     let h = 0x811c9dc5 ^ (end - start);
-    for (let i = start; i < end; i++) h = Math.imul(h ^ buf[i], 0x01000193);
+    const headEnd = Math.min(end, start + 24);
+    for (let i = start; i < headEnd; i++) h = Math.imul(h ^ buf[i], 0x01000193);
+    for (let i = Math.max(headEnd, end - 24); i < end; i++) h = Math.imul(h ^ buf[i], 0x01000193);
     const found = this.byHash.get(h);
     if (found !== undefined) {
-      if (this.sameKey(found, buf, start, end)) return found;
+      if (this.sameMiddle(found, buf, start, end, headEnd)) return found;
       const text = buf.toString('latin1', start, end);
       const again = this.collided.get(text);
       if (again !== undefined) return again;
@@ -56,13 +68,57 @@ export class CodeInterner {
     return { fns: this.fns.slice(), files: this.files.slice() };
   }
 
-  private sameKey(id: number, buf: Buffer, start: number, end: number): boolean {
+  /** `intern`, but first tries the id the caller expects (the open call a return closes, the parent of a call). */
+  internExpecting(expected: number, buf: Buffer, start: number, fnEnd: number, end: number): number {
+    if (expected >= 0 && this.sameKey(expected, buf, start, end)) return expected;
+    return this.intern(buf, start, fnEnd, end);
+  }
+
+  /** Length in bytes of id's key. */
+  keyLength(id: number): number { return this.keyLen[id]; }
+
+  /**
+   * Cheap check for a key the call stack predicts (the call a return closes, the caller of a
+   * call, the callee a repeating loop calls next): same length, the same function name (all of
+   * it, followed by " in ") and the same last 24 bytes of the file. Files of equal length that
+   * differ only before their last 24 bytes, holding functions of the same name, would be
+   * confused; that is the price of not comparing ~100 bytes per line.
+   */
+  quickMatch(id: number, buf: Buffer, start: number, end: number): boolean {
+    const len = end - start;
+    if (this.keyLen[id] !== len || end > buf.length) return false;
+    const view = this.viewFor(buf);
+    const at = this.keyStart[id];
+    const head = Math.min(len, this.fnLen[id] + 4);
+    if (!rangesEqual(this.poolView, at, view, start, head)) return false;
+    const tail = len - 24 > head ? len - 24 : head;
+    return rangesEqual(this.poolView, at + tail, view, start + tail, len - tail);
+  }
+
+  private viewFor(buf: Buffer): DataView {
+    if (buf !== this.lastBuf) { this.lastBuf = buf; this.lastView = viewOf(buf); }
+    return this.lastView!;
+  }
+
+  /**
+   * After a hash hit: the same length and the same bytes outside the hashed head and tail.
+   * (Keys that differ only in the hashed 48 bytes would also need a 32-bit hash collision.)
+   */
+  private sameMiddle(id: number, buf: Buffer, start: number, end: number, headEnd: number): boolean {
+    const len = end - start;
+    if (this.keyLen[id] !== len) return false;
+    const tailStart = end - 24 > headEnd ? end - 24 : headEnd;
+    if (tailStart <= headEnd) return true;
+    const at = this.keyStart[id] + (headEnd - start);
+    return rangesEqual(this.poolView, at, this.viewFor(buf), headEnd, tailStart - headEnd);
+  }
+
+  /** True when id's key equals buf[start, end). */
+  sameKey(id: number, buf: Buffer, start: number, end: number): boolean {
     const len = end - start;
     if (this.keyLen[id] !== len) return false;
     const at = this.keyStart[id];
-    const pool = this.pool;
-    for (let i = 0; i < len; i++) if (pool[at + i] !== buf[start + i]) return false;
-    return true;
+    return buf.compare(this.pool, at, at + len, start, end) === 0;
   }
 
   private add(buf: Buffer, start: number, fnEnd: number, end: number): number {
@@ -71,11 +127,13 @@ export class CodeInterner {
       const bigger = Buffer.allocUnsafe(Math.max(this.pool.length * 2, this.poolUsed + len));
       this.pool.copy(bigger, 0, 0, this.poolUsed);
       this.pool = bigger;
+      this.poolView = viewOf(bigger);
     }
     buf.copy(this.pool, this.poolUsed, start, end);
     const id = this.fns.length;
     this.keyStart.push(this.poolUsed);
     this.keyLen.push(len);
+    this.fnLen.push(Math.min(fnEnd, end) - start);
     this.poolUsed += len;
     this.fns.push(buf.toString('utf8', start, fnEnd));
     this.files.push(buf.toString('utf8', Math.min(fnEnd + 4, end), end));

@@ -8,6 +8,8 @@
 // Paths may hold spaces and colons: the file ends at the first ":<digits> from " / ":<digits> to ",
 // and the caller's file at the last ":<digits>" of the line.
 
+import { rangesEqual, viewOf } from './bytes';
+
 export const EVENT_NONE = 0;
 export const EVENT_CALL = 1;
 export const EVENT_RETURN = 2;
@@ -49,6 +51,18 @@ function matchesAt(buf: Buffer, pos: number, word: Buffer, end: number): boolean
   return true;
 }
 
+/** The number in buf[from, end) when it is all digits (and not empty), else -1. */
+export function digitsToEnd(buf: Buffer, from: number, end: number): number {
+  if (from >= end) return -1;
+  let n = 0;
+  for (let i = from; i < end; i++) {
+    const c = buf[i] - DIGIT_0;
+    if (c < 0 || c > 9) return -1;
+    n = n * 10 + c;
+  }
+  return n;
+}
+
 function isDigit(b: number): boolean {
   return b >= DIGIT_0 && b <= DIGIT_9;
 }
@@ -69,8 +83,20 @@ export class TimestampReader {
   /** Parses "YYYY-MM-DD HH:MM:SS[.ffffff]" at pos; returns the end position or -1. Sets `value` (µs). */
   value = 0;
 
+  /** The first 19 bytes (date and time to the second) of the last timestamp read, and its value. */
+  private readonly lastPrefix = Buffer.alloc(19);
+  private readonly prefixView = viewOf(this.lastPrefix);
+  private lastBuf: Buffer | null = null;
+  private lastView: DataView | null = null;
+  private lastSecondUs = -1;
+
   read(buf: Buffer, pos: number, end: number): number {
     if (pos + 19 > end) return -1;
+    // Most lines share the second of the line before: then only the fraction needs reading.
+    if (this.lastSecondUs >= 0) {
+      if (buf !== this.lastBuf) { this.lastBuf = buf; this.lastView = viewOf(buf); }
+      if (rangesEqual(this.prefixView, 0, this.lastView!, pos, 19)) return this.readFraction(buf, pos + 19, end, this.lastSecondUs);
+    }
     if (buf[pos + 4] !== 0x2d || buf[pos + 7] !== 0x2d || buf[pos + 10] !== SPACE || buf[pos + 13] !== COLON || buf[pos + 16] !== COLON) return -1;
     const y1 = two(buf, pos), y2 = two(buf, pos + 2), mo = two(buf, pos + 5), d = two(buf, pos + 8);
     const h = two(buf, pos + 11), mi = two(buf, pos + 14), s = two(buf, pos + 17);
@@ -91,6 +117,22 @@ export class TimestampReader {
       for (let i = digits; i < 6; i++) micros *= 10;
     }
     this.value = this.dayUs + ((h * 60 + mi) * 60 + s) * 1_000_000 + micros;
+    this.lastSecondUs = this.value - micros;
+    buf.copy(this.lastPrefix, 0, pos, pos + 19);
+    return p;
+  }
+
+  private readFraction(buf: Buffer, p: number, end: number, secondUs: number): number {
+    let micros = 0;
+    if (p < end && buf[p] === 0x2e) {
+      p++;
+      const fracStart = p;
+      while (p < end && isDigit(buf[p]) && p - fracStart < 6) { micros = micros * 10 + (buf[p] - DIGIT_0); p++; }
+      const digits = p - fracStart;
+      if (digits === 0) return -1;
+      for (let i = digits; i < 6; i++) micros *= 10;
+    }
+    this.value = secondUs + micros;
     return p;
   }
 }
@@ -99,7 +141,7 @@ export class TimestampReader {
  * Parses the line [start, end) (no newline; a trailing CR already removed).
  * Returns false for anything that is not a call or return line.
  */
-export function parseTraceLine(buf: Buffer, start: number, end: number, ts: TimestampReader, out: ParsedLine): boolean {
+export function parseTraceLine(buf: Buffer, start: number, end: number, ts: TimestampReader, out: ParsedLine, withCaller = true): boolean {
   const tsEnd = ts.read(buf, start, end);
   if (tsEnd < 0 || tsEnd >= end || buf[tsEnd] !== SPACE) return false;
   out.tsUs = ts.value;
@@ -134,14 +176,20 @@ export function parseTraceLine(buf: Buffer, start: number, end: number, ts: Time
       }
       if (matchesAt(buf, d, joinWord, end)) {
         out.event = event; out.codeStart = codeStart; out.fnEnd = fnSpace; out.codeEnd = colon; out.line = lineNo;
-        return parseCaller(buf, d + joinWord.length, end, out) && colon > fileStart;
+        if (colon <= fileStart) return false;
+        if (withCaller) return parseCaller(buf, d + joinWord.length, end, out);
+        // The caller part is left to the caller (`parseCaller`), which often needs less.
+        out.hasCaller = true;
+        out.callerStart = d + joinWord.length;
+        return true;
       }
     }
     search = colon + 1;
   }
 }
 
-function parseCaller(buf: Buffer, p: number, end: number, out: ParsedLine): boolean {
+/** Parses the caller part "<cfn> in <cfile>:<cline>" starting at p (to the end of the line). */
+export function parseCaller(buf: Buffer, p: number, end: number, out: ParsedLine): boolean {
   // "<cfn> in <cfile>:<cline>" where cfn may be empty (initial frame: " in :0").
   const cfnSpace = buf.indexOf(SPACE, p);
   if (cfnSpace < 0 || cfnSpace >= end || !matchesAt(buf, cfnSpace, IN_WORD, end)) return false;

@@ -1,9 +1,23 @@
 // The call tree of one trace file (one process thread), built in one streaming pass.
 // Every call is a row in column arrays (typed arrays, no object per event); children are a
 // linked list (firstChild / nextSibling), so expanding a node costs O(its children).
+import { rangesEqual, viewOf } from './bytes';
 import { CodeInterner, type CodeNames } from './interner';
-import { EVENT_CALL, ParsedLine, TimestampReader, parseTraceLine } from './lineFormat';
+import { EVENT_CALL, ParsedLine, TimestampReader, digitsToEnd, parseCaller, parseTraceLine } from './lineFormat';
 import type { CallRow, ChildrenPage, PageOptions, ProcessRole, ThreadStats } from './types';
+
+const COLON = 0x3a;
+const SPACE = 0x20;
+const LETTER_R = 0x52;
+const LETTER_C = 0x43;
+const DIGIT_0 = 0x30;
+const DIGIT_9 = 0x39;
+const CALL_TO = Buffer.from('Call to ');
+const FROM_WORD = Buffer.from(' from ');
+const RETURN_FROM = Buffer.from('Return from ');
+const RETURN_FROM_VIEW = viewOf(RETURN_FROM);
+const CALL_TO_VIEW = viewOf(CALL_TO);
+const FROM_WORD_VIEW = viewOf(FROM_WORD);
 
 const FLAG_SYNTHETIC = 1;
 const FLAG_UNTERMINATED = 2;
@@ -11,8 +25,8 @@ const NONE = -1;
 /** How far down the stack a return may look for its call before it counts as unmatched. */
 const RETURN_SEARCH_DEPTH = 64;
 const GARBLED_SAMPLES = 5;
-/** Default cap on stored calls per thread: ~57 bytes each, so 4 M ≈ 230 MB. Calls past it are counted. */
-export const DEFAULT_MAX_NODES = 4_000_000;
+/** Default cap on stored calls (per folder, shared by the threads): ~57 bytes each, so 3.5 M ≈ 200 MB. Calls past it are counted. */
+export const DEFAULT_MAX_NODES = 3_500_000;
 
 export interface ThreadTraceOptions {
   /** Calls stored as nodes at most; later calls are counted and still tracked on the stack. */
@@ -63,6 +77,11 @@ export class ThreadTrace {
   private stackStart: number[] = [];
   private stackLine: number[] = [];
 
+  /** Call prediction for repeating loops: code → the code called after it last time (same parent)… */
+  private nextAfter = new Int32Array(1024).fill(NONE);
+  /** …and parent code → the code it called first last time. */
+  private firstCallee = new Int32Array(1024).fill(NONE);
+
   private topFirst = NONE;
   private topLast = NONE;
   private topCount = 0;
@@ -99,7 +118,7 @@ export class ThreadTrace {
       this.sawCurrent = state.stats.format === 'current' || state.stats.format === 'mixed';
       this.sawLegacy = state.stats.format === 'legacy' || state.stats.format === 'mixed';
     } else {
-      const cap = Math.max(1024, Math.min(this.maxNodes, Math.ceil((options.expectedCalls ?? 0) * 1.1)));
+      const cap = Math.max(1, Math.min(this.maxNodes, Math.max(1024, Math.ceil((options.expectedCalls ?? 0) * 1.1))));
       this.cap = cap;
       this.code = new Int32Array(cap); this.defLine = new Int32Array(cap); this.siteLine = new Int32Array(cap);
       this.callerCode = new Int32Array(cap); this.parent = new Int32Array(cap); this.firstChild = new Int32Array(cap);
@@ -175,8 +194,13 @@ export class ThreadTrace {
   }
 
   private readLine(buf: Buffer, s: number, e: number, fileOffset: number): void {
+    const tsEnd = this.ts.read(buf, s, e);
+    if (tsEnd > 0 && buf[tsEnd] === SPACE) {
+      const kind = buf[tsEnd + 1];
+      if (kind === LETTER_R ? this.readReturnOfTop(buf, tsEnd, e) : kind === LETTER_C && this.readPredictedCall(buf, tsEnd, e, fileOffset)) return;
+    }
     const p = this.parsed;
-    if (!parseTraceLine(buf, s, e, this.ts, p)) {
+    if (!parseTraceLine(buf, s, e, this.ts, p, false)) {
       this.noteGarbled(fileOffset, buf.toString('utf8', s, Math.min(e, s + 400)));
       return;
     }
@@ -186,16 +210,112 @@ export class ThreadTrace {
     const t = p.tsUs;
     if (!(t >= stats.firstTs)) stats.firstTs = t;
     if (!(t <= stats.lastTs)) stats.lastTs = t;
-    const code = this.interner.intern(buf, p.codeStart, p.fnEnd, p.codeEnd);
+    const depth = this.stackCode.length;
+    const top = depth > 0 ? this.stackCode[depth - 1] : NONE;
+    const interner = this.interner;
     if (p.event === EVENT_CALL) {
-      stats.calls++;
+      const code = interner.intern(buf, p.codeStart, p.fnEnd, p.codeEnd);
       let caller = NONE;
-      if (p.hasCaller && p.callerEnd > p.callerFnEnd + 4) caller = this.interner.intern(buf, p.callerStart, p.callerFnEnd, p.callerEnd);
-      this.pushCall(code, p.line, caller, p.hasCaller ? p.callerLine : 0, t, fileOffset);
+      let site = 0;
+      if (p.hasCaller) {
+        // The caller is nearly always the open call on top of the stack: check that first,
+        // which spares parsing and looking up the caller part.
+        const cs = p.callerStart;
+        if (top !== NONE) {
+          const colon = cs + interner.keyLength(top);
+          if (colon < e && buf[colon] === COLON) {
+            const line = digitsToEnd(buf, colon + 1, e);
+            if (line >= 0 && interner.quickMatch(top, buf, cs, colon)) { caller = top; site = line; }
+          }
+        }
+        if (caller === NONE) {
+          if (!parseCaller(buf, cs, e, p)) { this.noteGarbled(fileOffset, buf.toString('utf8', s, Math.min(e, s + 400))); return; }
+          if (p.callerEnd > p.callerFnEnd + 4) caller = interner.internExpecting(top, buf, p.callerStart, p.callerFnEnd, p.callerEnd);
+          site = p.callerLine;
+        }
+      }
+      stats.calls++;
+      this.pushCall(code, p.line, caller, site, t, fileOffset);
     } else {
+      // A return nearly always closes the call on top of the stack (its caller part is not needed).
+      const code = top !== NONE && interner.quickMatch(top, buf, p.codeStart, p.codeEnd)
+        ? top : interner.intern(buf, p.codeStart, p.fnEnd, p.codeEnd);
       stats.returns++;
       this.popReturn(code, p.line, t);
     }
+  }
+
+  /**
+   * Fast path for the most common line: the return of the call on top of the stack. Checks the
+   * expected "Return from <fn> in <file>:<digits>" in place, without scanning the line.
+   * `tsEnd` is where the timestamp read by readLine ended.
+   */
+  private readReturnOfTop(buf: Buffer, tsEnd: number, e: number): boolean {
+    const depth = this.stackCode.length;
+    if (depth === 0) return false;
+    const view = this.viewFor(buf);
+    if (tsEnd + 1 + RETURN_FROM.length > e || !rangesEqual(view, tsEnd + 1, RETURN_FROM_VIEW, 0, RETURN_FROM.length)) return false;
+    const top = this.stackCode[depth - 1];
+    const ks = tsEnd + 1 + RETURN_FROM.length;
+    const ke = ks + this.interner.keyLength(top);
+    if (ke >= e || buf[ke] !== COLON || !this.interner.quickMatch(top, buf, ks, ke)) return false;
+    let d = ke + 1;
+    while (d < e && buf[d] >= DIGIT_0 && buf[d] <= DIGIT_9) d++;
+    if (d === ke + 1 || (d < e && buf[d] !== SPACE)) return false;
+    const t = this.ts.value;
+    const stats = this.stats;
+    if (!(t >= stats.firstTs)) stats.firstTs = t;
+    if (!(t <= stats.lastTs)) stats.lastTs = t;
+    stats.returns++;
+    this.closeTop(t, false);
+    return true;
+  }
+
+  /**
+   * Fast path for a call in a repeating loop: the callee is predicted from what followed the
+   * previous sibling last time (or what the parent called first), and the caller is the top of
+   * the stack. Both are checked in place; anything unexpected falls back to the full parse.
+   */
+  private readPredictedCall(buf: Buffer, tsEnd: number, e: number, fileOffset: number): boolean {
+    const depth = this.stackCode.length;
+    if (depth === 0 || !this.sawCurrent) return false;
+    const top = this.stackCode[depth - 1];
+    const prevSibling = this.stackLast[depth - 1];
+    const from = prevSibling !== NONE ? this.code[prevSibling] : top;
+    if (from >= this.nextAfter.length) return false;
+    const predicted = prevSibling !== NONE ? this.nextAfter[from] : this.firstCallee[from];
+    if (predicted === NONE) return false;
+    const view = this.viewFor(buf);
+    if (tsEnd + 1 + CALL_TO.length > e || !rangesEqual(view, tsEnd + 1, CALL_TO_VIEW, 0, CALL_TO.length)) return false;
+    const interner = this.interner;
+    const ks = tsEnd + 1 + CALL_TO.length;
+    const ke = ks + interner.keyLength(predicted);
+    if (ke >= e || buf[ke] !== COLON || !interner.quickMatch(predicted, buf, ks, ke)) return false;
+    let d = ke + 1;
+    let line = 0;
+    while (d < e && buf[d] >= DIGIT_0 && buf[d] <= DIGIT_9) { line = line * 10 + (buf[d] - DIGIT_0); d++; }
+    if (d === ke + 1) return false;
+    if (d + FROM_WORD.length > e || !rangesEqual(view, d, FROM_WORD_VIEW, 0, FROM_WORD.length)) return false;
+    const cs = d + FROM_WORD.length;
+    const colon = cs + interner.keyLength(top);
+    if (colon >= e || buf[colon] !== COLON) return false;
+    const site = digitsToEnd(buf, colon + 1, e);
+    if (site < 0 || !interner.quickMatch(top, buf, cs, colon)) return false;
+    const t = this.ts.value;
+    const stats = this.stats;
+    if (!(t >= stats.firstTs)) stats.firstTs = t;
+    if (!(t <= stats.lastTs)) stats.lastTs = t;
+    stats.calls++;
+    this.pushCall(predicted, line, top, site, t, fileOffset);
+    return true;
+  }
+
+  private lastBuf: Buffer | null = null;
+  private lastView: DataView | null = null;
+
+  private viewFor(buf: Buffer): DataView {
+    if (buf !== this.lastBuf) { this.lastBuf = buf; this.lastView = viewOf(buf); }
+    return this.lastView!;
   }
 
   private updateFormat(): void {
@@ -203,8 +323,8 @@ export class ThreadTrace {
   }
 
   private ensureCapacity(): boolean {
-    if (this.count < this.cap) return true;
     if (this.count >= this.maxNodes) return false;
+    if (this.count < this.cap) return true;
     // Grow by a quarter: fewer idle bytes than doubling when the estimate was close.
     const cap = Math.min(this.maxNodes, Math.max(this.cap + 1024, Math.ceil(this.cap * 1.25)));
     this.code = growInt(this.code, cap); this.defLine = growInt(this.defLine, cap); this.siteLine = growInt(this.siteLine, cap);
@@ -228,6 +348,12 @@ export class ThreadTrace {
 
   private pushCall(code: number, line: number, caller: number, site: number, t: number, offset: number): void {
     const depth = this.stackCode.length;
+    if (depth > 0) {
+      if (this.interner.size > this.nextAfter.length) this.growPrediction();
+      const prevSibling = this.stackLast[depth - 1];
+      if (prevSibling !== NONE) this.nextAfter[this.code[prevSibling]] = code;
+      else this.firstCallee[this.stackCode[depth - 1]] = code;
+    }
     // The parent is the innermost open call that has a node; past the cap no new nodes are made.
     const parentNode = depth > 0 ? this.stackNode[depth - 1] : NONE;
     let id = NONE;
@@ -246,6 +372,12 @@ export class ThreadTrace {
     this.stackNode.push(id); this.stackCode.push(code); this.stackLast.push(NONE); this.stackStart.push(t); this.stackLine.push(line);
     const d = depth + 1 + this.syntheticLevels;
     if (d > this.stats.maxDepth) this.stats.maxDepth = d;
+  }
+
+  private growPrediction(): void {
+    const size = Math.max(this.interner.size, this.nextAfter.length * 2);
+    const next = new Int32Array(size).fill(NONE); next.set(this.nextAfter); this.nextAfter = next;
+    const first = new Int32Array(size).fill(NONE); first.set(this.firstCallee); this.firstCallee = first;
   }
 
   private closeTop(t: number, unterminated: boolean): void {
@@ -478,26 +610,21 @@ export class ThreadTrace {
     return worker ? 'worker' : api ? 'api-server' : 'unknown';
   }
 
-  /**
-   * Visits the subtree of `rootId` (NONE = the whole thread) in call order without recursion.
-   * The visitor returns false to stop.
-   */
-  walk(rootId: number, visit: (id: number, depth: number) => boolean): void {
-    let depth = 0;
+  /** The subtree of `rootId` (NONE = the whole thread, root included otherwise) in call order, lazily. */
+  *preorder(rootId: number): Generator<number> {
     let n: number;
-    if (rootId === NONE) { n = this.topFirst; }
-    else { if (!visit(rootId, 0)) return; n = this.firstChild[rootId]; depth = 1; }
+    if (rootId === NONE) n = this.topFirst;
+    else { yield rootId; n = this.firstChild[rootId]; }
     while (n !== NONE) {
-      if (!visit(n, depth)) return;
+      yield n;
       const fc = this.firstChild[n];
-      if (fc !== NONE) { n = fc; depth++; continue; }
-      // Climb until a node has a next sibling, stopping at the subtree root.
+      if (fc !== NONE) { n = fc; continue; }
+      // Climb until a node has a next sibling, never past the subtree root.
       for (;;) {
         const sib = this.nextSibling[n];
         if (sib !== NONE) { n = sib; break; }
         n = this.parent[n];
-        depth--;
-        if (n === NONE || n === rootId || depth <= 0 && rootId !== NONE) { n = NONE; break; }
+        if (n === NONE || n === rootId) { n = NONE; break; }
       }
     }
   }

@@ -112,7 +112,7 @@ export async function listModels(baseUrl: string, authHeaders: Record<string, st
 function emptyRecord(o: TraceOptions, engine: Engine, api: Api, model: string, requestId: string, error: TraceError | null, startedAt: number): TraceRecord {
   const ids = serverIdsFor(engine, api, requestId);
   return {
-    engine, api, model, requestId, serverIds: ids.ids, serverIdPattern: ids.pattern.source,
+    engine, api, model, requestId, serverIds: ids.ids, logRequestId: ids.logId, serverIdPattern: ids.pattern.source,
     request: { url: o.url, method: 'POST', headers: {}, body: {} },
     status: null, responseHeaders: {},
     timeline: { startedAtEpochMs: startedAt, requestWrittenMs: null, headersMs: null, firstByteMs: null, endMs: null },
@@ -198,10 +198,18 @@ function stream(record: TraceRecord, o: TraceOptions, auth: Record<string, strin
     const rel = (t: number) => t - t0;
     let settled = false;
     let idleTimer: NodeJS.Timeout | null = null;
+    let lastActivity = 0;
     const totalTimer = setTimeout(() => ex.abort(Object.assign(new Error('total timeout'), { code: 'HOPLENS_TIMEOUT' })), timeoutMs);
+    // One timer for the whole stream: each chunk only notes the time (no timer churn per
+    // chunk); when the timer fires early it re-arms for the silence still allowed.
+    const checkIdle = () => {
+      const silent = performance.now() - lastActivity;
+      if (silent >= idleTimeoutMs - 1) ex.abort(Object.assign(new Error('idle timeout'), { code: 'HOPLENS_IDLE' }));
+      else idleTimer = setTimeout(checkIdle, idleTimeoutMs - silent);
+    };
     const armIdle = () => {
-      if (idleTimer) clearTimeout(idleTimer);
-      idleTimer = setTimeout(() => ex.abort(Object.assign(new Error('idle timeout'), { code: 'HOPLENS_IDLE' })), idleTimeoutMs);
+      lastActivity = performance.now();
+      if (!idleTimer) idleTimer = setTimeout(checkIdle, idleTimeoutMs);
     };
     const onAbort = () => ex.abort(Object.assign(new Error('cancelled'), { code: 'HOPLENS_CANCELLED' }));
     const settle = () => {
@@ -309,4 +317,23 @@ function streamOutcomeError(recorder: StreamRecorder, errorFrameSeen: boolean): 
       'The server or a proxy cut the stream short: check the server log and any proxy timeouts.');
   }
   return null;
+}
+
+/**
+ * "Repeat Traced Request… N": N requests in sequence (never in parallel, so runs do not
+ * disturb each other), each with its own request id. Stops early when the signal aborts.
+ */
+export async function sendRepeated(o: TraceOptions, runs: number, deps: TraceDeps & { onRun?: (run: number, result: TracedRequest) => void } = {}): Promise<TracedRequest[]> {
+  const results: TracedRequest[] = [];
+  const base = o.requestId ?? newRequestId();
+  for (let i = 0; i < runs; i++) {
+    if (o.signal?.aborted) break;
+    const res = await sendTracedRequest({ ...o, requestId: runs > 1 ? `${base}.${i + 1}` : base }, deps);
+    results.push(res);
+    deps.onRun?.(i + 1, res);
+    // After the first run the engine and model are known: skip discovery on later runs.
+    o = { ...o, engine: res.record.engine, ...(res.record.model ? { model: res.record.model } : {}) };
+    if (res.record.error?.kind === 'cancelled' || res.record.error?.kind === 'bad-input') break;
+  }
+  return results;
 }

@@ -74,7 +74,7 @@ export function httpStatusError(status: number, bodyText: string, model: string,
   const hint = status === 401 || status === 403 ? 'The server wants an API key: set one with "HopLens: Set API Key" (or --api-key-env on the command line).'
     : status === 404 ? 'This server has no such route: check the API setting (chat, completions, sglang-generate) and the engine.'
       : status === 400 || status === 422 ? 'The server rejected the request body: check the extra body fields, max tokens and prompt length.'
-        : status >= 500 ? 'The server failed: its log has the traceback.'
+        : status >= 500 ? 'The server failed: the server log has the traceback (search it for the request id).'
           : 'Check the server URL and the request settings.';
   return makeError('http-status', `The server answered HTTP ${status}${serverMessage ? `: ${serverMessage}` : '.'}`, hint,
     { status, ...(serverMessage ? { serverMessage } : {}) });

@@ -151,8 +151,8 @@ export function detectSignatures(output: readonly Frame[], gaps: readonly number
   let stalled = false;
   for (let i = 0; i < gaps.length; i++) {
     const g = gaps[i];
-    const spike = g > Math.max(3 * typical, typical + 20) && g > 4 * NEAR_ZERO_MS;
-    if (!spike) continue;
+    // A burst behind the gap is evidence enough at 2× typical; a lone gap must be far larger to be a stall.
+    if (!(g >= 2 * typical && g > 4 * NEAR_ZERO_MS)) continue;
     // Frames right after the spike that arrived together with the spike's frame.
     let together = 0;
     while (i + 1 + together < gaps.length && gaps[i + 1 + together] < Math.max(NEAR_ZERO_MS, 0.1 * typical)) together++;
@@ -162,11 +162,11 @@ export function detectSignatures(output: readonly Frame[], gaps: readonly number
       coalesced = true;
       const what = together >= 2 ? `${together + 1} frames arrived within ${fmt(sumRange(gaps, i + 1, i + 1 + together))}` : `frame #${frameAfter.index} carried ${frameAfter.tokens} tokens`;
       out.push({ kind: 'coalescing', atFrame: frameAfter.index,
-        explanation: `A ${fmt(g)} gap (${(g / typical).toFixed(0)}× the typical ${fmt(typical)}), then ${what}: the frontend fell behind and merged deltas — tokens survive, their timing does not.` });
+        explanation: `${fmt(g)} gap (${(g / typical).toFixed(0)}× the typical ${fmt(typical)}), then ${what}: the frontend fell behind and merged deltas — tokens survive, their timing does not.` });
     } else if (together < 2 && !carriedMany && g >= 5 * typical && g >= typical + 100 && !stalled) {
       stalled = true;
       out.push({ kind: 'stall', atFrame: frameAfter.index,
-        explanation: `A ${fmt(g)} gap before frame #${frameAfter.index}, ${(g / typical).toFixed(0)}× the typical ${fmt(typical)}: the server paused (a long prefill batched in, preemption, GC) or the network did.` });
+        explanation: `${fmt(g)} gap before frame #${frameAfter.index}, ${(g / typical).toFixed(0)}× the typical ${fmt(typical)}: the server paused (a long prefill batched in, preemption, GC) or the network did.` });
     }
   }
   // The lab's rule, for streams whose gaps are mostly near zero (no typical gap to compare with).
@@ -223,4 +223,19 @@ export function aggregateRuns(results: readonly { record: TraceRecord; metrics: 
     itlP99AcrossRunsMs: pick((m) => m.itlMs?.p99 ?? null),
     signatureCounts,
   };
+}
+
+export interface HistogramBin { fromMs: number; toMs: number; count: number }
+
+/** ITL histogram for the report's plot: equal-width bins from 0 to the max gap. */
+export function itlHistogram(r: TraceRecord, bins = 20): HistogramBin[] {
+  const out = r.frames.filter((f) => OUTPUT_KINDS.has(f.kind));
+  const gaps: number[] = [];
+  for (let i = 1; i < out.length; i++) gaps.push(out[i].t - out[i - 1].t);
+  if (!gaps.length) return [];
+  const max = Math.max(...gaps);
+  const width = max > 0 ? max / bins : 1;
+  const hist: HistogramBin[] = Array.from({ length: bins }, (_, i) => ({ fromMs: i * width, toMs: (i + 1) * width, count: 0 }));
+  for (const g of gaps) hist[Math.min(bins - 1, Math.floor(g / width))].count++;
+  return hist;
 }

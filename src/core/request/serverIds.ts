@@ -10,6 +10,8 @@ export interface ServerIds {
   ids: string[];
   /** Matches any id the server prints for this request, including `-<8hex>` engine ids. */
   pattern: RegExp;
+  /** The id the request logger prints (the grouping key of src/core/logs/requestIds.ts serverIdsFor().normalised). */
+  logId: string;
 }
 
 function escapeRegExp(s: string): string {
@@ -19,18 +21,20 @@ function escapeRegExp(s: string): string {
 export function serverIdsFor(engine: Engine, api: Api, requestId: string): ServerIds {
   if (engine === 'sglang') {
     // n>1 / batches expand a string rid to `<rid>_<i>`.
-    return { ids: [requestId], pattern: new RegExp(`(?<![\\w-])${escapeRegExp(requestId)}(?:_\\d+)?(?![\\w-])`) };
+    return { ids: [requestId], logId: requestId, pattern: new RegExp(`(?<![\\w-])${escapeRegExp(requestId)}(?:_\\d+)?(?![\\w-])`) };
   }
   if (api === 'completions') {
     const sse = `cmpl-${requestId}`;
     return {
       ids: [sse, `${sse}-0`],
+      logId: `${sse}-0`,
       pattern: new RegExp(`(?<![\\w-])${escapeRegExp(sse)}(?:-\\d+)?(?:-[0-9a-f]{8})?(?![\\w-])`),
     };
   }
   const id = `chatcmpl-${requestId}`;
   return {
     ids: [id],
+    logId: id,
     // `<idx>_` prefixes n>1 children; `_<i>` suffixes multi-input requests.
     pattern: new RegExp(`(?<![\\w-])(?:\\d+_)?${escapeRegExp(id)}(?:_\\d+)?(?:-[0-9a-f]{8})?(?![\\w-])`),
   };

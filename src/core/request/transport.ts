@@ -3,7 +3,7 @@
 // anything else runs — and reports response body chunks with that stamp.
 import * as http from 'node:http';
 import * as https from 'node:https';
-import type { Socket } from 'node:net';
+import type { LookupFunction, Socket } from 'node:net';
 import type { Clock } from './types';
 
 export interface HttpRequestInit {
@@ -40,8 +40,13 @@ function flattenHeaders(h: http.IncomingHttpHeaders): Record<string, string> {
   return out;
 }
 
+export interface NodeTransportOptions {
+  /** Name resolution (default: the OS resolver via dns.lookup). */
+  lookup?: LookupFunction;
+}
+
 export class NodeHttpTransport implements HttpTransport {
-  constructor(private readonly clock: Clock) {}
+  constructor(private readonly clock: Clock, private readonly options: NodeTransportOptions = {}) {}
 
   start(init: HttpRequestInit, sink: ResponseSink): HttpExchange {
     const clock = this.clock;
@@ -62,7 +67,7 @@ export class NodeHttpTransport implements HttpTransport {
 
     // A fresh connection per request (agent: false): every run pays the same connect cost
     // and no pooled socket from an earlier run can carry stale bytes.
-    const req = lib.request(url, { method: init.method, headers, agent: false });
+    const req = lib.request(url, { method: init.method, headers, agent: false, ...(this.options.lookup ? { lookup: this.options.lookup } : {}) });
     req.on('socket', (socket: Socket) => {
       // Runs before the HTTP client's own 'data' listener: the arrival stamp.
       socket.prependListener('data', () => { lastArrival = clock.now(); });

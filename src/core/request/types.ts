@@ -109,6 +109,8 @@ export interface TraceRecord {
   requestId: string;
   /** Ids the server will print for this request (see serverIds.ts). */
   serverIds: string[];
+  /** The id the server's request logger prints: the key the Requests view groups this request under. */
+  logRequestId: string;
   /** Regex source matching every id the server prints for this request, engine-internal ones included. */
   serverIdPattern: string;
   request: RequestSpec;

@@ -111,23 +111,25 @@ export async function discoverCheckouts(candidates: string[], opts: { engine?: E
 
 export type PinState = 'pinned' | 'citations-commit' | 'differs' | 'unknown';
 
-export interface PinStatus {
-  state: PinState;
+interface PinStatusBase {
   engine: Engine;
   head: string | null;
   pin: string;
   /** Commits HEAD is ahead of / behind the pin, when git knows the pin object. */
   ahead: number | null;
   behind: number | null;
-  /** One sentence for the UI to show once (null when nothing needs saying). */
-  message: string | null;
 }
 
+/** At the pin (or the commit its citations were read at): nothing to say. Otherwise one sentence to show once. */
+export type PinStatus =
+  | (PinStatusBase & { state: 'pinned' | 'citations-commit'; message: null })
+  | (PinStatusBase & { state: 'differs' | 'unknown'; message: string });
+
 /** Compares a checkout's HEAD with the hop table's pin; says so once when they differ. */
-export async function comparePin(info: CheckoutInfo, opts: { signal?: AbortSignal } = {}): Promise<PinStatus> {
-  const pin = PINS[info.engine];
+export async function comparePin(info: CheckoutInfo, opts: { signal?: AbortSignal; pinSha?: string } = {}): Promise<PinStatus> {
+  const pin = { ...PINS[info.engine], ...(opts.pinSha ? { sha: opts.pinSha } : {}) };
   const name = info.engine === 'vllm' ? 'vLLM' : 'SGLang';
-  const base = { engine: info.engine, head: info.head, pin: pin.sha, ahead: null, behind: null };
+  const base: PinStatusBase = { engine: info.engine, head: info.head, pin: pin.sha, ahead: null, behind: null };
   if (!info.head) {
     return { ...base, state: 'unknown', message: `The ${name} source at ${info.root} has no git commit (${info.headProblem ?? 'unknown'}); HopLens verifies each line by its text instead.` };
   }

@@ -33,7 +33,7 @@ export async function listPythonFiles(root: string, packageDir: string, opts: Li
       const child = rel ? `${rel}/${e.name}` : e.name;
       if (e.isDirectory()) {
         if (!SKIP_DIRS.has(e.name) && !e.name.endsWith('.egg-info')) await walk(child, depth + 1);
-      } else if (e.isFile() && e.name.endsWith('.py')) {
+      } else if ((e.isFile() || e.isSymbolicLink()) && e.name.endsWith('.py')) {
         out.push(child);
         if (out.length >= max) return;
       }

@@ -34,12 +34,20 @@ const NOT_LOGGERS = new Set(['warnings', 'parser', 'argparse', 'np', 'numpy', 'm
 
 /** Parses a Python file's text. Throws NotPythonError for binary content. */
 export function findLogStatements(src: string): LogStatement[] {
-  if (!/\.(?:debug|info|warning|warn|error|exception|critical|fatal|log|_log)\w*\s*\(/.test(src)) return [];
+  if (!/\.(?:debug|info|warning|warn|error|exception|critical|fatal|log|_log)\w*\b/.test(src)) return [];
   const toks = tokenize(src);
   const out: LogStatement[] = [];
+  const aliases = logMethodAliases(toks);
   for (let i = 2; i < toks.length - 1; i++) {
     const t = toks[i];
-    if (t.kind !== 'name' || !LOG_METHOD.test(t.text)) continue;
+    if (t.kind !== 'name') continue;
+    if (aliases.has(t.text) && toks[i + 1].text === '(' && toks[i - 1].text !== '.' && toks[i - 1].text !== 'def') {
+      // `log_fn = logger.info if busy else logger.debug; log_fn("…", x)`
+      const stmt = readCall(toks, i, i);
+      if (stmt) out.push({ ...stmt, level: null });
+      continue;
+    }
+    if (!LOG_METHOD.test(t.text)) continue;
     if (toks[i + 1].text !== '(' || toks[i - 1].text !== '.') continue;
     // Walk back over the receiver chain `a.b.c` (and a call like `init_logger(x)` we ignore).
     let start = i - 2;
@@ -51,6 +59,21 @@ export function findLogStatements(src: string): LogStatement[] {
     if (stmt) out.push(stmt);
   }
   return out;
+}
+
+/** Names bound to a logger method (not called): `log_fn = logger.info if x else logger.debug`. */
+function logMethodAliases(toks: Tok[]): Set<string> {
+  const names = new Set<string>();
+  for (let i = 1; i + 2 < toks.length; i++) {
+    if (toks[i].kind !== 'name' || toks[i + 1].text !== '=' || !(toks[i - 1].kind === 'nl' || toks[i - 1].text === ':')) continue;
+    for (let j = i + 2; j < toks.length && toks[j].kind !== 'nl'; j++) {
+      if (toks[j].text === '.' && toks[j + 1]?.kind === 'name' && LOG_METHOD.test(toks[j + 1].text) && toks[j + 2]?.text !== '(') {
+        names.add(toks[i].text);
+        break;
+      }
+    }
+  }
+  return names;
 }
 
 type Seg = { lit: string; logFmt: boolean; line: number } | typeof WILD;
@@ -196,7 +219,7 @@ class Scope {
 
   assignments(name: string, allBranches: boolean, nameDepth = 1): Array<{ segs: Seg[]; openEnded: boolean }> {
     const toks = this.toks;
-    const found: Array<{ segs: Seg[]; openEnded: boolean }> = [];
+    const found: Array<{ segs: Seg[]; openEnded: boolean; col: number }> = [];
     for (let i = this.functionStart(); i < this.callIdx - 1; i++) {
       const t = toks[i];
       if (t.kind !== 'name' || t.text !== name) continue;
@@ -213,8 +236,21 @@ class Scope {
         else if (x.text === ')' || x.text === ']' || x.text === '}') depth--;
       }
       const rhs = toks.slice(i + 2, j).filter((x) => x.kind !== 'nl');
-      if (op === '=') found.push({ segs: evalExpr(rhs, this, nameDepth), openEnded: false });
-      else for (const f of found) f.openEnded = true;
+      if (op === '=') {
+        found.push({ segs: evalExpr(rhs, this, nameDepth), openEnded: false, col: t.col });
+      } else {
+        // `+=` at the assignment's own indentation always runs: its text is part of the
+        // message. A deeper one is conditional: something may or may not be inserted there.
+        for (const f of found) {
+          if (t.col === f.col) {
+            f.segs.push(...evalExpr(rhs, this, nameDepth));
+            f.openEnded = false;
+          } else if (t.col > f.col) {
+            f.segs.push(WILD);
+            f.openEnded = true;
+          }
+        }
+      }
       i = j;
     }
     return allBranches ? found : found.slice(-1);

@@ -10,6 +10,8 @@ export interface SourceQuery {
   message: string;
   /** Hop id, when the line matched the hop table: its citation is a strong hint. */
   hop: string | null;
+  /** A continuation line of a multi-line record (vLLM repeats the header after each `\n`). */
+  continuation?: boolean;
 }
 
 export interface SourceLocation {

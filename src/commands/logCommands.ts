@@ -1,0 +1,149 @@
+// Commands of the log annotation feature: open a line's source, reveal a line, annotate,
+// show the hop table, export a request's hops, write a logging config, clone the pinned checkout.
+import * as vscode from 'vscode';
+import { writeFile } from 'node:fs/promises';
+import { CommandIds } from '../commandIds';
+import type { LogDocumentService } from '../providers/logs/logDocuments';
+import type { SourceService } from '../providers/logs/sourceService';
+import type { RequestsViewProvider } from '../providers/requestsView';
+import type { LargeLogService } from '../providers/logs/largeLogs';
+import { renderHopTableMarkdown } from '../hops/index';
+import { loggingConfig } from '../core/logs/loggingConfig';
+import { requestHopTableMarkdown } from '../core/logs/requestExport';
+import { clonePinnedCheckout, CloneError, PINS } from '../core/source/index';
+import type { Engine } from '../core/logs/model';
+import { readConfig } from '../config';
+import type { Logger } from '../logging';
+
+export interface LogCommandDeps {
+  logs: LogDocumentService;
+  sources: SourceService;
+  requests: RequestsViewProvider;
+  largeLogs: LargeLogService;
+  log: Logger;
+}
+
+async function pickEngine(title: string): Promise<Engine | undefined> {
+  const pick = await vscode.window.showQuickPick(
+    [{ label: 'vLLM', engine: 'vllm' as Engine }, { label: 'SGLang', engine: 'sglang' as Engine }],
+    { title, placeHolder: 'Engine' });
+  return pick?.engine;
+}
+
+function documentFor(uri: vscode.Uri): vscode.TextDocument | undefined {
+  return vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
+}
+
+export function registerLogCommands(deps: LogCommandDeps): vscode.Disposable {
+  const { logs, sources, requests, largeLogs } = deps;
+
+  const openSource = async (uri: vscode.Uri, line0: number) => {
+    const doc = documentFor(uri) ?? await vscode.workspace.openTextDocument(uri);
+    const rec = logs.get(doc)?.record(line0);
+    const src = rec ? sources.locate(rec) : null;
+    if (!src) { void vscode.window.showWarningMessage('HopLens: no source is known for this line.'); return; }
+    await sources.open(src);
+  };
+
+  const revealLogLine = async (uri: vscode.Uri, line1: number) => {
+    if (largeLogs.get(uri)) { await largeLogs.reveal(uri, line1); return; }
+    const doc = await vscode.workspace.openTextDocument(uri);
+    const line = Math.max(0, Math.min(doc.lineCount - 1, line1 - 1));
+    await vscode.window.showTextDocument(doc, { selection: new vscode.Range(line, 0, line, 0), preserveFocus: false });
+  };
+
+  const annotateLog = async () => {
+    const editor = vscode.window.activeTextEditor;
+    if (!editor) { void vscode.window.showInformationMessage('HopLens: open a vLLM or SGLang server log first.'); return; }
+    const ann = logs.force(editor.document);
+    if (!ann) { void vscode.window.showWarningMessage('HopLens: this document is too large for the editor; use "HopLens: Open Large Server Log…".'); return; }
+    const t = ann.annotator.tracker;
+    if (!ann.hasHops) {
+      void vscode.window.showInformationMessage(`HopLens: no hops found in ${editor.document.fileName.split(/[\\/]/).pop()} (${ann.annotator.records.length} lines, ${ann.annotator.engine ?? 'not a vLLM or SGLang log'}).`);
+    }
+    requests.setSource({ label: editor.document.fileName.split(/[\\/]/).pop()!, uri: editor.document.uri, tracker: t, engine: ann.annotator.engine });
+    await vscode.commands.executeCommand('hoplens.requests.focus');
+  };
+
+  const showHopTable = async (engineArg?: Engine) => {
+    const engine = engineArg ?? await pickEngine('HopLens: Show Hop Table');
+    if (!engine) return;
+    const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: renderHopTableMarkdown(engine) });
+    await vscode.window.showTextDocument(doc, { preview: true });
+    await vscode.commands.executeCommand('markdown.showPreview', doc.uri).then(undefined, () => undefined);
+  };
+
+  const exportHopTable = async () => {
+    const editor = vscode.window.activeTextEditor;
+    const ann = editor ? logs.get(editor.document) : undefined;
+    const rec = ann?.record(editor!.selection.active.line);
+    const rid = rec?.rid;
+    if (!editor || !ann || !rid) { void vscode.window.showInformationMessage('HopLens: put the cursor on a line of a request in a server log.'); return; }
+    const group = ann.annotator.tracker.get(rid);
+    if (!group) return;
+    const rows = group.hops.map((h) => {
+      const record = ann.annotator.records[h.line - 1];
+      return { record, source: sources.locate(record)?.location ?? null };
+    });
+    const md = requestHopTableMarkdown(group, rows, { includeText: readConfig().export.includePromptsAndOutputs, logName: editor.document.fileName.split(/[\\/]/).pop()! });
+    await vscode.env.clipboard.writeText(md);
+    const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: md });
+    await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.Beside });
+    void vscode.window.showInformationMessage(`HopLens: hop table of ${rid} copied to the clipboard.`);
+  };
+
+  const createLoggingConfig = async () => {
+    const engine = await pickEngine('HopLens: Create Logging Config');
+    if (!engine) return;
+    const base = vscode.workspace.workspaceFolders?.[0]?.uri;
+    const draft = loggingConfig(engine);
+    const target = await vscode.window.showSaveDialog({
+      title: `Save the ${engine} logging config`, filters: { JSON: ['json'] },
+      defaultUri: base ? vscode.Uri.joinPath(base, draft.fileName) : undefined,
+    });
+    if (!target) return;
+    const result = loggingConfig(engine, { path: target.fsPath });
+    await writeFile(target.fsPath, result.json);
+    const choice = await vscode.window.showInformationMessage(
+      `HopLens: wrote ${target.fsPath}. Launch with: ${result.envVar}=${target.fsPath} …`, 'Copy Launch Line', 'Open Config');
+    if (choice === 'Copy Launch Line') await vscode.env.clipboard.writeText(result.launchLine);
+    if (choice === 'Open Config') await vscode.window.showTextDocument(target);
+  };
+
+  const clonePinned = async () => {
+    const engine = await pickEngine('HopLens: Clone Pinned Checkout');
+    if (!engine) return;
+    const parent = await vscode.window.showOpenDialog({ canSelectFolders: true, canSelectFiles: false, openLabel: 'Clone Here', title: `Folder to clone ${engine} into` });
+    if (!parent?.[0]) return;
+    const target = vscode.Uri.joinPath(parent[0], engine === 'vllm' ? 'vllm' : 'sglang').fsPath;
+    try {
+      const info = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Cloning ${engine} at ${PINS[engine].sha.slice(0, 10)}`, cancellable: true }, (progress, token) => {
+        const ac = new AbortController();
+        token.onCancellationRequested(() => ac.abort());
+        return clonePinnedCheckout(engine, target, { signal: ac.signal, onProgress: (m: string) => progress.report({ message: m }) });
+      });
+      await vscode.workspace.getConfiguration('hoplens').update(`checkouts.${engine}`, info.root, vscode.ConfigurationTarget.Global);
+      void vscode.window.showInformationMessage(`HopLens: cloned ${engine} into ${info.root} and set hoplens.checkouts.${engine}.`);
+    } catch (e) {
+      const msg = e instanceof CloneError || e instanceof Error ? e.message : String(e);
+      void vscode.window.showErrorMessage(`HopLens: clone failed: ${msg}`);
+    }
+  };
+
+  const filterRequests = async () => {
+    const value = await vscode.window.showInputBox({ title: 'Filter requests by id', placeHolder: 'part of a request id, e.g. myrun-0001' });
+    if (value !== undefined) requests.setFilter(value);
+  };
+
+  return vscode.Disposable.from(
+    vscode.commands.registerCommand(CommandIds.openSource, openSource),
+    vscode.commands.registerCommand(CommandIds.revealLogLine, revealLogLine),
+    vscode.commands.registerCommand(CommandIds.annotateLog, annotateLog),
+    vscode.commands.registerCommand(CommandIds.showHopTable, showHopTable),
+    vscode.commands.registerCommand(CommandIds.exportHopTable, exportHopTable),
+    vscode.commands.registerCommand(CommandIds.createLoggingConfig, createLoggingConfig),
+    vscode.commands.registerCommand(CommandIds.clonePinnedCheckout, clonePinned),
+    vscode.commands.registerCommand(CommandIds.filterRequests, filterRequests),
+    vscode.commands.registerCommand(CommandIds.clearRequestFilter, () => requests.setFilter('')),
+  );
+}

@@ -1,0 +1,55 @@
+// Typed settings, read in one place. VS Code already withholds the settings listed under
+// capabilities.untrustedWorkspaces.restrictedConfigurations from workspace scope in an
+// untrusted workspace, so values here are safe to act on.
+import * as vscode from 'vscode';
+
+export type EngineSetting = 'auto' | 'vllm' | 'sglang';
+export type ApiSetting = 'chat' | 'completions' | 'sglang-generate';
+
+export interface HopLensConfig {
+  checkouts: { vllm: string; sglang: string };
+  server: {
+    url: string;
+    engine: EngineSetting;
+    api: ApiSetting;
+    model: string;
+    prompt: string;
+    maxTokens: number;
+    temperature: number;
+    extraBody: Record<string, unknown>;
+    requestTimeoutMs: number;
+    idleTimeoutMs: number;
+  };
+  serverLog: string;
+  traceDirs: string[];
+  export: { includePromptsAndOutputs: boolean };
+}
+
+export function readConfig(): HopLensConfig {
+  const c = vscode.workspace.getConfiguration('hoplens');
+  return {
+    checkouts: { vllm: c.get('checkouts.vllm', ''), sglang: c.get('checkouts.sglang', '') },
+    server: {
+      url: c.get('server.url', 'http://127.0.0.1:8000'),
+      engine: c.get<EngineSetting>('server.engine', 'auto'),
+      api: c.get<ApiSetting>('server.api', 'chat'),
+      model: c.get('server.model', ''),
+      prompt: c.get('server.prompt', 'Count to twenty, one number per line.'),
+      maxTokens: c.get('server.maxTokens', 32),
+      temperature: c.get('server.temperature', 0),
+      extraBody: c.get<Record<string, unknown>>('server.extraBody', {}),
+      requestTimeoutMs: c.get('server.requestTimeoutSeconds', 120) * 1000,
+      idleTimeoutMs: c.get('server.idleTimeoutSeconds', 30) * 1000,
+    },
+    serverLog: c.get('serverLog', ''),
+    traceDirs: c.get<string[]>('traceDirs', []),
+    export: { includePromptsAndOutputs: c.get('export.includePromptsAndOutputs', false) },
+  };
+}
+
+/** Fires `listener` with fresh settings whenever a hoplens.* setting changes. */
+export function onConfigChange(listener: (config: HopLensConfig) => void): vscode.Disposable {
+  return vscode.workspace.onDidChangeConfiguration((e) => {
+    if (e.affectsConfiguration('hoplens')) listener(readConfig());
+  });
+}

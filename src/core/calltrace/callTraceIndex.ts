@@ -1,0 +1,257 @@
+// A trace folder as instances → processes → threads → call trees. Indexing runs in worker
+// threads (one file each, two at a time) so the editor never freezes; the finished column
+// arrays are transferred, not copied. Appends to files still being written are read later
+// on this thread by `refresh()` (they are small).
+import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { discoverTraceFiles } from './discovery';
+import { CancelledError, readTraceFile } from './fileReader';
+import type { IndexReply, IndexRequest } from './protocol';
+import { ThreadTrace, DEFAULT_MAX_NODES } from './threadTrace';
+import type {
+  CallRow, ChildrenPage, DiscoveryResult, IgnoredFile, IndexProgress, PageOptions, ProcessRole,
+  ThreadSummary, TraceFileInfo,
+} from './types';
+
+/** Bytes of trace text per call, roughly (a call line and a return line of ~200 bytes each). */
+const BYTES_PER_CALL_ESTIMATE = 400;
+/** Even a small file among huge ones keeps this many nodes. */
+const MIN_NODES_PER_THREAD = 200_000;
+
+export interface OpenTraceOptions {
+  onProgress?: (progress: IndexProgress) => void;
+  signal?: AbortSignal;
+  /** 'worker' (default): worker threads; 'in-process': on this thread, yielding between chunks (tests, tiny folders). */
+  mode?: 'worker' | 'in-process';
+  /** Path of the bundled worker (dist/calltraceIndex.js); found next to this file by default. */
+  workerPath?: string;
+  /** Files indexed at once (default: min(2, CPUs)). */
+  concurrency?: number;
+  /** Calls stored as tree nodes over the whole folder (~57 bytes each); shared out by file size. Default 3.5 M. */
+  maxNodesTotal?: number;
+}
+
+export interface ThreadEntry {
+  key: string;
+  file: TraceFileInfo;
+  trace: ThreadTrace | null;
+  /** Why the file could not be read (permissions, vanished…). */
+  error: string | null;
+}
+
+export interface ProcessGroup {
+  instanceId: string;
+  pid: number;
+  role: ProcessRole;
+  threads: ThreadSummary[];
+}
+
+export interface SearchHit {
+  threadKey: string;
+  nodeId: number;
+  fn: string;
+  file: string;
+  line: number;
+  /** Ancestors outermost first, to reveal the hit in the tree. */
+  ancestors: number[];
+}
+
+function estimateCalls(size: number): number {
+  return Math.ceil(size / BYTES_PER_CALL_ESTIMATE);
+}
+
+/** Where the worker bundle is: next to the bundled caller (dist/), or in the tsc output tree. */
+export function findWorkerScript(): string | null {
+  const candidates = [
+    join(__dirname, 'calltraceIndex.js'),
+    join(__dirname, '..', '..', 'workers', 'calltraceIndex.js'),
+  ];
+  return candidates.find((c) => existsSync(c)) ?? null;
+}
+
+export class CallTraceIndex {
+  readonly threads = new Map<string, ThreadEntry>();
+
+  constructor(readonly roots: readonly string[], public discovery: DiscoveryResult, private readonly maxNodes: number) {}
+
+  /** Files that were not indexed: non-trace names and unreadable files/folders. */
+  get ignored(): IgnoredFile[] {
+    const unreadable = [...this.threads.values()].filter((t) => t.error).map((t) => ({ path: t.file.path, reason: t.error! }));
+    return [...this.discovery.ignored, ...this.discovery.errors, ...unreadable];
+  }
+
+  threadSummaries(): ThreadSummary[] {
+    const out: ThreadSummary[] = [];
+    for (const t of this.threads.values()) {
+      if (!t.trace) continue;
+      out.push({
+        key: t.key, file: t.file, role: t.trace.guessRole(), stats: t.trace.stats,
+        topLevelCount: t.trace.topLevelCount, openStack: t.trace.openStack(),
+      });
+    }
+    return out;
+  }
+
+  /** Instance → process → threads, for the top of the tree view. */
+  processes(): ProcessGroup[] {
+    const groups = new Map<string, ProcessGroup>();
+    for (const s of this.threadSummaries()) {
+      const key = `${s.file.instanceId}\u0000${s.file.pid}`;
+      let g = groups.get(key);
+      if (!g) { g = { instanceId: s.file.instanceId, pid: s.file.pid, role: 'unknown', threads: [] }; groups.set(key, g); }
+      g.threads.push(s);
+      if (g.role === 'unknown' || s.role === 'engine-core') g.role = s.role;
+    }
+    return [...groups.values()].sort((a, b) => a.instanceId.localeCompare(b.instanceId) || a.pid - b.pid);
+  }
+
+  trace(threadKey: string): ThreadTrace {
+    const t = this.threads.get(threadKey)?.trace;
+    if (!t) throw new Error(`No indexed trace for ${threadKey}`);
+    return t;
+  }
+
+  /** One level of a thread's call tree; `nodeId` null = the top-level calls. O(children). */
+  getChildren(threadKey: string, nodeId: number | null, options: PageOptions = {}): ChildrenPage {
+    return this.trace(threadKey).children(nodeId ?? -1, options);
+  }
+
+  /** The individual calls of a ×N row. */
+  getRunMembers(threadKey: string, firstNodeId: number, options: PageOptions = {}): ChildrenPage {
+    return this.trace(threadKey).runMembers(firstNodeId, options);
+  }
+
+  getNode(threadKey: string, nodeId: number): CallRow {
+    return this.trace(threadKey).row(nodeId);
+  }
+
+  /** Calls whose function name contains `query`, across all threads. */
+  search(query: string, limit = 100): SearchHit[] {
+    const hits: SearchHit[] = [];
+    for (const [key, t] of this.threads) {
+      if (!t.trace || hits.length >= limit) continue;
+      for (const id of t.trace.search(query, limit - hits.length)) {
+        hits.push({ threadKey: key, nodeId: id, fn: t.trace.fnOf(id), file: t.trace.fileOf(id), line: t.trace.lineOf(id), ancestors: t.trace.ancestorsOf(id) });
+      }
+    }
+    return hits;
+  }
+
+  /**
+   * Follows files still being written: reads what was appended since the last read, indexes new
+   * files, and re-indexes files that shrank. Returns the keys of threads that changed.
+   */
+  async refresh(options: { signal?: AbortSignal } = {}): Promise<string[]> {
+    this.discovery = await discoverTraceFiles(this.roots);
+    const changed: string[] = [];
+    for (const inst of this.discovery.instances) {
+      for (const file of inst.files) {
+        let entry = this.threads.get(file.path);
+        if (!entry) {
+          entry = { key: file.path, file, trace: null, error: null };
+          this.threads.set(file.path, entry);
+        }
+        entry.file = file;
+        const before = entry.trace?.consumed ?? -1;
+        try {
+          if (!entry.trace) entry.trace = new ThreadTrace({ maxNodes: this.maxNodes, expectedCalls: estimateCalls(file.size) });
+          const outcome = await readTraceFile(file.path, entry.trace, { signal: options.signal });
+          if (outcome === 'shrunk') {
+            entry.trace = new ThreadTrace({ maxNodes: this.maxNodes, expectedCalls: estimateCalls(file.size) });
+            await readTraceFile(file.path, entry.trace, { signal: options.signal });
+            changed.push(entry.key);
+          } else if (entry.trace.consumed !== before) changed.push(entry.key);
+          entry.error = null;
+        } catch (e) {
+          if (e instanceof CancelledError) throw e;
+          entry.error = (e as Error).message;
+        }
+      }
+    }
+    return changed;
+  }
+}
+
+/** Indexes every trace file under `paths` (folders or files). Rejects with CancelledError on abort. */
+export async function openTraceFolder(paths: string | readonly string[], options: OpenTraceOptions = {}): Promise<CallTraceIndex> {
+  const roots = typeof paths === 'string' ? [paths] : [...paths];
+  const discovery = await discoverTraceFiles(roots);
+  const files = discovery.instances.flatMap((i) => i.files);
+  const budget = options.maxNodesTotal ?? DEFAULT_MAX_NODES;
+  const totalBytes = files.reduce((n, f) => n + f.size, 0);
+  // Each file gets a share of the node budget by size, so memory stays bounded however big the folder.
+  const capFor = (f: TraceFileInfo): number => Math.max(MIN_NODES_PER_THREAD, Math.floor(budget * (totalBytes > 0 ? f.size / totalBytes : 1)));
+  const index = new CallTraceIndex(roots, discovery, Math.max(MIN_NODES_PER_THREAD, Math.floor(budget / Math.max(1, files.length))));
+  const progress: IndexProgress = { bytesDone: 0, bytesTotal: files.reduce((n, f) => n + f.size, 0), filesDone: 0, filesTotal: files.length, currentFile: null };
+  const doneBytes = new Map<string, number>();
+  const report = (path: string, bytes: number): void => {
+    doneBytes.set(path, bytes);
+    let sum = 0;
+    for (const v of doneBytes.values()) sum += v;
+    progress.bytesDone = sum;
+    progress.currentFile = path;
+    options.onProgress?.({ ...progress });
+  };
+  for (const f of files) index.threads.set(f.path, { key: f.path, file: f, trace: null, error: null });
+
+  const workerPath = options.mode === 'in-process' ? null : options.workerPath ?? findWorkerScript();
+  const indexOne = workerPath
+    ? (f: TraceFileInfo) => indexInWorker(workerPath, f, capFor(f), report, options.signal)
+    : (f: TraceFileInfo) => indexInProcess(f, capFor(f), report, options.signal);
+  const concurrency = Math.max(1, options.concurrency ?? (workerPath ? Math.min(2, availableParallelism()) : 1));
+
+  let next = 0;
+  const runLane = async (): Promise<void> => {
+    while (next < files.length) {
+      const f = files[next++];
+      const entry = index.threads.get(f.path)!;
+      try {
+        entry.trace = await indexOne(f);
+      } catch (e) {
+        if (e instanceof CancelledError) throw e;
+        entry.error = (e as Error).message;
+      }
+      progress.filesDone++;
+      report(f.path, entry.trace?.consumed ?? f.size);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, Math.max(1, files.length)) }, runLane));
+  return index;
+}
+
+async function indexInProcess(f: TraceFileInfo, maxNodes: number, report: (p: string, b: number) => void, signal?: AbortSignal): Promise<ThreadTrace> {
+  const trace = new ThreadTrace({ maxNodes, expectedCalls: estimateCalls(f.size) });
+  await readTraceFile(f.path, trace, {
+    signal,
+    onProgress: (b) => report(f.path, b),
+  });
+  return trace;
+}
+
+function indexInWorker(workerPath: string, f: TraceFileInfo, maxNodes: number, report: (p: string, b: number) => void, signal?: AbortSignal): Promise<ThreadTrace> {
+  return new Promise<ThreadTrace>((resolve, reject) => {
+    if (signal?.aborted) { reject(new CancelledError()); return; }
+    const worker = new Worker(workerPath);
+    let settled = false;
+    const finish = (fn: () => void): void => {
+      if (settled) return;
+      settled = true;
+      signal?.removeEventListener('abort', onAbort);
+      void worker.terminate();
+      fn();
+    };
+    const onAbort = (): void => finish(() => reject(new CancelledError()));
+    signal?.addEventListener('abort', onAbort, { once: true });
+    worker.on('message', (msg: IndexReply) => {
+      if (msg.type === 'progress') report(msg.path, msg.bytesDone);
+      else if (msg.type === 'done') finish(() => resolve(new ThreadTrace({}, msg.state)));
+      else finish(() => reject(new Error(msg.message)));
+    });
+    worker.on('error', (e) => finish(() => reject(e)));
+    worker.on('exit', (code) => finish(() => reject(new Error(`indexing worker exited with code ${code}`))));
+    const request: IndexRequest = { type: 'index', path: f.path, maxNodes, expectedCalls: estimateCalls(f.size) };
+    worker.postMessage(request);
+  });
+}

@@ -1,0 +1,64 @@
+// Showing trace paths relative to the engine root, and mapping them onto a local checkout.
+// The tracer writes absolute paths of wherever the engine ran: a source checkout, a
+// site-packages install, or a container path. The package folder (`vllm/`, `sglang/`) is the
+// anchor common to all of them.
+import { join } from 'node:path';
+
+export type EngineName = 'vllm' | 'sglang';
+
+export interface EnginePath {
+  engine: EngineName;
+  /** Path relative to the checkout root, forward slashes: `vllm/v1/engine/core.py`, `python/sglang/srt/…`. */
+  relative: string;
+}
+
+/** The engine-relative form of an absolute trace path, or null for code outside vLLM/SGLang. */
+export function engineRelativePath(file: string): EnginePath | null {
+  const p = file.replace(/\\/g, '/');
+  const sgl = p.lastIndexOf('/python/sglang/');
+  if (sgl >= 0) return { engine: 'sglang', relative: p.slice(sgl + 1) };
+  // Installed SGLang has no `python/` folder; the checkout keeps the package under python/.
+  const sglPkg = p.lastIndexOf('/sglang/');
+  const vllm = p.lastIndexOf('/vllm/');
+  if (sglPkg >= 0 && sglPkg > vllm) return { engine: 'sglang', relative: 'python/' + p.slice(sglPkg + 1) };
+  if (vllm >= 0) {
+    // In a checkout at …/vllm/vllm/x.py the last marker is the package; an outer folder named
+    // vllm followed by a non-package path (…/vllm/tests/x.py) is kept as is.
+    return { engine: 'vllm', relative: p.slice(vllm + 1) };
+  }
+  return null;
+}
+
+/** Short form for display: engine-relative when possible, else the path as written. */
+export function displayPath(file: string): string {
+  return engineRelativePath(file)?.relative ?? file;
+}
+
+export interface CheckoutSettings {
+  /** Local checkout roots per engine (the folder that holds `vllm/` or `python/sglang/`). */
+  vllm?: string;
+  sglang?: string;
+  /** Explicit prefix rewrites tried first, e.g. container `/workspace/vllm` → `/home/me/vllm`. */
+  mappings?: ReadonlyArray<{ from: string; to: string }>;
+}
+
+export interface MappedPath {
+  /** The local path to open. */
+  path: string;
+  /** How it was found: an explicit mapping, the engine package marker, or unmapped (as written). */
+  via: 'mapping' | 'checkout' | 'as-written';
+}
+
+/** Where to open a traced file locally: explicit mapping, then the engine checkout, else the path as written. */
+export function mapToCheckout(file: string, settings: CheckoutSettings): MappedPath {
+  for (const m of settings.mappings ?? []) {
+    const from = m.from.replace(/[\\/]+$/, '');
+    if (file === from || file.startsWith(from + '/') || file.startsWith(from + '\\')) {
+      return { path: join(m.to, file.slice(from.length)), via: 'mapping' };
+    }
+  }
+  const rel = engineRelativePath(file);
+  const root = rel ? settings[rel.engine] : undefined;
+  if (rel && root) return { path: join(root, ...rel.relative.split('/')), via: 'checkout' };
+  return { path: file, via: 'as-written' };
+}

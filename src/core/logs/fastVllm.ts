@@ -1,0 +1,339 @@
+// Byte-level fast path for the common vLLM line shape, used by `hoplens annotate --json` on big
+// logs: `(Name pid=N) LEVEL MM-DD HH:MM:SS [fileinfo:lineno] message` and uvicorn access lines
+// under a process prefix. It reads the bytes in place (no string per line), writes the JSON
+// object straight into the output buffer and feeds the request tracker. Anything it is not sure
+// about (colour, wrappers, continuations, rare hops, bytes that JSON must escape) it declines,
+// and the line goes through parseLine: the output is the same either way (a unit test checks).
+import type { ParseState } from './parseLine';
+import { inferYear, processInfo } from './parseLine';
+import type { RequestTracker } from './requests';
+import { externalFromInternal } from './requestIds';
+import { formatTime, vllmPathFromFileinfo } from './annotate';
+import { findHop, getHopTable } from '../../hops/index';
+import type { HopDef } from '../../hops/index';
+import type { FastLineHandler } from './scanner';
+
+/** A growable byte buffer for output; `drain` receives full buffers. */
+export class ByteOut {
+  buf: Buffer;
+  pos = 0;
+  constructor(private readonly drain: (bytes: Buffer) => void, size = 8 << 20) {
+    this.buf = Buffer.allocUnsafe(size);
+  }
+  /** Make room for n more bytes. */
+  room(n: number): void {
+    if (this.pos + n <= this.buf.length) return;
+    this.flush();
+    if (n > this.buf.length) this.buf = Buffer.allocUnsafe(n);
+  }
+  ascii(s: string): void { this.pos += this.buf.write(s, this.pos, 'latin1'); }
+  copy(src: Buffer, start: number, end: number): void { this.pos += src.copy(this.buf, this.pos, start, end); }
+  int(n: number): void {
+    if (n < 10) { this.buf[this.pos++] = 48 + n; return; }
+    this.pos += this.buf.write(String(n), this.pos, 'latin1');
+  }
+  byte(b: number): void { this.buf[this.pos++] = b; }
+  flush(): void {
+    if (this.pos === 0) return;
+    this.drain(this.buf.subarray(0, this.pos));
+    this.buf = Buffer.allocUnsafe(this.buf.length);
+    this.pos = 0;
+  }
+}
+
+const enc = (s: string) => Buffer.from(s, 'latin1');
+const LEVELS = ['INFO', 'DEBUG', 'WARNING', 'ERROR', 'CRITICAL'].map((l) => ({ name: l, bytes: enc(l + ' ') }));
+const P_RECEIVED = enc('Received request ');
+const P_REQUEST = enc('Request ');
+const P_ADDED = enc('Added request ');
+const P_GENERATED = enc('Generated response ');
+const P_ENGINE = enc('Engine ');
+const S_PARAMS = enc('params: ');
+const S_PROMPT = enc('prompt: ');
+const S_COMMA_PARAMS = enc(', params: ');
+const S_DETAILS = enc(' details: prompt: ');
+const S_ABORTED = enc(' aborted.');
+const S_FAILED = enc(' failed with an internal error during generation');
+const S_OUTPUT = enc(': output: ');
+const S_DELTA = enc(' (streaming delta): output: ');
+const S_COMPLETE = enc(' (streaming complete): output: ');
+const S_FINISH = enc(', finish_reason: ');
+const S_AVG1 = enc(': Avg prompt throughput: ');
+const S_AVG2 = enc(' tokens/s, Avg generation throughput: ');
+const S_AVG3 = enc(' tokens/s, ');
+const S_WAITING = enc('EngineCore waiting for work.');
+const S_ACTIVE = enc('EngineCore loop active.');
+const S_HTTP = enc(' HTTP/');
+
+function at(b: Buffer, p: number, lit: Buffer, end: number): boolean {
+  const n = lit.length;
+  if (p + n > end) return false;
+  for (let i = 0; i < n; i++) if (b[p + i] !== lit[i]) return false;
+  return true;
+}
+
+function isDigit(c: number): boolean { return c >= 48 && c <= 57; }
+
+/** Bytes JSON must escape (or that might be invalid UTF-8): the fast path declines them. */
+function plainJsonBytes(b: Buffer, s: number, e: number): boolean {
+  for (let i = s; i < e; i++) { const c = b[i]; if (c < 32 || c === 34 || c === 92 || c >= 128) return false; }
+  return true;
+}
+
+/** Every literal prefix of the vLLM hop table: a message starting with none of them is no hop. */
+function hopPrefixes(): Map<number, Buffer[]> {
+  const byFirst = new Map<number, Buffer[]>();
+  for (const h of getHopTable('vllm').hops) {
+    for (const p of h.startsWith) {
+      const list = byFirst.get(p.charCodeAt(0)) ?? [];
+      list.push(enc(p));
+      byFirst.set(p.charCodeAt(0), list);
+    }
+  }
+  return byFirst;
+}
+
+interface Hit { hop: HopDef; ridStart: number; ridEnd: number; internal: boolean }
+
+/**
+ * Build the fast-path handler for one scan. `emitJson` false: only the tracker is fed (the
+ * caller still gets no record for handled lines).
+ */
+export interface FastPathCounters {
+  /** Lines the fast path handled. */
+  handled: number;
+  /** Of those, lines with no hop and no source. */
+  unmatched: number;
+}
+
+export function vllmFastPath(state: ParseState, tracker: RequestTracker, out: ByteOut | null, counters: FastPathCounters = { handled: 0, unmatched: 0 }): FastLineHandler {
+  const prefixes = hopPrefixes();
+  /** 0 when no hop prefix starts the message (surely no hop), else -1 (let parseLine decide). */
+  const noHop = (b: Buffer, m: number, e: number): number => {
+    const list = prefixes.get(b[m]);
+    if (list) for (const lit of list) if (at(b, m, lit, e)) return -1;
+    return 0;
+  };
+  const H = (id: string) => findHop('vllm', id)!;
+  const V1 = H('V1'), V1b = H('V1b'), V2 = H('V2'), V3 = H('V3'), V4 = H('V4'), V5 = H('V5'), V6 = H('V6'), V7 = H('V7'), V9 = H('V9'), V10 = H('V10');
+  const stamp = Buffer.alloc(14);
+  let stampValid = false;
+  let stampTime = 0;
+  let stampJson = '';
+  let lastName = '';
+  let lastNameBytes = Buffer.alloc(0);
+  let lastFileinfo = '';
+  let lastFileinfoBytes = Buffer.alloc(0);
+  const hit: Hit = { hop: V1, ridStart: 0, ridEnd: 0, internal: false };
+
+  const sameBytes = (b: Buffer, s: number, e: number, cached: Buffer): boolean => {
+    if (e - s !== cached.length) return false;
+    for (let i = 0; i < cached.length; i++) if (b[s + i] !== cached[i]) return false;
+    return true;
+  };
+
+  /** Match the message against the hops this path knows; 1 = hit, 0 = surely no hop, -1 = decline. */
+  const matchMessage = (b: Buffer, m: number, e: number, base: string): number => {
+    const c = b[m];
+    if (!prefixes.has(c)) return 0;
+    if (c === 82 /* R */) {
+      if (at(b, m, P_RECEIVED, e)) {
+        if (!V1.fileBasenames!.includes(base)) return -1;
+        const rs = m + P_RECEIVED.length;
+        const sp = b.indexOf(32, rs);
+        if (sp < 0 || sp >= e || sp - 1 <= rs || b[sp - 1] !== 58) return -1;
+        if (!(at(b, sp + 1, S_PARAMS, e) || (at(b, sp + 1, S_PROMPT, e) && b.indexOf(S_COMMA_PARAMS, sp) !== -1 && b.indexOf(S_COMMA_PARAMS, sp) < e))) return -1;
+        hit.hop = V1; hit.ridStart = rs; hit.ridEnd = sp - 1; hit.internal = false;
+        return 1;
+      }
+      if (at(b, m, P_REQUEST, e)) {
+        const rs = m + P_REQUEST.length;
+        const sp = b.indexOf(32, rs);
+        if (sp < 0 || sp >= e || sp === rs) return -1;
+        hit.ridStart = rs; hit.ridEnd = sp; hit.internal = false;
+        if (at(b, sp, S_DETAILS, e) && V1b.fileBasenames!.includes(base)) { hit.hop = V1b; return 1; }
+        if (sp + S_ABORTED.length === e && at(b, sp, S_ABORTED, e) && V7.fileBasenames!.includes(base)) { hit.hop = V7; return 1; }
+        if (sp + S_FAILED.length === e && at(b, sp, S_FAILED, e) && V9.fileBasenames!.includes(base)) { hit.hop = V9; return 1; }
+        return -1;
+      }
+      return noHop(b, m, e);
+    }
+    if (c === 65 /* A */) {
+      if (!at(b, m, P_ADDED, e)) return noHop(b, m, e);
+      if (!V2.fileBasenames!.includes(base)) return -1;
+      const rs = m + P_ADDED.length;
+      for (let i = rs; i < e; i++) if (b[i] === 32 || b[i] === 9) return -1;
+      const re = b[e - 1] === 46 ? e - 1 : e;
+      if (re <= rs) return -1;
+      hit.hop = V2; hit.ridStart = rs; hit.ridEnd = re; hit.internal = true;
+      return 1;
+    }
+    if (c === 71 /* G */) {
+      if (!at(b, m, P_GENERATED, e)) return noHop(b, m, e);
+      if (!V6.fileBasenames!.includes(base)) return -1;
+      const rs = m + P_GENERATED.length;
+      const sp = b.indexOf(32, rs);
+      if (sp < 0 || sp >= e) return -1;
+      let ridEnd: number;
+      if (b[sp - 1] === 58 && at(b, sp - 1, S_OUTPUT, e)) ridEnd = sp - 1;
+      else if (at(b, sp, S_DELTA, e) || at(b, sp, S_COMPLETE, e)) ridEnd = sp;
+      else return -1;
+      if (ridEnd <= rs) return -1;
+      // `, finish_reason: <no spaces>` at the very end.
+      const fr = b.lastIndexOf(S_FINISH, e - 1);
+      if (fr < sp || fr + S_FINISH.length >= e) return -1;
+      for (let i = fr + S_FINISH.length; i < e; i++) if (b[i] === 32 || b[i] === 9) return -1;
+      hit.hop = V6; hit.ridStart = rs; hit.ridEnd = ridEnd; hit.internal = false;
+      return 1;
+    }
+    if (c === 69 /* E */) {
+      if (at(b, m, P_ENGINE, e)) {
+        if (!V5.fileBasenames!.includes(base)) return -1;
+        let p = m + P_ENGINE.length;
+        if (!(isDigit(b[p]) && isDigit(b[p + 1]) && isDigit(b[p + 2]))) return -1;
+        p += 3;
+        if (!at(b, p, S_AVG1, e)) return -1;
+        p += S_AVG1.length;
+        const d1 = p; while (p < e && (isDigit(b[p]) || b[p] === 46)) p++;
+        if (p === d1 || !at(b, p, S_AVG2, e)) return -1;
+        p += S_AVG2.length;
+        const d2 = p; while (p < e && (isDigit(b[p]) || b[p] === 46)) p++;
+        if (p === d2 || !at(b, p, S_AVG3, e)) return -1;
+        hit.hop = V5; hit.ridStart = hit.ridEnd = 0;
+        return 1;
+      }
+      const exact = at(b, m, S_WAITING, e) && m + S_WAITING.length === e ? V3 : at(b, m, S_ACTIVE, e) && m + S_ACTIVE.length === e ? V4 : null;
+      if (exact && exact.fileBasenames!.includes(base)) { hit.hop = exact; hit.ridStart = hit.ridEnd = 0; return 1; }
+      return noHop(b, m, e);
+    }
+    return noHop(b, m, e); // other prefixes (`--enable…`, Finished, <n> Engines…): rare, parseLine decides
+  };
+
+  const writeHead = (o: ByteOut, lineNo: number, format: string, b: Buffer, ns: number, ne: number, pid: number, role: string | null, level: string): void => {
+    o.ascii('{"kind":"line","line":'); o.int(lineNo);
+    o.ascii(`,"engine":"vllm","format":"${format}","process":`);
+    if (ns < 0) o.ascii('null'); else { o.byte(34); o.copy(b, ns, ne); o.byte(34); }
+    o.ascii(',"pid":'); if (pid < 0) o.ascii('null'); else o.int(pid);
+    o.ascii(role === null ? ',"role":null' : `,"role":"${role}"`);
+    o.ascii(`,"level":"${level}"`);
+  };
+
+  return (b: Buffer, s: number, e: number, lineNo: number): boolean => {
+    if (state.prevCR || state.forced === 'sglang') return false;
+    if (e - s < 24 || b[e - 1] === 13 || b[e - 1] === 93 /* Ray's `[repeated …]` */) return false;
+    const esc = b.indexOf(27, s);
+    if (esc !== -1 && esc < e) return false; // colour codes: parseLine strips them
+    let p = s;
+    let ns = -1, ne = -1, pid = -1;
+    if (b[p] === 40 /* ( */) {
+      const close = b.indexOf(41, p);
+      if (close < 0 || close + 1 >= e || b[close + 1] !== 32) return false;
+      let q = close - 1, v = 0, mul = 1;
+      while (q > p && isDigit(b[q])) { v += (b[q] - 48) * mul; mul *= 10; q--; }
+      if (mul === 1 || mul > 1e9) return false;
+      if (!(b[q] === 61 && b[q - 1] === 100 && b[q - 2] === 105 && b[q - 3] === 112 && b[q - 4] === 32)) return false;
+      ns = p + 1; ne = q - 4;
+      if (ne <= ns || !plainJsonBytes(b, ns, ne)) return false;
+      for (let i = ns; i < ne; i++) if (b[i] === 40) return false;
+      pid = v;
+      p = close + 2;
+      if (b[p] === 40) return false; // nested prefixes
+    }
+    // Level.
+    let level: string | null = null;
+    let lb: Buffer | null = null;
+    for (const l of LEVELS) if (at(b, p, l.bytes, e)) { level = l.name; lb = l.bytes; break; }
+    if (level === null || lb === null) {
+      // uvicorn access line under a process prefix: `INFO:     client - "METHOD path HTTP/x" status …`
+      if (ns < 0 || !(b[p] === 73 && b[p + 1] === 78 && b[p + 2] === 70 && b[p + 3] === 79 && b[p + 4] === 58 && b[p + 5] === 32)) return false;
+      let m = p + 5;
+      while (m < e && (b[m] === 32 || b[m] === 9)) m++;
+      // client \S+, ' - "', [A-Z]+, ' ', \S+, ' HTTP/', [\d.]+, '" ', \d{3}
+      let q = m; while (q < e && b[q] !== 32) q++;
+      if (q === m || !(b[q + 1] === 45 && b[q + 2] === 32 && b[q + 3] === 34)) return false;
+      q += 4; const ms = q; while (q < e && b[q] >= 65 && b[q] <= 90) q++;
+      if (q === ms || b[q] !== 32) return false;
+      q++; const ps = q; while (q < e && b[q] !== 32) q++;
+      if (q === ps || !at(b, q, S_HTTP, e)) return false;
+      q += S_HTTP.length; const vs = q; while (q < e && (isDigit(b[q]) || b[q] === 46)) q++;
+      if (q === vs || b[q] !== 34 || b[q + 1] !== 32 || !isDigit(b[q + 2]) || !isDigit(b[q + 3]) || !isDigit(b[q + 4])) return false;
+      const name = sameBytes(b, ns, ne, lastNameBytes) ? lastName : (lastNameBytes = Buffer.from(b.subarray(ns, ne)), lastName = lastNameBytes.toString('latin1'));
+      const info = processInfo(state, name);
+      const role = info.role ?? V10.role;
+      tracker.addHop('vllm', 'V10', null, lineNo, null, null, info.name, role);
+      if (out) {
+        out.room(512 + (ne - ns));
+        writeHead(out, lineNo, 'uvicorn', b, ns, ne, pid, role, 'INFO');
+        out.ascii(',"time":null,"timeResolution":null,"fileinfo":null,"lineno":null,"hop":"V10","rid":null,"source":null}\n');
+      }
+      counters.handled++;
+      return true;
+    }
+    p += lb.length;
+    // MM-DD HH:MM:SS then ' ['
+    if (p + 16 > e || b[p + 2] !== 45 || b[p + 5] !== 32 || b[p + 8] !== 58 || b[p + 11] !== 58 || b[p + 14] !== 32 || b[p + 15] !== 91) return false;
+    for (const k of [0, 1, 3, 4, 6, 7, 9, 10, 12, 13]) if (!isDigit(b[p + k])) return false;
+    let same = stampValid;
+    if (same) for (let i = 0; i < 14; i++) if (stamp[i] !== b[p + i]) { same = false; break; }
+    if (!same) {
+      const d2 = (k: number) => (b[p + k] - 48) * 10 + (b[p + k + 1] - 48);
+      const month = d2(0);
+      const year = inferYear(state, month);
+      stampTime = Date.UTC(year, month - 1, d2(3), d2(6), d2(9), d2(12));
+      stampJson = `"${formatTime(stampTime, 's', false)}"`;
+      b.copy(stamp, 0, p, p + 14);
+      stampValid = true;
+    }
+    p += 16;
+    // fileinfo:lineno]
+    const close = b.indexOf(93, p);
+    if (close < 0 || close >= e) return false;
+    let q = close - 1, lineno = 0, mul = 1;
+    while (q > p && isDigit(b[q])) { lineno += (b[q] - 48) * mul; mul *= 10; q--; }
+    if (mul === 1 || mul > 1e9 || b[q] !== 58 || q === p) return false;
+    const fs = p, fe = q;
+    for (let i = fs; i < fe; i++) { const c = b[i]; if (c <= 32 || c === 34 || c === 92 || c >= 128) return false; }
+    const m = close + 1 < e && b[close + 1] === 32 ? close + 2 : close + 1;
+    if (m >= e) return false;
+    const fileinfo = sameBytes(b, fs, fe, lastFileinfoBytes) ? lastFileinfo
+      : (lastFileinfoBytes = Buffer.from(b.subarray(fs, fe)), lastFileinfo = lastFileinfoBytes.toString('latin1'));
+    const slash = fileinfo.lastIndexOf('/');
+    const base = slash < 0 ? fileinfo : fileinfo.slice(slash + 1);
+    const r = matchMessage(b, m, e, base);
+    if (r < 0) return false;
+    let rid: string | null = null;
+    if (r === 1 && hit.ridEnd > hit.ridStart) {
+      if (b[hit.ridStart] === 39 || b[hit.ridStart] === 34 || !plainJsonBytes(b, hit.ridStart, hit.ridEnd)) return false;
+      const raw = b.toString('latin1', hit.ridStart, hit.ridEnd);
+      rid = hit.internal ? externalFromInternal(raw) : raw;
+    }
+    const hop = r === 1 ? hit.hop : null;
+    let name: string | null = null;
+    let role: string | null = null;
+    if (ns >= 0) {
+      name = sameBytes(b, ns, ne, lastNameBytes) ? lastName : (lastNameBytes = Buffer.from(b.subarray(ns, ne)), lastName = lastNameBytes.toString('latin1'));
+      const info = processInfo(state, name);
+      name = info.name; role = info.role;
+    }
+    if (hop && role === null) role = hop.role;
+    if (state.detected === null) state.detected = 'vllm';
+    if (hop) tracker.addHop('vllm', hop.id, rid, lineNo, stampTime, 's', name, role);
+    const path = vllmPathFromFileinfo(fileinfo);
+    // Same rule as citedSource(): an unambiguous fileinfo wins, else the hop table.
+    const srcPath = path ?? (hop && hop.line !== null ? hop.file : null);
+    counters.handled++;
+    if (hop === null && srcPath === null) counters.unmatched++;
+    if (out) {
+      out.room(1024 + (e - s));
+      writeHead(out, lineNo, 'vllm', b, ns, ne, pid, role, level);
+      out.ascii(',"time":'); out.ascii(stampJson);
+      out.ascii(',"timeResolution":"s","fileinfo":"'); out.copy(b, fs, fe);
+      out.ascii('","lineno":'); out.int(lineno);
+      if (hop) { out.ascii(',"hop":"'); out.ascii(hop.id); out.byte(34); } else out.ascii(',"hop":null');
+      if (rid !== null) { out.ascii(',"rid":"'); out.ascii(rid); out.byte(34); } else out.ascii(',"rid":null');
+      if (srcPath === null) out.ascii(',"source":null}\n');
+      else { out.ascii(',"source":{"path":"'); out.ascii(srcPath); out.ascii('","line":'); out.int(lineno); out.ascii(',"verified":false,"drift":0}}\n'); }
+    }
+    return true;
+  };
+}

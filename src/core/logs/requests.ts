@@ -1,0 +1,357 @@
+// Grouping records into requests: each request's hops in order, the process lane of each,
+// deltas with their honest resolution, the hops it never printed and why, and the
+// batch-level lines (stats, prefill/decode batches) that overlap it in time as context.
+import type { Engine, LogRecord, TimeResolution } from './model';
+import { getHopTable, findHop } from '../../hops/index';
+import type { HopDef, MissingKind } from '../../hops/index';
+
+export interface Delta {
+  ms: number;
+  /** The coarser resolution of the two stamps. */
+  resolution: TimeResolution;
+  /** "≤1 s", "~3 s", "12 ms", "<1 ms", "250 µs". */
+  text: string;
+}
+
+export interface RequestHop {
+  line: number;
+  hop: string;
+  process: string | null;
+  role: string | null;
+  time: number | null;
+  resolution: TimeResolution | null;
+  sincePrevious: Delta | null;
+  sinceFirst: Delta | null;
+}
+
+export interface MissingHop {
+  hop: string;
+  kind: MissingKind;
+  reason: string;
+  /** Other requests in the same log printed this hop (so the gate is on; this one took another path). */
+  seenInOtherRequests: boolean;
+}
+
+export interface ContextLine { line: number; hop: string; time: number | null }
+
+export interface RequestGroup {
+  rid: string;
+  engine: Engine;
+  firstLine: number;
+  lastLine: number;
+  firstTime: number | null;
+  lastTime: number | null;
+  span: Delta | null;
+  hops: RequestHop[];
+  missing: MissingHop[];
+  context: ContextLine[];
+}
+
+const RES_ORDER: TimeResolution[] = ['s', 'ms', 'us', 'ns'];
+
+function coarser(a: TimeResolution, b: TimeResolution): TimeResolution {
+  return RES_ORDER.indexOf(a) < RES_ORDER.indexOf(b) ? a : b;
+}
+
+/** A time difference stated no finer than the stamps allow. */
+export function makeDelta(fromMs: number, toMs: number, resA: TimeResolution, resB: TimeResolution): Delta {
+  const resolution = coarser(resA, resB);
+  const ms = toMs - fromMs;
+  return { ms, resolution, text: formatDelta(ms, resolution) };
+}
+
+export function formatDelta(ms: number, resolution: TimeResolution): string {
+  const neg = ms < 0 ? '-' : '';
+  const a = Math.abs(ms);
+  if (resolution === 's') {
+    // Whole-second stamps: a true gap anywhere under a second prints as the same or next second.
+    if (a < 1000) return '≤1 s';
+    const s = Math.round(a / 1000);
+    return `${neg}~${s} s`;
+  }
+  if (resolution === 'ms') {
+    if (a < 1) return '<1 ms';
+    if (a < 10000) return `${neg}${Math.round(a)} ms`;
+    return `${neg}${(a / 1000).toFixed(1)} s`;
+  }
+  if (a < 1) return `${neg}${Math.round(a * 1000)} µs`;
+  if (a < 10000) return `${neg}${a < 100 ? a.toFixed(2) : Math.round(a)} ms`;
+  return `${neg}${(a / 1000).toFixed(2)} s`;
+}
+
+const RES_CODE: Record<TimeResolution, number> = { s: 0, ms: 1, us: 2, ns: 3 };
+
+/** A request's entries, materialised from the column store when asked for. */
+interface Acc {
+  rid: string;
+  engine: Engine;
+  lines: number[];
+  hops: string[];
+  times: number[]; // NaN when unknown
+  res: number[];
+  procs: (string | null)[];
+  roles: (string | null)[];
+}
+
+/** Per-request head: entries live in the column store, linked first -> next -> … -> last. */
+interface Head { rid: string; engine: Engine; first: number; last: number }
+
+/**
+ * Hop entries of all requests in typed columns (about 20 bytes each), so a million-line log
+ * costs tens of megabytes, not hundreds.
+ */
+class EntryColumns {
+  size = 0;
+  line = new Int32Array(1024);
+  next = new Int32Array(1024);
+  time = new Float64Array(1024);
+  hop = new Uint16Array(1024);
+  proc = new Uint16Array(1024);
+  role = new Uint16Array(1024);
+  res = new Uint8Array(1024);
+  private readonly strings: (string | null)[] = [null];
+  private readonly stringIds = new Map<string, number>();
+
+  intern(s: string | null): number {
+    if (s === null) return 0;
+    let id = this.stringIds.get(s);
+    if (id === undefined) {
+      if (this.strings.length >= 65535) return 0; // absurd number of distinct names: drop the name
+      id = this.strings.length;
+      const own = Buffer.from(s, 'utf8').toString('utf8');
+      this.strings.push(own);
+      this.stringIds.set(own, id);
+    }
+    return id;
+  }
+
+  str(id: number): string | null { return this.strings[id]; }
+
+  push(line: number, time: number, res: number, hop: string, proc: string | null, role: string | null): number {
+    if (this.size === this.line.length) this.grow();
+    const i = this.size++;
+    this.line[i] = line; this.time[i] = time; this.res[i] = res; this.next[i] = -1;
+    this.hop[i] = this.intern(hop); this.proc[i] = this.intern(proc); this.role[i] = this.intern(role);
+    return i;
+  }
+
+  private grow(): void {
+    const n = this.line.length * 2;
+    const g = <T extends Int32Array | Float64Array | Uint16Array | Uint8Array>(a: T, C: new (n: number) => T): T => { const b = new C(n); b.set(a); return b; };
+    this.line = g(this.line, Int32Array); this.next = g(this.next, Int32Array); this.time = g(this.time, Float64Array);
+    this.hop = g(this.hop, Uint16Array); this.proc = g(this.proc, Uint16Array); this.role = g(this.role, Uint16Array);
+    this.res = g(this.res, Uint8Array);
+  }
+}
+
+export class RequestTracker {
+  private readonly byRid = new Map<string, Head>();
+  private cols = new EntryColumns();
+  private readonly hopCounts = new Map<string, number>();
+  private readonly batchLines: number[] = [];
+  private readonly batchHops: string[] = [];
+  private readonly batchTimes: number[] = [];
+  private readonly keepContext: boolean;
+  /** Startup lines seen (V0a etc.): they change the reasons for missing hops. */
+  private readonly startupSeen = new Set<string>();
+  engine: Engine | null;
+
+  constructor(engine: Engine | null = null, opts: { keepContext?: boolean } = {}) {
+    this.engine = engine;
+    this.keepContext = opts.keepContext ?? true;
+  }
+
+  get requestCount(): number { return this.byRid.size; }
+  get counts(): ReadonlyMap<string, number> { return this.hopCounts; }
+  rids(): IterableIterator<string> { return this.byRid.keys(); }
+
+  add(rec: LogRecord): void {
+    if (rec.hop === null || rec.continuation) return;
+    this.addHop(rec.engine, rec.hop, rec.rids ?? (rec.rid === null ? null : rec.rid), rec.line, rec.time, rec.timeResolution, rec.process, rec.role);
+  }
+
+  /** The same as add() without a record (the byte-level fast path). `ids`: one id, several, or null. */
+  addHop(engine: Engine | 'other', hop: string, ids: string | string[] | null, line: number, time: number | null,
+    resolution: TimeResolution | null, process: string | null, role: string | null): void {
+    this.hopCounts.set(hop, (this.hopCounts.get(hop) ?? 0) + 1);
+    if (engine === 'other') return;
+    if (this.engine === null) this.engine = engine;
+    if (ids === null) {
+      const def = findHop(engine, hop);
+      if (def?.scope === 'startup') this.startupSeen.add(hop);
+      if (this.keepContext && def && (def.scope === 'batch' || def.scope === 'http')) {
+        this.batchLines.push(line);
+        this.batchHops.push(hop);
+        this.batchTimes.push(time ?? NaN);
+      }
+      return;
+    }
+    const res = resolution ? RES_CODE[resolution] : 0;
+    if (typeof ids === 'string') { this.addEntry(engine, ids, line, time, res, hop, process, role); return; }
+    for (const rid of ids) this.addEntry(engine, rid, line, time, res, hop, process, role);
+  }
+
+  private addEntry(engine: Engine, rid: string, line: number, time: number | null, res: number, hop: string, process: string | null, role: string | null): void {
+    const e = this.cols.push(line, time ?? NaN, res, hop, process, role);
+    const head = this.byRid.get(rid);
+    if (head) {
+      this.cols.next[head.last] = e;
+      head.last = e;
+    } else {
+      // Own copy of the id: the record's is a view into the whole line, which it would keep alive.
+      const key = Buffer.from(rid, 'utf8').toString('utf8');
+      this.byRid.set(key, { rid: key, engine, first: e, last: e });
+    }
+  }
+
+  private acc(head: Head): Acc {
+    const c = this.cols;
+    const a: Acc = { rid: head.rid, engine: head.engine, lines: [], hops: [], times: [], res: [], procs: [], roles: [] };
+    for (let i = head.first; i !== -1; i = c.next[i]) {
+      a.lines.push(c.line[i]); a.hops.push(c.str(c.hop[i])!); a.times.push(c.time[i]); a.res.push(c.res[i]);
+      a.procs.push(c.str(c.proc[i])); a.roles.push(c.str(c.role[i]));
+    }
+    return a;
+  }
+
+  /** Drop everything (the file was truncated or replaced). */
+  reset(): void {
+    this.byRid.clear(); this.hopCounts.clear(); this.startupSeen.clear(); this.cols = new EntryColumns();
+    this.batchLines.length = 0; this.batchHops.length = 0; this.batchTimes.length = 0;
+  }
+
+  /** Which request hops appear in at least one request (to tell "gate off" from "path not taken"). */
+  private hopsSeenInRequests(): Set<string> {
+    const seen = new Set<string>();
+    for (const [hop, n] of this.hopCounts) if (n > 0) seen.add(hop);
+    return seen;
+  }
+
+  get(rid: string): RequestGroup | null {
+    const head = this.byRid.get(rid);
+    return head ? this.describe(this.acc(head), this.hopsSeenInRequests()) : null;
+  }
+
+  all(): RequestGroup[] {
+    const seen = this.hopsSeenInRequests();
+    return [...this.byRid.values()].map((h) => this.describe(this.acc(h), seen)).sort((a, b) => a.firstLine - b.firstLine);
+  }
+
+  /** Cheap view for long lists (no deltas, no context). */
+  brief(rid: string): { rid: string; firstLine: number; hops: string[]; firstTime: number | null; span: Delta | null } | null {
+    const head = this.byRid.get(rid);
+    if (!head) return null;
+    const acc = this.acc(head);
+    const [t0, t1, r] = this.bounds(acc);
+    return { rid, firstLine: acc.lines[0], hops: [...new Set(acc.hops)], firstTime: t0, span: t0 !== null && t1 !== null ? makeDelta(t0, t1, r, r) : null };
+  }
+
+  private bounds(acc: Acc): [number | null, number | null, TimeResolution] {
+    let t0: number | null = null, t1: number | null = null, r = 3;
+    for (let i = 0; i < acc.times.length; i++) {
+      const t = acc.times[i];
+      if (Number.isNaN(t)) continue;
+      if (t0 === null || t < t0) t0 = t;
+      if (t1 === null || t > t1) t1 = t;
+      r = Math.min(r, acc.res[i]);
+    }
+    return [t0, t1, RES_ORDER[r]];
+  }
+
+  private describe(acc: Acc, seenAnywhere: Set<string>): RequestGroup {
+    const hops: RequestHop[] = [];
+    let first: number | null = null, firstRes: TimeResolution = 'ns';
+    let prev: number | null = null, prevRes: TimeResolution = 'ns';
+    for (let i = 0; i < acc.lines.length; i++) {
+      const t = Number.isNaN(acc.times[i]) ? null : acc.times[i];
+      const res = RES_ORDER[acc.res[i]];
+      const h: RequestHop = {
+        line: acc.lines[i], hop: acc.hops[i], process: acc.procs[i], role: acc.roles[i],
+        time: t, resolution: t === null ? null : res,
+        sincePrevious: t !== null && prev !== null ? makeDelta(prev, t, prevRes, res) : null,
+        sinceFirst: t !== null && first !== null ? makeDelta(first, t, firstRes, res) : null,
+      };
+      hops.push(h);
+      if (t !== null) {
+        if (first === null) { first = t; firstRes = res; }
+        prev = t; prevRes = res;
+      }
+    }
+    const [t0, t1, r] = this.bounds(acc);
+    const context = this.contextFor(t0, t1, r, acc.lines[0], acc.lines[acc.lines.length - 1]);
+    return {
+      rid: acc.rid, engine: acc.engine, firstLine: acc.lines[0], lastLine: acc.lines[acc.lines.length - 1],
+      firstTime: t0, lastTime: t1, span: t0 !== null && t1 !== null ? makeDelta(t0, t1, r, r) : null,
+      hops, missing: this.missingFor(acc, seenAnywhere, context), context,
+    };
+  }
+
+  /** For every request hop: how many requests lack it, with the reason (first request's wording). */
+  missingSummary(): { hop: string; requests: number; kind: MissingKind; reason: string }[] {
+    const seen = this.hopsSeenInRequests();
+    const agg = new Map<string, { hop: string; requests: number; kind: MissingKind; reason: string }>();
+    for (const head of this.byRid.values()) {
+      for (const m of this.missingFor(this.acc(head), seen, null)) {
+        const cur = agg.get(m.hop);
+        if (cur) cur.requests++;
+        else agg.set(m.hop, { hop: m.hop, requests: 1, kind: m.kind, reason: m.reason });
+      }
+    }
+    return [...agg.values()];
+  }
+
+  private missingFor(acc: Acc, seenAnywhere: Set<string>, context: ContextLine[] | null): MissingHop[] {
+    const table = getHopTable(acc.engine);
+    const own = new Set(acc.hops);
+    // A frequency-gated batch line printed during the request is not missing.
+    if (context) for (const c of context) own.add(c.hop);
+    const out: MissingHop[] = [];
+    for (const def of table.hops) {
+      if (def.legacy || own.has(def.id)) continue;
+      if (def.scope !== 'request' && !(def.missing.kind === 'frequency')) continue;
+      out.push(this.reasonFor(def, acc, seenAnywhere.has(def.id)));
+    }
+    return out;
+  }
+
+  private reasonFor(def: HopDef, acc: Acc, seenElsewhere: boolean): MissingHop {
+    let kind = def.missing.kind;
+    let reason = def.missing.text;
+    if (acc.engine === 'vllm') {
+      if (this.startupSeen.has('V0a') && def.scope === 'request') {
+        kind = 'level'; reason = 'The log level is above INFO (see the startup warning V0a), so request lines are hidden.';
+      } else if (def.id === 'V6' && acc.rid.startsWith('cmpl-')) {
+        kind = 'path'; reason = 'Path not taken: /v1/completions never logs outputs, even with --enable-log-outputs.';
+      } else if (def.id === 'V1b' && this.startupSeen.has('V0b')) {
+        kind = 'level'; reason = 'DEBUG only: the startup notice (V0b) says this server ran at INFO.';
+      }
+    }
+    if (seenElsewhere && (kind === 'gate' || kind === 'level')) {
+      reason += ' Other requests in this log do have it, so this one may have taken another path or is still running.';
+    }
+    return { hop: def.id, kind, reason, seenInOtherRequests: seenElsewhere };
+  }
+
+  private contextFor(t0: number | null, t1: number | null, res: TimeResolution, firstLine: number, lastLine: number): ContextLine[] {
+    if (!this.keepContext || this.batchLines.length === 0) return [];
+    const out: ContextLine[] = [];
+    const CAP = 50;
+    // Batch lines are in file order: binary search the first one at or after the request's first line
+    // minus the slack of whole-second stamps, then take those inside the window.
+    const slack = res === 's' ? 1000 : 0;
+    const lo = t0 === null ? NaN : t0 - slack, hi = t1 === null ? NaN : t1 + slack;
+    let a = 0, b = this.batchLines.length;
+    while (a < b) { const m = (a + b) >> 1; if (this.batchLines[m] < firstLine) a = m + 1; else b = m; }
+    // Step back over lines printed just before the request inside the same (coarse) second.
+    while (a > 0 && !Number.isNaN(lo) && this.batchTimes[a - 1] >= lo && firstLine - this.batchLines[a - 1] < 10000) a--;
+    for (let i = a; i < this.batchLines.length && out.length < CAP; i++) {
+      const line = this.batchLines[i];
+      const t = this.batchTimes[i];
+      // Lines without a stamp (uvicorn access lines) are placed by position in the file.
+      const inside = Number.isNaN(t) ? line >= firstLine && line <= lastLine : !Number.isNaN(hi) && t >= lo && t <= hi;
+      if (!inside && line > lastLine && (Number.isNaN(t) || Number.isNaN(hi) || t > hi)) break;
+      if (inside) out.push({ line, hop: this.batchHops[i], time: Number.isNaN(t) ? null : t });
+    }
+    return out;
+  }
+}

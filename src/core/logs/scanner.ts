@@ -1,0 +1,155 @@
+// Streaming scanner: reads a log from disk in large chunks, splits lines on byte 0x0A, and
+// hands each line to parseLine. Never holds the whole file; over-long lines are parsed from
+// their first bytes only; invalid UTF-8 decodes to U+FFFD; binary files are refused.
+import { createReadStream, promises as fsp } from 'node:fs';
+import type { Engine, LogRecord } from './model';
+import { createParseState, parseLine } from './parseLine';
+import type { ParseState } from './parseLine';
+
+/** Lines longer than this are truncated for parsing (but counted, and their bytes skipped). */
+export const LINE_PARSE_CAP = 64 * 1024;
+const CHUNK = 1024 * 1024;
+
+export class LogInputError extends Error {
+  constructor(message: string, readonly code: 'missing' | 'binary' | 'not-a-file' | 'unreadable') { super(message); }
+}
+
+/** True when the bytes look like a binary file (a NUL byte in the sample). */
+export function looksBinary(sample: Uint8Array): boolean {
+  return sample.indexOf(0) !== -1;
+}
+
+/** Handles one line from its bytes `[start, end)`; false hands it to the string parser. */
+export type FastLineHandler = (buf: Buffer, start: number, end: number, lineNo: number, offset: number) => boolean;
+
+/**
+ * Incremental byte-level line splitter. Feed chunks; complete lines go to `onLine`
+ * (text without `\n`, a trailing `\r` kept), with their 1-based number and byte offset.
+ */
+export class LineSplitter {
+  lineNo: number;
+  offset: number;
+  private carry: Buffer[] = [];
+  private carryLen = 0;
+  private carryOverflow = false;
+
+  /**
+   * `fast`, when given, sees each line's bytes first (lines inside one chunk, under the cap);
+   * returning true means it handled the line and no string is decoded for it.
+   */
+  constructor(private readonly onLine: (text: string, lineNo: number, offset: number, truncated: boolean) => void,
+              start: { lineNo?: number; offset?: number } = {},
+              private readonly fast: FastLineHandler | null = null) {
+    this.lineNo = start.lineNo ?? 0;
+    this.offset = start.offset ?? 0;
+  }
+
+  push(buf: Buffer): void {
+    let pos = 0;
+    const len = buf.length;
+    while (pos < len) {
+      const nl = buf.indexOf(10, pos);
+      if (nl === -1) { this.keep(buf, pos, len); return; }
+      if (this.carryLen > 0 || this.carryOverflow) {
+        this.keep(buf, pos, nl);
+        const joined = Buffer.concat(this.carry, Math.min(this.carryLen, LINE_PARSE_CAP));
+        const fullLen = this.carryLen;
+        const truncated = this.carryOverflow;
+        this.carry = []; this.carryLen = 0; this.carryOverflow = false;
+        this.emit(joined, 0, joined.length, fullLen, truncated);
+      } else {
+        const n = nl - pos;
+        if (n > LINE_PARSE_CAP) this.emit(buf, pos, pos + LINE_PARSE_CAP, n, true);
+        else if (this.fast !== null && this.fast(buf, pos, nl, this.lineNo + 1, this.offset)) { this.lineNo++; this.offset += n + 1; }
+        else this.emit(buf, pos, nl, n, false);
+      }
+      pos = nl + 1;
+    }
+  }
+
+  /** Emit the last line when the input ended without a newline. */
+  end(): void {
+    if (this.carryLen > 0 || this.carryOverflow) {
+      const joined = Buffer.concat(this.carry, Math.min(this.carryLen, LINE_PARSE_CAP));
+      const fullLen = this.carryLen;
+      const truncated = this.carryOverflow;
+      this.carry = []; this.carryLen = 0; this.carryOverflow = false;
+      this.emit(joined, 0, joined.length, fullLen - 1, truncated); // no newline byte follows
+    }
+  }
+
+  /** Bytes waiting for their newline (a partial last line of a growing file). */
+  get pendingBytes(): number { return this.carryLen; }
+
+  private keep(buf: Buffer, from: number, to: number): void {
+    const n = to - from;
+    if (n <= 0) return;
+    const room = LINE_PARSE_CAP - Math.min(this.carryLen, LINE_PARSE_CAP);
+    if (room > 0) this.carry.push(Buffer.from(buf.subarray(from, from + Math.min(room, n))));
+    if (n > room) this.carryOverflow = true;
+    this.carryLen += n;
+  }
+
+  private emit(buf: Buffer, start: number, end: number, fullLen: number, truncated: boolean): void {
+    this.lineNo++;
+    const text = buf.toString('utf8', start, end);
+    this.onLine(text, this.lineNo, this.offset, truncated);
+    this.offset += fullLen + 1;
+  }
+}
+
+export interface ScanOptions {
+  engine?: Engine | 'auto';
+  /** Resume from here (growing logs): byte offset and the number of lines before it. */
+  startOffset?: number;
+  startLine?: number;
+  state?: ParseState;
+  signal?: AbortSignal;
+  /** A byte-level fast path tried before each line is decoded (see fastVllm.ts). */
+  fast?: (state: ParseState) => FastLineHandler;
+}
+
+export interface ScanResult {
+  lines: number;
+  bytes: number;
+  engine: Engine | null;
+  state: ParseState;
+  /** Bytes after the last newline that were parsed as a final line (0 if the file ended in \n). */
+  partialTail: number;
+}
+
+/** Check that a path is a readable, non-binary regular file; throws LogInputError otherwise. */
+export async function checkLogFile(path: string): Promise<{ size: number; mtimeMs: number }> {
+  let st;
+  try { st = await fsp.stat(path); } catch { throw new LogInputError(`no such file: ${path}`, 'missing'); }
+  if (!st.isFile()) throw new LogInputError(`not a regular file: ${path}`, 'not-a-file');
+  let fh;
+  try { fh = await fsp.open(path, 'r'); } catch (e) { throw new LogInputError(`cannot read ${path}: ${(e as Error).message}`, 'unreadable'); }
+  try {
+    const sample = Buffer.alloc(Math.min(64 * 1024, st.size));
+    await fh.read(sample, 0, sample.length, 0);
+    if (looksBinary(sample)) throw new LogInputError(`${path} looks like a binary file (NUL bytes in its first 64 KB), not a server log`, 'binary');
+  } finally { await fh.close(); }
+  return { size: st.size, mtimeMs: st.mtimeMs };
+}
+
+/** Stream a log file through the parser; `onRecord` sees every line in order. */
+export async function scanLogFile(path: string, onRecord: (rec: LogRecord) => void, opts: ScanOptions = {}): Promise<ScanResult> {
+  const info = await checkLogFile(path);
+  const state = opts.state ?? createParseState({ engine: opts.engine ?? 'auto', referenceTime: info.mtimeMs });
+  const splitter = new LineSplitter((text, lineNo, offset, truncated) => {
+    const rec = parseLine(text, lineNo, offset, state);
+    if (truncated) rec.truncated = true;
+    onRecord(rec);
+  }, { lineNo: opts.startLine ?? 0, offset: opts.startOffset ?? 0 }, opts.fast ? opts.fast(state) : null);
+  const stream = createReadStream(path, { highWaterMark: CHUNK, start: opts.startOffset ?? 0 });
+  let bytes = 0;
+  for await (const chunk of stream) {
+    if (opts.signal?.aborted) { stream.destroy(); break; }
+    bytes += (chunk as Buffer).length;
+    splitter.push(chunk as Buffer);
+  }
+  const partialTail = splitter.pendingBytes;
+  splitter.end();
+  return { lines: splitter.lineNo - (opts.startLine ?? 0), bytes, engine: state.detected ?? state.forced, state, partialTail };
+}

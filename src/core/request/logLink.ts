@@ -1,0 +1,86 @@
+// From a traced request to its lines in the server log: every line carrying one of the ids
+// the server prints for it, with the line's own timestamp set beside the client's clock.
+// Server clocks are coarse (vLLM: whole seconds, no year; SGLang: seconds, ms with
+// SGLANG_LOG_MS), so each offset carries its resolution.
+import { createReadStream } from 'node:fs';
+import type { TraceRecord } from './types';
+
+export interface RequestLogLine {
+  /** 1-based line number. */
+  line: number;
+  /** Byte offset of the line's first byte. */
+  offset: number;
+  text: string;
+  /** The line's own timestamp (epoch ms), when it has one. */
+  epochMs: number | null;
+  resolution: 's' | 'ms' | null;
+  /** Line time minus the client's request start (ms); ±1000 when resolution is 's'. */
+  sinceRequestStartMs: number | null;
+}
+
+const VLLM_TS = /^(?:\x1b\[[0-9;]*m)?(?:\([^()]+? pid=\d+\) )?(?:\x1b\[[0-9;]*m)?(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)(?:\x1b\[[0-9;]*m)? (?:\x1b\[[0-9;]*m)?(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})/;
+const SGLANG_TS = /^\[(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:\.(\d{3}))?[\] ]/;
+
+/** Parses a vLLM (`MM-DD HH:MM:SS`, local time, year taken nearest to `refEpochMs`) or SGLang stamp. */
+export function parseServerTime(line: string, refEpochMs: number): { epochMs: number; resolution: 's' | 'ms' } | null {
+  const s = SGLANG_TS.exec(line);
+  if (s) {
+    const ms = s[7] !== undefined ? Number(s[7]) : 0;
+    const d = new Date(Number(s[1]), Number(s[2]) - 1, Number(s[3]), Number(s[4]), Number(s[5]), Number(s[6]), ms);
+    return { epochMs: d.getTime(), resolution: s[7] !== undefined ? 'ms' : 's' };
+  }
+  const v = VLLM_TS.exec(line);
+  if (v) {
+    const refYear = new Date(refEpochMs).getFullYear();
+    let best: number | null = null;
+    for (const y of [refYear - 1, refYear, refYear + 1]) {
+      const t = new Date(y, Number(v[1]) - 1, Number(v[2]), Number(v[3]), Number(v[4]), Number(v[5])).getTime();
+      if (best === null || Math.abs(t - refEpochMs) < Math.abs(best - refEpochMs)) best = t;
+    }
+    return { epochMs: best!, resolution: 's' };
+  }
+  return null;
+}
+
+/**
+ * Lines of `path` that belong to this request, streamed (big logs are fine). `fromOffset`
+ * skips what was already scanned, for a log that is still growing.
+ */
+export function findRequestLogLines(path: string, record: Pick<TraceRecord, 'requestId' | 'serverIdPattern' | 'timeline'>,
+  opts: { fromOffset?: number; /** Lines before fromOffset, so numbers stay file-absolute. */ linesBefore?: number; maxLines?: number } = {}): Promise<RequestLogLine[]> {
+  const pattern = new RegExp(record.serverIdPattern);
+  const needle = record.requestId;
+  const maxLines = opts.maxLines ?? 10_000;
+  const start = record.timeline.startedAtEpochMs;
+  return new Promise((resolve, reject) => {
+    const out: RequestLogLine[] = [];
+    const stream = createReadStream(path, { start: opts.fromOffset ?? 0 });
+    let carry: Buffer = Buffer.alloc(0);
+    let offset = opts.fromOffset ?? 0;
+    let lineNo = opts.linesBefore ?? 0;
+    const consider = (buf: Buffer, at: number) => {
+      lineNo++;
+      let text = buf.toString('utf8');
+      if (text.endsWith('\r')) text = text.slice(0, -1);
+      // Every id the server prints contains our request id verbatim: a cheap filter first.
+      if (!text.includes(needle) || !pattern.test(text)) return;
+      const ts = parseServerTime(text, start);
+      out.push({ line: lineNo, offset: at, text, epochMs: ts?.epochMs ?? null, resolution: ts?.resolution ?? null,
+        sinceRequestStartMs: ts ? ts.epochMs - start : null });
+    };
+    stream.on('data', (chunk: Buffer | string) => {
+      const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      const data = carry.length ? Buffer.concat([carry, buf]) : buf;
+      let from = 0;
+      for (let nl = data.indexOf(10, from); nl >= 0; nl = data.indexOf(10, from)) {
+        consider(data.subarray(from, nl), offset);
+        offset += nl - from + 1;
+        from = nl + 1;
+        if (out.length >= maxLines) { stream.destroy(); resolve(out); return; }
+      }
+      carry = Buffer.from(data.subarray(from));
+    });
+    stream.on('end', () => { if (carry.length) consider(carry, offset); resolve(out); });
+    stream.on('error', (e) => reject(e));
+  });
+}

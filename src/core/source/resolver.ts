@@ -1,0 +1,381 @@
+// From a printed log line to the line of the checkout that printed it, with proof: the
+// statement found there must be able to print the message.
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import type { Engine } from '../logs/model';
+import { HOP_TABLES } from '../../hops';
+import { comparePin, inspectCheckout, type CheckoutInfo, type PinStatus } from './checkout';
+import { FileIndex, listPythonFiles } from './fileIndex';
+import { compilePattern, matchesPattern, patternLines, WILD, type CompiledPattern } from './messagePattern';
+import type { HopCitation } from './pins';
+import {
+  buildStatementIndex,
+  cacheFilePath,
+  compileVariant,
+  indexSourceFile,
+  loadCachedIndex,
+  saveCachedIndex,
+  specificEnough,
+  statementCacheKey,
+  StatementIndex,
+  variantMatches,
+  type BuildProgress,
+  type IndexedStatement,
+} from './statementIndex';
+import type { SourceLocation, SourceQuery, SourceResolver } from './types';
+
+export interface ResolverOptions {
+  /** Folder for the statement-index cache (one JSON file per checkout state); default defaultCacheDir(); null: no disk cache. */
+  cacheDir?: string | null;
+  /**
+   * When to build the statement index (needed for SGLang lines and vLLM lines whose file
+   * is gone): "eager" waits for it before returning, "background" returns at once and uses
+   * it when ready (the editor), "off" never builds it.
+   */
+  statementIndex?: 'eager' | 'background' | 'off';
+  /** Bundled worker script; default `statementIndex.js` next to this bundle, else in-process. */
+  workerScript?: string | null;
+  /** Hop id → citation; default from the hop tables in src/hops. */
+  hopCitations?: Record<string, HopCitation>;
+  signal?: AbortSignal;
+  onProgress?: (stage: 'files' | 'index', p: BuildProgress) => void;
+  /** A checkout already inspected (saves the git calls). */
+  checkout?: CheckoutInfo;
+}
+
+export type IndexState = 'off' | 'building' | 'ready' | 'failed' | 'cancelled';
+
+export interface CheckoutSourceResolver extends SourceResolver {
+  readonly engine: Engine;
+  readonly checkout: CheckoutInfo;
+  /** Whether HEAD is the pinned commit; `message` is what to show the user once. */
+  readonly pin: PinStatus;
+  readonly files: FileIndex;
+  /** Resolves when the statement index is ready (null when off, failed or cancelled). */
+  readonly indexReady: Promise<StatementIndex | null>;
+  indexState(): IndexState;
+  /** Where the index came from: "cache" | "built" | null; and the failure message if any. */
+  indexInfo(): { source: 'cache' | 'built' | null; error: string | null; statements: number; cacheFile: string | null };
+  /** Absolute path of a resolved location. */
+  absolutePath(loc: SourceLocation): string;
+}
+
+export class SourceResolverError extends Error {}
+
+interface FileStatements {
+  all: IndexedStatement[];
+  byLine: Map<number, IndexedStatement[]>;
+}
+
+function citationsFor(engine: Engine): Record<string, HopCitation> {
+  const out: Record<string, HopCitation> = {};
+  const table = HOP_TABLES[engine];
+  for (const h of table?.hops ?? []) if (h.line) out[h.id] = { path: h.file, line: h.line };
+  return out;
+}
+
+/** `$HOPLENS_CACHE_DIR`, else the XDG cache folder: where the CLI keeps statement indexes. */
+export function defaultCacheDir(): string {
+  return process.env.HOPLENS_CACHE_DIR || join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'hoplens', 'statements');
+}
+
+function defaultWorkerScript(): string | null {
+  const p = join(__dirname, 'statementIndex.js');
+  return existsSync(p) ? p : null;
+}
+
+/**
+ * Opens a checkout for resolution. Rejects with SourceResolverError when the folder is not
+ * a checkout of the engine.
+ */
+export async function createSourceResolver(checkoutDir: string, engine: Engine, opts: ResolverOptions = {}): Promise<CheckoutSourceResolver> {
+  const info = opts.checkout ?? (await inspectCheckout(checkoutDir, engine, { signal: opts.signal }));
+  if ('error' in info) throw new SourceResolverError(info.error);
+  if (info.engine !== engine) throw new SourceResolverError(`${checkoutDir} is a ${info.engine} checkout, not ${engine}`);
+  const files = await listPythonFiles(info.root, info.packageDir, { git: info.head !== null, signal: opts.signal });
+  if (files.length === 0) throw new SourceResolverError(`${info.root} has no Python files under ${info.packageDir}/`);
+  opts.onProgress?.('files', { done: files.length, total: files.length });
+  const pin = await comparePin(info, { signal: opts.signal });
+  const r = new Resolver(engine, info, pin, new FileIndex(files, info.packageDir), opts.hopCitations ?? citationsFor(engine));
+  const mode = opts.statementIndex ?? 'eager';
+  if (mode === 'off') {
+    r.indexReady = Promise.resolve(null);
+  } else {
+    r.state = 'building';
+    r.indexReady = r.loadIndex(files, opts);
+    if (mode === 'eager') await r.indexReady;
+  }
+  return r;
+}
+
+class Resolver implements CheckoutSourceResolver {
+  indexReady: Promise<StatementIndex | null> = Promise.resolve(null);
+  state: IndexState = 'off';
+  private index: StatementIndex | null = null;
+  private indexSource: 'cache' | 'built' | null = null;
+  private indexError: string | null = null;
+  private cacheFile: string | null = null;
+  private readonly fileStatements = new Map<string, FileStatements | null>();
+  private readonly candidateMemo = new Map<string, string[]>();
+  private readonly memo = new Map<string, { verified: Array<{ loc: SourceLocation; stmt: IndexedStatement }>; miss: SourceLocation | null; misses: number }>();
+  private readonly continuationMemo = new WeakMap<IndexedStatement, CompiledPattern[]>();
+  private readonly compiledMemo = new WeakMap<IndexedStatement, Array<ReturnType<typeof compileVariant>>>();
+
+  constructor(
+    readonly engine: Engine,
+    readonly checkout: CheckoutInfo,
+    readonly pin: PinStatus,
+    readonly files: FileIndex,
+    private readonly citations: Record<string, HopCitation>,
+  ) {}
+
+  indexState(): IndexState {
+    return this.state;
+  }
+
+  indexInfo() {
+    return { source: this.indexSource, error: this.indexError, statements: this.index?.size ?? 0, cacheFile: this.cacheFile };
+  }
+
+  absolutePath(loc: SourceLocation): string {
+    return join(this.checkout.root, loc.path);
+  }
+
+  async loadIndex(files: string[], opts: ResolverOptions): Promise<StatementIndex | null> {
+    try {
+      const key = await statementCacheKey(this.checkout, files);
+      const cacheDir = opts.cacheDir === undefined ? defaultCacheDir() : opts.cacheDir;
+      let data = cacheDir ? await loadCachedIndex(cacheDir, this.engine, key) : null;
+      if (data) {
+        this.indexSource = 'cache';
+      } else {
+        data = await buildStatementIndex(this.checkout.root, files, this.engine, key, {
+          signal: opts.signal,
+          onProgress: (p) => opts.onProgress?.('index', p),
+          workerScript: opts.workerScript === undefined ? defaultWorkerScript() : opts.workerScript,
+        });
+        this.indexSource = 'built';
+        if (cacheDir) {
+          try { this.cacheFile = await saveCachedIndex(cacheDir, data); } catch (e) { this.indexError = `cache not written: ${(e as Error).message}`; }
+        }
+      }
+      if (cacheDir && this.indexSource === 'cache') this.cacheFile = cacheFilePath(cacheDir, this.engine, key);
+      this.index = new StatementIndex(data);
+      this.state = 'ready';
+      return this.index;
+    } catch (e) {
+      this.state = (e as Error).name === 'AbortError' ? 'cancelled' : 'failed';
+      this.indexError = (e as Error).message;
+      return null;
+    }
+  }
+
+  resolve(q: SourceQuery): SourceLocation | null {
+    if (q.engine !== this.engine) return null;
+    const message = q.message.endsWith('\r') ? q.message.slice(0, -1) : q.message;
+    const continuation = q.continuation === true;
+    // Logs repeat the same few statements millions of times: remember what each printed
+    // file:line (or hop) resolved to, and re-check only that statement against the message.
+    const byPrinted = !!q.fileinfo && q.lineno != null;
+    const key = byPrinted ? `${continuation ? 'c' : 'f'}${q.lineno}:${q.fileinfo}` : q.hop ? `h${q.hop}` : null;
+    const memo = key ? this.memo.get(key) : undefined;
+    if (memo) {
+      for (const v of memo.verified) if (this.weight(v.stmt, message, continuation) >= 0) return v.loc;
+      if (byPrinted && memo.misses >= 3) {
+        // This printed file:line keeps failing to verify: only the cheap exact-line check, no scans.
+        const exact = this.byFileinfo(q.fileinfo!, q.lineno!, message, continuation, false);
+        if (exact && exact.verified) { this.remember(key!, exact); return exact; }
+        return memo.miss;
+      }
+    }
+    const found = this.resolveUncached(q, message, continuation);
+    if (key) this.remember(key, found);
+    return found;
+  }
+
+  /** Records what a printed file:line (or hop) resolved to, for the next line that prints it. */
+  private remember(key: string, found: SourceLocation | null): void {
+    let memo = this.memo.get(key);
+    if (!memo) {
+      if (this.memo.size > 50_000) this.memo.clear();
+      memo = { verified: [], miss: null, misses: 0 };
+      this.memo.set(key, memo);
+    }
+    const stmt = found && found.verified ? this.statementAt(found) : null;
+    if (found && stmt) {
+      // Several statements can share a printed `utils.py:232`: keep a few, most recent first.
+      memo.verified.unshift({ loc: found, stmt });
+      if (memo.verified.length > 8) memo.verified.pop();
+    } else if (!found || !found.verified) {
+      memo.miss = found;
+      memo.misses++;
+    }
+  }
+
+  private resolveUncached(q: SourceQuery, message: string, continuation: boolean): SourceLocation | null {
+    let fallback: SourceLocation | null = null;
+    if (q.fileinfo && q.lineno !== null && q.lineno !== undefined) {
+      const r = this.byFileinfo(q.fileinfo, q.lineno, message, continuation);
+      if (r && r.verified) return r;
+      fallback = r;
+      // The file exists but its statement is gone: still try the hop table and the index,
+      // then settle for the printed line, unverified.
+    }
+    if (continuation) return fallback;
+    return this.byHop(q.hop, message) ?? this.byIndex(q.hop, message, fallback) ?? fallback;
+  }
+
+  /** The statement a verified location points at (for the memo's fast path). */
+  private statementAt(loc: SourceLocation): IndexedStatement | null {
+    const fs = this.statementsOf(loc.path);
+    if (fs) {
+      const direct = fs.byLine.get(loc.line);
+      if (direct?.length === 1) return direct[0];
+      const byText = fs.all.filter((s) => s.line === loc.line || s.textLine === loc.line || s.variants.some((v) => v.textLine === loc.line));
+      if (byText.length === 1) return byText[0];
+    }
+    // From the index (a file the lazy reader does not know), or ambiguous: no fast path.
+    return null;
+  }
+
+  /** The parsed statements of one checkout file (memoised; null when unreadable). */
+  private statementsOf(path: string): FileStatements | null {
+    if (this.fileStatements.has(path)) return this.fileStatements.get(path)!;
+    let fs: FileStatements | null = null;
+    if (this.files.files.has(path)) {
+      // With the index ready, no file is read on this thread: the worker already parsed it.
+      let statements: readonly IndexedStatement[] | null;
+      if (this.index) {
+        statements = this.index.isSkipped(path) ? null : this.index.statementsIn(path);
+      } else {
+        const r = indexSourceFile(this.checkout.root, path);
+        statements = r.skipped ? null : r.statements;
+      }
+      if (statements) {
+        // Keyed by every line of the call: Python ≥3.11 prints its first line, older
+        // versions a line inside it (the printed line still names this statement).
+        const byLine = new Map<number, IndexedStatement[]>();
+        for (const s of statements) {
+          for (let line = s.line; line <= Math.min(s.endLine ?? s.line, s.line + 50); line++) {
+            const l = byLine.get(line);
+            if (l) l.push(s); else byLine.set(line, [s]);
+          }
+        }
+        fs = { all: [...statements], byLine };
+      }
+    }
+    this.fileStatements.set(path, fs);
+    return fs;
+  }
+
+  private compiled(s: IndexedStatement) {
+    let c = this.compiledMemo.get(s);
+    if (!c) { c = s.variants.map(compileVariant); this.compiledMemo.set(s, c); }
+    return c;
+  }
+
+  /** Literal weight with which `s` can print `message` (-1: it cannot). */
+  private weight(s: IndexedStatement, message: string, continuation: boolean): number {
+    if (continuation) return this.continuationWeight(s, message);
+    const compiled = this.compiled(s);
+    let w = -1;
+    for (let i = 0; i < compiled.length; i++) {
+      const vw = variantMatches(compiled[i], message);
+      if (vw > w) w = vw;
+    }
+    return w;
+  }
+
+  /** The variant of `s` that prints `message` with the most literal text, and where its text starts. */
+  private bestVariant(s: IndexedStatement, message: string): { w: number; textLine: number } {
+    let w = -1;
+    let textLine = s.textLine;
+    this.compiled(s).forEach((c, i) => {
+      const vw = variantMatches(c, message);
+      if (vw > w) { w = vw; textLine = s.variants[i].textLine; }
+    });
+    return { w, textLine };
+  }
+
+  /** A continuation line (after a `\n` in the message) belongs to the statement when a later line of its text matches, or when a value or traceback may hold the newline. */
+  private continuationWeight(s: IndexedStatement, message: string): number {
+    if (s.traceback) return 0;
+    let later = this.continuationMemo.get(s);
+    if (!later) {
+      later = s.variants.flatMap((v) => patternLines(v.p).slice(1).map((line) => compilePattern(line)));
+      this.continuationMemo.set(s, later);
+    }
+    let best = s.variants.some((v) => v.p.includes(WILD)) ? 0 : -1;
+    for (const c of later) if (matchesPattern(c, message)) best = Math.max(best, c.weight);
+    return best;
+  }
+
+  /** vLLM prints (and cites) the call line; SGLang's citations name the line where the text starts. */
+  private reportedLine(s: IndexedStatement, textLine: number): number {
+    return this.engine === 'vllm' ? s.line : textLine;
+  }
+
+  private byFileinfo(fileinfo: string, lineno: number, message: string, continuation: boolean, searchMoved = true): SourceLocation | null {
+    let cands = this.candidateMemo.get(fileinfo);
+    if (!cands) { cands = this.files.candidates(fileinfo); this.candidateMemo.set(fileinfo, cands); }
+    if (cands.length === 0) return null;
+    // 1. The printed line holds a statement that prints this message.
+    let exact: { path: string; w: number } | null = null;
+    for (const path of cands) {
+      const fs = this.statementsOf(path);
+      for (const s of fs?.byLine.get(lineno) ?? []) {
+        const w = this.weight(s, message, continuation);
+        if (w >= 0 && (!exact || w > exact.w)) exact = { path, w };
+      }
+    }
+    if (exact) return { path: exact.path, line: lineno, verified: true, drift: 0, method: 'fileinfo' };
+    // 2. The checkout is at another commit: the same statement elsewhere in the same file.
+    let moved: { path: string; line: number; w: number } | null = null;
+    if (!continuation && searchMoved) {
+      for (const path of cands) {
+        for (const s of this.statementsOf(path)?.all ?? []) {
+          const w = this.weight(s, message, false);
+          if (w <= 0 || !specificEnough(w, message)) continue;
+          const d = Math.abs(s.line - lineno);
+          if (!moved || d < Math.abs(moved.line - lineno) || (d === Math.abs(moved.line - lineno) && w > moved.w)) moved = { path, line: s.line, w };
+        }
+      }
+    }
+    if (moved) return { path: moved.path, line: moved.line, verified: true, drift: moved.line - lineno, method: 'fileinfo+literal' };
+    // 3. Unverified: the printed line of the likeliest file (one with a logging call there).
+    const withCall = cands.find((p) => this.statementsOf(p)?.byLine.has(lineno));
+    return { path: withCall ?? cands[0], line: lineno, verified: false, drift: 0, method: 'fileinfo' };
+  }
+
+  private byHop(hop: string | null, message: string): SourceLocation | null {
+    const cit = hop ? this.citations[hop] : undefined;
+    if (!cit) return null;
+    const fs = this.statementsOf(cit.path);
+    if (!fs) return null;
+    let best: { s: IndexedStatement; line: number; w: number } | null = null;
+    for (const s of fs.all) {
+      const { w, textLine } = this.bestVariant(s, message);
+      if (w < 0) continue;
+      const line = this.reportedLine(s, textLine);
+      const atCitation = line === cit.line || s.line === cit.line;
+      if (!atCitation && (w === 0 || !specificEnough(w, message))) continue;
+      const d = atCitation ? 0 : Math.abs(line - cit.line);
+      const bd = best ? (best.line === cit.line || best.s.line === cit.line ? 0 : Math.abs(best.line - cit.line)) : Infinity;
+      if (!best || d < bd || (d === bd && w > best.w)) best = { s, line: atCitation ? cit.line : line, w };
+    }
+    if (!best) return null;
+    return { path: cit.path, line: best.line, verified: true, drift: best.line - cit.line, method: 'hop-table' };
+  }
+
+  private byIndex(hop: string | null, message: string, fallback: SourceLocation | null): SourceLocation | null {
+    if (!this.index) return null;
+    const cit = hop ? this.citations[hop] : undefined;
+    const prefer = [cit?.path, fallback?.path].filter((x): x is string => !!x);
+    const [best] = this.index.search(message, { preferPaths: prefer, limit: 1 });
+    if (!best) return null;
+    const line = this.reportedLine(best.statement, best.variant.textLine);
+    const drift = cit && cit.path === best.statement.path ? line - cit.line : 0;
+    return { path: best.statement.path, line, verified: true, drift, method: 'statement-index' };
+  }
+}

@@ -1,0 +1,348 @@
+// An index of every logging statement in a checkout: built once per checkout state (off
+// the editor's thread), cached on disk, and searched by a printed message when the line
+// carries no usable file:line (SGLang, or a vLLM file that no longer exists).
+import { createHash } from 'node:crypto';
+import { existsSync, promises as fsp, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { Engine } from '../logs/model';
+import type { CheckoutInfo } from './checkout';
+import { findLogStatements } from './logStatements';
+import { compilePattern, matchesPattern, patternLines, type CompiledPattern, type Pattern } from './messagePattern';
+
+/** Bump when the index layout or the parser's output changes: old cache files are ignored. */
+export const INDEX_FORMAT = 4;
+/** Larger .py files are skipped (generated tables, vendored blobs), with a reason in the index. */
+export const MAX_SOURCE_BYTES = 4 * 1024 * 1024;
+
+export interface IndexedVariant {
+  p: Pattern;
+  /** Text may follow (message extended with `+=`). */
+  open: boolean;
+  textLine: number;
+}
+
+export interface IndexedStatement {
+  path: string;
+  /** First line of the call (what Python ≥3.11 prints). */
+  line: number;
+  /** Last line of the call: older Pythons print a line inside the call's span. */
+  endLine: number;
+  textLine: number;
+  level: string | null;
+  variants: IndexedVariant[];
+  traceback: boolean;
+}
+
+export interface StatementIndexData {
+  format: number;
+  engine: Engine;
+  /** The checkout state this index was built from (see statementCacheKey). */
+  key: string;
+  builtAt: string;
+  fileCount: number;
+  statements: IndexedStatement[];
+  skipped: Array<{ path: string; reason: string }>;
+}
+
+/** Logging statements of one file, or why it was skipped. Synchronous: callers batch it. */
+export function indexSourceFile(root: string, path: string, maxBytes = MAX_SOURCE_BYTES): { statements: IndexedStatement[]; skipped: string | null } {
+  let text: string;
+  try {
+    const size = statSync(join(root, path)).size;
+    if (size > maxBytes) return { statements: [], skipped: `larger than ${Math.round(maxBytes / 1048576)} MB` };
+    text = readFileSync(join(root, path), 'utf8');
+  } catch (e) {
+    return { statements: [], skipped: `unreadable: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` };
+  }
+  if (text.indexOf('\0') >= 0) return { statements: [], skipped: 'not Python source: binary content (NUL bytes)' };
+  try {
+    return {
+      statements: findLogStatements(text).map((s) => ({
+        path,
+        line: s.line,
+        endLine: s.endLine,
+        textLine: s.textLine,
+        level: s.level,
+        traceback: s.withTraceback,
+        variants: s.variants.map((v) => ({ p: v.pattern, open: v.openEnded, textLine: v.textLine })),
+      })),
+      skipped: null,
+    };
+  } catch (e) {
+    return { statements: [], skipped: `not Python source: ${(e as Error).message}` };
+  }
+}
+
+export interface BuildProgress {
+  done: number;
+  total: number;
+}
+
+export interface BuildOptions {
+  signal?: AbortSignal;
+  onProgress?: (p: BuildProgress) => void;
+  /** Path of the bundled worker (dist/statementIndex.js). Missing or absent: builds in-process. */
+  workerScript?: string | null;
+  maxFileBytes?: number;
+}
+
+/** Message the worker posts back. */
+export type WorkerMessage =
+  | { type: 'progress'; done: number; total: number }
+  | { type: 'done'; statements: IndexedStatement[]; skipped: Array<{ path: string; reason: string }> }
+  | { type: 'error'; message: string };
+
+export interface WorkerInput {
+  root: string;
+  files: string[];
+  maxFileBytes: number;
+}
+
+/** The loop both the worker and the in-process fallback run. `yieldEvery` lets the latter breathe. */
+export async function runIndexLoop(
+  input: WorkerInput,
+  report: (done: number, total: number) => void,
+  yieldEvery: number | null,
+  signal?: AbortSignal,
+): Promise<{ statements: IndexedStatement[]; skipped: Array<{ path: string; reason: string }> }> {
+  const statements: IndexedStatement[] = [];
+  const skipped: Array<{ path: string; reason: string }> = [];
+  let slice = Date.now();
+  for (let i = 0; i < input.files.length; i++) {
+    if (signal?.aborted) throw abortError();
+    const r = indexSourceFile(input.root, input.files[i], input.maxFileBytes);
+    for (const s of r.statements) statements.push(s);
+    if (r.skipped) skipped.push({ path: input.files[i], reason: r.skipped });
+    if ((i + 1) % 100 === 0) report(i + 1, input.files.length);
+    if (yieldEvery !== null && Date.now() - slice > yieldEvery) {
+      await new Promise((res) => setImmediate(res));
+      slice = Date.now();
+    }
+  }
+  report(input.files.length, input.files.length);
+  return { statements, skipped };
+}
+
+function abortError(): Error {
+  const e = new Error('statement index build was cancelled');
+  e.name = 'AbortError';
+  return e;
+}
+
+/** Builds the index of `files` under `root`: in a worker thread when a worker script is given. */
+export async function buildStatementIndex(root: string, files: string[], engine: Engine, key: string, opts: BuildOptions = {}): Promise<StatementIndexData> {
+  const input: WorkerInput = { root, files, maxFileBytes: opts.maxFileBytes ?? MAX_SOURCE_BYTES };
+  const report = (done: number, total: number) => opts.onProgress?.({ done, total });
+  let result: { statements: IndexedStatement[]; skipped: Array<{ path: string; reason: string }> };
+  if (opts.signal?.aborted) throw abortError();
+  if (opts.workerScript && existsSync(opts.workerScript)) {
+    result = await new Promise((resolve, reject) => {
+      const worker = new Worker(opts.workerScript!, { workerData: input });
+      const onAbort = () => { void worker.terminate(); reject(abortError()); };
+      opts.signal?.addEventListener('abort', onAbort, { once: true });
+      const finish = () => opts.signal?.removeEventListener('abort', onAbort);
+      worker.on('message', (m: WorkerMessage) => {
+        if (m.type === 'progress') report(m.done, m.total);
+        else if (m.type === 'done') { finish(); void worker.terminate(); resolve({ statements: m.statements, skipped: m.skipped }); }
+        else { finish(); void worker.terminate(); reject(new Error(m.message)); }
+      });
+      worker.on('error', (e) => { finish(); reject(e); });
+    });
+  } else {
+    result = await runIndexLoop(input, report, 15, opts.signal);
+  }
+  return { format: INDEX_FORMAT, engine, key, builtAt: new Date().toISOString(), fileCount: files.length, ...result };
+}
+
+/**
+ * The cache key of a checkout's current state. A clean git tree is its HEAD commit; a
+ * dirty tree adds a digest of the changed .py files' sizes and mtimes (so edits rebuild,
+ * and reverting them hits the clean cache again); a folder without git is a digest of
+ * every file's path, size and mtime.
+ */
+export async function statementCacheKey(info: CheckoutInfo, files: readonly string[]): Promise<string> {
+  const h = createHash('sha256');
+  const stamp = async (rel: string) => {
+    try {
+      const st = await fsp.stat(join(info.root, rel));
+      h.update(`${rel}\0${st.size}\0${Math.floor(st.mtimeMs)}\n`);
+    } catch {
+      h.update(`${rel}\0gone\n`);
+    }
+  };
+  if (info.head && info.dirtyPaths && info.dirtyPaths.length === 0) return info.head;
+  if (info.head && info.dirtyPaths) {
+    for (const p of [...info.dirtyPaths].sort()) await stamp(p);
+    return `${info.head}+${h.digest('hex').slice(0, 16)}`;
+  }
+  h.update(info.root + '\n');
+  for (const f of files) await stamp(f);
+  return `nogit-${h.digest('hex').slice(0, 24)}`;
+}
+
+export function cacheFilePath(cacheDir: string, engine: Engine, key: string): string {
+  return join(cacheDir, `statements-${engine}-${key.replace(/[^A-Za-z0-9+-]/g, '_')}.json`);
+}
+
+/** Reads a cached index if it exists and was built for this key and format. */
+export async function loadCachedIndex(cacheDir: string, engine: Engine, key: string): Promise<StatementIndexData | null> {
+  try {
+    const data = JSON.parse(await fsp.readFile(cacheFilePath(cacheDir, engine, key), 'utf8')) as StatementIndexData;
+    return data && data.format === INDEX_FORMAT && data.key === key && data.engine === engine && Array.isArray(data.statements) ? data : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Writes atomically (temp file + rename) so a crash never leaves a half-written cache. */
+export async function saveCachedIndex(cacheDir: string, data: StatementIndexData): Promise<string> {
+  await fsp.mkdir(cacheDir, { recursive: true });
+  const file = cacheFilePath(cacheDir, data.engine, data.key);
+  const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
+  await fsp.writeFile(tmp, JSON.stringify(data));
+  await fsp.rename(tmp, file);
+  return file;
+}
+
+export interface StatementMatch {
+  statement: IndexedStatement;
+  variant: IndexedVariant;
+  /** Literal characters the match consumed: higher is more specific. */
+  weight: number;
+}
+
+interface CompiledVariant {
+  stmt: number;
+  variant: IndexedVariant;
+  whole: CompiledPattern;
+  /** The first printed line of a multi-line message, when the text holds a newline. */
+  firstLine: CompiledPattern | null;
+}
+
+export function compileVariant(v: IndexedVariant): { whole: CompiledPattern; firstLine: CompiledPattern | null } {
+  const whole = compilePattern(v.p, v.open);
+  const lines = patternLines(v.p);
+  return { whole, firstLine: lines.length > 1 ? compilePattern(lines[0]) : null };
+}
+
+/** Whether a printed message (one physical line) is something this variant prints. */
+export function variantMatches(c: { whole: CompiledPattern; firstLine: CompiledPattern | null }, message: string): number {
+  if (matchesPattern(c.whole, message)) return c.whole.weight;
+  if (c.firstLine && matchesPattern(c.firstLine, message)) return c.firstLine.weight;
+  return -1;
+}
+
+/** A message needs this many literal characters in common with a statement to count as printed by it. */
+export function specificEnough(weight: number, message: string): boolean {
+  return weight >= 8 || (weight >= 3 && weight * 2 >= message.length);
+}
+
+/** Key lengths: a long piece of text is keyed by a rare 8-character piece, a short one by 4. */
+const GRAMS = [8, 4] as const;
+const SCAN_LIMIT = 4096;
+
+export class StatementIndex {
+  readonly data: StatementIndexData;
+  private readonly compiled: CompiledVariant[] = [];
+  private readonly byGram: Array<Map<string, number[]>> = GRAMS.map(() => new Map());
+  private readonly byPath = new Map<string, IndexedStatement[]>();
+  private skippedPaths: Set<string> | null = null;
+  private keyed = false;
+
+  constructor(data: StatementIndexData) {
+    this.data = data;
+    data.statements.forEach((s) => {
+      const list = this.byPath.get(s.path);
+      if (list) list.push(s); else this.byPath.set(s.path, [s]);
+    });
+  }
+
+  /**
+   * Keys each variant by the rarest piece of text among its literals (all of them must
+   * appear in a message it prints), so a lookup only tests the few statements that share an
+   * unusual piece of text with the message. Built on the first search: a vLLM log whose
+   * files all exist never needs it.
+   */
+  private ensureKeys(): void {
+    if (this.keyed) return;
+    this.keyed = true;
+    const freq = new Map<string, number>();
+    const litsOf: string[][] = [];
+    this.data.statements.forEach((s, si) => {
+      for (const v of s.variants) {
+        const c = compileVariant(v);
+        const lits = (c.firstLine ?? c.whole).lits;
+        this.compiled.push({ stmt: si, variant: v, ...c });
+        litsOf.push(lits);
+        for (const lit of lits) {
+          const gi = lit.length >= GRAMS[0] ? 0 : lit.length >= GRAMS[1] ? 1 : -1;
+          if (gi < 0) continue;
+          const g: number = GRAMS[gi as 0 | 1];
+          for (let i = 0; i + g <= lit.length; i++) {
+            const k = gi + lit.slice(i, i + g);
+            freq.set(k, (freq.get(k) ?? 0) + 1);
+          }
+        }
+      }
+    });
+    litsOf.forEach((lits, ci) => {
+      let bestKey: string | null = null;
+      let bestFreq = Infinity;
+      for (const lit of lits) {
+        const gi = lit.length >= GRAMS[0] ? 0 : lit.length >= GRAMS[1] ? 1 : -1;
+        if (gi < 0) continue;
+        const g: number = GRAMS[gi as 0 | 1];
+        for (let i = 0; i + g <= lit.length; i++) {
+          const k = gi + lit.slice(i, i + g);
+          const f = freq.get(k)! * (gi === 0 ? 1 : 4); // prefer long keys
+          if (f < bestFreq) { bestFreq = f; bestKey = k; }
+        }
+      }
+      if (!bestKey) return;
+      const map = this.byGram[Number(bestKey[0])];
+      const piece = bestKey.slice(1);
+      const list = map.get(piece);
+      if (list) list.push(ci); else map.set(piece, [ci]);
+    });
+  }
+
+  get size(): number {
+    return this.data.statements.length;
+  }
+
+  /** True when the build skipped the file (binary, too large, unreadable). */
+  isSkipped(path: string): boolean {
+    if (!this.skippedPaths) this.skippedPaths = new Set(this.data.skipped.map((s) => s.path));
+    return this.skippedPaths.has(path);
+  }
+
+  statementsIn(path: string): readonly IndexedStatement[] {
+    return this.byPath.get(path) ?? [];
+  }
+
+  /** Statements that can print `message`, most specific first. */
+  search(message: string, opts: { preferPaths?: readonly string[]; limit?: number } = {}): StatementMatch[] {
+    this.ensureKeys();
+    const text = message.length > 2 * SCAN_LIMIT ? message.slice(0, SCAN_LIMIT) + '\n' + message.slice(-SCAN_LIMIT) : message;
+    const seen = new Set<number>();
+    const out: StatementMatch[] = [];
+    GRAMS.forEach((g, gi) => {
+      const map = this.byGram[gi];
+      for (let i = 0; i + g <= text.length; i++) {
+        const list = map.get(text.slice(i, i + g));
+        if (!list) continue;
+        for (const ci of list) {
+          if (seen.has(ci)) continue;
+          seen.add(ci);
+          const c = this.compiled[ci];
+          const w = variantMatches(c, message);
+          if (w >= 0 && specificEnough(w, message)) out.push({ statement: this.data.statements[c.stmt], variant: c.variant, weight: w });
+        }
+      }
+    });
+    const prefer = new Set(opts.preferPaths ?? []);
+    out.sort((a, b) => b.weight - a.weight || Number(prefer.has(b.statement.path)) - Number(prefer.has(a.statement.path)) || a.statement.path.localeCompare(b.statement.path) || a.statement.line - b.statement.line);
+    return out.slice(0, opts.limit ?? 5);
+  }
+}

@@ -1,0 +1,49 @@
+// Hovering a hop line explains it: what it means, which flag turns it on, where it is, drift.
+import * as vscode from 'vscode';
+import type { LogDocumentService } from './logDocuments';
+import type { SourceService } from './sourceService';
+import { displaySource, driftText, hopDef, hopLabel } from './hopPresentation';
+import { citation, getHopTable } from '../../hops/index';
+
+export class HopHoverProvider implements vscode.HoverProvider {
+  constructor(private readonly logs: LogDocumentService, private readonly sources: SourceService) {}
+
+  provideHover(doc: vscode.TextDocument, position: vscode.Position): vscode.Hover | undefined {
+    const rec = this.logs.get(doc)?.record(position.line);
+    if (!rec || rec.engine === 'other') return undefined;
+    const def = hopDef(rec);
+    const src = this.sources.locate(rec);
+    if (!def && !src) return undefined;
+    const md = new vscode.MarkdownString(undefined, true);
+    md.isTrusted = false;
+    md.supportHtml = false;
+    if (def) {
+      const table = getHopTable(def.engine);
+      md.appendMarkdown(`**HopLens · ${hopLabel(def)}** (${def.id}) · ${def.role} · ${def.level}\n\n`);
+      md.appendText(def.meaning);
+      md.appendMarkdown('\n\n');
+      md.appendMarkdown(`Turned on by: `);
+      md.appendText(def.gate);
+      md.appendMarkdown(`\n\nCited at the pin \`${table.pinnedSha.slice(0, 12)}\`: `);
+      md.appendText(citation(def));
+      md.appendMarkdown('\n\n');
+    }
+    if (src) {
+      const loc = src.location;
+      md.appendMarkdown(src.local ? 'Checkout: ' : 'No local checkout: opens the pinned file on the public repository: ');
+      md.appendText(displaySource(loc));
+      if (src.local) md.appendMarkdown(loc.verified ? ' — verified: the logging call there matches this message' : ' — not verified against the message');
+      const drift = driftText(loc);
+      if (drift) md.appendMarkdown(`\n\nDrift: the statement is ${drift} from the line the server printed (the checkout is at another commit than the server).`);
+      md.appendMarkdown('\n\n');
+    }
+    if (rec.rid) {
+      md.appendMarkdown('Request: ');
+      md.appendText(rec.rid);
+      const g = this.logs.get(doc)!.annotator.tracker.brief(rec.rid);
+      if (g) md.appendMarkdown(` · ${g.hops.length} hop lines${g.span ? ` over ${g.span.text}` : ''}`);
+    }
+    if (rec.timeResolution === 's') md.appendMarkdown('\n\n_Timestamps in this log have whole seconds: deltas are "≤1 s" at best. `HopLens: Create Logging Config` adds milliseconds._');
+    return new vscode.Hover(md, doc.lineAt(position.line).range);
+  }
+}

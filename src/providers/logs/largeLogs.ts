@@ -1,0 +1,113 @@
+// Logs too big for VS Code to hand to extensions (> 50 MB): streamed from disk in slices that
+// never block the extension host for long, followed as they grow, and shown as read-only
+// slices around a line (the `hoplens-slice:` scheme) instead of the whole file.
+import * as vscode from 'vscode';
+import { open } from 'node:fs/promises';
+import { LogFileFollower } from '../../core/logs/annotate';
+import { Disposable } from '../../util/dispose';
+import type { RequestLogSource } from '../requestsView';
+
+export const SLICE_SCHEME = 'hoplens-slice';
+const POLL_BYTES = 8 * 1024 * 1024;
+const SLICE_CONTEXT_LINES = 60;
+const OFFSET_SAMPLE_EVERY = 1024;
+
+export class LargeLog implements RequestLogSource {
+  readonly follower: LogFileFollower;
+  /** Byte offset of every 1024th line (line index = i * 1024 + 1), to cut slices quickly. */
+  private readonly offsets: number[] = [];
+  constructor(readonly uri: vscode.Uri) {
+    this.follower = new LogFileFollower(uri.fsPath, { engine: 'auto', keepRecords: false });
+  }
+  get label(): string { return `${this.uri.fsPath.split(/[\\/]/).pop()} (streamed)`; }
+  get tracker() { return this.follower.annotator.tracker; }
+  get engine() { return this.follower.annotator.engine; }
+  get linesRead(): number { return this.follower.annotator.linesParsed; }
+
+  /** Reads what was appended, in slices; reports progress; stops on cancel. */
+  async readAppended(onProgress: (bytes: number) => void, token?: vscode.CancellationToken): Promise<void> {
+    for (;;) {
+      if (token?.isCancellationRequested) return;
+      const { reset, added } = await this.follower.poll(POLL_BYTES);
+      if (reset) this.offsets.length = 0;
+      for (const rec of added) if ((rec.line - 1) % OFFSET_SAMPLE_EVERY === 0) this.offsets[(rec.line - 1) / OFFSET_SAMPLE_EVERY] = rec.offset;
+      if (added.length === 0) return;
+      onProgress(this.follower.annotator.bytesParsed);
+      await new Promise((r) => setImmediate(r)); // let the extension host breathe between slices
+    }
+  }
+
+  /** Text of the lines around `line` (1-based) and the number of the first one. */
+  async slice(line: number): Promise<{ firstLine: number; text: string }> {
+    const first = Math.max(1, line - SLICE_CONTEXT_LINES);
+    const sample = Math.floor((first - 1) / OFFSET_SAMPLE_EVERY);
+    let lineNo = sample * OFFSET_SAMPLE_EVERY + 1;
+    let pos = this.offsets[sample] ?? 0;
+    if (this.offsets[sample] === undefined) lineNo = 1;
+    const fh = await open(this.uri.fsPath, 'r');
+    try {
+      const want = SLICE_CONTEXT_LINES * 2 + 1;
+      const lines: string[] = [];
+      let carry = '';
+      const buf = Buffer.alloc(1024 * 1024);
+      while (lines.length < want) {
+        const { bytesRead } = await fh.read(buf, 0, buf.length, pos);
+        if (bytesRead === 0) { if (carry && lineNo >= first) lines.push(carry); break; }
+        pos += bytesRead;
+        const parts = (carry + buf.subarray(0, bytesRead).toString('utf8')).split('\n');
+        carry = parts.pop()!;
+        for (const p of parts) {
+          if (lineNo >= first) lines.push(p.length > 4000 ? p.slice(0, 4000) + ' …[line cut]' : p);
+          lineNo++;
+          if (lines.length >= want) break;
+        }
+      }
+      return { firstLine: first, text: lines.join('\n') };
+    } finally { await fh.close(); }
+  }
+}
+
+export class LargeLogService extends Disposable implements vscode.TextDocumentContentProvider {
+  private readonly logs = new Map<string, LargeLog>();
+
+  constructor() {
+    super();
+    this._register(vscode.workspace.registerTextDocumentContentProvider(SLICE_SCHEME, this));
+  }
+
+  get(uri: vscode.Uri): LargeLog | undefined { return this.logs.get(uri.toString()); }
+
+  async openFile(uri: vscode.Uri): Promise<LargeLog | undefined> {
+    const log = new LargeLog(uri);
+    const ok = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `HopLens: reading ${log.label}`, cancellable: true }, async (progress, token) => {
+      const { size } = await (await import('node:fs/promises')).stat(uri.fsPath);
+      let last = 0;
+      await log.readAppended((bytes) => {
+        progress.report({ increment: ((bytes - last) / Math.max(1, size)) * 100, message: `${(bytes / 1e6).toFixed(0)} of ${(size / 1e6).toFixed(0)} MB, ${log.tracker.requestCount} requests` });
+        last = bytes;
+      }, token);
+      return !token.isCancellationRequested;
+    });
+    if (!ok) return undefined;
+    this.logs.set(uri.toString(), log);
+    return log;
+  }
+
+  /** Opens a read-only slice of the file around a 1-based line, with that line selected. */
+  async reveal(uri: vscode.Uri, line: number): Promise<void> {
+    const sliceUri = uri.with({ scheme: SLICE_SCHEME, query: `line=${line}` });
+    const doc = await vscode.workspace.openTextDocument(sliceUri);
+    const log = this.logs.get(uri.toString());
+    const first = log ? Math.max(1, line - SLICE_CONTEXT_LINES) : 1;
+    const at = Math.min(doc.lineCount - 1, line - first);
+    await vscode.window.showTextDocument(doc, { selection: new vscode.Range(at, 0, at, 0), preview: true });
+  }
+
+  async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
+    const file = uri.with({ scheme: 'file', query: '' });
+    const log = this.logs.get(file.toString());
+    const line = Number(/line=(\d+)/.exec(uri.query)?.[1] ?? '1');
+    if (!log) return `HopLens: ${file.fsPath} is not open as a large log.`;
+    return (await log.slice(line)).text;
+  }
+}

@@ -1,0 +1,73 @@
+// Wires the server-log feature: annotation service, source service, lens, links, decorations,
+// hover, the Requests view following the active log, and the log commands.
+import * as vscode from 'vscode';
+import { LogDocumentService } from './logDocuments';
+import { SourceService } from './sourceService';
+import { HopCodeLensProvider } from './hopCodeLens';
+import { FileInfoLinkProvider } from './fileInfoLinks';
+import { HopDeltaDecorations } from './hopDecorations';
+import { HopHoverProvider } from './hopHover';
+import { LargeLogService } from './largeLogs';
+import { RequestsViewProvider } from '../requestsView';
+import { registerLogCommands } from '../../commands/logCommands';
+import { CommandIds } from '../../commandIds';
+import type { Logger } from '../../logging';
+
+export interface LogFeature {
+  readonly logs: LogDocumentService;
+  readonly sources: SourceService;
+  readonly requests: RequestsViewProvider;
+  readonly largeLogs: LargeLogService;
+  readonly disposable: vscode.Disposable;
+}
+
+const LOG_SELECTOR: vscode.DocumentSelector = [
+  { scheme: 'file' }, { scheme: 'untitled' }, { scheme: 'vscode-remote' },
+];
+
+export function createLogFeature(context: vscode.ExtensionContext, log: Logger): LogFeature {
+  const logs = new LogDocumentService(log);
+  const sources = new SourceService(context.extensionUri, context.globalStorageUri, log);
+  const requests = new RequestsViewProvider();
+  const largeLogs = new LargeLogService();
+  const view = vscode.window.createTreeView('hoplens.requests', { treeDataProvider: requests, showCollapseAll: true });
+  requests.attach(view);
+  const lenses = new HopCodeLensProvider(logs, sources);
+
+  const showActive = (editor: vscode.TextEditor | undefined) => {
+    if (!editor) return;
+    const ann = logs.get(editor.document);
+    if (ann && ann.hasHops) {
+      requests.setSource({ label: editor.document.fileName.split(/[\\/]/).pop()!, uri: editor.document.uri, tracker: ann.annotator.tracker, engine: ann.annotator.engine });
+    }
+  };
+  showActive(vscode.window.activeTextEditor);
+
+  const disposable = vscode.Disposable.from(
+    logs, sources, requests, largeLogs, view, lenses,
+    vscode.languages.registerCodeLensProvider(LOG_SELECTOR, lenses),
+    vscode.languages.registerDocumentLinkProvider(LOG_SELECTOR, new FileInfoLinkProvider(logs, sources)),
+    vscode.languages.registerHoverProvider(LOG_SELECTOR, new HopHoverProvider(logs, sources)),
+    new HopDeltaDecorations(logs),
+    vscode.window.onDidChangeActiveTextEditor(showActive),
+    logs.onDidChange((uri) => {
+      if (requests.currentSource?.uri.toString() === uri.toString()) requests.refresh();
+      else if (vscode.window.activeTextEditor?.document.uri.toString() === uri.toString()) showActive(vscode.window.activeTextEditor);
+    }),
+    registerLogCommands({ logs, sources, requests, largeLogs, log }),
+    vscode.commands.registerCommand(CommandIds.openLargeLog, async (arg?: vscode.Uri) => {
+      const uri = arg ?? (await vscode.window.showOpenDialog({ canSelectMany: false, title: 'Open Large Server Log', filters: { Logs: ['log', 'txt', 'out'], All: ['*'] } }))?.[0];
+      if (!uri) return;
+      try {
+        const large = await largeLogs.openFile(uri);
+        if (!large) return;
+        requests.setSource(large);
+        await vscode.commands.executeCommand('hoplens.requests.focus');
+        if (large.tracker.requestCount === 0) void vscode.window.showInformationMessage(`HopLens: no hops found in ${large.label} (${large.linesRead} lines).`);
+      } catch (e) {
+        void vscode.window.showErrorMessage(`HopLens: ${(e as Error).message}`);
+      }
+    }),
+  );
+  return { logs, sources, requests, largeLogs, disposable };
+}

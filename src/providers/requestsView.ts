@@ -1,0 +1,152 @@
+// The Requests view: one node per request of the current server log (id, first time, hop
+// count, span), its hops in order with process and delta, then the hops it never printed and why.
+import * as vscode from 'vscode';
+import type { RequestGroup, RequestHop, MissingHop } from '../core/logs/requests';
+import type { RequestTracker } from '../core/logs/requests';
+import type { Engine } from '../core/logs/model';
+import { ridMatchesQuery } from '../core/logs/requestIds';
+import { findHop } from '../hops/index';
+import { hopLabel } from './logs/hopPresentation';
+import { CommandIds } from '../commandIds';
+import { Disposable } from '../util/dispose';
+
+/** A log whose requests the view shows: an open document or a large file streamed from disk. */
+export interface RequestLogSource {
+  readonly label: string;
+  readonly uri: vscode.Uri;
+  readonly tracker: RequestTracker;
+  readonly engine: Engine | null;
+}
+
+type Node =
+  | { kind: 'request'; group: RequestGroup; source: RequestLogSource }
+  | { kind: 'hop'; hop: RequestHop; group: RequestGroup; source: RequestLogSource }
+  | { kind: 'missing'; missing: MissingHop; group: RequestGroup }
+  | { kind: 'info'; text: string };
+
+/** Keep the tree responsive on logs with very many requests. */
+const MAX_REQUEST_NODES = 5000;
+
+export class RequestsViewProvider extends Disposable implements vscode.TreeDataProvider<Node> {
+  private readonly changed = this._register(new vscode.EventEmitter<Node | undefined>());
+  readonly onDidChangeTreeData = this.changed.event;
+  private source: RequestLogSource | undefined;
+  private filter = '';
+  private view: vscode.TreeView<Node> | undefined;
+
+  attach(view: vscode.TreeView<Node>): void {
+    this.view = view;
+    this.updateMessage();
+  }
+
+  setSource(source: RequestLogSource | undefined): void {
+    this.source = source;
+    this.refresh();
+  }
+
+  get currentSource(): RequestLogSource | undefined { return this.source; }
+
+  setFilter(filter: string): void {
+    this.filter = filter.trim();
+    void vscode.commands.executeCommand('setContext', 'hoplens.requestFilterActive', this.filter.length > 0);
+    this.refresh();
+  }
+
+  refresh(): void {
+    this.changed.fire(undefined);
+    this.updateMessage();
+  }
+
+  /** Shows and selects a request by id (after a traced request). */
+  async reveal(rid: string): Promise<boolean> {
+    const group = this.source?.tracker.get(rid);
+    if (!group || !this.view || !this.source) return false;
+    await this.view.reveal({ kind: 'request', group, source: this.source }, { select: true, focus: false, expand: true });
+    return true;
+  }
+
+  private updateMessage(): void {
+    if (!this.view) return;
+    const s = this.source;
+    if (!s) { this.view.message = undefined; this.view.description = undefined; return; }
+    const n = s.tracker.requestCount;
+    this.view.description = s.label;
+    this.view.message = n === 0
+      ? `No requests found in ${s.label}${s.engine ? '' : ' (not a vLLM or SGLang log)'}.`
+      : this.filter ? `Filter: ${this.filter}` : undefined;
+  }
+
+  getParent(node: Node): Node | undefined {
+    if (node.kind === 'hop' ) return { kind: 'request', group: node.group, source: node.source };
+    if (node.kind === 'missing' && this.source) return { kind: 'request', group: node.group, source: this.source };
+    return undefined;
+  }
+
+  getChildren(node?: Node): Node[] {
+    const s = this.source;
+    if (!s) return [];
+    if (!node) {
+      const out: Node[] = [];
+      for (const rid of s.tracker.rids()) {
+        if (this.filter && !ridMatchesQuery(rid, this.filter)) continue;
+        const group = s.tracker.get(rid);
+        if (group) out.push({ kind: 'request', group, source: s });
+        if (out.length >= MAX_REQUEST_NODES) {
+          out.push({ kind: 'info', text: `Showing the first ${MAX_REQUEST_NODES} requests; filter by id to find others.` });
+          break;
+        }
+      }
+      return out;
+    }
+    if (node.kind === 'request') {
+      return [
+        ...node.group.hops.map((hop): Node => ({ kind: 'hop', hop, group: node.group, source: node.source })),
+        ...node.group.missing.map((missing): Node => ({ kind: 'missing', missing, group: node.group })),
+      ];
+    }
+    return [];
+  }
+
+  getTreeItem(node: Node): vscode.TreeItem {
+    switch (node.kind) {
+      case 'request': {
+        const g = node.group;
+        const item = new vscode.TreeItem(g.rid, vscode.TreeItemCollapsibleState.Collapsed);
+        item.id = `req:${g.rid}`;
+        const when = g.firstTime !== null ? new Date(g.firstTime).toISOString().slice(11, 19) : `line ${g.firstLine}`;
+        item.description = `${when} · ${g.hops.length} hop${g.hops.length === 1 ? '' : 's'}${g.span ? ` · ${g.span.text}` : ''}`;
+        item.tooltip = `${g.rid}\nlines ${g.firstLine}–${g.lastLine}\n${g.missing.length} hop(s) of the table not printed`;
+        item.iconPath = new vscode.ThemeIcon('pulse');
+        item.contextValue = 'hoplens.request';
+        item.command = { command: CommandIds.revealLogLine, title: 'Reveal', arguments: [node.source.uri, g.firstLine] };
+        return item;
+      }
+      case 'hop': {
+        const def = node.group.engine ? findHop(node.group.engine, node.hop.hop) : undefined;
+        const label = def ? `${hopLabel(def)} · ${shortFormat(def.format)}` : node.hop.hop;
+        const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.None);
+        item.id = `hop:${node.group.rid}:${node.hop.line}`;
+        item.description = `${node.hop.process ?? node.hop.role ?? ''} · ${node.hop.sincePrevious ? `+${node.hop.sincePrevious.text}` : 'first'} · line ${node.hop.line}`;
+        item.tooltip = `${def?.meaning ?? ''}\nsince the request's first line: ${node.hop.sinceFirst?.text ?? '—'}`;
+        item.iconPath = new vscode.ThemeIcon('debug-stackframe-dot');
+        item.command = { command: CommandIds.revealLogLine, title: 'Reveal', arguments: [node.source.uri, node.hop.line] };
+        return item;
+      }
+      case 'missing': {
+        const def = node.group.engine ? findHop(node.group.engine, node.missing.hop) : undefined;
+        const item = new vscode.TreeItem(`${def ? hopLabel(def) : node.missing.hop} not printed`, vscode.TreeItemCollapsibleState.None);
+        item.description = node.missing.reason;
+        item.tooltip = `${node.missing.reason}${node.missing.seenInOtherRequests ? '\nOther requests in this log printed it, so its gate is on: this request took another path.' : ''}`;
+        item.iconPath = new vscode.ThemeIcon('circle-slash');
+        return item;
+      }
+      case 'info':
+        return new vscode.TreeItem(node.text, vscode.TreeItemCollapsibleState.None);
+    }
+  }
+}
+
+function shortFormat(format: string): string {
+  const cut = format.replace(/%[sdrf]|\{[^}]*\}/g, '…');
+  return cut.length > 40 ? cut.slice(0, 40) + '…' : cut;
+}

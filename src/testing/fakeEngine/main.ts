@@ -1,0 +1,37 @@
+// Starts the fake engine from a shell:
+//   node dist/fakeEngine.js --port 0 --log FILE --engine vllm|sglang [--schedule "first=150,frames=40,every=20"] [--model M] [--api-key-env VAR]
+// and prints `listening on http://127.0.0.1:PORT` once it accepts connections.
+import { startFakeEngine } from './server';
+import { parseSchedule } from './schedule';
+
+const USAGE = 'usage: fakeEngine --engine vllm|sglang [--port 0] [--log FILE] [--schedule SPEC] [--model NAME] [--api-key-env VAR]';
+
+async function main(argv: string[]): Promise<number> {
+  const args = new Map<string, string>();
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '-h' || a === '--help') { process.stdout.write(USAGE + '\n'); return 0; }
+    if (!a.startsWith('--') || i + 1 >= argv.length) { process.stderr.write(`fakeEngine: bad argument '${a}'\n${USAGE}\n`); return 2; }
+    args.set(a.slice(2), argv[++i]);
+  }
+  const engine = args.get('engine') ?? 'vllm';
+  if (engine !== 'vllm' && engine !== 'sglang') { process.stderr.write(`fakeEngine: --engine must be vllm or sglang\n`); return 2; }
+  const port = Number(args.get('port') ?? '0');
+  if (!Number.isInteger(port) || port < 0 || port > 65535) { process.stderr.write(`fakeEngine: --port must be 0..65535\n`); return 2; }
+  let schedule;
+  try { schedule = parseSchedule(args.get('schedule')); } catch (e) { process.stderr.write(`fakeEngine: ${(e as Error).message}\n`); return 2; }
+  const keyEnv = args.get('api-key-env');
+  const handle = await startFakeEngine({
+    engine, port, schedule, logFile: args.get('log') ?? null,
+    ...(args.get('model') ? { model: args.get('model')! } : {}),
+    ...(keyEnv && process.env[keyEnv] ? { apiKey: process.env[keyEnv] } : {}),
+  });
+  process.stdout.write(`listening on ${handle.url}\n`);
+  const stop = () => { void handle.close().then(() => process.exit(0)); };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  return -1; // keep running
+}
+
+main(process.argv.slice(2)).then((code) => { if (code >= 0) process.exitCode = code; },
+  (e: unknown) => { process.stderr.write(`fakeEngine: ${e instanceof Error ? e.message : String(e)}\n`); process.exitCode = 2; });

@@ -1,0 +1,115 @@
+// The log annotation feature in a real extension host: lenses, links, hovers, the Requests
+// view and the commands, on the constructed engine logs and the fixture checkouts.
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import { fixture, hoplens, until } from './fixture';
+
+async function openLog(path: string): Promise<vscode.TextEditor> {
+  const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(path));
+  return vscode.window.showTextDocument(doc);
+}
+
+async function lensesOf(uri: vscode.Uri): Promise<vscode.CodeLens[]> {
+  return (await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', uri, 1000)) ?? [];
+}
+
+describe('Server log annotation', () => {
+  before(async () => {
+    const api = await hoplens();
+    await api.logs.sources.resolver('vllm');
+    await api.logs.sources.resolver('sglang');
+  });
+
+  it('puts a hop lens on every vLLM request line and opens the checkout at the printed line', async () => {
+    const ws = fixture();
+    const editor = await openLog(ws.vllmLog);
+    const lenses = await until('lenses resolved into the checkout', async () => {
+      const ls = await lensesOf(editor.document.uri);
+      return ls.some((l) => l.command?.title.includes('async_llm.py:439') && !l.command.title.endsWith('↗')) ? ls : undefined;
+    });
+    const added = lenses.find((l) => l.command?.title.startsWith('hop 2 · api-server · v1/engine/async_llm.py:439'));
+    assert.ok(added, `lens titles: ${lenses.map((l) => l.command?.title).join(' | ')}`);
+    assert.equal(editor.document.lineAt(added.range.start.line).text.includes('Added request chatcmpl-myrun-0001-9e1f0c2d.'), true);
+    // Received request (63), Added (439), 4 Generated (98), second request: Received, Added, Aborted (761), aborted (623).
+    const cited = lenses.map((l) => /\S+\.py:\d+/.exec(l.command?.title ?? '')?.[0]);
+    for (const c of ['request_logger.py:63', 'v1/engine/async_llm.py:439', 'request_logger.py:98', 'v1/engine/async_llm.py:761', 'v1/engine/async_llm.py:623', 'v1/metrics/loggers.py:310']) {
+      assert.ok(cited.some((x) => x?.endsWith(c)), `no lens cites ${c}: ${cited.join(', ')}`);
+    }
+
+    await vscode.commands.executeCommand(added.command!.command, ...(added.command!.arguments ?? []));
+    const target = await until('the checkout file to open', () => {
+      const e = vscode.window.activeTextEditor;
+      return e && e.document.uri.fsPath.endsWith('vllm/v1/engine/async_llm.py') ? e : undefined;
+    });
+    assert.equal(target.selection.active.line + 1, 439);
+    assert.match(target.document.lineAt(438).text, /logger\.info\(/);
+    assert.ok(target.document.uri.fsPath.startsWith(ws.vllmCheckout), target.document.uri.fsPath);
+  });
+
+  it('links vLLM\'s own [file:line] bracket to the checkout, including lines that are not hops', async () => {
+    const ws = fixture();
+    const editor = await openLog(ws.vllmDebugLog);
+    const links = await until('links', async () => {
+      const ls = await vscode.commands.executeCommand<vscode.DocumentLink[]>('vscode.executeLinkProvider', editor.document.uri, 1000);
+      return ls && ls.length > 0 && ls.every((l) => l.target) ? ls : undefined;
+    });
+    const worker = links.find((l) => editor.document.getText(l.range) === 'v1/executor/multiproc_executor.py:1050');
+    assert.ok(worker, `link ranges: ${links.map((l) => editor.document.getText(l.range)).join(', ')}`);
+    assert.equal(worker.target!.scheme, 'file');
+    assert.ok(worker.target!.fsPath.endsWith('vllm/v1/executor/multiproc_executor.py'), worker.target!.fsPath);
+    assert.equal(worker.target!.fragment, 'L1050');
+  });
+
+  it('explains a hop on hover, with its gate flag', async () => {
+    const ws = fixture();
+    const editor = await openLog(ws.vllmLog);
+    const line = editor.document.getText().split('\n').findIndex((l) => l.includes('Added request chatcmpl-myrun-0001'));
+    const hovers = await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', editor.document.uri, new vscode.Position(line, 30));
+    const text = hovers.flatMap((h) => h.contents.map((c) => (typeof c === 'string' ? c : (c as vscode.MarkdownString).value))).join('\n');
+    assert.match(text, /HopLens · hop 2/);
+    assert.match(text, /--enable-log-requests/);
+    assert.match(text, /chatcmpl-myrun-0001/);
+  });
+
+  it('lists the log\'s requests in the Requests view with their hops in order and the missing ones', async () => {
+    const api = await hoplens();
+    const ws = fixture();
+    await openLog(ws.vllmLog);
+    await vscode.commands.executeCommand('hoplens.annotateLog');
+    const roots = await until('requests', () => {
+      const r = api.logs.requests.getChildren();
+      return r.length >= 2 ? r : undefined;
+    });
+    const labels = roots.map((n) => String(api.logs.requests.getTreeItem(n).label));
+    assert.ok(labels.includes('chatcmpl-myrun-0001'), labels.join(', '));
+    const chat = roots[labels.indexOf('chatcmpl-myrun-0001')];
+    const children = api.logs.requests.getChildren(chat).map((n) => api.logs.requests.getTreeItem(n));
+    const hopLabels = children.map((c) => String(c.label));
+    assert.ok(hopLabels[0].startsWith('hop 1 '), hopLabels.join(' | '));
+    assert.ok(hopLabels[1].startsWith('hop 2 '), hopLabels.join(' | '));
+    assert.ok(hopLabels.some((l) => /not printed/.test(l)), 'missing hops are listed');
+    assert.ok(children.some((c) => String(c.description).includes('≤1 s')), 'deltas state whole-second resolution honestly');
+  });
+
+  it('resolves SGLang lines (no file:line printed) through the checkout\'s statement index', async () => {
+    const api = await hoplens();
+    const ws = fixture();
+    const r = await api.logs.sources.resolver('sglang');
+    assert.ok(r, 'sglang checkout opened');
+    await r.indexReady;
+    const editor = await openLog(ws.sglangLog);
+    const lenses = await until('sglang lenses', async () => {
+      const ls = await lensesOf(editor.document.uri);
+      return ls.some((l) => l.command?.title.includes('srt/utils/request_logger.py:110')) ? ls : undefined;
+    });
+    const titles = lenses.map((l) => l.command?.title ?? '');
+    assert.ok(titles.some((t) => t.includes('scheduler_components/metrics_reporter.py')), titles.join(' | '));
+    const receive = lenses.find((l) => l.command?.title.includes('request_logger.py:110'))!;
+    await vscode.commands.executeCommand(receive.command!.command, ...(receive.command!.arguments ?? []));
+    const target = await until('request_logger.py to open', () => {
+      const e = vscode.window.activeTextEditor;
+      return e && e.document.uri.fsPath.endsWith('srt/utils/request_logger.py') ? e : undefined;
+    });
+    assert.equal(target.selection.active.line + 1, 110);
+  });
+});

@@ -1,0 +1,132 @@
+// Reading logging calls out of Python source: what each call can print.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { findLogStatements } from '../../../src/core/source/logStatements';
+import { compilePattern, matchesPattern, patternText, WILD } from '../../../src/core/source/messagePattern';
+
+function only(src: string) {
+  const all = findLogStatements(src);
+  assert.equal(all.length, 1, `expected one statement, got ${JSON.stringify(all)}`);
+  return all[0];
+}
+
+function prints(src: string, message: string): boolean {
+  return only(src).variants.some((v) => matchesPattern(compilePattern(v.pattern, v.openEnded), message));
+}
+
+test('printf-style call: %s becomes a value, the trailing period stays literal', () => {
+  const s = only('logger.info("Added request %s.", request.request_id)\n');
+  assert.deepEqual(s.variants[0].pattern, ['Added request ', WILD, '.']);
+  assert.ok(prints('logger.info("Added request %s.", rid)\n', 'Added request chatcmpl-myrun-0001-9e1f0c2d.'));
+  assert.ok(!prints('logger.info("Added request %s.", rid)\n', 'Added request chatcmpl-myrun-0001-9e1f0c2d'));
+});
+
+test('a call spanning lines reports the first line, and implicit concatenation joins the parts', () => {
+  const src = ['x = 1', 'logger.debug(', '    "Request %s details: prompt: %r, "', '    "prompt_token_ids: %s, "', '    "prompt_embeds shape: %s.",', '    a, b, c, d,', ')', ''].join('\n');
+  const s = only(src);
+  assert.equal(s.line, 2);
+  assert.equal(s.textLine, 3);
+  assert.equal(s.endLine, 7);
+  assert.equal(s.level, 'debug');
+  assert.ok(prints(src, "Request chatcmpl-1 details: prompt: '<|im_start|>user\\nHi', prompt_token_ids: [1, 2], prompt_embeds shape: None."));
+});
+
+test('%% is a percent sign only when the call has arguments (logging skips formatting otherwise)', () => {
+  assert.ok(prints('logger.info("GPU KV cache usage: %.1f%%", u)\n', 'GPU KV cache usage: 12.5%'));
+  assert.ok(prints('logger.info("100%% sure")\n', '100%% sure'));
+  assert.ok(!prints('logger.info("100%% sure")\n', '100% sure'));
+});
+
+test('f-strings: placeholders with conversions, format specs, nested quotes, doubled braces, debug =', () => {
+  const src = `logger.warning(f"rid={req.rid!r} mem={avail:.2f} GB key={d["k"]} {{literal}} {n=}")\n`;
+  assert.equal(patternText(only(src).variants[0].pattern), 'rid=… mem=… GB key=… {literal} n=…');
+  assert.ok(prints(src, "rid='a' mem=21.37 GB key=v {literal} n=3"));
+});
+
+test('+ concatenation, .format() and .join() (a join is a value, not text)', () => {
+  assert.equal(patternText(only('logger.info("a: " + str(x) + " b")\n').variants[0].pattern), 'a: … b');
+  assert.equal(patternText(only('logger.info("Engine {:03d}: {}".format(i, s))\n').variants[0].pattern), 'Engine …: …');
+  assert.equal(patternText(only('logger.info(prefix + ", ".join(parts), *args)\n').variants[0].pattern), '…');
+});
+
+test('logger.log(level, msg), *_once helpers, exception, and wrapper methods like self._log', () => {
+  const all = findLogStatements([
+    'logger.log(logging.INFO, "level %d", 3)',
+    'logger.info_once("once %s", x, scope="local")',
+    'logger.exception("WorkerProc hit an exception.")',
+    'self._log(f"Receive: obj={obj}{headers_str}")',
+    'warnings.warn("not a log call")',
+    '',
+  ].join('\n'));
+  assert.deepEqual(all.map((s) => [s.method, s.level, patternText(s.variants[0].pattern), s.withTraceback]), [
+    ['log', null, 'level …', false],
+    ['info_once', 'info', 'once …', false],
+    ['exception', 'exception', 'WorkerProc hit an exception.', true],
+    ['_log', null, 'Receive: obj=…', false],
+  ]);
+});
+
+test('comments and strings that look like calls are not calls', () => {
+  const src = ['# logger.info("in a comment")', 's = "logger.info(\'in a string\')"', '"""', 'logger.info("in a docstring")', '"""', 'logger.info("real")', ''].join('\n');
+  const all = findLogStatements(src);
+  assert.deepEqual(all.map((s) => s.line), [6]);
+});
+
+test('a message built in a variable: unconditional += parts are required, conditional ones are gaps', () => {
+  const src = [
+    'def report(self):',
+    '    msg = f"Prefill batch{iter_msg}, #new-seq: {n}, "',
+    '    msg += f"#new-token: {t}, "',
+    '    if disagg:',
+    '        msg += f"#prealloc-req: {p}, "',
+    '    msg += f"cuda graph: {g}, input throughput (token/s): {x:.2f}"',
+    '    logger.info(msg)',
+    '',
+  ].join('\n');
+  const s = only(src);
+  assert.equal(s.line, 7);
+  assert.equal(s.textLine, 2);
+  assert.ok(prints(src, 'Prefill batch, #new-seq: 1, #new-token: 9, cuda graph: False, input throughput (token/s): 0.00'));
+  assert.ok(prints(src, 'Prefill batch, #new-seq: 1, #new-token: 9, #prealloc-req: 0, cuda graph: False, input throughput (token/s): 0.00'));
+  assert.ok(!prints(src, 'Prefill batch, #new-seq: 1, cuda graph: False'), 'the unconditional #new-token part is required');
+});
+
+test('a message assigned in branches gives one variant per branch', () => {
+  const src = ['def f():', '    if mm:', '        msg = f"Finish: obj={o}"', '    else:', '        msg = f"Finish: obj={o}, out={out}"', '    logger.info(msg)', ''].join('\n');
+  assert.deepEqual(only(src).variants.map((v) => v.textLine), [3, 5]);
+});
+
+test('a logger method bound to a name and called later is a logging call', () => {
+  const src = ['def log(self):', '    log_fn = logger.info if busy else logger.debug', '    log_fn(', '        self.log_prefix + ", ".join(parts),', '        *args,', '    )', ''].join('\n');
+  assert.equal(only(src).line, 3);
+});
+
+test('binary content is refused with a clear error, not parsed', () => {
+  assert.throws(() => findLogStatements('logger.info("x")\0\0\x01'), /NUL bytes/);
+});
+
+test('unterminated strings and unbalanced brackets do not hang or throw', () => {
+  const src = 'logger.info("never closed\nlogger.info(f"{x" \nlogger.info(((((\n';
+  assert.doesNotThrow(() => findLogStatements(src));
+});
+
+test('vLLM stat logger shape: `log_fn = logger.info`, reassigned to debug when idle, then log_fn("Engine %03d: " …)', () => {
+  const src = [
+    'def log(self):',
+    '    log_fn = logger.info',
+    '    if not any((a, b)):',
+    '        # Avoid log noise on an idle production system',
+    '        log_fn = logger.debug',
+    '    log_fn(',
+    '        "Engine %03d: "',
+    '        "Avg prompt throughput: %.1f tokens/s, "',
+    '        "GPU KV cache usage: %.1f%%, "',
+    '        "Prefix cache hit rate: %.1f%%",',
+    '        self.engine_index, p, k, h,',
+    '    )',
+    '    self.spec_decoding_logging.log(log_fn=log_fn)',
+    '',
+  ].join('\n');
+  assert.equal(only(src).line, 6);
+  assert.ok(prints(src, 'Engine 000: Avg prompt throughput: 1.8 tokens/s, GPU KV cache usage: 0.0%, Prefix cache hit rate: 0.0%'));
+});

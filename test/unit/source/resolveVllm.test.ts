@@ -1,0 +1,160 @@
+// vLLM lines → checkout lines, against a real git checkout made here, with lines
+// exactly as vLLM prints them (spec/constructed-examples).
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, renameSync } from 'node:fs';
+import { join } from 'node:path';
+import { createSourceResolver, type CheckoutSourceResolver } from '../../../src/core/source';
+import type { SourceQuery } from '../../../src/core/source/types';
+import { commitAll, deleteLines, initRepo, insertLines, splitLogLine, TempDirs, VLLM_FILES } from './fixtureCheckout';
+
+const FIXTURES = join(__dirname, '..', '..', '..', '..', 'test', 'fixtures', 'source');
+const tmp = new TempDirs();
+let root = '';
+let resolver: CheckoutSourceResolver;
+
+before(async () => {
+  root = tmp.make();
+  initRepo(root, VLLM_FILES);
+  resolver = await createSourceResolver(root, 'vllm', { statementIndex: 'off' });
+});
+after(() => tmp.cleanup());
+
+function query(line: string, hop: string | null = null, continuation = false): SourceQuery {
+  const p = splitLogLine(line);
+  assert.ok(p, `test line does not parse: ${line}`);
+  return { engine: 'vllm', fileinfo: p.fileinfo, lineno: p.lineno, message: p.message, hop, continuation };
+}
+
+test('INFO basename: async_llm.py:439 opens vllm/v1/engine/async_llm.py:439, verified by its text', () => {
+  const loc = resolver.resolve(query('(APIServer pid=2101) INFO 08-21 22:30:05 [async_llm.py:439] Added request chatcmpl-myrun-0001-9e1f0c2d.'));
+  assert.deepEqual(loc, { path: 'vllm/v1/engine/async_llm.py', line: 439, verified: true, drift: 0, method: 'fileinfo' });
+});
+
+test('two core.py with a logging call at L1429: the one whose statement prints the message wins', () => {
+  const engine = resolver.resolve(query('(EngineCore pid=3050) DEBUG 08-21 22:41:01 [core.py:1429] EngineCore waiting for work.'));
+  assert.equal(engine?.path, 'vllm/v1/engine/core.py');
+  assert.equal(engine?.verified, true);
+  const kv = resolver.resolve(query('(EngineCore pid=3050) DEBUG 08-21 22:41:01 [core.py:1429] KV transfer connector nixl waiting for work.'));
+  assert.equal(kv?.path, 'vllm/distributed/kv_transfer/core.py');
+  assert.equal(kv?.verified, true);
+});
+
+test('two utils.py at the same line: each message goes to its own file', () => {
+  const a = resolver.resolve(query('(APIServer pid=1) INFO 08-21 22:30:00 [utils.py:232] Waiting for 1 local, 0 remote core engine proc(s) to start.'));
+  const b = resolver.resolve(query('(EngineCore pid=2) INFO 08-21 22:30:00 [utils.py:232] Loading weights took 3.21 seconds'));
+  assert.equal(a?.path, 'vllm/v1/utils.py');
+  assert.equal(b?.path, 'vllm/model_executor/utils.py');
+});
+
+test('DEBUG shrunk paths: `...` elides one or more folders, and a same-named decoy file is rejected by its text', () => {
+  const rl = resolver.resolve(query('(APIServer pid=3001) INFO 08-21 22:41:02 [entrypoints/.../utils/request_logger.py:63] Received request chatcmpl-4e2b: params: SamplingParams(n=1), lora_request: None.'));
+  assert.deepEqual(rl, { path: 'vllm/entrypoints/serve/utils/request_logger.py', line: 63, verified: true, drift: 0, method: 'fileinfo' });
+  const core = resolver.resolve(query('(EngineCore pid=3050) DEBUG 08-21 22:41:02 [v1/engine/core.py:1441] EngineCore loop active.'));
+  assert.deepEqual(core, { path: 'vllm/v1/engine/core.py', line: 1441, verified: true, drift: 0, method: 'fileinfo' });
+});
+
+test('full paths from a container or site-packages map onto the checkout by the vllm/ package marker', () => {
+  for (const full of ['/usr/local/lib/python3.12/site-packages/vllm/v1/engine/async_llm.py', '/workspace/vllm/vllm/v1/engine/async_llm.py', 'C:\\venv\\Lib\\site-packages\\vllm\\v1\\engine\\async_llm.py']) {
+    const loc = resolver.resolve({ engine: 'vllm', fileinfo: full, lineno: 761, message: 'Aborted request(s) cmpl-5c1d-0-4c5d6e7f.', hop: null });
+    assert.deepEqual(loc, { path: 'vllm/v1/engine/async_llm.py', line: 761, verified: true, drift: 0, method: 'fileinfo' }, full);
+  }
+});
+
+test('every engine line of the constructed INFO log resolves, verified, to the cited line', () => {
+  const lines = readFileSync(join(FIXTURES, 'vllm_info_chat_and_abort.log'), 'utf8').split('\n');
+  const got: string[] = [];
+  for (const line of lines) {
+    const p = splitLogLine(line);
+    if (!p || p.fileinfo === null) continue;
+    const loc = resolver.resolve({ engine: 'vllm', fileinfo: p.fileinfo, lineno: p.lineno, message: p.message, hop: null });
+    assert.ok(loc?.verified, `not verified: ${line}`);
+    got.push(`${loc.path}:${loc.line}`);
+  }
+  assert.deepEqual([...new Set(got)].sort(), [
+    'vllm/entrypoints/serve/utils/request_logger.py:28',
+    'vllm/entrypoints/serve/utils/request_logger.py:63',
+    'vllm/entrypoints/serve/utils/request_logger.py:98',
+    'vllm/v1/engine/async_llm.py:439',
+    'vllm/v1/engine/async_llm.py:623',
+    'vllm/v1/engine/async_llm.py:761',
+    'vllm/v1/metrics/loggers.py:310',
+  ]);
+  assert.equal(got.length, 13);
+});
+
+test('multi-line record (CRLF, header repeated): the first line and its traceback continuation lines resolve to the call', () => {
+  const raw = readFileSync(join(FIXTURES, 'vllm_debug_tp2_multiline.log'), 'utf8').split('\n').filter((l) => l.includes('multiproc_executor.py:1050'));
+  assert.equal(raw.length, 6);
+  raw.forEach((line, i) => {
+    const loc = resolver.resolve(query(line, null, i > 0));
+    assert.deepEqual(loc && [loc.path, loc.line, loc.verified], ['vllm/v1/executor/multiproc_executor.py', 1050, true], line);
+  });
+});
+
+test('a message the printed line cannot print stays linked but unverified', () => {
+  const loc = resolver.resolve(query('(APIServer pid=1) INFO 08-21 22:30:05 [async_llm.py:439] Something this line never printed'));
+  assert.deepEqual(loc, { path: 'vllm/v1/engine/async_llm.py', line: 439, verified: false, drift: 0, method: 'fileinfo' });
+});
+
+test('a checkout at a later commit: statements moved by inserted and deleted lines are found with signed drift', async () => {
+  const dir = tmp.make();
+  const first = initRepo(dir, VLLM_FILES);
+  insertLines(dir, 'vllm/v1/engine/async_llm.py', 100, 5);
+  deleteLines(dir, 'vllm/v1/engine/core.py', 1000, 2);
+  const second = commitAll(dir, 'move statements');
+  assert.notEqual(first, second);
+  const moved = await createSourceResolver(dir, 'vllm', { statementIndex: 'off' });
+  assert.equal(moved.checkout.head, second);
+  assert.equal(moved.pin.state, 'differs');
+  assert.match(moved.pin.message ?? '', /pinned to a556f3fccb/);
+
+  const added = moved.resolve(query('(APIServer pid=2101) INFO 08-21 22:30:05 [async_llm.py:439] Added request chatcmpl-myrun-0001-9e1f0c2d.'));
+  assert.deepEqual(added, { path: 'vllm/v1/engine/async_llm.py', line: 444, verified: true, drift: 5, method: 'fileinfo+literal' });
+  const aborted = moved.resolve(query('(APIServer pid=2101) INFO 08-21 22:30:13 [async_llm.py:761] Aborted request(s) cmpl-5c1d-0-4c5d6e7f.'));
+  assert.deepEqual(aborted && [aborted.line, aborted.drift], [766, 5]);
+  // "Request %s aborted." is printed at L623 (generate) and L900 (encode): the nearer one is the same statement.
+  const gen = moved.resolve(query('(APIServer pid=2101) INFO 08-21 22:30:13 [async_llm.py:623] Request cmpl-5c1d-0 aborted.'));
+  assert.deepEqual(gen && [gen.line, gen.drift], [628, 5]);
+  const enc = moved.resolve(query('(APIServer pid=2101) INFO 08-21 22:30:13 [async_llm.py:900] Request embd-1 aborted.'));
+  assert.deepEqual(enc && [enc.line, enc.drift], [905, 5]);
+  const loop = moved.resolve(query('(EngineCore pid=3050) DEBUG 08-21 22:41:02 [v1/engine/core.py:1441] EngineCore loop active.'));
+  assert.deepEqual(loop, { path: 'vllm/v1/engine/core.py', line: 1439, verified: true, drift: -2, method: 'fileinfo+literal' });
+  // The moved file really holds the statement at the reported line.
+  assert.match(readFileSync(join(dir, 'vllm/v1/engine/core.py'), 'utf8').split('\n')[1439 - 1], /EngineCore loop active\./);
+});
+
+test('a file that no longer exists: the statement index finds the same text in its new file', async () => {
+  const dir = tmp.make();
+  initRepo(dir, VLLM_FILES);
+  renameSync(join(dir, 'vllm/v1/engine/async_llm.py'), join(dir, 'vllm/v1/engine/async_engine.py'));
+  commitAll(dir, 'rename');
+  const r = await createSourceResolver(dir, 'vllm', { statementIndex: 'eager', workerScript: null, cacheDir: null });
+  const loc = r.resolve(query('(APIServer pid=2101) INFO 08-21 22:30:05 [async_llm.py:439] Added request chatcmpl-myrun-0001-9e1f0c2d.', 'V2'));
+  assert.deepEqual(loc, { path: 'vllm/v1/engine/async_engine.py', line: 439, verified: true, drift: 0, method: 'statement-index' });
+});
+
+test('lines of other engines, unknown files and garbage get null, never a throw', () => {
+  assert.equal(resolver.resolve({ engine: 'sglang', fileinfo: null, lineno: null, message: 'x', hop: null }), null);
+  assert.equal(resolver.resolve({ engine: 'vllm', fileinfo: 'no_such_file.py', lineno: 3, message: 'x', hop: null }), null);
+  assert.equal(resolver.resolve({ engine: 'vllm', fileinfo: '<frozen runpy>', lineno: 3, message: 'x', hop: null }), null);
+  const huge = 'Added request ' + 'x'.repeat(1024 * 1024);
+  const t0 = Date.now();
+  const loc = resolver.resolve({ engine: 'vllm', fileinfo: 'async_llm.py', lineno: 439, message: huge, hop: null });
+  assert.equal(loc?.verified, false, 'no trailing period: not what the statement prints');
+  assert.ok(Date.now() - t0 < 1000);
+});
+
+test('repeated lines: the remembered answer never hides a different statement at the same printed file:line', async () => {
+  const r = await createSourceResolver(root, 'vllm', { statementIndex: 'off' });
+  const q = (message: string) => r.resolve({ engine: 'vllm', fileinfo: 'utils.py', lineno: 232, message, hop: null });
+  for (let i = 0; i < 5; i++) assert.equal(q(`something unrelated ${i}`)?.verified, false);
+  assert.deepEqual(q('Loading weights took 1.00 seconds'), { path: 'vllm/model_executor/utils.py', line: 232, verified: true, drift: 0, method: 'fileinfo' });
+  assert.deepEqual(q('Waiting for 2 local, 1 remote core engine proc(s) to start.'), { path: 'vllm/v1/utils.py', line: 232, verified: true, drift: 0, method: 'fileinfo' });
+  assert.equal(q('Loading weights took 2.50 seconds')?.path, 'vllm/model_executor/utils.py');
+});
+
+test('older Pythons print a line inside a multi-line call: still that statement, verified, no drift', () => {
+  const loc = resolver.resolve(query('(APIServer pid=1) INFO 08-21 22:41:02 [request_logger.py:64] Received request chatcmpl-1: params: SamplingParams(n=1), lora_request: None.'));
+  assert.deepEqual(loc, { path: 'vllm/entrypoints/serve/utils/request_logger.py', line: 64, verified: true, drift: 0, method: 'fileinfo' });
+});
