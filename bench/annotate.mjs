@@ -103,7 +103,10 @@ function timed(cmd, args) {
   const wall = Number(process.hrtime.bigint() - t0) / 1e9;
   const err = r.stderr.toString();
   const rss = /Maximum resident set size \(kbytes\): (\d+)/.exec(err);
-  return { wall, rssMB: rss ? Number(rss[1]) / 1024 : null, status: r.status, err };
+  const user = /User time \(seconds\): ([\d.]+)/.exec(err);
+  const sys = /System time \(seconds\): ([\d.]+)/.exec(err);
+  const cpu = user && sys ? Number(user[1]) + Number(sys[1]) : null;
+  return { wall, cpu, rssMB: rss ? Number(rss[1]) / 1024 : null, status: r.status, err };
 }
 
 async function main() {
@@ -120,13 +123,15 @@ async function main() {
   if (!existsSync(join(root, 'dist', 'cli.js'))) spawnSync('node', ['esbuild.mjs'], { cwd: root, stdio: 'inherit' });
   const ours = timed('node', [join(root, 'dist', 'cli.js'), 'annotate', logPath, '--json']);
   if (ours.status !== 0) { console.error(`hoplens annotate failed (exit ${ours.status}):\n${ours.err}`); process.exitCode = 1; }
-  console.log(`hoplens annotate --json : ${ours.wall.toFixed(2)} s wall, peak RSS ${ours.rssMB?.toFixed(0) ?? '?'} MB (target < 200 MB)`);
+  console.log(`hoplens annotate --json : ${ours.wall.toFixed(2)} s wall, ${ours.cpu?.toFixed(2) ?? '?'} s CPU, peak RSS ${ours.rssMB?.toFixed(0) ?? '?'} MB (target < 200 MB)`);
 
   if (!SKIP_PY) {
     const lab = timed('python3', [LAB, '--mode', 'annotate', '--engine', 'vllm', '--log', logPath]);
-    console.log(`lab12_run.py annotate  : ${lab.wall.toFixed(2)} s wall, peak RSS ${lab.rssMB?.toFixed(0) ?? '?'} MB (exit ${lab.status})`);
+    console.log(`lab12_run.py annotate  : ${lab.wall.toFixed(2)} s wall, ${lab.cpu?.toFixed(2) ?? '?'} s CPU, peak RSS ${lab.rssMB?.toFixed(0) ?? '?'} MB (exit ${lab.status})`);
     const ratio = lab.wall / ours.wall;
-    console.log(`speed-up: ${ratio.toFixed(1)}x (target >= 10x) ${ratio >= 10 ? 'OK' : 'BELOW TARGET'}`);
+    console.log(`speed-up (wall): ${ratio.toFixed(1)}x (target >= 10x) ${ratio >= 10 ? 'OK' : 'BELOW TARGET'}`);
+    // On a shared machine wall time mostly measures the neighbours; CPU time is the fairer ratio.
+    if (lab.cpu && ours.cpu) console.log(`speed-up (CPU):  ${(lab.cpu / ours.cpu).toFixed(1)}x   load average now: ${(await import('node:os')).loadavg()[0].toFixed(1)}`);
   }
 
   // In-process: the editor's path for a 50,000-line document.
@@ -139,16 +144,21 @@ async function main() {
   const text = all.slice(0, cut);
   annotateText(text.slice(0, 200000)); // warm-up of the regexes
   const times = [];
+  const cpus = [];
   let groups = 0;
   for (let i = 0; i < 5; i++) {
     const t0 = process.hrtime.bigint();
+    const c0 = process.cpuUsage();
     const a = annotateText(text, 'auto');
     const g = a.tracker.all();
     times.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    const c = process.cpuUsage(c0);
+    cpus.push((c.user + c.system) / 1000);
     groups = g.length;
   }
   times.sort((a, b) => a - b);
-  console.log(`in-process annotateText + request groups, 50,000 lines (${(text.length / 1e6).toFixed(1)} MB, ${groups} requests): median ${times[2].toFixed(0)} ms, best ${times[0].toFixed(0)} ms (target < 150 ms)`);
+  cpus.sort((a, b) => a - b);
+  console.log(`in-process annotateText + request groups, 50,000 lines (${(text.length / 1e6).toFixed(1)} MB, ${groups} requests): wall median ${times[2].toFixed(0)} ms, best ${times[0].toFixed(0)} ms; CPU median ${cpus[2].toFixed(0)} ms (target < 150 ms)`);
 
   unlinkSync(lib);
   if (!KEEP) { unlinkSync(logPath); console.log('deleted the generated log (use --keep to keep it)'); }

@@ -6,6 +6,7 @@
 // and measures, through the index API, the peak RSS and the time to expand the widest node.
 // usage: node bench/calltrace.mjs [--mb-per-file 500] [--keep] [--reuse] [--lab PATH]
 //   --keep   leave the generated data in bench/data/calltrace; --reuse  use it instead of regenerating
+//   --runs N each tool runs N times (default 3), alternating, and its fastest run counts
 // Needs `node esbuild.mjs` (dist/) and `node_modules/.bin/tsc -p tsconfig.test.json` (out/).
 import { spawnSync } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
@@ -19,6 +20,8 @@ const opt = (name, dflt) => { const i = args.indexOf(name); return i >= 0 ? args
 const mbPerFile = Number(opt('--mb-per-file', '500'));
 const keep = args.includes('--keep');
 const reuse = args.includes('--reuse');
+/** Each tool runs this many times and the fastest run counts: other work on a shared machine only ever slows a run down. */
+const runs = Math.max(1, Number(opt('--runs', '3')));
 const lab = opt('--lab', join(repo, '..', 'shared', 'anchors', 'lab12_run.py'));
 const dataDir = join(repo, 'bench', 'data', 'calltrace');
 const instanceDir = join(dataDir, 'root', 'vllm', 'vllm-instance-1755815123456789012');
@@ -194,12 +197,17 @@ async function main() {
   spawnSync('sh', ['-c', `cat "${instanceDir}"/* > /dev/null`]);
 
   try {
-    console.log('\nlab12_run.py --mode calltrace (reference)…');
-    const py = timed('python3', [lab, '--mode', 'calltrace', '--trace-dir', dataDir]);
+    const best = (a, b) => (!a || b.secs < a.secs ? b : a);
+    let py = null;
+    let ours = null;
+    for (let i = 0; i < runs; i++) {
+      py = best(py, timed('python3', [lab, '--mode', 'calltrace', '--trace-dir', dataDir]));
+      ours = best(ours, timed('node', [join(repo, 'dist', 'cli.js'), 'calltrace', dataDir, '--json']));
+    }
+    console.log(`\nlab12_run.py --mode calltrace (reference), best of ${runs}:`);
     console.log(`  ${fmt(py.secs)} s wall, ${fmt(py.cpu)} s CPU, peak RSS ${fmt(py.rssMb, 0)} MB, ${fmt(totalMb / py.secs, 0)} MB/s`);
 
-    console.log('hoplens calltrace DIR --json (worker threads, full call trees)…');
-    const ours = timed('node', [join(repo, 'dist', 'cli.js'), 'calltrace', dataDir, '--json']);
+    console.log(`hoplens calltrace DIR --json (worker threads, full call trees), best of ${runs}:`);
     console.log(`  ${fmt(ours.secs)} s wall, ${fmt(ours.cpu)} s CPU (2 worker threads), peak RSS ${fmt(ours.rssMb, 0)} MB, ${fmt(totalMb / ours.secs, 0)} MB/s`);
 
     console.log('index API: openTraceFolder + expand the widest node…');
@@ -232,6 +240,17 @@ async function main() {
     const p = JSON.parse(r.stdout.trim().split('\n').pop());
     console.log(`  index ${fmt(p.indexMs / 1000)} s, peak RSS ${fmt(p.rss, 0)} MB`);
     console.log(`  widest node: ${p.widest.toLocaleString('en-US')} children → ${p.rows.toLocaleString('en-US')} rows after ×N collapse: first page in ${fmt(p.expandMs, 1)} ms (uncollapsed ${fmt(p.flatMs, 1)} ms); first filter pass ${fmt(p.filterMs, 0)} ms`);
+
+    // Bounded memory however big the input: the same folder with the node budget a 5 GB folder
+    // would share out (calls past it are counted, not stored).
+    const capScript = `
+      const { openTraceFolder } = require(${JSON.stringify(probe)});
+      openTraceFolder(${JSON.stringify(dataDir)}, { maxNodesTotal: 500000, workerPath: ${JSON.stringify(join(repo, 'dist', 'calltraceIndex.js'))} }).then((ix) => {
+        const s = ix.threadSummaries();
+        console.log(JSON.stringify({ rss: process.resourceUsage().maxRSS / 1024, dropped: s.reduce((n, t) => n + t.stats.droppedCalls, 0), calls: s.reduce((n, t) => n + t.stats.calls, 0) }));
+      });`;
+    const cap = JSON.parse(spawnSync('node', ['-e', capScript], { encoding: 'utf8' }).stdout.trim());
+    console.log(`  with a 0.5 M-node budget: peak RSS ${fmt(cap.rss, 0)} MB, ${cap.dropped.toLocaleString('en-US')} of ${cap.calls.toLocaleString('en-US')} calls counted but not stored`);
 
     const speedup = py.secs / ours.secs;
     console.log('\nsummary');

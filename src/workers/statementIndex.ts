@@ -6,5 +6,5 @@ import { runIndexLoop, type WorkerInput, type WorkerMessage } from '../core/sour
 const post = (m: WorkerMessage) => parentPort?.postMessage(m);
 
 runIndexLoop(workerData as WorkerInput, (done, total) => post({ type: 'progress', done, total }), null)
-  .then((r) => post({ type: 'done', statements: r.statements, skipped: r.skipped }))
+  .then((r) => post({ type: 'done', statements: r.statements, skipped: r.skipped, keys: r.keys }))
   .catch((e: unknown) => post({ type: 'error', message: e instanceof Error ? e.message : String(e) }));

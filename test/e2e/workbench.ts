@@ -1,18 +1,18 @@
 // A user's session in VS Code (code-server) in Chromium: the packaged .vsix installed in a
 // fresh profile, a workspace folder opened, and the actions a person takes, each with a timeout.
-import { mkdirSync, mkdtempSync, cpSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page, Locator } from 'playwright-core';
 import { resolveTools, REPO_ROOT } from '../harness/tools';
 import { startCodeServer, RunningCodeServer } from '../harness/codeServer';
 import { launchBrowser } from '../harness/browser';
+import { prepareWorkspace, type FixtureWorkspace } from '../harness/workspace';
 
 export const SCREENSHOTS = join(REPO_ROOT, 'test-results', 'e2e');
 
 export interface SessionOptions {
-  /** Folder copied to a temp workspace (default: test/fixtures/workspace). */
-  fixture?: string;
+  /** Workspace settings beyond the fixture's checkout paths. */
+  workspaceSettings?: Record<string, unknown>;
   settings?: Record<string, unknown>;
   env?: Record<string, string>;
 }
@@ -20,7 +20,7 @@ export interface SessionOptions {
 export class WorkbenchSession {
   private constructor(
     readonly page: Page,
-    readonly workspace: string,
+    readonly workspace: FixtureWorkspace,
     private readonly browser: Browser,
     private readonly server: RunningCodeServer,
   ) {}
@@ -28,8 +28,7 @@ export class WorkbenchSession {
   static async start(opts: SessionOptions = {}): Promise<WorkbenchSession> {
     mkdirSync(SCREENSHOTS, { recursive: true });
     const tools = resolveTools();
-    const workspace = mkdtempSync(join(tmpdir(), 'hoplens-e2e-ws-'));
-    cpSync(opts.fixture ?? join(REPO_ROOT, 'test', 'fixtures', 'workspace'), workspace, { recursive: true });
+    const workspace = prepareWorkspace(opts.workspaceSettings);
     const browser = await launchBrowser(tools);
     let server: RunningCodeServer | undefined;
     try {
@@ -38,7 +37,7 @@ export class WorkbenchSession {
       });
       const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
       page.setDefaultTimeout(30_000);
-      await page.goto(`${server.url}?folder=${encodeURIComponent(workspace)}`, { timeout: 60_000 });
+      await page.goto(`${server.url}?folder=${encodeURIComponent(workspace.root)}`, { timeout: 60_000 });
       await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
       await page.locator('.explorer-folders-view, .explorer-viewlet').first().waitFor({ timeout: 60_000 });
       return new WorkbenchSession(page, workspace, browser, server);
@@ -77,19 +76,33 @@ export class WorkbenchSession {
     return input;
   }
 
-  /** Quick-open a workspace file by name, like Ctrl+P. */
+  /** Quick-open a workspace file by its relative path, like Ctrl+P, and wait for its tab. */
   async openFile(relativePath: string): Promise<void> {
-    await this.page.keyboard.press('Control+P');
+    const name = relativePath.split('/').pop()!;
     const input = this.page.locator('.quick-input-widget input');
-    await input.waitFor();
-    await this.page.keyboard.type(relativePath);
-    await this.page.locator('.quick-input-widget .monaco-list-row', { hasText: relativePath.split('/').pop()! }).first().waitFor();
-    await this.page.keyboard.press('Enter');
-    await this.page.locator('.tab.active', { hasText: relativePath.split('/').pop()! }).waitFor();
+    for (let attempt = 0; ; attempt++) {
+      await this.page.keyboard.press('Escape');
+      await this.page.keyboard.press('Control+P');
+      try {
+        await input.waitFor({ timeout: 5_000 });
+        await input.fill(relativePath);
+        const exact = new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
+        const row = this.page.locator('.quick-input-widget .monaco-list-row')
+          .filter({ has: this.page.locator('.label-name', { hasText: exact }) })
+          .filter({ hasText: relativePath.includes('/') ? relativePath.split('/').slice(0, -1).join('/') : '' }).first();
+        await row.waitFor({ timeout: 10_000 });
+        await row.click();
+        await this.page.locator('.tab.active', { hasText: name }).waitFor({ timeout: 10_000 });
+        return;
+      } catch (e) {
+        if (attempt >= 2) throw e;
+      }
+    }
   }
 
   async activeTabTitle(): Promise<string> {
-    return (await this.page.locator('.tab.active .label-name, .tab.active .monaco-icon-label').first().innerText()).trim();
+    const text = await this.page.locator('.tab.active .monaco-icon-label').first().textContent();
+    return (text ?? '').replace(/\s+/g, '');
   }
 
   /** "Ln 3, Col 1" from the status bar. */

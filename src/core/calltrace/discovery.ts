@@ -6,6 +6,7 @@
 // copy of the tracer; we accept its wording (`SGLANG_DIFFUSION_TRACE_FUNCTION_for_process_…`).
 import { readdir, stat } from 'node:fs/promises';
 import { statSync } from 'node:fs';
+import { userInfo } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { DiscoveryResult, IgnoredFile, TraceFileInfo, TraceFlavor, TraceInstance } from './types';
 
@@ -51,8 +52,17 @@ export function pythonTempDir(env: NodeJS.ProcessEnv = process.env, platform: No
   return platform === 'win32' ? 'C:\\TEMP' : '/tmp';
 }
 
+/** Python's `getpass.getuser()`: LOGNAME, USER, LNAME, USERNAME, then the account name. */
+export function pythonUserName(env: NodeJS.ProcessEnv = process.env): string {
+  for (const name of ['LOGNAME', 'USER', 'LNAME', 'USERNAME']) {
+    const v = env[name];
+    if (v) return v;
+  }
+  try { return userInfo().username; } catch { return 'root'; }
+}
+
 /** Folders where vLLM puts traces by default: `<tmp>/<user>/vllm`, and the older `<tmp>/vllm`. */
-export function defaultTraceRoots(user: string, env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string[] {
+export function defaultTraceRoots(user: string = pythonUserName(), env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string[] {
   const tmp = pythonTempDir(env, platform);
   return [join(tmp, user, 'vllm'), join(tmp, 'vllm')];
 }
@@ -92,10 +102,16 @@ export async function discoverTraceFiles(paths: readonly string[], options: { ma
     }
     for (const entry of entries) {
       const p = join(dir, entry.name);
-      if (entry.isFile()) {
+      let isFile = entry.isFile();
+      let isDir = entry.isDirectory();
+      if (entry.isSymbolicLink()) {
+        // Follow links; a dangling link with a trace name is still listed, and reported unreadable when indexed.
+        try { const st = await stat(p); isFile = st.isFile(); isDir = st.isDirectory(); } catch { isFile = true; }
+      }
+      if (isFile) {
         if (entry.name.endsWith('.log') || /TRACE_FUNCTION|trace_frame/.test(entry.name)) await addFile(p, null);
         else if (depth === 0) ignored.push({ path: p, reason: 'not a VLLM_TRACE_FUNCTION file' });
-      } else if (entry.isDirectory() && depth < maxDepth && entries.length <= MAX_ENTRIES_PER_DIR) {
+      } else if (isDir && depth < maxDepth && entries.length <= MAX_ENTRIES_PER_DIR) {
         await walk(p, depth + 1);
       }
     }

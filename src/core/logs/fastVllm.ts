@@ -13,7 +13,10 @@ import { findHop, getHopTable } from '../../hops/index';
 import type { HopDef } from '../../hops/index';
 import type { FastLineHandler } from './scanner';
 
-/** A growable byte buffer for output; `drain` receives full buffers. */
+/**
+ * Output bytes; `drain` receives full buffers. Short pieces are copied in JS loops: a call into
+ * the native Buffer methods costs more than copying a few dozen bytes by hand.
+ */
 export class ByteOut {
   buf: Buffer;
   pos = 0;
@@ -26,13 +29,36 @@ export class ByteOut {
     this.flush();
     if (n > this.buf.length) this.buf = Buffer.allocUnsafe(n);
   }
-  ascii(s: string): void { this.pos += this.buf.write(s, this.pos, 'latin1'); }
-  copy(src: Buffer, start: number, end: number): void { this.pos += src.copy(this.buf, this.pos, start, end); }
-  int(n: number): void {
-    if (n < 10) { this.buf[this.pos++] = 48 + n; return; }
-    this.pos += this.buf.write(String(n), this.pos, 'latin1');
+  /** A string known to be ASCII (ids, names, constants already checked). */
+  ascii(s: string): void {
+    const b = this.buf;
+    let p = this.pos;
+    for (let i = 0; i < s.length; i++) b[p++] = s.charCodeAt(i);
+    this.pos = p;
   }
-  byte(b: number): void { this.buf[this.pos++] = b; }
+  lit(bytes: Uint8Array): void {
+    const b = this.buf;
+    let p = this.pos;
+    for (let i = 0; i < bytes.length; i++) b[p++] = bytes[i];
+    this.pos = p;
+  }
+  copy(src: Uint8Array, start: number, end: number): void {
+    if (end - start > 64) { this.buf.set(src.subarray(start, end), this.pos); this.pos += end - start; return; }
+    const b = this.buf;
+    let p = this.pos;
+    for (let i = start; i < end; i++) b[p++] = src[i];
+    this.pos = p;
+  }
+  int(n: number): void {
+    if (n < 0 || n > 0x7fffffff) { this.ascii(String(n)); return; }
+    const b = this.buf;
+    let digits = 1;
+    for (let t = n; t >= 10; t = (t / 10) | 0) digits++;
+    let p = this.pos + digits;
+    this.pos = p;
+    do { b[--p] = 48 + (n % 10); n = (n / 10) | 0; } while (n > 0);
+  }
+  byte(c: number): void { this.buf[this.pos++] = c; }
   flush(): void {
     if (this.pos === 0) return;
     this.drain(this.buf.subarray(0, this.pos));
@@ -64,6 +90,7 @@ const S_AVG3 = enc(' tokens/s, ');
 const S_WAITING = enc('EngineCore waiting for work.');
 const S_ACTIVE = enc('EngineCore loop active.');
 const S_HTTP = enc(' HTTP/');
+const STAMP_DIGITS = [0, 1, 3, 4, 6, 7, 9, 10, 12, 13];
 
 function at(b: Buffer, p: number, lit: Buffer, end: number): boolean {
   const n = lit.length;
@@ -73,6 +100,27 @@ function at(b: Buffer, p: number, lit: Buffer, end: number): boolean {
 }
 
 function isDigit(c: number): boolean { return c >= 48 && c <= 57; }
+
+/** First index of `lit` inside [from, end), or -1. */
+function findLit(b: Buffer, lit: Buffer, from: number, end: number): number {
+  const last = end - lit.length;
+  const c0 = lit[0];
+  for (let i = from; i <= last; i++) if (b[i] === c0 && at(b, i, lit, end)) return i;
+  return -1;
+}
+
+/** Last index of `lit` inside [from, end), or -1. */
+function findLastLit(b: Buffer, lit: Buffer, from: number, end: number): number {
+  const c0 = lit[0];
+  for (let i = end - lit.length; i >= from; i--) if (b[i] === c0 && at(b, i, lit, end)) return i;
+  return -1;
+}
+
+/** Index of byte c in [from, end), or -1 (a JS loop: the distances here are short). */
+function find(b: Buffer, c: number, from: number, end: number): number {
+  for (let i = from; i < end; i++) if (b[i] === c) return i;
+  return -1;
+}
 
 /** Bytes JSON must escape (or that might be invalid UTF-8): the fast path declines them. */
 function plainJsonBytes(b: Buffer, s: number, e: number): boolean {
@@ -91,6 +139,28 @@ function hopPrefixes(): Map<number, Buffer[]> {
     }
   }
   return byFirst;
+}
+
+/** Strings for byte runs seen before; a miss decodes and remembers (up to 32). */
+class BytesCache {
+  private keys: Buffer[] = [];
+  private values: string[] = [];
+  get(b: Buffer, s: number, e: number): string {
+    const n = e - s;
+    const keys = this.keys;
+    for (let k = 0; k < keys.length; k++) {
+      const key = keys[k];
+      if (key.length !== n) continue;
+      let i = 0;
+      while (i < n && key[i] === b[s + i]) i++;
+      if (i === n) return this.values[k];
+    }
+    const key = Buffer.from(b.subarray(s, e));
+    const v = key.toString('latin1');
+    if (keys.length >= 32) { keys.pop(); this.values.pop(); }
+    keys.push(key); this.values.push(v);
+    return v;
+  }
 }
 
 interface Hit { hop: HopDef; ridStart: number; ridEnd: number; internal: boolean }
@@ -120,17 +190,11 @@ export function vllmFastPath(state: ParseState, tracker: RequestTracker, out: By
   let stampValid = false;
   let stampTime = 0;
   let stampJson = '';
-  let lastName = '';
-  let lastNameBytes = Buffer.alloc(0);
-  let lastFileinfo = '';
-  let lastFileinfoBytes = Buffer.alloc(0);
+  // Small caches of the strings for byte runs seen before (process names, fileinfos): a log
+  // has a handful of each, interleaved line by line.
+  const names = new BytesCache();
+  const fileinfos = new BytesCache();
   const hit: Hit = { hop: V1, ridStart: 0, ridEnd: 0, internal: false };
-
-  const sameBytes = (b: Buffer, s: number, e: number, cached: Buffer): boolean => {
-    if (e - s !== cached.length) return false;
-    for (let i = 0; i < cached.length; i++) if (b[s + i] !== cached[i]) return false;
-    return true;
-  };
 
   /** Match the message against the hops this path knows; 1 = hit, 0 = surely no hop, -1 = decline. */
   const matchMessage = (b: Buffer, m: number, e: number, base: string): number => {
@@ -140,16 +204,16 @@ export function vllmFastPath(state: ParseState, tracker: RequestTracker, out: By
       if (at(b, m, P_RECEIVED, e)) {
         if (!V1.fileBasenames!.includes(base)) return -1;
         const rs = m + P_RECEIVED.length;
-        const sp = b.indexOf(32, rs);
-        if (sp < 0 || sp >= e || sp - 1 <= rs || b[sp - 1] !== 58) return -1;
-        if (!(at(b, sp + 1, S_PARAMS, e) || (at(b, sp + 1, S_PROMPT, e) && b.indexOf(S_COMMA_PARAMS, sp) !== -1 && b.indexOf(S_COMMA_PARAMS, sp) < e))) return -1;
+        const sp = find(b, 32, rs, e);
+        if (sp < 0 || sp - 1 <= rs || b[sp - 1] !== 58) return -1;
+        if (!(at(b, sp + 1, S_PARAMS, e) || (at(b, sp + 1, S_PROMPT, e) && findLit(b, S_COMMA_PARAMS, sp, e) !== -1))) return -1;
         hit.hop = V1; hit.ridStart = rs; hit.ridEnd = sp - 1; hit.internal = false;
         return 1;
       }
       if (at(b, m, P_REQUEST, e)) {
         const rs = m + P_REQUEST.length;
-        const sp = b.indexOf(32, rs);
-        if (sp < 0 || sp >= e || sp === rs) return -1;
+        const sp = find(b, 32, rs, e);
+        if (sp < 0 || sp === rs) return -1;
         hit.ridStart = rs; hit.ridEnd = sp; hit.internal = false;
         if (at(b, sp, S_DETAILS, e) && V1b.fileBasenames!.includes(base)) { hit.hop = V1b; return 1; }
         if (sp + S_ABORTED.length === e && at(b, sp, S_ABORTED, e) && V7.fileBasenames!.includes(base)) { hit.hop = V7; return 1; }
@@ -172,15 +236,15 @@ export function vllmFastPath(state: ParseState, tracker: RequestTracker, out: By
       if (!at(b, m, P_GENERATED, e)) return noHop(b, m, e);
       if (!V6.fileBasenames!.includes(base)) return -1;
       const rs = m + P_GENERATED.length;
-      const sp = b.indexOf(32, rs);
-      if (sp < 0 || sp >= e) return -1;
+      const sp = find(b, 32, rs, e);
+      if (sp < 0) return -1;
       let ridEnd: number;
       if (b[sp - 1] === 58 && at(b, sp - 1, S_OUTPUT, e)) ridEnd = sp - 1;
       else if (at(b, sp, S_DELTA, e) || at(b, sp, S_COMPLETE, e)) ridEnd = sp;
       else return -1;
       if (ridEnd <= rs) return -1;
       // `, finish_reason: <no spaces>` at the very end.
-      const fr = b.lastIndexOf(S_FINISH, e - 1);
+      const fr = findLastLit(b, S_FINISH, sp, e);
       if (fr < sp || fr + S_FINISH.length >= e) return -1;
       for (let i = fr + S_FINISH.length; i < e; i++) if (b[i] === 32 || b[i] === 9) return -1;
       hit.hop = V6; hit.ridStart = rs; hit.ridEnd = ridEnd; hit.internal = false;
@@ -209,24 +273,45 @@ export function vllmFastPath(state: ParseState, tracker: RequestTracker, out: By
     return noHop(b, m, e); // other prefixes (`--enable…`, Finished, <n> Engines…): rare, parseLine decides
   };
 
+  const J_HEAD = enc('{"kind":"line","line":');
+  const J_ENGINE: Record<string, Buffer> = { vllm: enc(',"engine":"vllm","format":"vllm","process":'), uvicorn: enc(',"engine":"vllm","format":"uvicorn","process":') };
+  const J_NULL = enc('null');
+  const J_PID = enc(',"pid":');
+  const roleJson = new Map<string | null, Buffer>();
+  const levelJson = new Map<string, Buffer>();
   const writeHead = (o: ByteOut, lineNo: number, format: string, b: Buffer, ns: number, ne: number, pid: number, role: string | null, level: string): void => {
-    o.ascii('{"kind":"line","line":'); o.int(lineNo);
-    o.ascii(`,"engine":"vllm","format":"${format}","process":`);
-    if (ns < 0) o.ascii('null'); else { o.byte(34); o.copy(b, ns, ne); o.byte(34); }
-    o.ascii(',"pid":'); if (pid < 0) o.ascii('null'); else o.int(pid);
-    o.ascii(role === null ? ',"role":null' : `,"role":"${role}"`);
-    o.ascii(`,"level":"${level}"`);
+    o.lit(J_HEAD); o.int(lineNo);
+    o.lit(J_ENGINE[format]);
+    if (ns < 0) o.lit(J_NULL); else { o.byte(34); o.copy(b, ns, ne); o.byte(34); }
+    o.lit(J_PID); if (pid < 0) o.lit(J_NULL); else o.int(pid);
+    let r = roleJson.get(role);
+    if (!r) { r = enc(role === null ? ',"role":null' : `,"role":"${role}"`); roleJson.set(role, r); }
+    o.lit(r);
+    let l = levelJson.get(level);
+    if (!l) { l = enc(`,"level":"${level}","time":`); levelJson.set(level, l); }
+    o.lit(l);
   };
+  const J_UVICORN_TAIL = enc('null,"timeResolution":null,"fileinfo":null,"lineno":null,"hop":"V10","rid":null,"source":null}\n');
+  const J_FILEINFO = enc(',"timeResolution":"s","fileinfo":"');
+  const J_LINENO = enc('","lineno":');
+  const J_HOP = enc(',"hop":"');
+  const J_HOP_NULL = enc(',"hop":null');
+  const J_RID = enc(',"rid":"');
+  const J_RID_NULL = enc(',"rid":null');
+  const J_SRC_NULL = enc(',"source":null}\n');
+  const J_SRC = enc(',"source":{"path":"');
+  const J_SRC_LINE = enc('","line":');
+  const J_SRC_TAIL = enc(',"verified":false,"drift":0}}\n');
 
   return (b: Buffer, s: number, e: number, lineNo: number): boolean => {
     if (state.prevCR || state.forced === 'sglang') return false;
     if (e - s < 24 || b[e - 1] === 13 || b[e - 1] === 93 /* Ray's `[repeated …]` */) return false;
-    const esc = b.indexOf(27, s);
-    if (esc !== -1 && esc < e) return false; // colour codes: parseLine strips them
+    // Colour codes need no scan of their own: around the prefix or the level they break the
+    // checks below, and inside an id they fail plainJsonBytes.
     let p = s;
     let ns = -1, ne = -1, pid = -1;
     if (b[p] === 40 /* ( */) {
-      const close = b.indexOf(41, p);
+      const close = find(b, 41, p, Math.min(e, p + 200));
       if (close < 0 || close + 1 >= e || b[close + 1] !== 32) return false;
       let q = close - 1, v = 0, mul = 1;
       while (q > p && isDigit(b[q])) { v += (b[q] - 48) * mul; mul *= 10; q--; }
@@ -257,14 +342,13 @@ export function vllmFastPath(state: ParseState, tracker: RequestTracker, out: By
       if (q === ps || !at(b, q, S_HTTP, e)) return false;
       q += S_HTTP.length; const vs = q; while (q < e && (isDigit(b[q]) || b[q] === 46)) q++;
       if (q === vs || b[q] !== 34 || b[q + 1] !== 32 || !isDigit(b[q + 2]) || !isDigit(b[q + 3]) || !isDigit(b[q + 4])) return false;
-      const name = sameBytes(b, ns, ne, lastNameBytes) ? lastName : (lastNameBytes = Buffer.from(b.subarray(ns, ne)), lastName = lastNameBytes.toString('latin1'));
-      const info = processInfo(state, name);
+      const info = processInfo(state, names.get(b, ns, ne));
       const role = info.role ?? V10.role;
       tracker.addHop('vllm', 'V10', null, lineNo, null, null, info.name, role);
       if (out) {
         out.room(512 + (ne - ns));
         writeHead(out, lineNo, 'uvicorn', b, ns, ne, pid, role, 'INFO');
-        out.ascii(',"time":null,"timeResolution":null,"fileinfo":null,"lineno":null,"hop":"V10","rid":null,"source":null}\n');
+        out.lit(J_UVICORN_TAIL);
       }
       counters.handled++;
       return true;
@@ -272,7 +356,7 @@ export function vllmFastPath(state: ParseState, tracker: RequestTracker, out: By
     p += lb.length;
     // MM-DD HH:MM:SS then ' ['
     if (p + 16 > e || b[p + 2] !== 45 || b[p + 5] !== 32 || b[p + 8] !== 58 || b[p + 11] !== 58 || b[p + 14] !== 32 || b[p + 15] !== 91) return false;
-    for (const k of [0, 1, 3, 4, 6, 7, 9, 10, 12, 13]) if (!isDigit(b[p + k])) return false;
+    for (let i = 0; i < STAMP_DIGITS.length; i++) if (!isDigit(b[p + STAMP_DIGITS[i]])) return false;
     let same = stampValid;
     if (same) for (let i = 0; i < 14; i++) if (stamp[i] !== b[p + i]) { same = false; break; }
     if (!same) {
@@ -286,8 +370,8 @@ export function vllmFastPath(state: ParseState, tracker: RequestTracker, out: By
     }
     p += 16;
     // fileinfo:lineno]
-    const close = b.indexOf(93, p);
-    if (close < 0 || close >= e) return false;
+    const close = find(b, 93, p, Math.min(e, p + 1024));
+    if (close < 0) return false;
     let q = close - 1, lineno = 0, mul = 1;
     while (q > p && isDigit(b[q])) { lineno += (b[q] - 48) * mul; mul *= 10; q--; }
     if (mul === 1 || mul > 1e9 || b[q] !== 58 || q === p) return false;
@@ -295,8 +379,7 @@ export function vllmFastPath(state: ParseState, tracker: RequestTracker, out: By
     for (let i = fs; i < fe; i++) { const c = b[i]; if (c <= 32 || c === 34 || c === 92 || c >= 128) return false; }
     const m = close + 1 < e && b[close + 1] === 32 ? close + 2 : close + 1;
     if (m >= e) return false;
-    const fileinfo = sameBytes(b, fs, fe, lastFileinfoBytes) ? lastFileinfo
-      : (lastFileinfoBytes = Buffer.from(b.subarray(fs, fe)), lastFileinfo = lastFileinfoBytes.toString('latin1'));
+    const fileinfo = fileinfos.get(b, fs, fe);
     const slash = fileinfo.lastIndexOf('/');
     const base = slash < 0 ? fileinfo : fileinfo.slice(slash + 1);
     const r = matchMessage(b, m, e, base);
@@ -311,8 +394,7 @@ export function vllmFastPath(state: ParseState, tracker: RequestTracker, out: By
     let name: string | null = null;
     let role: string | null = null;
     if (ns >= 0) {
-      name = sameBytes(b, ns, ne, lastNameBytes) ? lastName : (lastNameBytes = Buffer.from(b.subarray(ns, ne)), lastName = lastNameBytes.toString('latin1'));
-      const info = processInfo(state, name);
+      const info = processInfo(state, names.get(b, ns, ne));
       name = info.name; role = info.role;
     }
     if (hop && role === null) role = hop.role;
@@ -326,13 +408,13 @@ export function vllmFastPath(state: ParseState, tracker: RequestTracker, out: By
     if (out) {
       out.room(1024 + (e - s));
       writeHead(out, lineNo, 'vllm', b, ns, ne, pid, role, level);
-      out.ascii(',"time":'); out.ascii(stampJson);
-      out.ascii(',"timeResolution":"s","fileinfo":"'); out.copy(b, fs, fe);
-      out.ascii('","lineno":'); out.int(lineno);
-      if (hop) { out.ascii(',"hop":"'); out.ascii(hop.id); out.byte(34); } else out.ascii(',"hop":null');
-      if (rid !== null) { out.ascii(',"rid":"'); out.ascii(rid); out.byte(34); } else out.ascii(',"rid":null');
-      if (srcPath === null) out.ascii(',"source":null}\n');
-      else { out.ascii(',"source":{"path":"'); out.ascii(srcPath); out.ascii('","line":'); out.int(lineno); out.ascii(',"verified":false,"drift":0}}\n'); }
+      out.ascii(stampJson);
+      out.lit(J_FILEINFO); out.copy(b, fs, fe);
+      out.lit(J_LINENO); out.int(lineno);
+      if (hop) { out.lit(J_HOP); out.ascii(hop.id); out.byte(34); } else out.lit(J_HOP_NULL);
+      if (rid !== null) { out.lit(J_RID); out.ascii(rid); out.byte(34); } else out.lit(J_RID_NULL);
+      if (srcPath === null) out.lit(J_SRC_NULL);
+      else { out.lit(J_SRC); out.ascii(srcPath); out.lit(J_SRC_LINE); out.int(lineno); out.lit(J_SRC_TAIL); }
     }
     return true;
   };

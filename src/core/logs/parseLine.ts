@@ -51,10 +51,12 @@ export function createParseState(opts: ParseOptions = {}): ParseState {
 }
 
 // ANSI colour: real escapes, and the visible remnants left when a viewer dropped the ESC byte.
+// Real escapes anywhere; visible remnants (`[32mINFO[0m`) are looked for only in the header
+// part, where they break parsing — scanning whole 1 KB messages for them is too costly.
 function hasAnsi(s: string): boolean {
-  return ANSI_TEST.test(s);
+  return s.indexOf('\x1b') !== -1 || ANSI_REMNANT.test(s.length > 160 ? s.slice(0, 160) : s);
 }
-const ANSI_TEST = /\x1b|\[\d+(?:;\d+)*m/;
+const ANSI_REMNANT = /\[\d+(?:;\d+)*m/;
 const ANSI_ALL = /(?:\x1b|\^\[)\[[0-9;]*[A-Za-z]|\[\d+(?:;\d+)*m/g;
 
 const VLLM_PREFIX = /^\(([^()]*?) pid=(\d+)(?:, ip=[^()]*)?\) /;

@@ -1,6 +1,12 @@
 // Source resolution: log line → the checkout line that printed it. Everything here is
 // plain Node (no vscode); the editor and the CLI call the same functions.
-export { createSourceResolver, SourceResolverError, type CheckoutSourceResolver, type ResolverOptions, type IndexState } from './resolver';
+//
+//   const r = await createSourceResolver(dir, 'vllm', { statementIndex: 'background', cacheDir, workerScript });
+//   r.pin.message            → say once when HEAD is not the pin (null at the pin)
+//   await r.indexReady       → after this, resolve() never reads a file on the calling thread
+//   r.resolve({ engine, fileinfo, lineno, message, hop, continuation })
+//     → { path, line, verified, drift, method } | null   (synchronous, ~0.3 µs on repeated lines)
+export { createSourceResolver, defaultCacheDir, SourceResolverError, type CheckoutSourceResolver, type ResolverOptions, type IndexState } from './resolver';
 export { detectCheckout, inspectCheckout, discoverCheckouts, comparePin, type CheckoutInfo, type CheckoutLayout, type PinStatus, type PinState } from './checkout';
 export { FileIndex, listPythonFiles } from './fileIndex';
 export { findLogStatements, type LogStatement, type MessageVariant } from './logStatements';

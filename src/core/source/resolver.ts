@@ -63,6 +63,21 @@ export interface CheckoutSourceResolver extends SourceResolver {
 
 export class SourceResolverError extends Error {}
 
+type CompiledVariantPair = ReturnType<typeof compileVariant>;
+
+interface MemoEntry {
+  /** Statements this printed line (or hop) resolved to, with their compiled text. */
+  verified: Array<{ loc: SourceLocation; stmt: IndexedStatement; compiled: CompiledVariantPair[] }>;
+  /** The last unverified answer, and how many times verifying failed. */
+  miss: SourceLocation | null;
+  misses: number;
+}
+
+function matchesAny(compiled: readonly CompiledVariantPair[], message: string): boolean {
+  for (let i = 0; i < compiled.length; i++) if (variantMatches(compiled[i], message) >= 0) return true;
+  return false;
+}
+
 interface FileStatements {
   all: IndexedStatement[];
   byLine: Map<number, IndexedStatement[]>;
@@ -118,7 +133,9 @@ class Resolver implements CheckoutSourceResolver {
   private cacheFile: string | null = null;
   private readonly fileStatements = new Map<string, FileStatements | null>();
   private readonly candidateMemo = new Map<string, string[]>();
-  private readonly memo = new Map<string, { verified: Array<{ loc: SourceLocation; stmt: IndexedStatement }>; miss: SourceLocation | null; misses: number }>();
+  private readonly memoByFile = new Map<string, Map<number, MemoEntry>>();
+  private readonly memoByHop = new Map<string, MemoEntry>();
+  private memoCount = 0;
   private readonly continuationMemo = new WeakMap<IndexedStatement, CompiledPattern[]>();
   private readonly compiledMemo = new WeakMap<IndexedStatement, Array<ReturnType<typeof compileVariant>>>();
 
@@ -178,34 +195,51 @@ class Resolver implements CheckoutSourceResolver {
     // Logs repeat the same few statements millions of times: remember what each printed
     // file:line (or hop) resolved to, and re-check only that statement against the message.
     const byPrinted = !!q.fileinfo && q.lineno != null;
-    const key = byPrinted ? `${continuation ? 'c' : 'f'}${q.lineno}:${q.fileinfo}` : q.hop ? `h${q.hop}` : null;
-    const memo = key ? this.memo.get(key) : undefined;
+    const memo = this.memoFor(q, byPrinted, continuation, false);
     if (memo) {
-      for (const v of memo.verified) if (this.weight(v.stmt, message, continuation) >= 0) return v.loc;
+      for (const v of memo.verified) {
+        if (continuation ? this.continuationWeight(v.stmt, message) >= 0 : matchesAny(v.compiled, message)) return v.loc;
+      }
       if (byPrinted && memo.misses >= 3) {
         // This printed file:line keeps failing to verify: only the cheap exact-line check, no scans.
         const exact = this.byFileinfo(q.fileinfo!, q.lineno!, message, continuation, false);
-        if (exact && exact.verified) { this.remember(key!, exact); return exact; }
+        if (exact && exact.verified) { this.remember(memo, exact); return exact; }
         return memo.miss;
       }
     }
     const found = this.resolveUncached(q, message, continuation);
-    if (key) this.remember(key, found);
+    const entry = memo ?? this.memoFor(q, byPrinted, continuation, true);
+    if (entry) this.remember(entry, found);
     return found;
   }
 
-  /** Records what a printed file:line (or hop) resolved to, for the next line that prints it. */
-  private remember(key: string, found: SourceLocation | null): void {
-    let memo = this.memo.get(key);
-    if (!memo) {
-      if (this.memo.size > 50_000) this.memo.clear();
-      memo = { verified: [], miss: null, misses: 0 };
-      this.memo.set(key, memo);
+  /** The memo entry of a printed file:line (two-level map: no key strings on the hot path) or of a hop. */
+  private memoFor(q: SourceQuery, byPrinted: boolean, continuation: boolean, create: boolean): MemoEntry | undefined {
+    if (this.memoCount > 50_000) { this.memoByFile.clear(); this.memoByHop.clear(); this.memoCount = 0; }
+    if (byPrinted) {
+      let lines = this.memoByFile.get(q.fileinfo!);
+      if (!lines) {
+        if (!create) return undefined;
+        lines = new Map();
+        this.memoByFile.set(q.fileinfo!, lines);
+      }
+      const line = continuation ? -q.lineno! : q.lineno!;
+      let e = lines.get(line);
+      if (!e && create) { e = { verified: [], miss: null, misses: 0 }; lines.set(line, e); this.memoCount++; }
+      return e;
     }
+    if (!q.hop) return undefined;
+    let e = this.memoByHop.get(q.hop);
+    if (!e && create) { e = { verified: [], miss: null, misses: 0 }; this.memoByHop.set(q.hop, e); this.memoCount++; }
+    return e;
+  }
+
+  /** Records what a printed file:line (or hop) resolved to, for the next line that prints it. */
+  private remember(memo: MemoEntry, found: SourceLocation | null): void {
     const stmt = found && found.verified ? this.statementAt(found) : null;
     if (found && stmt) {
       // Several statements can share a printed `utils.py:232`: keep a few, most recent first.
-      memo.verified.unshift({ loc: found, stmt });
+      memo.verified.unshift({ loc: found, stmt, compiled: this.compiled(stmt) });
       if (memo.verified.length > 8) memo.verified.pop();
     } else if (!found || !found.verified) {
       memo.miss = found;

@@ -11,7 +11,7 @@ import { findLogStatements } from './logStatements';
 import { compilePattern, matchesPattern, patternLines, type CompiledPattern, type Pattern } from './messagePattern';
 
 /** Bump when the index layout or the parser's output changes: old cache files are ignored. */
-export const INDEX_FORMAT = 4;
+export const INDEX_FORMAT = 5;
 /** Larger .py files are skipped (generated tables, vendored blobs), with a reason in the index. */
 export const MAX_SOURCE_BYTES = 4 * 1024 * 1024;
 
@@ -43,6 +43,12 @@ export interface StatementIndexData {
   fileCount: number;
   statements: IndexedStatement[];
   skipped: Array<{ path: string; reason: string }>;
+  /**
+   * Search key of each variant (statements × variants, in order): a rare piece of its text,
+   * prefixed by the piece-length class. Computed where the index is built (a worker), so
+   * the editor's thread only fills a map. null: the variant has too little text to search.
+   */
+  keys?: Array<string | null>;
 }
 
 /** Logging statements of one file, or why it was skipped. Synchronous: callers batch it. */
@@ -90,7 +96,7 @@ export interface BuildOptions {
 /** Message the worker posts back. */
 export type WorkerMessage =
   | { type: 'progress'; done: number; total: number }
-  | { type: 'done'; statements: IndexedStatement[]; skipped: Array<{ path: string; reason: string }> }
+  | { type: 'done'; statements: IndexedStatement[]; skipped: Array<{ path: string; reason: string }>; keys: Array<string | null> }
   | { type: 'error'; message: string };
 
 export interface WorkerInput {
@@ -105,7 +111,7 @@ export async function runIndexLoop(
   report: (done: number, total: number) => void,
   yieldEvery: number | null,
   signal?: AbortSignal,
-): Promise<{ statements: IndexedStatement[]; skipped: Array<{ path: string; reason: string }> }> {
+): Promise<{ statements: IndexedStatement[]; skipped: Array<{ path: string; reason: string }>; keys: Array<string | null> }> {
   const statements: IndexedStatement[] = [];
   const skipped: Array<{ path: string; reason: string }> = [];
   let slice = Date.now();
@@ -121,7 +127,7 @@ export async function runIndexLoop(
     }
   }
   report(input.files.length, input.files.length);
-  return { statements, skipped };
+  return { statements, skipped, keys: computeSearchKeys(statements) };
 }
 
 function abortError(): Error {
@@ -134,7 +140,7 @@ function abortError(): Error {
 export async function buildStatementIndex(root: string, files: string[], engine: Engine, key: string, opts: BuildOptions = {}): Promise<StatementIndexData> {
   const input: WorkerInput = { root, files, maxFileBytes: opts.maxFileBytes ?? MAX_SOURCE_BYTES };
   const report = (done: number, total: number) => opts.onProgress?.({ done, total });
-  let result: { statements: IndexedStatement[]; skipped: Array<{ path: string; reason: string }> };
+  let result: { statements: IndexedStatement[]; skipped: Array<{ path: string; reason: string }>; keys: Array<string | null> };
   if (opts.signal?.aborted) throw abortError();
   if (opts.workerScript && existsSync(opts.workerScript)) {
     result = await new Promise((resolve, reject) => {
@@ -144,7 +150,7 @@ export async function buildStatementIndex(root: string, files: string[], engine:
       const finish = () => opts.signal?.removeEventListener('abort', onAbort);
       worker.on('message', (m: WorkerMessage) => {
         if (m.type === 'progress') report(m.done, m.total);
-        else if (m.type === 'done') { finish(); void worker.terminate(); resolve({ statements: m.statements, skipped: m.skipped }); }
+        else if (m.type === 'done') { finish(); void worker.terminate(); resolve({ statements: m.statements, skipped: m.skipped, keys: m.keys }); }
         else { finish(); void worker.terminate(); reject(new Error(m.message)); }
       });
       worker.on('error', (e) => { finish(); reject(e); });
@@ -242,9 +248,56 @@ export function specificEnough(weight: number, message: string): boolean {
 const GRAMS = [8, 4] as const;
 const SCAN_LIMIT = 4096;
 
+/** The piece-length class of a literal: 0 for 8-character keys, 1 for 4, -1 too short. */
+function gramClass(lit: string): number {
+  return lit.length >= GRAMS[0] ? 0 : lit.length >= GRAMS[1] ? 1 : -1;
+}
+
+/**
+ * Keys each variant by the rarest piece of text among its literals (all of them must appear
+ * in a message it prints), so a lookup only tests the few statements that share an unusual
+ * piece of text with the message.
+ */
+export function computeSearchKeys(statements: readonly IndexedStatement[]): Array<string | null> {
+  const freq = new Map<string, number>();
+  const litsOf: string[][] = [];
+  for (const s of statements) {
+    for (const v of s.variants) {
+      const c = compileVariant(v);
+      const lits = (c.firstLine ?? c.whole).lits;
+      litsOf.push(lits);
+      for (const lit of lits) {
+        const gi = gramClass(lit);
+        if (gi < 0) continue;
+        const g = GRAMS[gi as 0 | 1];
+        for (let i = 0; i + g <= lit.length; i++) {
+          const k = gi + lit.slice(i, i + g);
+          freq.set(k, (freq.get(k) ?? 0) + 1);
+        }
+      }
+    }
+  }
+  return litsOf.map((lits) => {
+    let bestKey: string | null = null;
+    let bestFreq = Infinity;
+    for (const lit of lits) {
+      const gi = gramClass(lit);
+      if (gi < 0) continue;
+      const g = GRAMS[gi as 0 | 1];
+      for (let i = 0; i + g <= lit.length; i++) {
+        const k = gi + lit.slice(i, i + g);
+        const f = freq.get(k)! * (gi === 0 ? 1 : 4); // prefer long keys
+        if (f < bestFreq) { bestFreq = f; bestKey = k; }
+      }
+    }
+    return bestKey;
+  });
+}
+
 export class StatementIndex {
   readonly data: StatementIndexData;
-  private readonly compiled: CompiledVariant[] = [];
+  private readonly compiled: Array<CompiledVariant | undefined> = [];
+  private readonly variants: Array<{ stmt: number; variant: IndexedVariant }> = [];
   private readonly byGram: Array<Map<string, number[]>> = GRAMS.map(() => new Map());
   private readonly byPath = new Map<string, IndexedStatement[]>();
   private skippedPaths: Set<string> | null = null;
@@ -258,53 +311,35 @@ export class StatementIndex {
     });
   }
 
-  /**
-   * Keys each variant by the rarest piece of text among its literals (all of them must
-   * appear in a message it prints), so a lookup only tests the few statements that share an
-   * unusual piece of text with the message. Built on the first search: a vLLM log whose
-   * files all exist never needs it.
-   */
+  /** Fills the search maps from the keys computed at build time (or computes them now, for old data). */
   private ensureKeys(): void {
     if (this.keyed) return;
     this.keyed = true;
-    const freq = new Map<string, number>();
-    const litsOf: string[][] = [];
+    const keys = this.data.keys ?? computeSearchKeys(this.data.statements);
+    let ci = 0;
     this.data.statements.forEach((s, si) => {
       for (const v of s.variants) {
-        const c = compileVariant(v);
-        const lits = (c.firstLine ?? c.whole).lits;
-        this.compiled.push({ stmt: si, variant: v, ...c });
-        litsOf.push(lits);
-        for (const lit of lits) {
-          const gi = lit.length >= GRAMS[0] ? 0 : lit.length >= GRAMS[1] ? 1 : -1;
-          if (gi < 0) continue;
-          const g: number = GRAMS[gi as 0 | 1];
-          for (let i = 0; i + g <= lit.length; i++) {
-            const k = gi + lit.slice(i, i + g);
-            freq.set(k, (freq.get(k) ?? 0) + 1);
-          }
+        this.variants.push({ stmt: si, variant: v });
+        const key = keys[ci];
+        if (key) {
+          const map = this.byGram[Number(key[0])];
+          const piece = key.slice(1);
+          const list = map.get(piece);
+          if (list) list.push(ci); else map.set(piece, [ci]);
         }
+        ci++;
       }
     });
-    litsOf.forEach((lits, ci) => {
-      let bestKey: string | null = null;
-      let bestFreq = Infinity;
-      for (const lit of lits) {
-        const gi = lit.length >= GRAMS[0] ? 0 : lit.length >= GRAMS[1] ? 1 : -1;
-        if (gi < 0) continue;
-        const g: number = GRAMS[gi as 0 | 1];
-        for (let i = 0; i + g <= lit.length; i++) {
-          const k = gi + lit.slice(i, i + g);
-          const f = freq.get(k)! * (gi === 0 ? 1 : 4); // prefer long keys
-          if (f < bestFreq) { bestFreq = f; bestKey = k; }
-        }
-      }
-      if (!bestKey) return;
-      const map = this.byGram[Number(bestKey[0])];
-      const piece = bestKey.slice(1);
-      const list = map.get(piece);
-      if (list) list.push(ci); else map.set(piece, [ci]);
-    });
+  }
+
+  private compiledAt(ci: number): CompiledVariant {
+    let c = this.compiled[ci];
+    if (!c) {
+      const { stmt, variant } = this.variants[ci];
+      c = { stmt, variant, ...compileVariant(variant) };
+      this.compiled[ci] = c;
+    }
+    return c;
   }
 
   get size(): number {
@@ -335,7 +370,7 @@ export class StatementIndex {
         for (const ci of list) {
           if (seen.has(ci)) continue;
           seen.add(ci);
-          const c = this.compiled[ci];
+          const c = this.compiledAt(ci);
           const w = variantMatches(c, message);
           if (w >= 0 && specificEnough(w, message)) out.push({ statement: this.data.statements[c.stmt], variant: c.variant, weight: w });
         }

@@ -29,7 +29,7 @@ export class HopCodeLensProvider extends Disposable implements vscode.CodeLensPr
       if (!def) continue;
       const src = this.sources.locate(rec);
       const range = new vscode.Range(i, 0, i, 0);
-      const where = src ? displaySource(src.location) : 'no source';
+      const where = src ? displaySource(src.location) : `${def.process}, no source line`;
       const drift = src ? driftText(src.location) : '';
       const title = `${hopLabel(def)} · ${rec.role ?? def.role} · ${where}${drift ? ` (${drift})` : ''}${src && !src.local ? ' ↗' : ''}`;
       lenses.push(new vscode.CodeLens(range, src

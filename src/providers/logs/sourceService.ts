@@ -94,7 +94,7 @@ export class SourceService extends Disposable {
     if (this.pinWarned.has(engine)) return;
     this.pinWarned.add(engine);
     this.log.warn(r.pin.message);
-    this.status.text = `$(git-commit) ${engine} ≠ pin`;
+    this.status.text = r.pin.state === 'differs' ? `$(git-commit) ${engine} ≠ pin` : `$(git-commit) ${engine}: no commit`;
     this.status.tooltip = `${r.pin.message}\nHopLens checks each line against this checkout and reports drift.`;
     this.status.show();
   }

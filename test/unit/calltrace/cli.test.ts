@@ -1,7 +1,7 @@
 // `hoplens calltrace` output shapes and exit codes, on real traces.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { bufferIO } from '../../../src/cli/io';
 import { runCalltrace } from '../../../src/cli/calltrace';
@@ -61,4 +61,16 @@ test('--perfetto writes a trace file; exit 1 with no traces; exit 2 on bad input
     assert.equal(await runCalltrace(argv, bad), 2, argv.join(' '));
     assert.ok(bad.stderr.length > 0);
   }
+});
+
+test('an unreadable trace file is reported and the readable ones are still listed', async () => {
+  const py = runPythonTracer('normal', ['--sleep-ms', '1']);
+  const dangling = join(py.instanceDir, 'VLLM_TRACE_FUNCTION_for_process_9_thread_9_at_2026-08-21_22:30:01.000001.log');
+  symlinkSync(join(py.outDir, 'gone.log'), dangling);
+  mkdirSync(join(py.instanceDir, 'VLLM_TRACE_FUNCTION_for_process_8_thread_8_at_x.log'));
+  const io = bufferIO();
+  assert.equal(await runCalltrace([py.outDir, '--json'], io), 0);
+  assert.match(io.stderr, /cannot read .*process_9_thread_9.*ENOENT/);
+  const summary = JSON.parse(io.stdout.trim().split('\n').pop()!);
+  assert.deepEqual(summary, { kind: 'summary', files: 2, calls: 23, returns: 23 });
 });

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { defaultTraceRoots, discoverTraceFiles, parseTraceFileName, pythonTempDirCandidates } from '../../../src/core/calltrace/discovery';
+import { defaultTraceRoots, discoverTraceFiles, parseTraceFileName, pythonTempDirCandidates, pythonUserName } from '../../../src/core/calltrace/discovery';
 import { displayPath, engineRelativePath, mapToCheckout } from '../../../src/core/calltrace/paths';
 import { tempDir } from './helpers';
 
@@ -20,6 +20,7 @@ test('Python temp-dir order: TMPDIR, TEMP, TMP, then /tmp; traces live under <tm
   assert.deepEqual(pythonTempDirCandidates({ TMP: '/c', TMPDIR: '/a', TEMP: '/b' }, 'linux').slice(0, 4), ['/a', '/b', '/c', '/tmp']);
   const dir = tempDir();
   assert.deepEqual(defaultTraceRoots('alice', { TMPDIR: dir }, 'linux'), [join(dir, 'alice', 'vllm'), join(dir, 'vllm')]);
+  assert.equal(pythonUserName({ USER: 'carol', LOGNAME: 'dave' }), 'dave', 'LOGNAME comes first, as in getpass.getuser()');
   // A TMPDIR that does not exist is skipped, as Python does.
   assert.equal(defaultTraceRoots('bob', { TMPDIR: join(dir, 'missing'), TEMP: dir }, 'linux')[0], join(dir, 'bob', 'vllm'));
 });

@@ -1,8 +1,12 @@
 // Shared helpers for the call-trace tests: run our Python tracer, write hand-made trace files.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
+// Every temp folder a test makes is removed when the test process ends.
+const made: string[] = [];
+process.on('exit', () => { for (const d of made) rmSync(d, { recursive: true, force: true }); });
 
 export const repoRoot = join(__dirname, '..', '..', '..', '..');
 export const makeTraceScript = join(repoRoot, 'test', 'fixtures', 'calltrace', 'make_trace.py');
@@ -18,12 +22,15 @@ export interface PythonTrace {
 /** Runs test/fixtures/calltrace/make_trace.py (real sys.settrace) into a fresh temp folder. */
 export function runPythonTracer(scenario: 'normal' | 'stuck' | 'midstack', extra: string[] = []): PythonTrace {
   const outDir = mkdtempSync(join(tmpdir(), `hoplens-ct-${scenario}-`));
+  made.push(outDir);
   const stdout = execFileSync('python3', [makeTraceScript, outDir, '--scenario', scenario, ...extra], { encoding: 'utf8' });
   return { ...JSON.parse(stdout.trim().split('\n').pop()!), outDir };
 }
 
 export function tempDir(prefix = 'hoplens-ct-'): string {
-  return mkdtempSync(join(tmpdir(), prefix));
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  made.push(dir);
+  return dir;
 }
 
 /** Writes a trace file with vLLM's naming into dir/vllm-instance-<id>/ and returns its path. */

@@ -1,0 +1,95 @@
+// The byte-level fast path of `annotate --json` must print exactly what the string parser
+// prints for every line it accepts, and leave every other line to the parser.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createParseState, parseLine } from '../../../src/core/logs/parseLine';
+import { RequestTracker } from '../../../src/core/logs/requests';
+import { recordJsonLine, sourceFor } from '../../../src/core/logs/annotate';
+import { ByteOut, vllmFastPath } from '../../../src/core/logs/fastVllm';
+
+const FIX = join(__dirname, '..', '..', '..', '..', 'test', 'fixtures', 'logs');
+const REF = Date.UTC(2026, 7, 22);
+
+const EXTRA = [
+  '(APIServer pid=7) INFO 08-21 22:30:05 [request_logger.py:63] Received request chatcmpl-a: prompt: \'Hi, there\', params: SamplingParams(n=1), prompt_token_ids: [1], lora_request: None.',
+  '(APIServer pid=7) INFO 08-21 22:30:05 [request_logger.py:63] Received request chatcmpl-a:b: params: x, lora_request: None.',
+  '(APIServer pid=7) INFO 08-21 22:30:05 [request_logger.py:63] Received request chatcmpl-a no colon',
+  '(APIServer pid=7) INFO 08-21 22:30:05 [other.py:63] Received request chatcmpl-a: params: x',
+  '(APIServer pid=7) INFO 08-21 22:30:05 [async_llm.py:439] Added request 2_chatcmpl-n-0a1b2c3d.',
+  '(APIServer pid=7) INFO 08-21 22:30:05 [async_llm.py:439] Added request with space.',
+  '(APIServer pid=7) INFO 08-21 22:30:05 [async_llm.py:439] Added request \'quoted-0a1b2c3d\'.',
+  '(APIServer pid=7) INFO 08-21 22:30:05 [async_llm.py:761] Aborted request(s) chatcmpl-a-0a1b2c3d,chatcmpl-b-1a2b3c4d.',
+  '(APIServer pid=7) INFO 08-21 22:30:05 [async_llm.py:623] Request chatcmpl-a aborted.',
+  '(APIServer pid=7) INFO 08-21 22:30:05 [async_llm.py:623] Request chatcmpl-a aborted. again',
+  '(APIServer pid=7) ERROR 08-21 22:30:05 [serving.py:175] Request chatcmpl-a failed with an internal error during generation',
+  '(APIServer pid=7) DEBUG 08-21 22:30:05 [entrypoints/.../utils/request_logger.py:53] Request chatcmpl-a details: prompt: \'x\', prompt_token_ids: [1], prompt_embeds shape: None.',
+  '(APIServer pid=7) INFO 08-21 22:30:05 [request_logger.py:98] Generated response chatcmpl-a: output: \'a, finish_reason: b\', finish_reason: stop',
+  '(APIServer pid=7) INFO 08-21 22:30:05 [request_logger.py:98] Generated response chatcmpl-a (streaming delta): output: \'x\', finish_reason: None',
+  '(APIServer pid=7) INFO 08-21 22:30:05 [request_logger.py:98] Generated response chatcmpl-a (streaming complete): output: \'x y\', finish_reason: bad reason',
+  '(APIServer pid=7) INFO 08-21 22:30:05 [loggers.py:310] Engine 001: Avg prompt throughput: 1.5 tokens/s, Avg generation throughput: 20.0 tokens/s, Running: 1 reqs, Waiting: 0 reqs, GPU KV cache usage: 1.0%, Prefix cache hit rate: 0.0%',
+  '(APIServer pid=7) INFO 08-21 22:30:05 [loggers.py:310] 2 Engines Aggregated: Avg prompt throughput: 1.5 tokens/s, Avg generation throughput: 20.0 tokens/s, Running: 1 reqs, Waiting: 0 reqs, GPU KV cache usage: 1.0%, Prefix cache hit rate: 0.0%',
+  '(APIServer pid=7) INFO 08-21 22:30:05 [loggers.py:310] Engine 000: Avg prompt throughput: fast',
+  '(EngineCore_DP1 pid=8) DEBUG 08-21 22:30:05 [v1/engine/core.py:1441] EngineCore loop active.',
+  '(EngineCore_DP1 pid=8) DEBUG 08-21 22:30:05 [v1/engine/core.py:1441] EngineCore loop active. (not quite)',
+  '(Worker_TP1 pid=9) INFO 08-21 22:30:06 [v1/worker/gpu_model_runner.py:2000] Avg prompt is not a hop here',
+  '(Worker_TP1 pid=9) WARNING 08-21 22:30:06 [model_executor/.../quantization/awq.py:12] "quoted" message',
+  'INFO 08-21 22:30:06 [async_llm.py:439] Added request chatcmpl-noprefix-0a1b2c3d.',
+  '(APIServer pid=7) INFO:     127.0.0.1:5555 - "POST /v1/chat/completions HTTP/1.1" 200 OK',
+  '(APIServer pid=7) INFO:     Started server process [7]',
+  'INFO:     127.0.0.1:5555 - "GET /health HTTP/1.1" 200 OK',
+  '(RayWorkerWrapper pid=2, ip=10.0.0.5) INFO 08-21 22:30:05 [worker.py:88] Ready',
+  '(EngineCore_DP0 pid=1) (RayWorkerWrapper pid=2) INFO 08-21 22:30:05 [gpu_worker.py:120] x [repeated 7x across cluster]',
+  '\x1b[0;36m(APIServer pid=7)\x1b[0;0m \x1b[32mINFO\x1b[0m 08-21 22:30:05 [async_llm.py:439] Added request chatcmpl-c-0a1b2c3d.',
+  '(APIServer pid=7) INFO 12-31 23:59:59 [async_llm.py:439] Added request chatcmpl-d-0a1b2c3d.',
+  '(APIServer pid=7) INFO 01-01 00:00:01 [async_llm.py:439] Added request chatcmpl-e-0a1b2c3d.',
+  '(Prozeß pid=7) INFO 01-01 00:00:01 [x.py:1] non-ASCII name',
+  '(APIServer pid=7) INFO 01-01 00:00:01 [x y.py:1] space in fileinfo',
+  '(APIServer pid=7) INFO 01-01 00:00:01 [x.py:1]',
+  'vllm-1  | (APIServer pid=7) INFO 01-01 00:00:02 [async_llm.py:439] Added request chatcmpl-f-0a1b2c3d.',
+];
+
+function slowJson(lines: string[]): { json: string[]; counts: Record<string, number> } {
+  const st = createParseState({ referenceTime: REF });
+  const tr = new RequestTracker();
+  const json = lines.map((l, i) => { const r = parseLine(l, i + 1, 0, st); tr.add(r); return recordJsonLine(r, sourceFor(r, null)); });
+  return { json, counts: Object.fromEntries(tr.counts) };
+}
+
+function fastJson(lines: string[]): { json: string[]; counts: Record<string, number>; handled: number } {
+  const st = createParseState({ referenceTime: REF });
+  const tr = new RequestTracker();
+  const chunks: Buffer[] = [];
+  const out = new ByteOut((b) => chunks.push(Buffer.from(b)), 1 << 16);
+  const counters = { handled: 0, unmatched: 0 };
+  const fast = vllmFastPath(st, tr, out, counters);
+  const buf = Buffer.from(lines.join('\n') + '\n');
+  let pos = 0;
+  lines.forEach((l, i) => {
+    const end = buf.indexOf(10, pos);
+    if (!fast(buf, pos, end, i + 1, pos)) {
+      const r = parseLine(l, i + 1, pos, st);
+      tr.add(r);
+      const s = recordJsonLine(r, sourceFor(r, null)) + '\n';
+      out.room(s.length * 3); out.pos += out.buf.write(s, out.pos, 'utf8');
+    }
+    pos = end + 1;
+  });
+  out.flush();
+  return { json: Buffer.concat(chunks).toString('utf8').replace(/\n$/, '').split('\n'), counts: Object.fromEntries(tr.counts), handled: counters.handled };
+}
+
+test('fast path and string parser agree line by line (fixtures and edge cases)', () => {
+  const lines = [
+    ...readFileSync(join(FIX, 'vllm_info_chat_and_abort.log'), 'utf8').replace(/\n$/, '').split('\n'),
+    ...readFileSync(join(FIX, 'vllm_debug_tp2_multiline.log'), 'utf8').replace(/\n$/, '').split('\n'),
+    ...EXTRA,
+  ];
+  const slow = slowJson(lines);
+  const fast = fastJson(lines);
+  assert.ok(fast.handled > 25, `the fast path took ${fast.handled} lines`);
+  assert.equal(fast.json.length, slow.json.length);
+  for (let i = 0; i < lines.length; i++) assert.equal(fast.json[i], slow.json[i], `line ${i + 1}: ${lines[i]}`);
+  assert.deepEqual(fast.counts, slow.counts);
+});
