@@ -30,6 +30,8 @@ export interface LogStatement {
 }
 
 const LOG_METHOD = /^(?:(?:debug|info|warning|warn|error|exception|critical|fatal)(?:_once)?|log|_log)$/;
+/** Methods an alias can be bound to: `log_fn = logger.info` (not `log = math.log`). */
+const LEVEL_METHOD = /^(?:debug|info|warning|warn|error|exception|critical|fatal)(?:_once)?$/;
 const NOT_LOGGERS = new Set(['warnings', 'parser', 'argparse', 'np', 'numpy', 'math', 'torch']);
 
 /** Parses a Python file's text. Throws NotPythonError for binary content. */
@@ -49,12 +51,27 @@ export function findLogStatements(src: string): LogStatement[] {
     }
     if (!LOG_METHOD.test(t.text)) continue;
     if (toks[i + 1].text !== '(' || toks[i - 1].text !== '.') continue;
-    // Walk back over the receiver chain `a.b.c` (and a call like `init_logger(x)` we ignore).
+    // Walk back over the receiver chain: `a.b.c`, also through calls like `logging.getLogger(x)`.
     let start = i - 2;
-    if (toks[start].kind !== 'name' && toks[start].text !== ')') continue;
-    while (start >= 2 && toks[start - 1].text === '.' && toks[start - 2].kind === 'name') start -= 2;
-    if (toks[start].kind === 'name' && NOT_LOGGERS.has(toks[start].text)) continue;
-    if (toks[start].text === ')') continue;
+    let ok = true;
+    for (;;) {
+      if (toks[start].text === ')') {
+        let depth = 0;
+        let k = start;
+        for (; k >= 0; k--) {
+          if (toks[k].text === ')') depth++;
+          else if (toks[k].text === '(' && --depth === 0) break;
+        }
+        if (k <= 0 || toks[k - 1].kind !== 'name') { ok = false; break; }
+        start = k - 1;
+      } else if (toks[start].kind !== 'name') {
+        ok = false;
+        break;
+      }
+      if (start >= 2 && toks[start - 1].text === '.' && (toks[start - 2].kind === 'name' || toks[start - 2].text === ')')) start -= 2;
+      else break;
+    }
+    if (!ok || NOT_LOGGERS.has(toks[start].text)) continue;
     const stmt = readCall(toks, start, i);
     if (stmt) out.push(stmt);
   }
@@ -67,7 +84,7 @@ function logMethodAliases(toks: Tok[]): Set<string> {
   for (let i = 1; i + 2 < toks.length; i++) {
     if (toks[i].kind !== 'name' || toks[i + 1].text !== '=' || !(toks[i - 1].kind === 'nl' || toks[i - 1].text === ':')) continue;
     for (let j = i + 2; j < toks.length && toks[j].kind !== 'nl'; j++) {
-      if (toks[j].text === '.' && toks[j + 1]?.kind === 'name' && LOG_METHOD.test(toks[j + 1].text) && toks[j + 2]?.text !== '(') {
+      if (toks[j].text === '.' && toks[j + 1]?.kind === 'name' && LEVEL_METHOD.test(toks[j + 1].text) && /log/i.test(toks[j - 1]?.text ?? '') && toks[j + 2]?.text !== '(') {
         names.add(toks[i].text);
         break;
       }

@@ -1,7 +1,7 @@
 // Reading logs from disk: streaming, byte offsets, bad input, growing and rotated files.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync, appendFileSync, rmSync, renameSync, readFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, appendFileSync, rmSync, renameSync, readFileSync, openSync, ftruncateSync, closeSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { scanLogFile, LogInputError, LINE_PARSE_CAP } from '../../../src/core/logs/scanner';
@@ -108,5 +108,17 @@ test('following a growing log: appends, a half-written line, truncation and rota
     r = await f.poll();
     assert.equal(r.reset, true);
     assert.equal(r.added.length, 3);
+  } finally { rmSync(dir, { recursive: true, force: true }); }
+});
+
+test('a 2 GB file with NUL bytes after its first line is refused as binary', async () => {
+  const dir = tmp();
+  try {
+    const p = join(dir, 'huge.bin');
+    const fd = openSync(p, 'w');
+    writeSync(fd, 'INFO 08-21 22:30:05 [x.py:1] looks like a log at first\n');
+    ftruncateSync(fd, 2 * 1024 * 1024 * 1024); // sparse: NUL bytes from here on
+    closeSync(fd);
+    await assert.rejects(scan(p), (e: unknown) => e instanceof LogInputError && e.code === 'binary' && /NUL bytes in its first 64 KB/.test(e.message));
   } finally { rmSync(dir, { recursive: true, force: true }); }
 });

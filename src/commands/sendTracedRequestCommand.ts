@@ -1,0 +1,167 @@
+// HopLens: Send Traced Request — one streaming request timed from the socket, its report,
+// and the server log lines of this very request. Also Repeat… and Set API Key.
+import * as vscode from 'vscode';
+import { existsSync } from 'node:fs';
+import { sendTracedRequest, sendRepeated, aggregateRuns, runsReport, validateOptions, findRequestLogLines, type TraceOptions, type TracedRequest } from '../core/request/index';
+import { readConfig } from '../config';
+import { CommandIds } from '../commandIds';
+import { RequestReportPanel } from '../providers/request/reportPanel';
+import type { ReportLogLine } from '../providers/request/reportHtml';
+import type { LogFeature } from '../providers/logs/logFeature';
+import type { Logger } from '../logging';
+
+const API_KEY_SECRET = 'hoplens.apiKey';
+
+export interface SendOverrides { prompt?: string; maxTokens?: number; interactive?: boolean }
+
+export interface SendDeps {
+  context: vscode.ExtensionContext;
+  logs: LogFeature;
+  log: Logger;
+}
+
+function baseOptions(): TraceOptions {
+  const c = readConfig().server;
+  return {
+    url: c.url, engine: c.engine, api: c.api, model: c.model || undefined, prompt: c.prompt,
+    maxTokens: c.maxTokens, temperature: c.temperature, extraBody: c.extraBody,
+    timeoutMs: c.requestTimeoutMs, idleTimeoutMs: c.idleTimeoutMs,
+  };
+}
+
+/** A quick pick to change prompt / max tokens for this request only. */
+async function confirmOptions(o: TraceOptions): Promise<TraceOptions | undefined> {
+  const opts = { ...o };
+  for (;;) {
+    const items: (vscode.QuickPickItem & { id: string })[] = [
+      { id: 'send', label: '$(debug-start) Send', description: `${opts.url} · ${opts.engine} · ${opts.api}` },
+      { id: 'prompt', label: '$(edit) Prompt', description: opts.prompt },
+      { id: 'max', label: '$(symbol-number) Max tokens', description: String(opts.maxTokens) },
+    ];
+    const pick = await vscode.window.showQuickPick(items, { title: 'HopLens: Send Traced Request', placeHolder: 'Send, or change the prompt / max tokens for this request only' });
+    if (!pick) return undefined;
+    if (pick.id === 'send') return opts;
+    if (pick.id === 'prompt') {
+      const v = await vscode.window.showInputBox({ title: 'Prompt for this request', value: opts.prompt });
+      if (v !== undefined) opts.prompt = v;
+    } else {
+      const v = await vscode.window.showInputBox({ title: 'Max tokens for this request', value: String(opts.maxTokens), validateInput: (s) => (/^[1-9]\d*$/.test(s) ? undefined : 'a whole number ≥ 1') });
+      if (v !== undefined) opts.maxTokens = Number(v);
+    }
+  }
+}
+
+export class TracedRequestCommands {
+  private last: TracedRequest | undefined;
+  constructor(private readonly deps: SendDeps) {}
+
+  get lastResult(): TracedRequest | undefined { return this.last; }
+
+  register(): vscode.Disposable {
+    return vscode.Disposable.from(
+      vscode.commands.registerCommand(CommandIds.sendTracedRequest, (o?: SendOverrides) => this.send(o)),
+      vscode.commands.registerCommand(CommandIds.repeatTracedRequest, (n?: number) => this.repeat(n)),
+      vscode.commands.registerCommand(CommandIds.setApiKey, () => this.setApiKey()),
+    );
+  }
+
+  private async apiKey(): Promise<string | undefined> {
+    return (await this.deps.context.secrets.get(API_KEY_SECRET)) || undefined;
+  }
+
+  async setApiKey(): Promise<void> {
+    const v = await vscode.window.showInputBox({ title: 'HopLens: API key for the server (stored in VS Code\'s secret storage)', password: true, placeHolder: 'empty to remove the stored key' });
+    if (v === undefined) return;
+    if (v) await this.deps.context.secrets.store(API_KEY_SECRET, v); else await this.deps.context.secrets.delete(API_KEY_SECRET);
+    void vscode.window.showInformationMessage(v ? 'HopLens: API key stored.' : 'HopLens: API key removed.');
+  }
+
+  async send(overrides: SendOverrides = {}): Promise<TracedRequest | undefined> {
+    let opts: TraceOptions | undefined = { ...baseOptions(), ...(overrides.prompt !== undefined ? { prompt: overrides.prompt } : {}), ...(overrides.maxTokens !== undefined ? { maxTokens: overrides.maxTokens } : {}) };
+    const problems = validateOptions(opts);
+    if (problems.length) { void vscode.window.showErrorMessage(`HopLens: ${problems.join('; ')}. Check the hoplens.server.* settings.`); return undefined; }
+    if (overrides.interactive !== false) opts = await confirmOptions(opts);
+    if (!opts) return undefined;
+    const apiKey = await this.apiKey();
+    const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'HopLens: traced request', cancellable: true }, (progress, token) => {
+      const ac = new AbortController();
+      token.onCancellationRequested(() => ac.abort());
+      let frames = 0;
+      return sendTracedRequest({ ...opts!, apiKey, signal: ac.signal }, {
+        onPhase: (phase) => progress.report({ message: phase }),
+        onFrame: () => { if (++frames % 10 === 1) progress.report({ message: `streaming: ${frames} frames` }); },
+      });
+    });
+    this.last = result;
+    const { record, metrics } = result;
+    this.deps.log.info(`traced ${record.requestId}: HTTP ${record.status ?? '—'}, ${record.frames.length} frames, TTFT ${metrics.ttftContentMs?.toFixed(1) ?? 'n/a'} ms${record.error ? `, error: ${record.error.message}` : ''}`);
+    const { lines, note } = await this.serverLogLines(result);
+    new RequestReportPanel(this.deps.context.extensionUri, result, lines, note, {
+      sendAgain: () => { void this.send({ prompt: opts!.prompt, maxTokens: opts!.maxTokens, interactive: false }); },
+      openLog: (line) => { void this.openLog(result, line); },
+      redactExports: () => !readConfig().export.includePromptsAndOutputs,
+      usedApiKey: apiKey !== undefined,
+    });
+    if (record.error) void vscode.window.showWarningMessage(`HopLens: ${record.error.message} ${record.error.hint}`);
+    return result;
+  }
+
+  /** The server log: an open log document that mentions this request, else hoplens.serverLog. */
+  private logPath(): string | undefined {
+    const setting = readConfig().serverLog;
+    return setting && existsSync(setting) ? setting : undefined;
+  }
+
+  private async serverLogLines(r: TracedRequest): Promise<{ lines: ReportLogLine[] | null; note: string }> {
+    const path = this.logPath();
+    if (!path) return { lines: null, note: 'Set hoplens.serverLog (or open the server log) to see this request\'s server lines here.' };
+    // The server writes its lines while and just after it answers: give it a moment.
+    for (let attempt = 0; attempt < 10; attempt++) {
+      try {
+        const found = await findRequestLogLines(path, r.record);
+        if (found.length > 0 || attempt === 9) {
+          return {
+            lines: found.map((l) => ({ line: l.line, text: l.text, sinceRequestStartMs: l.sinceRequestStartMs, resolution: l.resolution ?? 's' })),
+            note: found.length ? `${found.length} line(s) in ${path}. Server clocks: ${found[0].resolution === 'ms' ? 'milliseconds' : 'whole seconds only'}; the client's times are monotonic from the socket.` : `No line of ${path} mentions ${r.record.logRequestId} (is --enable-log-requests on?).`,
+          };
+        }
+      } catch (e) {
+        return { lines: null, note: `Could not read ${path}: ${(e as Error).message}` };
+      }
+      await new Promise((res) => setTimeout(res, 200));
+    }
+    return { lines: null, note: '' };
+  }
+
+  /** Opens the server log at this request's lines and reveals it in the Requests view. */
+  async openLog(r: TracedRequest, line?: number): Promise<void> {
+    const path = this.logPath();
+    const open = vscode.workspace.textDocuments.find((d) => d.getText().includes(r.record.logRequestId));
+    const uri = open?.uri ?? (path ? vscode.Uri.file(path) : undefined);
+    if (!uri) { void vscode.window.showInformationMessage('HopLens: no server log is open or set in hoplens.serverLog.'); return; }
+    const doc = await vscode.workspace.openTextDocument(uri);
+    const ann = this.deps.logs.logs.force(doc);
+    const target = line ?? (ann?.annotator.tracker.get(r.record.logRequestId)?.firstLine ?? 1);
+    await vscode.commands.executeCommand(CommandIds.revealLogLine, uri, target);
+    if (ann) {
+      this.deps.logs.requests.setSource({ label: uri.fsPath.split(/[\\/]/).pop()!, uri, tracker: ann.annotator.tracker, engine: ann.annotator.engine });
+      await this.deps.logs.requests.reveal(r.record.logRequestId).catch(() => false);
+    }
+  }
+
+  async repeat(nArg?: number): Promise<void> {
+    const n = nArg ?? Number(await vscode.window.showInputBox({ title: 'HopLens: how many requests, in sequence?', value: '10', validateInput: (s) => (/^[1-9]\d{0,3}$/.test(s) ? undefined : '1 to 9999') }));
+    if (!n) return;
+    const opts = baseOptions();
+    const problems = validateOptions(opts);
+    if (problems.length) { void vscode.window.showErrorMessage(`HopLens: ${problems.join('; ')}`); return; }
+    const apiKey = await this.apiKey();
+    const results = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `HopLens: ${n} traced requests`, cancellable: true }, (progress, token) => {
+      const ac = new AbortController();
+      token.onCancellationRequested(() => ac.abort());
+      return sendRepeated({ ...opts, apiKey, signal: ac.signal }, n, { onRun: (i) => progress.report({ increment: 100 / n, message: `${i} of ${n}` }) });
+    });
+    const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: '```\n' + runsReport(aggregateRuns(results)) + '\n```\n' });
+    await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.Beside });
+  }
+}

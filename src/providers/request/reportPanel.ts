@@ -1,0 +1,53 @@
+// One webview panel per traced request: the report, and the buttons' actions.
+import * as vscode from 'vscode';
+import { toJson, toMarkdown, toCurlCommand, type TracedRequest } from '../../core/request/index';
+import { renderWebview, webviewOptions } from '../webviewHtml';
+import { reportBodyHtml, type ReportLogLine } from './reportHtml';
+
+export interface ReportActions {
+  sendAgain(): void;
+  openLog(line?: number): void;
+  redactExports(): boolean;
+  usedApiKey: boolean;
+}
+
+export class RequestReportPanel {
+  static readonly viewType = 'hoplens.requestReport';
+  private static readonly open = new Set<RequestReportPanel>();
+  readonly panel: vscode.WebviewPanel;
+
+  static all(): RequestReportPanel[] { return [...RequestReportPanel.open]; }
+
+  constructor(extensionUri: vscode.Uri, readonly result: TracedRequest, logLines: ReportLogLine[] | null, logNote: string, actions: ReportActions) {
+    this.panel = vscode.window.createWebviewPanel(RequestReportPanel.viewType, `Traced ${result.record.requestId}`, vscode.ViewColumn.Beside, webviewOptions(extensionUri));
+    this.panel.iconPath = vscode.Uri.joinPath(extensionUri, 'media', 'hoplens.svg');
+    this.panel.webview.html = renderWebview(this.panel.webview, extensionUri, {
+      title: `Traced request ${result.record.requestId}`,
+      bodyHtml: reportBodyHtml(result, logLines, logNote),
+      scripts: ['report.js'],
+      styles: ['report.css'],
+    });
+    RequestReportPanel.open.add(this);
+    this.panel.onDidDispose(() => RequestReportPanel.open.delete(this));
+    this.panel.webview.onDidReceiveMessage(async (msg: { type: string; line?: number }) => {
+      const { record, metrics } = result;
+      switch (msg.type) {
+        case 'copyMarkdown':
+          await vscode.env.clipboard.writeText(toMarkdown(record, metrics, { redactText: actions.redactExports() }));
+          void vscode.window.showInformationMessage('HopLens: report copied as Markdown.');
+          break;
+        case 'copyJson':
+          await vscode.env.clipboard.writeText(JSON.stringify(toJson(record, metrics), null, 2));
+          void vscode.window.showInformationMessage('HopLens: report copied as JSON.');
+          break;
+        case 'copyCurl':
+          await vscode.env.clipboard.writeText(toCurlCommand(record, { usedApiKey: actions.usedApiKey }));
+          void vscode.window.showInformationMessage('HopLens: curl command copied (the API key, if any, is left as $HOPLENS_API_KEY).');
+          break;
+        case 'openLog': actions.openLog(); break;
+        case 'revealLine': actions.openLog(msg.line); break;
+        case 'sendAgain': actions.sendAgain(); break;
+      }
+    });
+  }
+}

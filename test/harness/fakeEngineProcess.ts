@@ -1,0 +1,26 @@
+// Starts our fake vLLM/SGLang server (src/testing/fakeEngine) as its own process on 127.0.0.1,
+// for tests that run in another process (the extension host, the browser) and for the demo.
+import { spawn, ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { REPO_ROOT } from './tools';
+
+export interface FakeEngineProcess { url: string; logFile: string; stop(): void }
+
+export function startFakeEngineProcess(opts: { engine: 'vllm' | 'sglang'; logFile: string; schedule?: string }): Promise<FakeEngineProcess> {
+  const main = join(REPO_ROOT, 'out', 'src', 'testing', 'fakeEngine', 'main.js');
+  const args = [main, '--engine', opts.engine, '--port', '0', '--log', opts.logFile];
+  if (opts.schedule) args.push('--schedule', opts.schedule);
+  const child: ChildProcess = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  const stop = () => { if (child.exitCode === null) child.kill('SIGKILL'); };
+  process.on('exit', stop);
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    const timer = setTimeout(() => { stop(); reject(new Error(`fake engine did not start: ${seen}`)); }, 15_000);
+    child.stdout!.on('data', (d) => {
+      seen += d;
+      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(seen);
+      if (m) { clearTimeout(timer); resolve({ url: m[1], logFile: opts.logFile, stop }); }
+    });
+    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`fake engine exited (${code}): ${seen}`)); });
+  });
+}

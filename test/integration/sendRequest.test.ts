@@ -1,0 +1,50 @@
+// Send Traced Request in a real extension host against our local streaming server.
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import { hoplens, until } from './fixture';
+import type { TracedRequest } from '../../src/core/request/index';
+
+describe('Send Traced Request', () => {
+  it('times one streaming request from the socket, opens the report and finds the server log lines', async () => {
+    const api = await hoplens();
+    const result = await vscode.commands.executeCommand<TracedRequest>('hoplens.sendTracedRequest', { interactive: false, maxTokens: 12 });
+    assert.ok(result, 'the command returns the traced request');
+    const { record, metrics } = result;
+    assert.equal(record.error, null, JSON.stringify(record.error));
+    assert.equal(record.status, 200);
+    assert.equal(record.engine, 'vllm');
+    assert.match(record.requestId, /^hoplens-/);
+    // Schedule first=120 ms: TTFT from the socket cannot be earlier, and a loaded CI box adds little.
+    assert.ok(metrics.ttftContentMs! >= 115 && metrics.ttftContentMs! < 2000, `TTFT ${metrics.ttftContentMs}`);
+    assert.ok(metrics.ttftFirstFrameMs! <= metrics.ttftContentMs!);
+    assert.ok(metrics.itlMs && metrics.itlMs.count >= 5, 'ITL distribution over the content frames');
+    assert.ok(metrics.signatures.some((s) => s.kind === 'coalescing'), `burst of 4 frames in one write is coalescing: ${JSON.stringify(metrics.signatures)}`);
+
+    const tab = await until('report tab', () => vscode.window.tabGroups.all.flatMap((g) => g.tabs)
+      .find((t) => t.input instanceof vscode.TabInputWebview && t.label === `Traced ${record.requestId}`));
+    assert.ok(tab);
+
+    // The fake server wrote vLLM-format lines for this request into hoplens.serverLog.
+    await api.tracedRequests.openLog(result);
+    const editor = await until('server log opened', () => {
+      const e = vscode.window.activeTextEditor;
+      return e && e.document.uri.fsPath === process.env.HOPLENS_FAKE_ENGINE_LOG ? e : undefined;
+    });
+    assert.match(editor.document.lineAt(editor.selection.active.line).text, new RegExp(`Received request ${record.logRequestId}`));
+    const group = api.logs.logs.get(editor.document)!.annotator.tracker.get(record.logRequestId);
+    assert.ok(group && group.hops.length >= 3, `hops of ${record.logRequestId}: ${group?.hops.map((h) => h.hop).join(',')}`);
+  });
+
+  it('reports a server that is down as a clear error, not a hang', async () => {
+    const config = vscode.workspace.getConfiguration('hoplens');
+    const before = config.get<string>('server.url');
+    await config.update('server.url', 'http://127.0.0.1:9', vscode.ConfigurationTarget.Workspace);
+    try {
+      const result = await vscode.commands.executeCommand<TracedRequest>('hoplens.sendTracedRequest', { interactive: false });
+      assert.equal(result.record.error?.kind, 'connection-refused');
+      assert.match(result.record.error!.hint, /server/i);
+    } finally {
+      await config.update('server.url', before, vscode.ConfigurationTarget.Workspace);
+    }
+  });
+});
