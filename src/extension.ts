@@ -1,33 +1,37 @@
 // Composition root: builds the services, registers providers and commands, and pushes every
 // Disposable into context.subscriptions. No feature logic lives here.
 import * as vscode from 'vscode';
-import { CommandIds } from './commandIds';
 import { createLogger } from './logging';
-import { registerPlaceholderCommand } from './commands/placeholderCommands';
-import { EmptyTreeProvider } from './providers/emptyTree';
 import { createLogFeature, type LogFeature } from './providers/logs/logFeature';
 import { TracedRequestCommands } from './commands/sendTracedRequestCommand';
+import { CallTracesViewProvider } from './providers/calltrace/callTracesView';
+import { registerCallTraceCommands } from './commands/callTraceCommands';
 
 export interface HopLensApi {
   readonly version: string;
   /** For tests and other extensions: the log feature's services. */
   readonly logs: LogFeature;
   readonly tracedRequests: TracedRequestCommands;
+  readonly callTraces: CallTracesViewProvider;
 }
 
 export function activate(context: vscode.ExtensionContext): HopLensApi {
   const log = createLogger();
   const logs = createLogFeature(context, log);
   const tracedRequests = new TracedRequestCommands({ context, logs, log });
+  const callTraces = new CallTracesViewProvider(context.extensionUri, log);
+  const callTraceView = vscode.window.createTreeView('hoplens.callTraces', { treeDataProvider: callTraces, showCollapseAll: true });
+  callTraces.attach(callTraceView);
   context.subscriptions.push(
     log,
     logs.disposable,
-    vscode.window.registerTreeDataProvider('hoplens.callTraces', new EmptyTreeProvider()),
     tracedRequests.register(),
-    registerPlaceholderCommand(CommandIds.openCallTraceFolder, 'Open Call Trace Folder'),
+    callTraces,
+    callTraceView,
+    registerCallTraceCommands(callTraces),
   );
   log.info(`HopLens ${context.extension.packageJSON.version} activated`);
-  return { version: String(context.extension.packageJSON.version), logs, tracedRequests };
+  return { version: String(context.extension.packageJSON.version), logs, tracedRequests, callTraces };
 }
 
 export function deactivate(): void {

@@ -100,12 +100,13 @@ async function loadResolver(dir: string, engine: Engine, io: CliIO): Promise<Sou
 class Out {
   readonly bytes: ByteOut;
   constructor(io: CliIO) {
-    this.bytes = new ByteOut((b) => io.out(b.toString('utf8')), 4 << 20);
+    // Pure-ASCII output (the common case) decodes as latin1, a plain copy.
+    this.bytes = new ByteOut((b, ascii) => io.out(b.toString(ascii ? 'latin1' : 'utf8')), 4 << 20);
   }
   line(s: string): void {
     const o = this.bytes;
     o.room(s.length * 3 + 1);
-    o.pos += o.buf.write(s, o.pos, 'utf8');
+    o.text(s);
     o.byte(10);
   }
   flush(): void { this.bytes.flush(); }

@@ -14,13 +14,16 @@ import type { HopDef } from '../../hops/index';
 import type { FastLineHandler } from './scanner';
 
 /**
- * Output bytes; `drain` receives full buffers. Short pieces are copied in JS loops: a call into
+ * Output bytes; `drain` receives full buffers and must use or copy them before returning (the
+ * buffer is reused). Short pieces are copied in JS loops: a call into
  * the native Buffer methods costs more than copying a few dozen bytes by hand.
  */
 export class ByteOut {
   buf: Buffer;
   pos = 0;
-  constructor(private readonly drain: (bytes: Buffer) => void, size = 8 << 20) {
+  /** Set by writers of non-ASCII bytes; lets the consumer decode a pure-ASCII buffer cheaply. */
+  nonAscii = false;
+  constructor(private readonly drain: (bytes: Buffer, ascii: boolean) => void, size = 8 << 20) {
     this.buf = Buffer.allocUnsafe(size);
   }
   /** Make room for n more bytes. */
@@ -42,6 +45,12 @@ export class ByteOut {
     for (let i = 0; i < bytes.length; i++) b[p++] = bytes[i];
     this.pos = p;
   }
+  /** Any string, as UTF-8. */
+  text(s: string): void {
+    const n = this.buf.write(s, this.pos, 'utf8');
+    if (n !== s.length) this.nonAscii = true; // only all-ASCII text encodes to one byte per unit
+    this.pos += n;
+  }
   copy(src: Uint8Array, start: number, end: number): void {
     if (end - start > 64) { this.buf.set(src.subarray(start, end), this.pos); this.pos += end - start; return; }
     const b = this.buf;
@@ -61,9 +70,9 @@ export class ByteOut {
   byte(c: number): void { this.buf[this.pos++] = c; }
   flush(): void {
     if (this.pos === 0) return;
-    this.drain(this.buf.subarray(0, this.pos));
-    this.buf = Buffer.allocUnsafe(this.buf.length);
+    this.drain(this.buf.subarray(0, this.pos), !this.nonAscii);
     this.pos = 0;
+    this.nonAscii = false;
   }
 }
 
@@ -165,10 +174,6 @@ class BytesCache {
 
 interface Hit { hop: HopDef; ridStart: number; ridEnd: number; internal: boolean }
 
-/**
- * Build the fast-path handler for one scan. `emitJson` false: only the tracker is fed (the
- * caller still gets no record for handled lines).
- */
 export interface FastPathCounters {
   /** Lines the fast path handled. */
   handled: number;
@@ -176,6 +181,11 @@ export interface FastPathCounters {
   unmatched: number;
 }
 
+/**
+ * Build the fast-path handler for one scan. It writes the `{"kind":"line"}` object of each line
+ * it takes into `out` (null: only the tracker is fed) and returns false for lines it leaves to
+ * parseLine. Handled lines produce no LogRecord.
+ */
 export function vllmFastPath(state: ParseState, tracker: RequestTracker, out: ByteOut | null, counters: FastPathCounters = { handled: 0, unmatched: 0 }): FastLineHandler {
   const prefixes = hopPrefixes();
   /** 0 when no hop prefix starts the message (surely no hop), else -1 (let parseLine decide). */

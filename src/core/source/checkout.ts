@@ -79,13 +79,30 @@ export async function inspectCheckout(dir: string, engine?: Engine, opts: { sign
   if (!top.ok || topReal !== root) { info.headProblem = 'the folder is inside another git repository, not a checkout of its own'; return info; }
   info.head = head.stdout.trim();
   const st = await runGit(root, ['status', '--porcelain', '-z', '--untracked-files=normal', '--', '*.py'], opts);
-  if (st.ok) info.dirtyPaths = st.stdout.split('\0').filter((e) => e.length > 3).map((e) => e.slice(3));
+  if (st.ok) info.dirtyPaths = parsePorcelainZ(st.stdout);
   return info;
+}
+
+/** Paths of `git status --porcelain -z`: `XY path`, and for renames/copies the original path as the next entry. */
+export function parsePorcelainZ(out: string): string[] {
+  const parts = out.split('\0');
+  const paths: string[] = [];
+  for (let i = 0; i < parts.length; i++) {
+    const e = parts[i];
+    if (e.length < 4) continue;
+    paths.push(e.slice(3));
+    if (e[0] === 'R' || e[0] === 'C') {
+      if (parts[i + 1]) paths.push(parts[i + 1]);
+      i++;
+    }
+  }
+  return paths;
 }
 
 /**
  * Looks for checkouts in candidate folders (the setting first, then workspace folders),
- * also one level down (a workspace that contains `vllm/` or `sglang/` as a sub-folder).
+ * then one level down (a workspace that contains `vllm/` or `sglang/` as a sub-folder),
+ * then a few levels up (a workspace opened inside a checkout).
  * Returns the first match per engine, in candidate order.
  */
 export async function discoverCheckouts(candidates: string[], opts: { engine?: Engine; signal?: AbortSignal } = {}): Promise<Partial<Record<Engine, CheckoutInfo>>> {
@@ -105,6 +122,14 @@ export async function discoverCheckouts(candidates: string[], opts: { engine?: E
     let names: string[] = [];
     try { names = readdirSync(c).filter((n) => !n.startsWith('.') && n !== 'node_modules'); } catch { continue; }
     for (const n of names.slice(0, 200)) if (isDir(join(c, n))) await consider(join(c, n));
+  }
+  // A workspace opened on a sub-folder of a checkout (e.g. `vllm/vllm/v1`): look up a few levels.
+  for (const c of candidates.filter(Boolean)) {
+    let dir = resolve(c);
+    for (let up = 0; up < 4 && dirname(dir) !== dir; up++) {
+      dir = dirname(dir);
+      await consider(dir);
+    }
   }
   return out;
 }

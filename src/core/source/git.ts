@@ -1,5 +1,6 @@
 // Runs the real `git` binary with a timeout; never through a shell.
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 
 export interface GitResult {
   ok: boolean;
@@ -16,6 +17,8 @@ export interface GitOptions {
 }
 
 export function runGit(cwd: string, args: string[], opts: GitOptions = {}): Promise<GitResult> {
+  // A missing working folder also fails with ENOENT: say so rather than "git not found".
+  if (!existsSync(cwd)) return Promise.resolve({ ok: false, stdout: '', stderr: `${cwd} does not exist`, failure: 'exit' });
   return new Promise((resolve) => {
     execFile(
       'git',

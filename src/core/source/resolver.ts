@@ -7,7 +7,7 @@ import type { Engine } from '../logs/model';
 import { HOP_TABLES } from '../../hops';
 import { comparePin, inspectCheckout, type CheckoutInfo, type PinStatus } from './checkout';
 import { FileIndex, listPythonFiles } from './fileIndex';
-import { compilePattern, matchesPattern, patternLines, WILD, type CompiledPattern } from './messagePattern';
+import { compilePattern, matchesPattern, patternLines, patternText, WILD, type CompiledPattern } from './messagePattern';
 import type { HopCitation } from './pins';
 import {
   buildStatementIndex,
@@ -42,6 +42,13 @@ export interface ResolverOptions {
   onProgress?: (stage: 'files' | 'index', p: BuildProgress) => void;
   /** A checkout already inspected (saves the git calls). */
   checkout?: CheckoutInfo;
+  /**
+   * Whether resolve() may read and parse a source file on the calling thread while the
+   * index is not ready (default true: the CLI). The editor passes false: until the worker's
+   * index arrives, lines resolve to the printed file:line unverified, and every answer is
+   * recomputed (verified) once it is ready.
+   */
+  syncFileReads?: boolean;
 }
 
 export type IndexState = 'off' | 'building' | 'ready' | 'failed' | 'cancelled';
@@ -59,6 +66,17 @@ export interface CheckoutSourceResolver extends SourceResolver {
   indexInfo(): { source: 'cache' | 'built' | null; error: string | null; statements: number; cacheFile: string | null };
   /** Absolute path of a resolved location. */
   absolutePath(loc: SourceLocation): string;
+  /** For a hover: the logging statement at a resolved location, its level and its text with `…` for values. */
+  describe(loc: SourceLocation): StatementDescription | null;
+}
+
+export interface StatementDescription {
+  level: string | null;
+  /** The message as the source writes it, values shown as `…` (one line per variant). */
+  text: string[];
+  /** First line of the call, and where its text starts. */
+  line: number;
+  textLine: number;
 }
 
 export class SourceResolverError extends Error {}
@@ -112,7 +130,7 @@ export async function createSourceResolver(checkoutDir: string, engine: Engine, 
   if (files.length === 0) throw new SourceResolverError(`${info.root} has no Python files under ${info.packageDir}/`);
   opts.onProgress?.('files', { done: files.length, total: files.length });
   const pin = await comparePin(info, { signal: opts.signal });
-  const r = new Resolver(engine, info, pin, new FileIndex(files, info.packageDir), opts.hopCitations ?? citationsFor(engine));
+  const r = new Resolver(engine, info, pin, new FileIndex(files, info.packageDir), opts.hopCitations ?? citationsFor(engine), opts.syncFileReads ?? true);
   const mode = opts.statementIndex ?? 'eager';
   if (mode === 'off') {
     r.indexReady = Promise.resolve(null);
@@ -145,6 +163,7 @@ class Resolver implements CheckoutSourceResolver {
     readonly pin: PinStatus,
     readonly files: FileIndex,
     private readonly citations: Record<string, HopCitation>,
+    private readonly syncFileReads: boolean,
   ) {}
 
   indexState(): IndexState {
@@ -157,6 +176,12 @@ class Resolver implements CheckoutSourceResolver {
 
   absolutePath(loc: SourceLocation): string {
     return join(this.checkout.root, loc.path);
+  }
+
+  describe(loc: SourceLocation): StatementDescription | null {
+    const s = this.statementAt(loc);
+    if (!s) return null;
+    return { level: s.level, text: s.variants.map((v) => patternText(v.p) + (v.open ? '…' : '')), line: s.line, textLine: s.textLine };
   }
 
   async loadIndex(files: string[], opts: ResolverOptions): Promise<StatementIndex | null> {
@@ -179,6 +204,11 @@ class Resolver implements CheckoutSourceResolver {
       }
       if (cacheDir && this.indexSource === 'cache') this.cacheFile = cacheFilePath(cacheDir, this.engine, key);
       this.index = new StatementIndex(data);
+      // Answers given before the index existed may be unverified guesses: forget them.
+      this.fileStatements.clear();
+      this.memoByFile.clear();
+      this.memoByHop.clear();
+      this.memoCount = 0;
       this.state = 'ready';
       return this.index;
     } catch (e) {
@@ -276,6 +306,7 @@ class Resolver implements CheckoutSourceResolver {
   /** The parsed statements of one checkout file (memoised; null when unreadable). */
   private statementsOf(path: string): FileStatements | null {
     if (this.fileStatements.has(path)) return this.fileStatements.get(path)!;
+    if (!this.index && !this.syncFileReads) return null; // not on this thread: wait for the index
     let fs: FileStatements | null = null;
     if (this.files.files.has(path)) {
       // With the index ready, no file is read on this thread: the worker already parsed it.

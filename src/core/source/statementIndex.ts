@@ -208,7 +208,24 @@ export async function saveCachedIndex(cacheDir: string, data: StatementIndexData
   const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
   await fsp.writeFile(tmp, JSON.stringify(data));
   await fsp.rename(tmp, file);
+  await pruneCache(cacheDir, data.engine, KEEP_CACHED);
   return file;
+}
+
+/** Cached indexes kept per engine (one per recently used commit); older ones are deleted. */
+export const KEEP_CACHED = 8;
+
+async function pruneCache(cacheDir: string, engine: Engine, keep: number): Promise<void> {
+  try {
+    const prefix = `statements-${engine}-`;
+    const names = (await fsp.readdir(cacheDir)).filter((n) => n.startsWith(prefix) && n.endsWith('.json'));
+    if (names.length <= keep) return;
+    const dated = await Promise.all(names.map(async (n) => ({ n, t: (await fsp.stat(join(cacheDir, n))).mtimeMs })));
+    dated.sort((a, b) => b.t - a.t);
+    for (const { n } of dated.slice(keep)) await fsp.rm(join(cacheDir, n), { force: true });
+  } catch {
+    // Pruning is housekeeping: a failure must not fail the index.
+  }
 }
 
 export interface StatementMatch {

@@ -71,6 +71,23 @@ test('annotate table: hop rows, requests and the reasons for missing lines', asy
   assert.match(unmatched.out, /Lines with no known emitter\n\s+1\s+# CONSTRUCTED EXAMPLE/);
 });
 
+test('annotate --json keeps non-ASCII text intact next to fast-path lines', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hoplens-cli-'));
+  try {
+    const log = join(dir, 'vllm.log');
+    writeFileSync(log, [
+      '(APIServer pid=7) INFO 08-21 22:30:05 [async_llm.py:439] Added request chatcmpl-plain-0a1b2c3d.',
+      '(Prozeß pid=8) INFO 08-21 22:30:05 [async_llm.py:439] Added request chatcmpl-ünï-0a1b2c3d.',
+    ].join('\n') + '\n');
+    const { code, out } = await run('annotate', log, '--json');
+    assert.equal(code, 0);
+    const [a, b] = out.trim().split('\n').map((l) => JSON.parse(l));
+    assert.equal(a.rid, 'chatcmpl-plain');
+    assert.equal(b.process, 'Prozeß');
+    assert.equal(b.rid, 'chatcmpl-ünï');
+  } finally { rmSync(dir, { recursive: true, force: true }); }
+});
+
 test('exit codes: another program\'s log is 1, bad input and usage are 2', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'hoplens-cli-'));
   try {

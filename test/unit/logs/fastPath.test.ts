@@ -72,7 +72,7 @@ function fastJson(lines: string[]): { json: string[]; counts: Record<string, num
       const r = parseLine(l, i + 1, pos, st);
       tr.add(r);
       const s = recordJsonLine(r, sourceFor(r, null)) + '\n';
-      out.room(s.length * 3); out.pos += out.buf.write(s, out.pos, 'utf8');
+      out.room(s.length * 3); out.text(s);
     }
     pos = end + 1;
   });

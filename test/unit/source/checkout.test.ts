@@ -37,6 +37,8 @@ test('discovery: the setting first, then workspace folders and their sub-folders
   mkdirSync(sglDir);
   writeFiles(sglDir, SGLANG_FILES); // not a git repository
   writeFiles(workspace, { 'notes.txt': 'x', 'node_modules/vllm/vllm/__init__.py': '' });
+  const inside = await discoverCheckouts([join(vllmDir, 'vllm', 'v1', 'engine')]);
+  assert.equal(inside.vllm?.root, vllmDir, 'a workspace opened inside the checkout finds it');
   const found = await discoverCheckouts(['', join(workspace, 'missing'), workspace]);
   assert.equal(found.vllm?.root, vllmDir);
   assert.equal(found.vllm?.head, head);
@@ -135,4 +137,49 @@ test('the static fixture checkouts used by integration tests match the generated
   }
   const info = await inspectCheckout(join(fixtures, 'vllm-checkout'), 'vllm');
   assert.ok(!('error' in info) && info.head === null);
+});
+
+test('without git on PATH: the checkout still works (no HEAD, says why) and clone says to install git', async () => {
+  const root = tmp.make();
+  writeFiles(root, VLLM_FILES);
+  const savedPath = process.env.PATH;
+  process.env.PATH = tmp.make('empty-path-');
+  try {
+    const info = await inspectCheckout(root, 'vllm');
+    assert.ok(!('error' in info));
+    assert.equal(info.head, null);
+    assert.equal(info.headProblem, 'git was not found on PATH');
+    await assert.rejects(clonePinnedCheckout('vllm', join(tmp.make(), 'c')), (e: unknown) => e instanceof CloneError && e.kind === 'git-missing' && /install git/.test(e.message));
+  } finally {
+    process.env.PATH = savedPath;
+  }
+});
+
+test('clone falls back to a full fetch when the server refuses to serve a single commit', async () => {
+  const { bare, first } = bareRepoWithHistory();
+  git(bare, 'config', 'uploadpack.allowReachableSHA1InWant', 'false');
+  git(bare, 'config', 'uploadpack.allowAnySHA1InWant', 'false');
+  // Protocol v0 honours those settings: `first` is not a branch tip, so asking for it alone fails.
+  const saved = { c: process.env.GIT_CONFIG_COUNT, k: process.env.GIT_CONFIG_KEY_0, v: process.env.GIT_CONFIG_VALUE_0 };
+  Object.assign(process.env, { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'protocol.version', GIT_CONFIG_VALUE_0: '0' });
+  try {
+    const stages: string[] = [];
+    const info = await clonePinnedCheckout('vllm', join(tmp.make(), 'v'), { url: bare, sha: first, onProgress: (s) => stages.push(s) });
+    assert.equal(info.head, first);
+    assert.ok(stages.some((s) => /whole history/.test(s)), stages.join(' | '));
+  } finally {
+    for (const [k, v] of [['GIT_CONFIG_COUNT', saved.c], ['GIT_CONFIG_KEY_0', saved.k], ['GIT_CONFIG_VALUE_0', saved.v]] as const) {
+      if (v === undefined) delete process.env[k]; else process.env[k] = v;
+    }
+  }
+});
+
+test('dirty paths from git status include both sides of a staged rename', async () => {
+  const root = tmp.make();
+  initRepo(root, VLLM_FILES);
+  git(root, 'mv', 'vllm/v1/utils.py', 'vllm/v1/engine_utils.py');
+  writeFiles(root, { 'vllm/v1/new_module.py': 'x = 1\n' });
+  const info = await inspectCheckout(root, 'vllm');
+  assert.ok(!('error' in info));
+  assert.deepEqual([...(info.dirtyPaths ?? [])].sort(), ['vllm/v1/engine_utils.py', 'vllm/v1/new_module.py', 'vllm/v1/utils.py']);
 });

@@ -1,5 +1,6 @@
 // Reading logging calls out of Python source: what each call can print.
 import { test } from 'node:test';
+import { spawnSync } from 'node:child_process';
 import assert from 'node:assert/strict';
 import { findLogStatements } from '../../../src/core/source/logStatements';
 import { compilePattern, matchesPattern, patternText, WILD } from '../../../src/core/source/messagePattern';
@@ -129,4 +130,35 @@ test('vLLM stat logger shape: `log_fn = logger.info`, reassigned to debug when i
   ].join('\n');
   assert.equal(only(src).line, 6);
   assert.ok(prints(src, 'Engine 000: Avg prompt throughput: 1.8 tokens/s, GPU KV cache usage: 0.0%, Prefix cache hit rate: 0.0%'));
+});
+
+test('call lines agree with Python\'s own parser (ast) on tricky source', { skip: spawnSync('python3', ['--version']).status !== 0 ? 'python3 not available' : false }, () => {
+  const src = [
+    'import logging',
+    'logger = logging.getLogger(__name__)',
+    'x = """',
+    'logger.info("inside a docstring")',
+    '"""',
+    'def f(a, b):',
+    '    logger.info(',
+    '        "multi %s"',
+    '        " line %d", a,',
+    '        b)',
+    '    logging.getLogger(__name__).exception("via getLogger")',
+    '    s = f"{a!r:>{b}} {{}} {logger.info}"',
+    '    logger.warning(f"nested {\'q\'} {d[\'k\']}")  # comment logger.info("no")',
+    '    self.logger.debug(\'single\' \\',
+    '        "continued")',
+    "    r = r'\\'' ; logger.error(r\"raw \\d\")",
+    '    logger.log(logging.INFO, "lvl")',
+    '',
+  ].join('\n');
+  const script = [
+    'import ast, sys, json',
+    'tree = ast.parse(sys.stdin.read())',
+    'print(json.dumps(sorted(n.lineno for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("info","debug","warning","error","exception","log"))))',
+  ].join('\n');
+  const py = spawnSync('python3', ['-c', script], { input: src, encoding: 'utf8' });
+  assert.equal(py.status, 0, py.stderr);
+  assert.deepEqual(findLogStatements(src).map((s) => s.line), JSON.parse(py.stdout));
 });

@@ -96,6 +96,11 @@ test('a line of another program entirely is not attributed to SGLang', () => {
   for (const m of ['GET /health 200', 'Traceback (most recent call last):', '', '\u0000\u0001binary']) {
     assert.equal(resolver.resolve({ engine: 'sglang', fileinfo: null, lineno: null, message: m, hop: null }), null, JSON.stringify(m));
   }
+  // A 1 MB line that shares text with statements: answered quickly, and not claimed.
+  const huge = 'Receive OpenAI: '.repeat(65536);
+  const t0 = Date.now();
+  assert.equal(resolver.resolve({ engine: 'sglang', fileinfo: null, lineno: null, message: huge, hop: null }), null);
+  assert.ok(Date.now() - t0 < 1000, `took ${Date.now() - t0} ms`);
 });
 
 test('with HopLens\'s logging config SGLang lines carry a full path and line: resolved like vLLM\'s, through python/sglang', () => {

@@ -158,3 +158,9 @@ test('older Pythons print a line inside a multi-line call: still that statement,
   const loc = resolver.resolve(query('(APIServer pid=1) INFO 08-21 22:41:02 [request_logger.py:64] Received request chatcmpl-1: params: SamplingParams(n=1), lora_request: None.'));
   assert.deepEqual(loc, { path: 'vllm/entrypoints/serve/utils/request_logger.py', line: 64, verified: true, drift: 0, method: 'fileinfo' });
 });
+
+test('describe(): the statement behind a location, for the hover', () => {
+  const loc = resolver.resolve(query('(APIServer pid=1) INFO 08-21 22:41:02 [request_logger.py:63] Received request chatcmpl-1: params: SamplingParams(n=1), lora_request: None.'));
+  assert.ok(loc);
+  assert.deepEqual(resolver.describe(loc), { level: 'info', text: ['Received request …: params: …, lora_request: ….'], line: 63, textLine: 64 });
+});

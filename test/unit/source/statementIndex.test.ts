@@ -2,7 +2,7 @@
 // rebuilt when HEAD moves or the tree is edited, cancellable, and robust to bad files.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildSync } from 'esbuild';
 import { buildStatementIndex, createSourceResolver, listPythonFiles, SourceResolverError } from '../../../src/core/source';
@@ -61,6 +61,16 @@ test('cache: built once per commit, reused, rebuilt on a new commit and on uncom
   assert.ok(readdirSync(cacheDir).some((f) => f.startsWith(`statements-sglang-${second}+`)));
 });
 
+test('editor mode (background, no file reads on the calling thread): unverified at first, verified once the index is ready', async () => {
+  const root = tmp.make();
+  initRepo(root, VLLM_FILES);
+  const r = await createSourceResolver(root, 'vllm', { statementIndex: 'background', syncFileReads: false, workerScript: bundleWorker(), cacheDir: null });
+  const q = { engine: 'vllm' as const, fileinfo: 'async_llm.py', lineno: 439, message: 'Added request chatcmpl-1-0a1b2c3d.', hop: 'V2' };
+  for (let i = 0; i < 4; i++) assert.deepEqual(r.resolve(q), { path: 'vllm/v1/engine/async_llm.py', line: 439, verified: false, drift: 0, method: 'fileinfo' });
+  await r.indexReady;
+  assert.deepEqual(r.resolve(q), { path: 'vllm/v1/engine/async_llm.py', line: 439, verified: true, drift: 0, method: 'fileinfo' });
+});
+
 test('background mode returns at once and resolves through the index when it is ready', async () => {
   const root = tmp.make();
   initRepo(root, SGLANG_FILES);
@@ -116,4 +126,22 @@ test('a folder that is not a checkout is refused with a message that says what w
   await assert.rejects(createSourceResolver(sgl, 'vllm'), /not a vLLM checkout/);
   writeFileSync(join(empty, 'x.txt'), 'hello');
   await assert.rejects(createSourceResolver(empty, 'sglang'), /not an SGLang checkout/);
+});
+
+test('the cache keeps the most recent indexes per engine and deletes older ones', async () => {
+  const root = tmp.make();
+  const cacheDir = tmp.make('hoplens-cache-');
+  const head = initRepo(root, SGLANG_FILES);
+  for (let i = 0; i < 10; i++) {
+    const f = join(cacheDir, `statements-sglang-${String(i).padStart(40, '0')}.json`);
+    writeFileSync(f, '{}');
+    utimesSync(f, new Date(Date.now() - (20 - i) * 60_000), new Date(Date.now() - (20 - i) * 60_000));
+  }
+  writeFileSync(join(cacheDir, 'statements-vllm-other.json'), '{}');
+  await createSourceResolver(root, 'sglang', { cacheDir, workerScript: null });
+  const left = readdirSync(cacheDir).sort();
+  assert.equal(left.filter((n) => n.startsWith('statements-sglang-')).length, 8);
+  assert.ok(left.includes(`statements-sglang-${head}.json`), 'the new index is kept');
+  assert.ok(!left.includes(`statements-sglang-${'0'.repeat(40)}.json`), 'the oldest is gone');
+  assert.ok(left.includes('statements-vllm-other.json'), 'other engines are untouched');
 });

@@ -1,0 +1,84 @@
+// Commands of the Call Traces view: open a folder, open a call's definition or call site,
+// filter, find a function, export Perfetto JSON and the hop sequence as Markdown.
+import * as vscode from 'vscode';
+import { existsSync } from 'node:fs';
+import { CommandIds } from '../commandIds';
+import type { CallTracesViewProvider, CallTraceNode } from '../providers/calltrace/callTracesView';
+import { mapToCheckout, displayPath } from '../core/calltrace/paths';
+import { writePerfettoTrace, hopSequenceMarkdown, DEFAULT_PERFETTO_MAX_BYTES } from '../core/calltrace/export';
+import { DEFAULT_FILTER, parseFilterList } from '../core/calltrace/filter';
+import { readConfig } from '../config';
+
+async function openAt(file: string, line: number): Promise<void> {
+  const c = readConfig().checkouts;
+  // The file that actually ran, when it is on this machine: its lines are the ones traced.
+  // Otherwise (a trace from a container or another host) map it onto the checkout.
+  const mapped = existsSync(file) ? { path: file, via: 'as-written' as const } : mapToCheckout(file, { vllm: c.vllm || undefined, sglang: c.sglang || undefined });
+  if (!existsSync(mapped.path)) {
+    void vscode.window.showWarningMessage(`HopLens: ${mapped.path} is not on this machine. Set hoplens.checkouts.vllm (or .sglang) to a checkout and HopLens maps site-packages and container paths onto it.`);
+    return;
+  }
+  const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(mapped.path));
+  const l = Math.max(0, line - 1);
+  await vscode.window.showTextDocument(doc, { selection: new vscode.Range(l, 0, l, 0), preview: true });
+}
+
+export function registerCallTraceCommands(view: CallTracesViewProvider): vscode.Disposable {
+  return vscode.Disposable.from(
+    vscode.commands.registerCommand(CommandIds.openCallTraceFolder, async (arg?: vscode.Uri) => {
+      const uri = arg ?? (await vscode.window.showOpenDialog({ canSelectFolders: true, canSelectFiles: false, openLabel: 'Open Call Traces', title: 'Folder with VLLM_TRACE_FUNCTION_*.log files' }))?.[0];
+      if (!uri) return;
+      const index = await view.openFolder(uri.fsPath);
+      await vscode.commands.executeCommand('hoplens.callTraces.focus');
+      if (index && index.processes().length === 0) void vscode.window.showInformationMessage(`HopLens: no VLLM_TRACE_FUNCTION files in ${uri.fsPath}.`);
+      return index;
+    }),
+    vscode.commands.registerCommand(CommandIds.openCallDefinition, async (node: CallTraceNode) => {
+      if (node?.kind === 'call') await openAt(node.row.file, node.row.line);
+    }),
+    vscode.commands.registerCommand(CommandIds.openCallSite, async (node: CallTraceNode) => {
+      if (node?.kind === 'call' && node.row.callSite) await openAt(node.row.callSite.file, node.row.callSite.line);
+    }),
+    vscode.commands.registerCommand(CommandIds.loadMoreCalls, (node: CallTraceNode) => { if (node?.kind === 'more') view.loadMore(node); }),
+    vscode.commands.registerCommand(CommandIds.refreshCallTraces, () => view.refresh()),
+    vscode.commands.registerCommand(CommandIds.filterCalls, async () => {
+      const current = view.currentFilter === DEFAULT_FILTER ? 'default' : view.currentFilter.join(', ');
+      const v = await vscode.window.showInputBox({
+        title: 'Show only these functions (with their callers)', value: current,
+        prompt: '"default" = the request path (create_chat_completion, add_request, schedule, execute_model, …); empty = every call',
+      });
+      if (v === undefined) return;
+      view.setFilter(v.trim() === 'default' ? DEFAULT_FILTER : parseFilterList(v));
+    }),
+    vscode.commands.registerCommand(CommandIds.findFunction, async () => {
+      const indexes = view.indexes();
+      if (!indexes.length) { void vscode.window.showInformationMessage('HopLens: open a call trace folder first.'); return; }
+      const q = await vscode.window.showInputBox({ title: 'Find a function in the call traces', placeHolder: 'function name, e.g. execute_model' });
+      if (!q) return;
+      const hits = indexes.flatMap(({ index }) => index.search(q, 200).map((h) => ({ h, index })));
+      if (!hits.length) { void vscode.window.showInformationMessage(`HopLens: no call of '${q}' in the open traces.`); return; }
+      const pick = await vscode.window.showQuickPick(hits.map(({ h, index }) => ({
+        label: h.fn, description: `${displayPath(h.file)}:${h.line}`,
+        detail: h.ancestors.map((a) => index.getNode(h.threadKey, a).fn).join(' › ') || '(top level)', h,
+      })), { title: `${hits.length} call(s) of '${q}'`, matchOnDetail: true });
+      if (pick) await openAt(pick.h.file, pick.h.line);
+    }),
+    vscode.commands.registerCommand(CommandIds.exportPerfetto, async (node?: CallTraceNode) => {
+      if (!node || (node.kind !== 'thread' && node.kind !== 'call')) { void vscode.window.showInformationMessage('HopLens: right-click a thread or a call in the Call Traces view.'); return; }
+      const index = node.folder.index!;
+      const threadKey = node.kind === 'thread' ? node.thread.key : node.threadKey;
+      const target = await vscode.window.showSaveDialog({ title: 'Export as Perfetto / Chrome trace JSON', filters: { JSON: ['json'] } });
+      if (!target) return;
+      const res = await writePerfettoTrace(index, [{ threadKey, nodeId: node.kind === 'call' ? node.row.nodeId : undefined }], target.fsPath, { maxBytes: DEFAULT_PERFETTO_MAX_BYTES });
+      void vscode.window.showInformationMessage(`HopLens: wrote ${res.events} events (${(res.bytes / 1e6).toFixed(1)} MB) to ${target.fsPath}${res.truncated ? ' — stopped at the 100 MB limit' : ''}. Open it in ui.perfetto.dev or chrome://tracing.`);
+    }),
+    vscode.commands.registerCommand(CommandIds.exportHopSequence, async () => {
+      const indexes = view.indexes();
+      if (!indexes.length) { void vscode.window.showInformationMessage('HopLens: open a call trace folder first.'); return; }
+      const filter = view.currentFilter.length ? view.currentFilter : DEFAULT_FILTER;
+      const md = indexes.map(({ index }) => hopSequenceMarkdown(index, filter, 500)).join('\n');
+      const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: md });
+      await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.Beside });
+    }),
+  );
+}

@@ -1,0 +1,43 @@
+// A user sends one traced request from the palette and reads TTFT and the frames in the report.
+import * as assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { WorkbenchSession } from './workbench';
+import { startFakeEngineProcess, type FakeEngineProcess } from '../harness/fakeEngineProcess';
+
+describe('Send Traced Request, in the browser', function () {
+  this.timeout(180_000);
+  let s: WorkbenchSession;
+  let engine: FakeEngineProcess;
+
+  before(async () => {
+    const logFile = join(mkdtempSync(join(tmpdir(), 'hoplens-e2e-server-')), 'live-vllm.log');
+    engine = await startFakeEngineProcess({ engine: 'vllm', logFile, schedule: 'first=150,frames=20,every=20' });
+    s = await WorkbenchSession.start({ workspaceSettings: { 'hoplens.server.url': engine.url, 'hoplens.server.engine': 'vllm', 'hoplens.serverLog': logFile } });
+  });
+  after(async () => { await s?.stop(); engine?.stop(); });
+  afterEach(async function () {
+    if (this.currentTest?.state === 'failed') await s?.screenshot(`failed-${this.currentTest.title.replace(/\W+/g, '-')}`);
+  });
+
+  it('palette → Send Traced Request → the report shows TTFT and the frames table', async () => {
+    await s.runCommand('HopLens: Send Traced Request');
+    // The quick pick lets the user change prompt / max tokens; accept with "Send".
+    const send = s.page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Send' }).first();
+    await send.waitFor();
+    await send.click();
+    const tab = s.page.locator('.tab', { hasText: /Traced hoplens-/ }).first();
+    await tab.waitFor({ timeout: 60_000 });
+    const frame = s.page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
+    const summary = frame.locator('#summary');
+    await summary.waitFor({ timeout: 30_000 });
+    const text = await summary.innerText();
+    const m = /TTFT[^\n]*content[^\n]*?([\d.]+) ms/i.exec(text);
+    assert.ok(m, `summary: ${text}`);
+    assert.ok(Number(m[1]) >= 145, `TTFT ${m[1]} ms must include the server's 150 ms first-frame delay`);
+    const rows = await frame.locator('#frames tbody tr').count();
+    assert.ok(rows >= 20, `frames table rows: ${rows}`);
+    await s.screenshot('traced-request-report');
+  });
+});
