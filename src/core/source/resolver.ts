@@ -409,8 +409,16 @@ class Resolver implements CheckoutSourceResolver {
     }
     if (moved) return { path: moved.path, line: moved.line, verified: true, drift: moved.line - lineno, method: 'fileinfo+literal' };
     // 3. Unverified: the printed line of the likeliest file (one with a logging call there).
+    if (!this.index && !this.syncFileReads) {
+      return { path: cands[0], line: lineno, verified: false, drift: 0, method: 'fileinfo', note: 'the checkout is still being indexed' };
+    }
     const withCall = cands.find((p) => this.statementsOf(p)?.byLine.has(lineno));
-    return { path: withCall ?? cands[0], line: lineno, verified: false, drift: 0, method: 'fileinfo' };
+    const note = withCall
+      ? 'the logging call on this line of the checkout cannot print this message, and no statement in the file can (is the checkout at another commit?)'
+      : cands.some((p) => this.statementsOf(p))
+        ? 'this line of the checkout holds no logging call, and no statement in the file prints this message (is the checkout at another commit?)'
+        : 'the file could not be read';
+    return { path: withCall ?? cands[0], line: lineno, verified: false, drift: 0, method: 'fileinfo', note };
   }
 
   private byHop(hop: string | null, message: string): SourceLocation | null {

@@ -25,6 +25,8 @@ export interface SourceLocation {
   drift: number;
   /** How it was found: "fileinfo" | "fileinfo+literal" | "hop-table" | "statement-index". */
   method: string;
+  /** Why an unverified location could not be verified, in words for a hover. */
+  note?: string;
 }
 
 export interface SourceResolver {

@@ -94,7 +94,12 @@ test('multi-line record (CRLF, header repeated): the first line and its tracebac
 
 test('a message the printed line cannot print stays linked but unverified', () => {
   const loc = resolver.resolve(query('(APIServer pid=1) INFO 08-21 22:30:05 [async_llm.py:439] Something this line never printed'));
-  assert.deepEqual(loc, { path: 'vllm/v1/engine/async_llm.py', line: 439, verified: false, drift: 0, method: 'fileinfo' });
+  assert.deepEqual(loc && [loc.path, loc.line, loc.verified, loc.drift], ['vllm/v1/engine/async_llm.py', 439, false, 0]);
+  assert.match(loc?.note ?? '', /cannot print this message/);
+  const noCall = resolver.resolve(query('(APIServer pid=1) INFO 08-21 22:30:05 [async_llm.py:440] Added request x.'));
+  assert.deepEqual(noCall && [noCall.line, noCall.verified], [439, true], 'a moved-by-one line is found by its text');
+  const nothing = resolver.resolve(query('(APIServer pid=1) INFO 08-21 22:30:05 [async_llm.py:12] No such text anywhere'));
+  assert.match(nothing?.note ?? '', /holds no logging call/);
 });
 
 test('a checkout at a later commit: statements moved by inserted and deleted lines are found with signed drift', async () => {

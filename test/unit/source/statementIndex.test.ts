@@ -66,7 +66,9 @@ test('editor mode (background, no file reads on the calling thread): unverified 
   initRepo(root, VLLM_FILES);
   const r = await createSourceResolver(root, 'vllm', { statementIndex: 'background', syncFileReads: false, workerScript: bundleWorker(), cacheDir: null });
   const q = { engine: 'vllm' as const, fileinfo: 'async_llm.py', lineno: 439, message: 'Added request chatcmpl-1-0a1b2c3d.', hop: 'V2' };
-  for (let i = 0; i < 4; i++) assert.deepEqual(r.resolve(q), { path: 'vllm/v1/engine/async_llm.py', line: 439, verified: false, drift: 0, method: 'fileinfo' });
+  for (let i = 0; i < 4; i++) {
+    assert.deepEqual(r.resolve(q), { path: 'vllm/v1/engine/async_llm.py', line: 439, verified: false, drift: 0, method: 'fileinfo', note: 'the checkout is still being indexed' });
+  }
   await r.indexReady;
   assert.deepEqual(r.resolve(q), { path: 'vllm/v1/engine/async_llm.py', line: 439, verified: true, drift: 0, method: 'fileinfo' });
 });
