@@ -55,7 +55,8 @@ export function registerLogCommands(deps: LogCommandDeps): vscode.Disposable {
   const annotateLog = async () => {
     const editor = vscode.window.activeTextEditor;
     if (!editor) { void vscode.window.showInformationMessage('HopLens: open a vLLM or SGLang server log first.'); return; }
-    const ann = logs.force(editor.document);
+    logs.force(editor.document);
+    const ann = await logs.settled(editor.document);
     if (!ann) { void vscode.window.showWarningMessage('HopLens: this document is too large for the editor; use "HopLens: Open Large Server Log…".'); return; }
     const t = ann.annotator.tracker;
     if (!ann.hasHops) {
@@ -75,7 +76,7 @@ export function registerLogCommands(deps: LogCommandDeps): vscode.Disposable {
 
   const exportHopTable = async () => {
     const editor = vscode.window.activeTextEditor;
-    const ann = editor ? logs.get(editor.document) : undefined;
+    const ann = editor ? await logs.settled(editor.document) : undefined;
     const rec = ann?.record(editor!.selection.active.line);
     const rid = rec?.rid;
     if (!editor || !ann || !rid) { void vscode.window.showInformationMessage('HopLens: put the cursor on a line of a request in a server log.'); return; }

@@ -140,7 +140,8 @@ export class TracedRequestCommands {
     const uri = open?.uri ?? (path ? vscode.Uri.file(path) : undefined);
     if (!uri) { void vscode.window.showInformationMessage('HopLens: no server log is open or set in hoplens.serverLog.'); return; }
     const doc = await vscode.workspace.openTextDocument(uri);
-    const ann = this.deps.logs.logs.force(doc);
+    this.deps.logs.logs.force(doc);
+    const ann = await this.deps.logs.logs.settled(doc);
     const target = line ?? (ann?.annotator.tracker.get(r.record.logRequestId)?.firstLine ?? 1);
     await vscode.commands.executeCommand(CommandIds.revealLogLine, uri, target);
     if (ann) {

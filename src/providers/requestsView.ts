@@ -18,8 +18,10 @@ export interface RequestLogSource {
   readonly engine: Engine | null;
 }
 
+type Brief = NonNullable<ReturnType<RequestTracker['brief']>>;
+
 type Node =
-  | { kind: 'request'; group: RequestGroup; source: RequestLogSource }
+  | { kind: 'request'; brief: Brief; source: RequestLogSource }
   | { kind: 'hop'; hop: RequestHop; group: RequestGroup; source: RequestLogSource }
   | { kind: 'missing'; missing: MissingHop; group: RequestGroup }
   | { kind: 'info'; text: string };
@@ -59,9 +61,9 @@ export class RequestsViewProvider extends Disposable implements vscode.TreeDataP
 
   /** Shows and selects a request by id (after a traced request). */
   async reveal(rid: string): Promise<boolean> {
-    const group = this.source?.tracker.get(rid);
-    if (!group || !this.view || !this.source) return false;
-    await this.view.reveal({ kind: 'request', group, source: this.source }, { select: true, focus: false, expand: true });
+    const brief = this.source?.tracker.brief(rid);
+    if (!brief || !this.view || !this.source) return false;
+    await this.view.reveal({ kind: 'request', brief, source: this.source }, { select: true, focus: false, expand: true });
     return true;
   }
 
@@ -77,8 +79,12 @@ export class RequestsViewProvider extends Disposable implements vscode.TreeDataP
   }
 
   getParent(node: Node): Node | undefined {
-    if (node.kind === 'hop' ) return { kind: 'request', group: node.group, source: node.source };
-    if (node.kind === 'missing' && this.source) return { kind: 'request', group: node.group, source: this.source };
+    const parentOf = (group: RequestGroup, source: RequestLogSource | undefined): Node | undefined => {
+      const brief = source?.tracker.brief(group.rid);
+      return brief && source ? { kind: 'request', brief, source } : undefined;
+    };
+    if (node.kind === 'hop') return parentOf(node.group, node.source);
+    if (node.kind === 'missing') return parentOf(node.group, this.source);
     return undefined;
   }
 
@@ -89,8 +95,9 @@ export class RequestsViewProvider extends Disposable implements vscode.TreeDataP
       const out: Node[] = [];
       for (const rid of s.tracker.rids()) {
         if (this.filter && !ridMatchesQuery(rid, this.filter)) continue;
-        const group = s.tracker.get(rid);
-        if (group) out.push({ kind: 'request', group, source: s });
+        // Rows use the cheap summary; the full group (deltas, missing hops) is built on expand.
+        const brief = s.tracker.brief(rid);
+        if (brief) out.push({ kind: 'request', brief, source: s });
         if (out.length >= MAX_REQUEST_NODES) {
           out.push({ kind: 'info', text: `Showing the first ${MAX_REQUEST_NODES} requests; filter by id to find others.` });
           break;
@@ -99,9 +106,11 @@ export class RequestsViewProvider extends Disposable implements vscode.TreeDataP
       return out;
     }
     if (node.kind === 'request') {
+      const group = node.source.tracker.get(node.brief.rid);
+      if (!group) return [];
       return [
-        ...node.group.hops.map((hop): Node => ({ kind: 'hop', hop, group: node.group, source: node.source })),
-        ...node.group.missing.map((missing): Node => ({ kind: 'missing', missing, group: node.group })),
+        ...group.hops.map((hop): Node => ({ kind: 'hop', hop, group, source: node.source })),
+        ...group.missing.map((missing): Node => ({ kind: 'missing', missing, group })),
       ];
     }
     return [];
@@ -110,12 +119,12 @@ export class RequestsViewProvider extends Disposable implements vscode.TreeDataP
   getTreeItem(node: Node): vscode.TreeItem {
     switch (node.kind) {
       case 'request': {
-        const g = node.group;
+        const g = node.brief;
         const item = new vscode.TreeItem(g.rid, vscode.TreeItemCollapsibleState.Collapsed);
         item.id = `req:${g.rid}`;
         const when = g.firstTime !== null ? new Date(g.firstTime).toISOString().slice(11, 19) : `line ${g.firstLine}`;
         item.description = `${when} · ${g.hops.length} hop${g.hops.length === 1 ? '' : 's'}${g.span ? ` · ${g.span.text}` : ''}`;
-        item.tooltip = `${g.rid}\nlines ${g.firstLine}–${g.lastLine}\n${g.missing.length} hop(s) of the table not printed`;
+        item.tooltip = `${g.rid}\nfirst line ${g.firstLine}\nhops: ${g.hops.join(' → ')}`;
         item.iconPath = new vscode.ThemeIcon('pulse');
         item.contextValue = 'hoplens.request';
         item.command = { command: CommandIds.revealLogLine, title: 'Reveal', arguments: [node.source.uri, g.firstLine] };

@@ -79,19 +79,26 @@ export class WorkbenchSession {
   /** Quick-open a workspace file by its relative path, like Ctrl+P, and wait for its tab. */
   async openFile(relativePath: string): Promise<void> {
     const name = relativePath.split('/').pop()!;
+    const dir = relativePath.split('/').slice(0, -1).join('/');
     const input = this.page.locator('.quick-input-widget input');
+    // The result list re-renders as results arrive, so act only through the keyboard on the
+    // focused row, once that row is exactly the file asked for.
+    const focused = this.page.locator('.quick-input-widget .monaco-list-row.focused');
     for (let attempt = 0; ; attempt++) {
       await this.page.keyboard.press('Escape');
       await this.page.keyboard.press('Control+P');
       try {
         await input.waitFor({ timeout: 5_000 });
         await input.fill(relativePath);
-        const exact = new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
-        const row = this.page.locator('.quick-input-widget .monaco-list-row')
-          .filter({ has: this.page.locator('.label-name', { hasText: exact }) })
-          .filter({ hasText: relativePath.includes('/') ? relativePath.split('/').slice(0, -1).join('/') : '' }).first();
-        await row.waitFor({ timeout: 10_000 });
-        await row.click();
+        const deadline = Date.now() + 10_000;
+        for (;;) {
+          const label = (await focused.locator('.label-name').first().textContent({ timeout: 1_000 }).catch(() => null))?.trim();
+          const desc = (await focused.locator('.label-description').first().textContent({ timeout: 1_000 }).catch(() => null)) ?? '';
+          if (label === name && desc.includes(dir)) break;
+          if (Date.now() > deadline) throw new Error(`quick open did not offer ${relativePath} first (focused: ${label} ${desc})`);
+          await this.page.waitForTimeout(100);
+        }
+        await this.page.keyboard.press('Enter');
         await this.page.locator('.tab.active', { hasText: name }).waitFor({ timeout: 10_000 });
         return;
       } catch (e) {

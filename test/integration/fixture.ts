@@ -27,3 +27,11 @@ export async function until<T>(what: string, probe: () => T | undefined | Promis
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+/** A line in the test run's output (figures a benchmark-style test prints). */
+export function report(line: string): void {
+  const file = process.env.HOPLENS_TEST_OUTPUT;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  if (file) require('node:fs').appendFileSync(file, line + '\n');
+  console.log(line);
+}

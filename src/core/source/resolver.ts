@@ -113,7 +113,9 @@ export function defaultCacheDir(): string {
   return process.env.HOPLENS_CACHE_DIR || join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'hoplens', 'statements');
 }
 
+/** The bundled worker next to the bundle that runs this code (dist/); not the compiled module in out/. */
 function defaultWorkerScript(): string | null {
+  if (/[\\/]core[\\/]source$/.test(__dirname)) return null;
   const p = join(__dirname, 'statementIndex.js');
   return existsSync(p) ? p : null;
 }

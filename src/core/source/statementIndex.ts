@@ -142,22 +142,31 @@ export async function buildStatementIndex(root: string, files: string[], engine:
   const report = (done: number, total: number) => opts.onProgress?.({ done, total });
   let result: { statements: IndexedStatement[]; skipped: Array<{ path: string; reason: string }>; keys: Array<string | null> };
   if (opts.signal?.aborted) throw abortError();
+  let viaWorker: typeof result | null = null;
   if (opts.workerScript && existsSync(opts.workerScript)) {
-    result = await new Promise((resolve, reject) => {
+    viaWorker = await new Promise((resolve, reject) => {
+      let settled = false;
       const worker = new Worker(opts.workerScript!, { workerData: input });
-      const onAbort = () => { void worker.terminate(); reject(abortError()); };
+      const settle = (f: () => void) => {
+        if (settled) return;
+        settled = true;
+        opts.signal?.removeEventListener('abort', onAbort);
+        void worker.terminate();
+        f();
+      };
+      const onAbort = () => settle(() => reject(abortError()));
       opts.signal?.addEventListener('abort', onAbort, { once: true });
-      const finish = () => opts.signal?.removeEventListener('abort', onAbort);
       worker.on('message', (m: WorkerMessage) => {
         if (m.type === 'progress') report(m.done, m.total);
-        else if (m.type === 'done') { finish(); void worker.terminate(); resolve({ statements: m.statements, skipped: m.skipped, keys: m.keys }); }
-        else { finish(); void worker.terminate(); reject(new Error(m.message)); }
+        else if (m.type === 'done') settle(() => resolve({ statements: m.statements, skipped: m.skipped, keys: m.keys }));
+        else settle(() => reject(new Error(m.message)));
       });
-      worker.on('error', (e) => { finish(); reject(e); });
+      worker.on('error', (e) => settle(() => reject(e)));
+      // A script that is not the worker (or one that died) exits without an answer: build here instead.
+      worker.on('exit', () => settle(() => resolve(null)));
     });
-  } else {
-    result = await runIndexLoop(input, report, 15, opts.signal);
   }
+  result = viaWorker ?? (await runIndexLoop(input, report, 15, opts.signal));
   return { format: INDEX_FORMAT, engine, key, builtAt: new Date().toISOString(), fileCount: files.length, ...result };
 }
 

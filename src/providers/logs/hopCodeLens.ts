@@ -1,4 +1,6 @@
 // `hop 2 · api-server · v1/engine/async_llm.py:439` above every line a request hop printed.
+// Lenses are listed cheaply for the whole document and resolved (source lookup, title,
+// command) only when VS Code shows them, so a 50,000-line log costs what is on screen.
 import * as vscode from 'vscode';
 import type { LogDocumentService } from './logDocuments';
 import type { SourceService } from './sourceService';
@@ -6,7 +8,15 @@ import { displaySource, driftText, hopDef, hopLabel } from './hopPresentation';
 import { CommandIds } from '../../commandIds';
 import { Disposable } from '../../util/dispose';
 
-export class HopCodeLensProvider extends Disposable implements vscode.CodeLensProvider {
+/** Documents with more hop lines than this get lenses only around what is on screen. */
+const ALL_LENSES_UP_TO = 5000;
+const WINDOW_MARGIN_LINES = 1000;
+
+class HopLens extends vscode.CodeLens {
+  constructor(range: vscode.Range, readonly doc: vscode.TextDocument, readonly line: number) { super(range); }
+}
+
+export class HopCodeLensProvider extends Disposable implements vscode.CodeLensProvider<HopLens> {
   private readonly changed = this._register(new vscode.EventEmitter<void>());
   readonly onDidChangeCodeLenses = this.changed.event;
 
@@ -14,28 +24,54 @@ export class HopCodeLensProvider extends Disposable implements vscode.CodeLensPr
     super();
     this._register(logs.onDidChange(() => this.changed.fire()));
     this._register(sources.onDidChange(() => this.changed.fire()));
+    // For big logs the listed window follows scrolling.
+    let timer: NodeJS.Timeout | undefined;
+    this._register(vscode.window.onDidChangeTextEditorVisibleRanges((e) => {
+      if (e.textEditor.document.lineCount <= ALL_LENSES_UP_TO) return;
+      clearTimeout(timer);
+      timer = setTimeout(() => this.changed.fire(), 150);
+    }));
+    this._register({ dispose: () => clearTimeout(timer) });
   }
 
-  provideCodeLenses(doc: vscode.TextDocument): vscode.CodeLens[] {
+  /** Line ranges to list lenses for: the whole document, or the visible part ± a margin. */
+  private windows(doc: vscode.TextDocument, hopLines: number): [number, number][] {
+    if (hopLines <= ALL_LENSES_UP_TO) return [[0, doc.lineCount - 1]];
+    const editors = vscode.window.visibleTextEditors.filter((e) => e.document === doc);
+    const ranges = editors.flatMap((e) => e.visibleRanges);
+    if (ranges.length === 0) return [[0, Math.min(doc.lineCount - 1, 2 * WINDOW_MARGIN_LINES)]];
+    return ranges.map((r) => [Math.max(0, r.start.line - WINDOW_MARGIN_LINES), Math.min(doc.lineCount - 1, r.end.line + WINDOW_MARGIN_LINES)]);
+  }
+
+  provideCodeLenses(doc: vscode.TextDocument): HopLens[] {
     const ann = this.logs.get(doc);
     if (!ann || !ann.hasHops) return [];
-    const lenses: vscode.CodeLens[] = [];
+    const lenses: HopLens[] = [];
     const records = ann.annotator.records;
-    const lineCount = doc.lineCount;
-    for (let i = 0; i < records.length && i < lineCount; i++) {
-      const rec = records[i];
-      if (rec.hop === null || rec.continuation) continue;
-      const def = hopDef(rec);
-      if (!def) continue;
-      const src = this.sources.locate(rec);
-      const range = new vscode.Range(i, 0, i, 0);
-      const where = src ? displaySource(src.location) : `${def.process}, no source line`;
-      const drift = src ? driftText(src.location) : '';
-      const title = `${hopLabel(def)} · ${rec.role ?? def.role} · ${where}${drift ? ` (${drift})` : ''}${src && !src.local ? ' ↗' : ''}`;
-      lenses.push(new vscode.CodeLens(range, src
-        ? { title, command: CommandIds.openSource, arguments: [doc.uri, i], tooltip: src.local ? `Open ${src.target.fsPath}:${src.location.line}` : `Open ${src.target.toString()} (no local checkout)` }
-        : { title, command: '' }));
+    let hopLines = 0;
+    for (const n of ann.annotator.tracker.counts.values()) hopLines += n;
+    const seen = new Set<number>();
+    for (const [from, to] of this.windows(doc, hopLines)) {
+      const end = Math.min(to, records.length - 1);
+      for (let i = from; i <= end; i++) {
+        const rec = records[i];
+        if (rec.hop !== null && !rec.continuation && !seen.has(i)) { seen.add(i); lenses.push(new HopLens(new vscode.Range(i, 0, i, 0), doc, i)); }
+      }
     }
     return lenses;
+  }
+
+  resolveCodeLens(lens: HopLens): HopLens {
+    const rec = this.logs.get(lens.doc)?.record(lens.line);
+    const def = rec ? hopDef(rec) : undefined;
+    if (!rec || !def) { lens.command = { title: '', command: '' }; return lens; }
+    const src = this.sources.locate(rec);
+    const where = src ? displaySource(src.location) : `${def.process}, no source line`;
+    const drift = src ? driftText(src.location) : '';
+    const title = `${hopLabel(def)} · ${rec.role ?? def.role} · ${where}${drift ? ` (${drift})` : ''}${src && !src.local ? ' ↗' : ''}`;
+    lens.command = src
+      ? { title, command: CommandIds.openSource, arguments: [lens.doc.uri, lens.line], tooltip: src.local ? `Open ${src.target.fsPath}:${src.location.line}` : `Open ${src.target.toString()} (no local checkout)` }
+      : { title, command: '' };
+    return lens;
   }
 }

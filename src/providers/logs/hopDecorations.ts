@@ -1,7 +1,10 @@
 // A faint end-of-line note on each hop: the time since the previous hop of the same request.
+// Only the visible lines (and a margin) are decorated, so huge logs cost what is on screen.
 import * as vscode from 'vscode';
 import type { LogDocumentService } from './logDocuments';
 import { Disposable } from '../../util/dispose';
+
+const MARGIN_LINES = 200;
 
 export class HopDeltaDecorations extends Disposable {
   private readonly type = this._register(vscode.window.createTextEditorDecorationType({
@@ -13,6 +16,7 @@ export class HopDeltaDecorations extends Disposable {
   constructor(private readonly logs: LogDocumentService) {
     super();
     this._register(vscode.window.onDidChangeVisibleTextEditors(() => this.schedule()));
+    this._register(vscode.window.onDidChangeTextEditorVisibleRanges(() => this.schedule()));
     this._register(logs.onDidChange(() => this.schedule()));
     this._register({ dispose: () => clearTimeout(this.pending) });
     this.schedule();
@@ -20,11 +24,7 @@ export class HopDeltaDecorations extends Disposable {
 
   private schedule(): void {
     clearTimeout(this.pending);
-    this.pending = setTimeout(() => this.updateAll(), 100);
-  }
-
-  private updateAll(): void {
-    for (const editor of vscode.window.visibleTextEditors) this.update(editor);
+    this.pending = setTimeout(() => { for (const e of vscode.window.visibleTextEditors) this.update(e); }, 50);
   }
 
   update(editor: vscode.TextEditor): void {
@@ -32,13 +32,23 @@ export class HopDeltaDecorations extends Disposable {
     if (!ann || !ann.hasHops) { editor.setDecorations(this.type, []); return; }
     const tracker = ann.annotator.tracker;
     const options: vscode.DecorationOptions[] = [];
-    for (const rid of tracker.rids()) {
-      const group = tracker.get(rid);
-      if (!group) continue;
-      for (const hop of group.hops) {
-        const line = hop.line - 1;
-        if (line >= editor.document.lineCount) continue;
-        const text = hop.sincePrevious ? `Δ ${hop.sincePrevious.text} since previous hop` : 'first hop of this request';
+    const groups = new Map<string, ReturnType<typeof tracker.get>>();
+    for (const visible of editor.visibleRanges) {
+      const from = Math.max(0, visible.start.line - MARGIN_LINES);
+      const to = Math.min(editor.document.lineCount - 1, visible.end.line + MARGIN_LINES);
+      for (let line = from; line <= to; line++) {
+        const rec = ann.record(line);
+        if (!rec || rec.hop === null || rec.continuation) continue;
+        const rid = rec.rid;
+        let text: string;
+        if (rid === null) {
+          continue;
+        } else {
+          if (!groups.has(rid)) groups.set(rid, tracker.get(rid));
+          const hop = groups.get(rid)?.hops.find((h) => h.line === line + 1);
+          if (!hop) continue;
+          text = hop.sincePrevious ? `Δ ${hop.sincePrevious.text} since previous hop` : 'first hop of this request';
+        }
         const end = editor.document.lineAt(line).range.end;
         options.push({ range: new vscode.Range(end, end), renderOptions: { after: { contentText: `  ${text}` } } });
       }

@@ -1,6 +1,7 @@
-// Keeps one incremental annotation per open server log: a growing log (`| tee vllm.log`)
-// only parses its appended lines; any other edit starts over. Providers read from here and
-// never parse themselves.
+// Keeps one incremental annotation per open server log. A growing log (`| tee vllm.log`) only
+// parses its appended text; any other edit starts over. Parsing runs in time-boxed slices so
+// the extension host is never blocked for long: providers see what is parsed so far, and
+// onDidChange fires as the rest arrives. Providers read from here and never parse themselves.
 import * as vscode from 'vscode';
 import { LogAnnotator } from '../../core/logs/annotate';
 import type { LogRecord } from '../../core/logs/model';
@@ -9,19 +10,34 @@ import type { Logger } from '../../logging';
 
 /** VS Code hands extensions documents up to 50 MB; beyond that use "Open Large Server Log". */
 const MAX_IN_EDITOR_CHARS = 50 * 1024 * 1024;
+/** Work on the extension host thread per turn of the event loop. */
+const SLICE_BUDGET_MS = 25;
+const SLICE_CHARS = 128 * 1024;
+const TAIL_PROBE = 256;
+const PROGRESS_EVENT_MS = 1000;
 
 export interface LogDocumentAnnotation {
   readonly uri: vscode.Uri;
-  readonly version: number;
   readonly annotator: LogAnnotator;
   /** record for a 0-based editor line, or undefined */
   record(line: number): LogRecord | undefined;
   readonly hasHops: boolean;
+  /** True while lines of the current version are still being parsed. */
+  readonly catchingUp: boolean;
+  /** Time spent parsing on this thread so far (the rest of a catch-up is yielding). */
+  readonly parseMs: number;
 }
 
 class Entry implements LogDocumentAnnotation {
   readonly annotator = new LogAnnotator({ engine: 'auto' });
+  /** Document version whose text is (being) parsed. */
   version = -1;
+  /** Characters of the document fed to the annotator, and the last few of them. */
+  fed = 0;
+  tail = '';
+  catchingUp = false;
+  tooLarge = false;
+  parseMs = 0;
   constructor(readonly uri: vscode.Uri) {}
   record(line: number): LogRecord | undefined { return this.annotator.records[line]; }
   get hasHops(): boolean { return this.annotator.tracker.counts.size > 0; }
@@ -37,13 +53,13 @@ export class LogDocumentService extends Disposable {
   constructor(private readonly log: Logger) {
     super();
     this._register(vscode.workspace.onDidChangeTextDocument((e) => {
-      if (this.entries.has(e.document.uri.toString()) && e.contentChanges.length > 0) this.refresh(e.document);
+      if (this.entries.has(e.document.uri.toString()) && e.contentChanges.length > 0) this.get(e.document);
     }));
     this._register(vscode.workspace.onDidCloseTextDocument((d) => this.entries.delete(d.uri.toString())));
-    this._register(vscode.workspace.onDidOpenTextDocument((d) => { if (this.isCandidate(d)) this.refresh(d); }));
+    this._register(vscode.workspace.onDidOpenTextDocument((d) => { if (this.isCandidate(d)) this.get(d); }));
   }
 
-  /** Server logs: the `log` language, a `.log`/`.out`/`.txt` name, or a document the user asked to annotate. */
+  /** Server logs: the `log` language, a `.log`/`.out`/`.err` name, or a document the user asked to annotate. */
   isCandidate(doc: vscode.TextDocument): boolean {
     if (this.forced.has(doc.uri.toString())) return true;
     if (doc.uri.scheme !== 'file' && doc.uri.scheme !== 'untitled' && doc.uri.scheme !== 'vscode-remote') return false;
@@ -56,40 +72,71 @@ export class LogDocumentService extends Disposable {
     return this.get(doc);
   }
 
-  /** The up-to-date annotation, or undefined for a document that is not a candidate or too big. */
+  /** Resolves when every line of the document's current version is parsed. */
+  async settled(doc: vscode.TextDocument): Promise<LogDocumentAnnotation | undefined> {
+    const entry = this.get(doc) as Entry | undefined;
+    while (entry && (entry.catchingUp || entry.version !== doc.version)) {
+      await new Promise((r) => setTimeout(r, 10));
+      this.get(doc);
+    }
+    return entry;
+  }
+
+  /** The annotation so far (parsing continues in the background), or undefined for non-logs. */
   get(doc: vscode.TextDocument): LogDocumentAnnotation | undefined {
     if (!this.isCandidate(doc)) return undefined;
     const key = doc.uri.toString();
     let entry = this.entries.get(key);
     if (!entry) { entry = new Entry(doc.uri); this.entries.set(key, entry); }
-    if (entry.version !== doc.version) this.sync(entry, doc);
+    if (entry.version !== doc.version && !entry.catchingUp) void this.catchUp(entry, doc);
     return entry;
   }
 
-  private refresh(doc: vscode.TextDocument): void {
-    const before = this.entries.get(doc.uri.toString())?.version;
-    const entry = this.get(doc);
-    if (entry && entry.version !== before) this.changed.fire(doc.uri);
-  }
-
-  private sync(entry: Entry, doc: vscode.TextDocument): void {
-    entry.version = doc.version;
-    const text = doc.getText();
-    if (text.length > MAX_IN_EDITOR_CHARS) {
-      entry.annotator.reset();
-      return;
-    }
+  private async catchUp(entry: Entry, doc: vscode.TextDocument): Promise<void> {
+    entry.catchingUp = true;
     const started = Date.now();
-    // The last line without a newline is still a line the user sees: annotate it as complete.
-    // If the writer later continues that same line, the text no longer extends what was
-    // parsed and syncText starts over, so nothing is mis-parsed.
-    const { reset, added } = entry.annotator.syncText(text.length === 0 || text.endsWith('\n') ? text : text + '\n');
-    const ms = Date.now() - started;
-    if (ms > 50) this.log.warn(`annotating ${doc.uri.fsPath} took ${ms} ms (${added.length} lines${reset ? ', from the start' : ''})`);
-  }
-
-  /** The most recently annotated document that has hops (for the Requests view). */
-  annotationFor(uri: vscode.Uri): LogDocumentAnnotation | undefined {
-    return this.entries.get(uri.toString());
+    let lastEvent = started;
+    let lines = 0;
+    try {
+      while (entry.version !== doc.version && this.entries.get(doc.uri.toString()) === entry) {
+        entry.version = doc.version;
+        let text = doc.getText();
+        if (text.length > MAX_IN_EDITOR_CHARS) {
+          entry.annotator.reset(); entry.fed = 0; entry.tail = ''; entry.tooLarge = true;
+          break;
+        }
+        // The last line without a newline is still a line the user sees: take it as complete.
+        // If the writer later continues that same line, the text no longer extends what was
+        // fed, and annotation starts over, so nothing is mis-parsed.
+        if (text.length > 0 && !text.endsWith('\n')) text += '\n';
+        const grew = text.length >= entry.fed && text.startsWith(entry.tail, entry.fed - entry.tail.length);
+        if (!grew) { entry.annotator.reset(); entry.fed = 0; entry.tail = ''; }
+        let pos = entry.fed;
+        while (pos < text.length) {
+          const sliceStart = Date.now();
+          while (pos < text.length && Date.now() - sliceStart < SLICE_BUDGET_MS) {
+            const end = Math.min(text.length, pos + SLICE_CHARS);
+            lines += entry.annotator.appendText(text.slice(pos, end)).length;
+            pos = end;
+          }
+          entry.parseMs += Date.now() - sliceStart;
+          entry.fed = pos;
+          entry.tail = text.slice(Math.max(0, pos - TAIL_PROBE), pos);
+          if (pos < text.length) {
+            // Show what is parsed so far, but not after every slice: each event makes the
+            // lens, link and decoration providers run again over the document.
+            if (Date.now() - lastEvent > PROGRESS_EVENT_MS) { lastEvent = Date.now(); this.changed.fire(doc.uri); }
+            await new Promise<void>((r) => setImmediate(r));
+          }
+          if (entry.version !== doc.version) break; // edited meanwhile: the outer loop re-checks
+        }
+      }
+    } catch (e) {
+      this.log.error(`annotating ${doc.uri.toString()}: ${(e as Error).message}`);
+    } finally {
+      entry.catchingUp = false;
+    }
+    if (lines > 20_000) this.log.info(`annotated ${lines} lines of ${doc.uri.fsPath} in ${Date.now() - started} ms (in slices of ≤${SLICE_BUDGET_MS} ms)`);
+    this.changed.fire(doc.uri);
   }
 }

@@ -66,6 +66,8 @@ export class SourceService extends Disposable {
     try {
       const r = await createSourceResolver(dir, engine, {
         statementIndex: 'background',
+        // Until the worker's index is ready, resolve without reading files on this thread.
+        syncFileReads: false,
         cacheDir: join(this.storageUri.fsPath, 'statements'),
         workerScript: vscode.Uri.joinPath(this.extensionUri, 'dist', 'statementIndex.js').fsPath,
       });

@@ -147,3 +147,16 @@ test('the cache keeps the most recent indexes per engine and deletes older ones'
   assert.ok(!left.includes(`statements-sglang-${'0'.repeat(40)}.json`), 'the oldest is gone');
   assert.ok(left.includes('statements-vllm-other.json'), 'other engines are untouched');
 });
+
+test('a worker script that is not the worker (or dies) falls back to building in-process instead of hanging', async () => {
+  const root = tmp.make();
+  initRepo(root, VLLM_FILES);
+  const files = await listPythonFiles(root, 'vllm', { git: true });
+  const notAWorker = join(tmp.make(), 'statementIndex.js');
+  writeFileSync(notAWorker, 'module.exports = {};\n');
+  const data = await buildStatementIndex(root, files, 'vllm', 'k', { workerScript: notAWorker });
+  assert.ok(data.statements.some((s) => s.path === 'vllm/v1/engine/async_llm.py' && s.line === 439));
+  // And the default, from compiled (not bundled) code, does not pick up the core module as a worker.
+  const r = await createSourceResolver(root, 'vllm', { cacheDir: null });
+  assert.equal(r.indexState(), 'ready');
+});

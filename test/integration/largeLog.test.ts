@@ -1,0 +1,69 @@
+// A 50,000-line vLLM log in the editor: every hop line gets its lens, and the figures of the
+// editor path are printed (annotation time, CodeLens time, the longest stall of the extension
+// host's event loop while it works). Figures are reported, not asserted: see bench/ for speed.
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { hoplens, report, until } from './fixture';
+
+const REPO = join(__dirname, '..', '..', '..');
+
+function buildLog(targetLines: number): { text: string; hopLines: number; requests: number } {
+  const sample = readFileSync(join(REPO, 'test', 'fixtures', 'logs', 'vllm_info_chat_and_abort.log'), 'utf8')
+    .split('\n').filter((l) => l.startsWith('(APIServer'));
+  const out: string[] = [];
+  let requests = 0;
+  while (out.length + sample.length <= targetLines) {
+    const n = String(requests++).padStart(6, '0');
+    for (const l of sample) out.push(l.replace(/myrun-0001/g, `run-${n}`).replace(/5c1d8e0f2a9b4e6d8f7a6b5c4d3e2f10/g, `a${n}5c1d8e0f2a9b4e6d8f7a6b5c4d`));
+  }
+  while (out.length < targetLines) out.push('(APIServer pid=2101) INFO:     127.0.0.1:51234 - "GET /metrics HTTP/1.1" 200 OK');
+  return { text: out.join('\n') + '\n', hopLines: out.length, requests: requests * 2 };
+}
+
+describe('A 50,000-line server log in the editor', () => {
+  it('annotates every line without stalling the extension host, and prints the figures', async () => {
+    const api = await hoplens();
+    const { text, requests } = buildLog(50_000);
+    const file = join(mkdtempSync(join(tmpdir(), 'hoplens-it-big-')), 'vllm-50k.log');
+    writeFileSync(file, text);
+
+    let longestStall = 0;
+    let last = Date.now();
+    const probe = setInterval(() => { const now = Date.now(); longestStall = Math.max(longestStall, now - last - 2); last = now; }, 2);
+    const t0 = Date.now();
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
+    await vscode.window.showTextDocument(doc);
+    const ann = await api.logs.logs.settled(doc);
+    const tAnnotated = Date.now() - t0;
+    const t1 = Date.now();
+    const lenses = (await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', doc.uri)) ?? [];
+    const tLenses = Date.now() - t1;
+    // A screen shows about 50 lines: VS Code resolves only the lenses it shows.
+    const t2 = Date.now();
+    const shown = (await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', doc.uri, 60)) ?? [];
+    const tResolve = Date.now() - t2;
+    clearInterval(probe);
+
+    assert.ok(ann, 'the log is annotated');
+    assert.equal(ann.annotator.records.length, 50_000);
+    assert.equal(ann.annotator.tracker.requestCount, requests);
+    const expectedLenses = ann.annotator.records.filter((r) => r.hop !== null && !r.continuation).length;
+    assert.ok(expectedLenses > 40_000, `hop lines: ${expectedLenses}`);
+    // A big log lists lenses around what is on screen (the top), and follows scrolling.
+    assert.ok(lenses.length >= 900 && lenses.length < 5000, `lenses listed: ${lenses.length}`);
+    assert.ok(lenses.every((l) => l.range.start.line < 3000), 'lenses are near the visible top of the document');
+    const editor = vscode.window.activeTextEditor!;
+    editor.revealRange(new vscode.Range(49_000, 0, 49_000, 0), vscode.TextEditorRevealType.InCenter);
+    const bottom = await until('lenses near line 49,000 after scrolling', async () => {
+      const ls = (await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', doc.uri)) ?? [];
+      return ls.some((l) => l.range.start.line === 48_999 || l.range.start.line === 49_000) ? ls : undefined;
+    });
+    assert.ok(bottom.length < 5000);
+    const resolved = shown.filter((l) => l.command?.title.startsWith('hop '));
+    assert.ok(resolved.length >= 50, `resolved lenses: ${resolved.length}`);
+    report(`    editor figures, 50,000 lines (${(text.length / 1e6).toFixed(1)} MB): annotated in ${tAnnotated} ms wall (${ann.parseMs} ms of it parsing, in slices), CodeLens listed for ${lenses.length} lines in ${tLenses} ms, ${resolved.length} on-screen lenses resolved in ${tResolve} ms, longest extension-host stall ${longestStall} ms`);
+  });
+});
