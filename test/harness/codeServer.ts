@@ -20,6 +20,8 @@ export interface CodeServerOptions {
   /** Keep the temp folder (user data, logs) after stop. */
   keepTemp?: boolean;
   onOutput?: (text: string) => void;
+  /** Port on 127.0.0.1 (default 0: any free port). */
+  port?: number;
 }
 
 export interface RunningCodeServer {
@@ -99,7 +101,7 @@ export async function startCodeServer(opts: CodeServerOptions): Promise<RunningC
     await runToEnd(opts.tools.node24, [opts.tools.codeServerEntry, ...common, '--install-extension', vsix, '--force'], env, 120_000);
   }
 
-  const args = [opts.tools.codeServerEntry, '--auth', 'none', '--bind-addr', '127.0.0.1:0', '--disable-telemetry',
+  const args = [opts.tools.codeServerEntry, '--auth', 'none', '--bind-addr', `127.0.0.1:${opts.port ?? 0}`, '--disable-telemetry',
     '--disable-update-check', '--disable-workspace-trust', '--disable-getting-started-override', '--ignore-last-opened', ...common];
   if (opts.smokeTestDriver) args.push('--vscode-option', 'enable-smoke-test-driver');
   const child = spawn(opts.tools.node24, args, { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
