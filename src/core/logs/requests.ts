@@ -308,7 +308,9 @@ export class RequestTracker {
     const out: MissingHop[] = [];
     for (const def of table.hops) {
       if (def.legacy || own.has(def.id)) continue;
-      if (def.scope !== 'request' && !(def.missing.kind === 'frequency')) continue;
+      // Batch lines are listed when they could have shown this request's passage: frequency-gated
+      // ones, and DEBUG-only ones (vLLM's EngineCore idle/active pair marks the process boundary).
+      if (def.scope !== 'request' && def.missing.kind !== 'frequency' && !(def.scope === 'batch' && def.missing.kind === 'level')) continue;
       out.push(this.reasonFor(def, acc, seenAnywhere.has(def.id)));
     }
     return out;

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { annotateText, citedSource } from '../../../src/core/logs/annotate';
 import { redactMessage, requestHopTableMarkdown } from '../../../src/core/logs/requestExport';
 
-const SPEC = join(__dirname, '..', '..', '..', '..', '..', 'shared', 'spec', 'constructed-examples');
+const SPEC = join(__dirname, '..', '..', '..', '..', 'test', 'fixtures', 'logs');
 
 test('redaction removes vLLM prompts and outputs but keeps ids and finish reasons', () => {
   const details = `Request chatcmpl-4e2b details: prompt: '<|im_start|>user\\nHi<|im_end|>', prompt_token_ids: [151644, 872], prompt_embeds shape: None.`;
