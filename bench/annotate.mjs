@@ -20,7 +20,7 @@ const opt = (name, dflt) => { const i = argv.indexOf(name); return i >= 0 ? argv
 const LINES = Number(opt('--lines', '1000000'));
 const KEEP = argv.includes('--keep');
 const SKIP_PY = argv.includes('--skip-python');
-const LAB = '/work/shared/anchors/lab12_run.py';
+const LAB = join(root, '..', 'shared', 'anchors', 'lab12_run.py');
 
 // Deterministic pseudo-random numbers, so every run measures the same file.
 let seed = 12345;

@@ -19,7 +19,7 @@ import * as esbuild from 'esbuild';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..');
 const data = join(repo, 'bench', 'data', 'send');
-const LAB = '/work/shared/anchors/lab12_run.py';
+const LAB = join(repo, '..', 'shared', 'anchors', 'lab12_run.py');
 const arg = (name, def) => { const i = process.argv.indexOf(`--${name}`); return i > 0 ? Number(process.argv[i + 1]) : def; };
 const RUNS = arg('runs', 20);
 const LAB_RUNS = arg('lab-runs', RUNS);

@@ -20,7 +20,7 @@ const opt = (name, dflt) => { const i = args.indexOf(`--${name}`); return i >= 0
 const FILES = opt('files', 3000);
 const LINES = opt('lines', 1_000_000);
 const KEEP = args.includes('--keep');
-const LAB = '/work/shared/anchors/lab12_run.py';
+const LAB = join(repo, '..', 'shared', 'anchors', 'lab12_run.py');
 
 const data = join(repo, 'bench', 'data', 'source');
 const build = join(data, 'build');

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..');
 for (const [cmd, args] of [
   [process.execPath, ['esbuild.mjs', '--production']],
-  [process.execPath, ['node_modules/@vscode/vsce/vsce', 'package', '--no-dependencies', '--allow-missing-repository', '--out', 'dist/hoplens.vsix']],
+  [process.execPath, ['node_modules/@vscode/vsce/vsce', 'package', '--no-dependencies', '--allow-missing-repository', '--no-rewrite-relative-links', '--out', 'dist/hoplens.vsix']],
 ]) {
   const r = spawnSync(cmd, args, { cwd: repo, stdio: ['ignore', 'inherit', 'inherit'] });
   if (r.status !== 0) process.exit(r.status || 1);
