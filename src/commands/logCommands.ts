@@ -91,24 +91,27 @@ export function registerLogCommands(deps: LogCommandDeps): vscode.Disposable {
     const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: md });
     await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.Beside });
     void vscode.window.showInformationMessage(`HopLens: hop table of ${rid} copied to the clipboard.`);
+    return md;
   };
 
-  const createLoggingConfig = async () => {
-    const engine = await pickEngine('HopLens: Create Logging Config');
-    if (!engine) return;
+  const createLoggingConfig = async (engineArg?: Engine, targetArg?: vscode.Uri) => {
+    const engine = engineArg ?? await pickEngine('HopLens: Create Logging Config');
+    if (!engine) return undefined;
     const base = vscode.workspace.workspaceFolders?.[0]?.uri;
     const draft = loggingConfig(engine);
-    const target = await vscode.window.showSaveDialog({
+    const target = targetArg ?? await vscode.window.showSaveDialog({
       title: `Save the ${engine} logging config`, filters: { JSON: ['json'] },
       defaultUri: base ? vscode.Uri.joinPath(base, draft.fileName) : undefined,
     });
-    if (!target) return;
+    if (!target) return undefined;
     const result = loggingConfig(engine, { path: target.fsPath });
     await writeFile(target.fsPath, result.json);
-    const choice = await vscode.window.showInformationMessage(
-      `HopLens: wrote ${target.fsPath}. Launch with: ${result.envVar}=${target.fsPath} …`, 'Copy Launch Line', 'Open Config');
-    if (choice === 'Copy Launch Line') await vscode.env.clipboard.writeText(result.launchLine);
-    if (choice === 'Open Config') await vscode.window.showTextDocument(target);
+    void vscode.window.showInformationMessage(
+      `HopLens: wrote ${target.fsPath}. Launch with: ${result.envVar}=${target.fsPath} …`, 'Copy Launch Line', 'Open Config').then(async (choice) => {
+      if (choice === 'Copy Launch Line') await vscode.env.clipboard.writeText(result.launchLine);
+      if (choice === 'Open Config') await vscode.window.showTextDocument(target);
+    });
+    return result;
   };
 
   const clonePinned = async () => {

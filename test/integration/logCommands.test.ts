@@ -1,0 +1,109 @@
+// The log commands and a log that grows while it is open, in a real extension host.
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import { appendFileSync, mkdtempSync, readFileSync, writeFileSync, createWriteStream } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fixture, hoplens, until } from './fixture';
+
+const tmp = () => mkdtempSync(join(tmpdir(), 'hoplens-it-cmd-'));
+
+describe('Log commands', () => {
+  it('annotates lines appended to an open log (a `tee`d server log that is still growing)', async () => {
+    const api = await hoplens();
+    const file = join(tmp(), 'growing.log');
+    const lines = readFileSync(fixture().vllmLog, 'utf8').split('\n').filter((l) => l.startsWith('(APIServer'));
+    writeFileSync(file, lines.slice(0, 3).join('\n') + '\n');
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
+    await vscode.window.showTextDocument(doc);
+    const first = await api.logs.logs.settled(doc);
+    assert.equal(first!.annotator.tracker.brief('chatcmpl-myrun-0001')?.hops.length, 2);
+    // The server writes more lines; VS Code reloads the file; only the new lines are parsed.
+    appendFileSync(file, lines.slice(3).join('\n') + '\n');
+    await until('appended lines annotated', async () => {
+      const ann = await api.logs.logs.settled(doc);
+      return (ann!.annotator.tracker.brief('cmpl-5c1d8e0f2a9b4e6d8f7a6b5c4d3e2f10-0')?.hops.length ?? 0) >= 4 ? true : undefined;
+    });
+    const lenses = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', doc.uri, 100);
+    assert.ok(lenses.some((l) => l.command?.title.includes('async_llm.py:761')), 'the appended abort line has its lens');
+    // Truncation (a restarted server overwriting the log) starts over instead of mis-parsing.
+    writeFileSync(file, lines[1] + '\n');
+    await until('truncated log re-annotated', async () => {
+      const ann = await api.logs.logs.settled(doc);
+      return ann!.annotator.records.length === 1 && ann!.annotator.tracker.requestCount === 1 ? true : undefined;
+    });
+  });
+
+  it('exports the hop table of the request at the cursor as Markdown, prompts and outputs redacted', async () => {
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(fixture().vllmLog));
+    const editor = await vscode.window.showTextDocument(doc);
+    const line = doc.getText().split('\n').findIndex((l) => l.includes('(streaming complete)'));
+    editor.selection = new vscode.Selection(line, 0, line, 0);
+    const md = await vscode.commands.executeCommand<string>('hoplens.exportHopTable');
+    assert.match(md, /### Request `chatcmpl-myrun-0001`/);
+    assert.match(md, /\| L\d+: Added request chatcmpl-myrun-0001-9e1f0c2d\. \| vllm\/v1\/engine\/async_llm\.py:439 \| APIServer \|/);
+    assert.ok(!md.includes('Hello! How can I help?'), 'generated text is redacted by default');
+    assert.equal(await vscode.env.clipboard.readText(), md);
+  });
+
+  it('writes a logging config whose lines (milliseconds, full paths) the annotator reads', async () => {
+    const dir = tmp();
+    const target = vscode.Uri.file(join(dir, 'vllm-logging.json'));
+    const result = await vscode.commands.executeCommand<{ envVar: string; launchLine: string }>('hoplens.createLoggingConfig', 'vllm', target);
+    assert.equal(result.envVar, 'VLLM_LOGGING_CONFIG_PATH');
+    const config = JSON.parse(readFileSync(target.fsPath, 'utf8'));
+    assert.equal(config.version, 1);
+    // Render a line through Python's own logging with that config, from a file at vLLM's path.
+    const engineFile = join(dir, 'site-packages', 'vllm', 'v1', 'engine', 'async_llm.py');
+    execFileSync('mkdir', ['-p', join(dir, 'site-packages', 'vllm', 'v1', 'engine')]);
+    writeFileSync(engineFile, `import logging, logging.config, json\nlogging.config.dictConfig(json.load(open(${JSON.stringify(target.fsPath)})))\nlogger = logging.getLogger("vllm.v1.engine.async_llm")\nlogger.info("Added request %s.", "chatcmpl-abc-1a2b3c4d")\n`);
+    const out = execFileSync('python3', [engineFile], { encoding: 'utf8' });
+    const log = join(dir, 'server.log');
+    writeFileSync(log, `(APIServer pid=7) ${out.trim()}\n`);
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(log));
+    const api = await hoplens();
+    const ann = await api.logs.logs.settled(doc);
+    const rec = ann!.record(0)!;
+    assert.equal(rec.hop, 'V2', `parsed: ${JSON.stringify(rec)}`);
+    assert.equal(rec.timeResolution, 'ms');
+    assert.equal(rec.lineno, 4);
+    assert.ok(rec.fileinfo?.endsWith('vllm/v1/engine/async_llm.py'), rec.fileinfo ?? '');
+  });
+
+  it('shows the hop table of an engine', async () => {
+    await vscode.commands.executeCommand('hoplens.showHopTable', 'sglang');
+    const md = await until('hop table document', () => vscode.workspace.textDocuments.find((d) => d.languageId === 'markdown' && d.getText().includes('sglang hop table')));
+    assert.match(md.getText(), /metrics_reporter\.py/);
+    assert.match(md.getText(), /--enable-request-time-stats-logging/);
+  });
+
+  it('streams a log too large for the editor from disk and opens a slice around a hop', async () => {
+    const api = await hoplens();
+    const file = join(tmp(), 'huge.log');
+    const sample = readFileSync(fixture().vllmLog, 'utf8').split('\n').filter((l) => l.startsWith('(APIServer'));
+    const ws = createWriteStream(file);
+    let requests = 0;
+    let bytes = 0;
+    while (bytes < 60 * 1024 * 1024) { // over VS Code's 50 MB limit for extensions
+      const n = String(requests++).padStart(7, '0');
+      const chunk = sample.map((l) => l.replace(/myrun-0001/g, `big-${n}`).replace(/5c1d8e0f2a9b4e6d8f7a6b5c4d3e2f10/g, `b${n}`)).join('\n') + '\n';
+      bytes += chunk.length;
+      if (!ws.write(chunk)) await new Promise<void>((r) => ws.once('drain', () => r()));
+    }
+    await new Promise<void>((r) => ws.end(() => r()));
+    await vscode.commands.executeCommand('hoplens.openLargeLog', vscode.Uri.file(file));
+    const source = api.logs.requests.currentSource;
+    assert.ok(source && source.uri.fsPath === file, 'the Requests view shows the large log');
+    assert.equal(source.tracker.requestCount, requests * 2);
+    const last = `chatcmpl-big-${String(requests - 1).padStart(7, '0')}`;
+    const group = source.tracker.get(last)!;
+    assert.ok(group, last);
+    await vscode.commands.executeCommand('hoplens.revealLogLine', vscode.Uri.file(file), group.hops[1].line);
+    const editor = await until('slice opened', () => {
+      const e = vscode.window.activeTextEditor;
+      return e && e.document.uri.scheme === 'hoplens-slice' ? e : undefined;
+    });
+    assert.match(editor.document.lineAt(editor.selection.active.line).text, new RegExp(`Added request ${last}-`));
+  });
+});
