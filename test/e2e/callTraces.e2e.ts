@@ -4,24 +4,20 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { WorkbenchSession } from './workbench';
+import { useWorkbench, type WorkbenchSession } from './workbench';
 import { REPO_ROOT } from '../harness/tools';
 
 describe('Call Traces, in the browser', function () {
   this.timeout(180_000);
-  let s: WorkbenchSession;
   let made: { instanceDir: string; engineRoot: string };
-
-  before(async () => {
+  before(() => {
     const out = mkdtempSync(join(tmpdir(), 'hoplens-e2e-trace-'));
     const stdout = execFileSync('python3', [join(REPO_ROOT, 'test', 'fixtures', 'calltrace', 'make_trace.py'), out, '--sleep-ms', '20'], { encoding: 'utf8' });
     made = JSON.parse(stdout.trim().split('\n').pop()!);
-    s = await WorkbenchSession.start({ workspaceSettings: { 'hoplens.traceDirs': [made.instanceDir] } });
   });
-  after(async () => { await s?.stop(); });
-  afterEach(async function () {
-    if (this.currentTest?.state === 'failed') await s?.screenshot(`failed-${this.currentTest.title.replace(/\W+/g, '-')}`);
-  });
+  const session = useWorkbench(() => ({ workspaceSettings: { 'hoplens.traceDirs': [made.instanceDir] } }));
+  let s: WorkbenchSession;
+  beforeEach(() => { s = session(); });
 
   const row = (text: string | RegExp) => s.page.locator('.pane-body .monaco-list-row', { hasText: text }).first();
   const expand = async (text: string | RegExp) => {

@@ -1,17 +1,13 @@
 // A user opens a vLLM server log in the browser, clicks a hop lens and lands on the engine
 // source line that printed it; the Requests view lists the request with its hops.
 import * as assert from 'node:assert/strict';
-import { WorkbenchSession } from './workbench';
+import { useWorkbench, type WorkbenchSession } from './workbench';
 
 describe('Server log → source, in the browser', function () {
   this.timeout(180_000);
+  const session = useWorkbench();
   let s: WorkbenchSession;
-
-  before(async () => { s = await WorkbenchSession.start(); });
-  after(async () => { await s?.stop(); });
-  afterEach(async function () {
-    if (this.currentTest?.state === 'failed') await s?.screenshot(`failed-${this.currentTest.title.replace(/\W+/g, '-')}`);
-  });
+  beforeEach(() => { s = session(); });
 
   it('clicking the hop 2 lens opens v1/engine/async_llm.py at line 439 of the checkout', async () => {
     await s.openFile('logs/vllm.log');

@@ -3,23 +3,21 @@ import * as assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { WorkbenchSession } from './workbench';
+import { useWorkbench, type WorkbenchSession } from './workbench';
 import { startFakeEngineProcess, type FakeEngineProcess } from '../harness/fakeEngineProcess';
 
 describe('Send Traced Request, in the browser', function () {
   this.timeout(180_000);
-  let s: WorkbenchSession;
   let engine: FakeEngineProcess;
-
+  let logFile: string;
   before(async () => {
-    const logFile = join(mkdtempSync(join(tmpdir(), 'hoplens-e2e-server-')), 'live-vllm.log');
+    logFile = join(mkdtempSync(join(tmpdir(), 'hoplens-e2e-server-')), 'live-vllm.log');
     engine = await startFakeEngineProcess({ engine: 'vllm', logFile, schedule: 'first=150,frames=20,every=20' });
-    s = await WorkbenchSession.start({ workspaceSettings: { 'hoplens.server.url': engine.url, 'hoplens.server.engine': 'vllm', 'hoplens.serverLog': logFile } });
   });
-  after(async () => { await s?.stop(); engine?.stop(); });
-  afterEach(async function () {
-    if (this.currentTest?.state === 'failed') await s?.screenshot(`failed-${this.currentTest.title.replace(/\W+/g, '-')}`);
-  });
+  after(() => engine?.stop());
+  const session = useWorkbench(() => ({ workspaceSettings: { 'hoplens.server.url': engine.url, 'hoplens.server.engine': 'vllm', 'hoplens.serverLog': logFile } }));
+  let s: WorkbenchSession;
+  beforeEach(() => { s = session(); });
 
   it('palette → Send Traced Request → the report shows TTFT and the frames table', async () => {
     await s.runCommand('HopLens: Send Traced Request');

@@ -1,16 +1,12 @@
 // The packaged extension, installed from its .vsix, as a user meets it in the browser.
 import * as assert from 'node:assert/strict';
-import { WorkbenchSession } from './workbench';
+import { useWorkbench, type WorkbenchSession } from './workbench';
 
 describe('HopLens in the browser (packaged .vsix)', function () {
   this.timeout(180_000);
+  const session = useWorkbench();
   let s: WorkbenchSession;
-
-  before(async () => { s = await WorkbenchSession.start(); });
-  after(async () => { await s?.stop(); });
-  afterEach(async function () {
-    if (this.currentTest?.state === 'failed') await s?.screenshot(`failed-${this.currentTest.title.replace(/\W+/g, '-')}`);
-  });
+  beforeEach(() => { s = session(); });
 
   it('shows the HopLens container with its two views and their welcome text', async () => {
     await s.openHopLens();

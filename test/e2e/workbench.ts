@@ -132,3 +132,21 @@ export class WorkbenchSession {
     return this.page.locator('.notifications-toasts .notification-toast', { hasText: text }).first();
   }
 }
+
+/**
+ * Registers the mocha hooks of a browser suite: one session for the suite (options may be
+ * computed in an earlier `before`), stopped after it, and a screenshot of every failed test.
+ * Returns a getter for the session.
+ */
+export function useWorkbench(options: () => SessionOptions = () => ({})): () => WorkbenchSession {
+  let session: WorkbenchSession | undefined;
+  before(async () => { session = await WorkbenchSession.start(options()); });
+  after(async () => { await session?.stop(); });
+  afterEach(async function () {
+    if (this.currentTest?.state === 'failed') await session?.screenshot(`failed-${this.currentTest.title.replace(/\W+/g, '-')}`);
+  });
+  return () => {
+    if (!session) throw new Error('the workbench session did not start');
+    return session;
+  };
+}
