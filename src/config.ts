@@ -22,6 +22,7 @@ export interface HopLensConfig {
   };
   serverLog: string;
   traceDirs: string[];
+  callTraces: { perfettoMaxBytes: number };
   export: { includePromptsAndOutputs: boolean };
 }
 
@@ -43,6 +44,7 @@ export function readConfig(): HopLensConfig {
     },
     serverLog: c.get('serverLog', ''),
     traceDirs: c.get<string[]>('traceDirs', []),
+    callTraces: { perfettoMaxBytes: Math.max(1, c.get('callTraces.perfettoMaxMegabytes', 100)) * 1024 * 1024 },
     export: { includePromptsAndOutputs: c.get('export.includePromptsAndOutputs', false) },
   };
 }

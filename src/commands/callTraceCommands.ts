@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { CommandIds } from '../commandIds';
 import type { CallTracesViewProvider, CallTraceNode } from '../providers/calltrace/callTracesView';
 import { mapToCheckout, displayPath } from '../core/calltrace/paths';
-import { writePerfettoTrace, hopSequenceMarkdown, DEFAULT_PERFETTO_MAX_BYTES } from '../core/calltrace/export';
+import { writePerfettoTrace, hopSequenceMarkdown } from '../core/calltrace/export';
 import { DEFAULT_FILTER, parseFilterList } from '../core/calltrace/filter';
 import { readConfig } from '../config';
 
@@ -63,14 +63,17 @@ export function registerCallTraceCommands(view: CallTracesViewProvider): vscode.
       })), { title: `${hits.length} call(s) of '${q}'`, matchOnDetail: true });
       if (pick) await openAt(pick.h.file, pick.h.line);
     }),
-    vscode.commands.registerCommand(CommandIds.exportPerfetto, async (node?: CallTraceNode) => {
-      if (!node || (node.kind !== 'thread' && node.kind !== 'call')) { void vscode.window.showInformationMessage('HopLens: right-click a thread or a call in the Call Traces view.'); return; }
+    vscode.commands.registerCommand(CommandIds.exportPerfetto, async (node?: CallTraceNode, targetArg?: vscode.Uri) => {
+      if (!node || (node.kind !== 'thread' && node.kind !== 'call')) { void vscode.window.showInformationMessage('HopLens: right-click a thread or a call in the Call Traces view.'); return undefined; }
       const index = node.folder.index!;
       const threadKey = node.kind === 'thread' ? node.thread.key : node.threadKey;
-      const target = await vscode.window.showSaveDialog({ title: 'Export as Perfetto / Chrome trace JSON', filters: { JSON: ['json'] } });
-      if (!target) return;
-      const res = await writePerfettoTrace(index, [{ threadKey, nodeId: node.kind === 'call' ? node.row.nodeId : undefined }], target.fsPath, { maxBytes: DEFAULT_PERFETTO_MAX_BYTES });
-      void vscode.window.showInformationMessage(`HopLens: wrote ${res.events} events (${(res.bytes / 1e6).toFixed(1)} MB) to ${target.fsPath}${res.truncated ? ' — stopped at the 100 MB limit' : ''}. Open it in ui.perfetto.dev or chrome://tracing.`);
+      const target = targetArg ?? await vscode.window.showSaveDialog({ title: 'Export as Perfetto / Chrome trace JSON', filters: { JSON: ['json'] } });
+      if (!target) return undefined;
+      const maxBytes = readConfig().callTraces.perfettoMaxBytes;
+      const res = await writePerfettoTrace(index, [{ threadKey, nodeId: node.kind === 'call' ? node.row.nodeId : undefined }], target.fsPath, { maxBytes });
+      const note = res.truncated ? ` — stopped at the ${(maxBytes / 1048576).toFixed(0)} MB limit (setting hoplens.callTraces.perfettoMaxMegabytes)` : '';
+      void vscode.window.showInformationMessage(`HopLens: wrote ${res.events} events (${(res.bytes / 1e6).toFixed(1)} MB) to ${target.fsPath}${note}. Open it in ui.perfetto.dev or chrome://tracing.`);
+      return res;
     }),
     vscode.commands.registerCommand(CommandIds.exportHopSequence, async () => {
       const indexes = view.indexes();

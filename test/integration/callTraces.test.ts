@@ -3,7 +3,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hoplens, until } from './fixture';
@@ -66,5 +66,42 @@ describe('Call Traces view', () => {
       return e && e.selection.active.line + 1 === exec.row.callSite!.line ? e : undefined;
     });
     assert.match(site.document.lineAt(exec.row.callSite!.line - 1).text, /execute_model\(/);
+  });
+
+  it('exports a thread as Perfetto trace JSON with one complete event per call', async () => {
+    const api = await hoplens();
+    const [folder] = (await api.callTraces.getChildren()).filter((n) => n.kind === 'folder' && n.folder.path === made.instanceDir);
+    const [proc] = await api.callTraces.getChildren(folder);
+    const threads = await api.callTraces.getChildren(proc);
+    const out = vscode.Uri.file(join(mkdtempSync(join(tmpdir(), 'hoplens-it-perfetto-')), 'trace.json'));
+    const res = await vscode.commands.executeCommand<{ events: number; truncated: boolean }>('hoplens.callTraces.exportPerfetto', threads[0], out);
+    assert.ok(res.events > 0 && !res.truncated);
+    const json = JSON.parse(readFileSync(out.fsPath, 'utf8')) as { traceEvents: { ph: string; name: string; dur?: number }[] };
+    const complete = json.traceEvents.filter((e) => e.ph === 'X');
+    assert.ok(complete.length > 0 && complete.every((e) => typeof e.dur === 'number' && e.name.length > 0));
+  });
+
+  it('follows a trace file that is still being written', async () => {
+    const api = await hoplens();
+    const file = made.files.find((f) => readFileSync(f, 'utf8').includes('run_busy_loop'))!;
+    const ts = '2026-11-29 10:00:00.000000';
+    appendFileSync(file, `${ts} Call to late_request in ${made.engineRoot}/vllm/v1/engine/core.py:1 from  in :0\n` +
+      `2026-11-29 10:00:00.005000 Return from late_request in ${made.engineRoot}/vllm/v1/engine/core.py:2 to  in :0\n`);
+    const before = api.callTraces.currentFilter;
+    api.callTraces.setFilter([]); // everything, not only the request path
+    try {
+      await until('the appended call to appear', async () => {
+        const [folder] = (await api.callTraces.getChildren()).filter((n) => n.kind === 'folder' && n.folder.path === made.instanceDir);
+        const [proc] = await api.callTraces.getChildren(folder);
+        for (const t of await api.callTraces.getChildren(proc)) {
+          const calls = await api.callTraces.getChildren(t);
+          const hit = calls.find((c) => c.kind === 'call' && c.row.fn === 'late_request');
+          if (hit && hit.kind === 'call') { assert.equal(hit.row.durationUs, 5000); return true; }
+        }
+        return undefined;
+      }, 20_000);
+    } finally {
+      api.callTraces.setFilter(before);
+    }
   });
 });
