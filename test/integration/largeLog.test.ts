@@ -36,6 +36,8 @@ describe('A 50,000-line server log in the editor', () => {
     const t0 = Date.now();
     const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
     await vscode.window.showTextDocument(doc);
+    const stallOpening = longestStall; // VS Code handing the 10 MB document to the extension host
+    longestStall = 0;
     const ann = await api.logs.logs.settled(doc);
     const tAnnotated = Date.now() - t0;
     const t1 = Date.now();
@@ -64,6 +66,6 @@ describe('A 50,000-line server log in the editor', () => {
     assert.ok(bottom.length < 5000);
     const resolved = shown.filter((l) => l.command?.title.startsWith('hop '));
     assert.ok(resolved.length >= 50, `resolved lenses: ${resolved.length}`);
-    report(`    editor figures, 50,000 lines (${(text.length / 1e6).toFixed(1)} MB): annotated in ${tAnnotated} ms wall (${ann.parseMs} ms of it parsing, in slices), CodeLens listed for ${lenses.length} lines in ${tLenses} ms, ${resolved.length} on-screen lenses resolved in ${tResolve} ms, longest extension-host stall ${longestStall} ms`);
+    report(`    editor figures, 50,000 lines (${(text.length / 1e6).toFixed(1)} MB): annotated in ${tAnnotated} ms wall (${ann.parseMs} ms of it parsing, in slices), CodeLens listed for ${lenses.length} lines in ${tLenses} ms, ${resolved.length} on-screen lenses resolved in ${tResolve} ms, longest extension-host stall ${longestStall} ms while HopLens worked (${stallOpening} ms while VS Code opened the document)`);
   });
 });

@@ -2,6 +2,33 @@
 import * as vscode from 'vscode';
 import type { LogDocumentService } from './logDocuments';
 import type { SourceService } from './sourceService';
+import { isWindowed, lineWindows } from './visibleWindow';
+import { Disposable } from '../../util/dispose';
+
+/**
+ * Registers the link provider, and for big logs registers it again when the user scrolls far:
+ * VS Code has no "links changed" event, and re-registering is what makes it ask again.
+ */
+export class FileInfoLinks extends Disposable {
+  private registration: vscode.Disposable | undefined;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly selector: vscode.DocumentSelector, private readonly provider: FileInfoLinkProvider) {
+    super();
+    this.register();
+    this._register(vscode.window.onDidChangeTextEditorVisibleRanges((e) => {
+      if (!isWindowed(e.textEditor.document.lineCount)) return;
+      clearTimeout(this.timer);
+      this.timer = setTimeout(() => this.register(), 300);
+    }));
+    this._register({ dispose: () => { clearTimeout(this.timer); this.registration?.dispose(); } });
+  }
+
+  private register(): void {
+    this.registration?.dispose();
+    this.registration = vscode.languages.registerDocumentLinkProvider(this.selector, this.provider);
+  }
+}
 
 class FileInfoLink extends vscode.DocumentLink {
   constructor(range: vscode.Range, readonly uri: vscode.Uri, readonly line: number) { super(range); }
@@ -15,7 +42,8 @@ export class FileInfoLinkProvider implements vscode.DocumentLinkProvider<FileInf
     if (!ann) return [];
     const links: FileInfoLink[] = [];
     const records = ann.annotator.records;
-    for (let i = 0; i < records.length && i < doc.lineCount; i++) {
+    const windows = lineWindows(doc, isWindowed(records.length) ? records.length : 0);
+    for (const [from, to] of windows) for (let i = from; i <= to && i < records.length; i++) {
       const rec = records[i];
       if (rec.fileinfo === null || rec.lineno === null || rec.engine === 'other') continue;
       const text = doc.lineAt(i).text;

@@ -7,10 +7,8 @@ import type { SourceService } from './sourceService';
 import { displaySource, driftText, hopDef, hopLabel } from './hopPresentation';
 import { CommandIds } from '../../commandIds';
 import { Disposable } from '../../util/dispose';
+import { isWindowed, lineWindows } from './visibleWindow';
 
-/** Documents with more hop lines than this get lenses only around what is on screen. */
-const ALL_LENSES_UP_TO = 5000;
-const WINDOW_MARGIN_LINES = 1000;
 
 class HopLens extends vscode.CodeLens {
   constructor(range: vscode.Range, readonly doc: vscode.TextDocument, readonly line: number) { super(range); }
@@ -27,20 +25,11 @@ export class HopCodeLensProvider extends Disposable implements vscode.CodeLensPr
     // For big logs the listed window follows scrolling.
     let timer: NodeJS.Timeout | undefined;
     this._register(vscode.window.onDidChangeTextEditorVisibleRanges((e) => {
-      if (e.textEditor.document.lineCount <= ALL_LENSES_UP_TO) return;
+      if (!isWindowed(e.textEditor.document.lineCount)) return;
       clearTimeout(timer);
       timer = setTimeout(() => this.changed.fire(), 150);
     }));
     this._register({ dispose: () => clearTimeout(timer) });
-  }
-
-  /** Line ranges to list lenses for: the whole document, or the visible part ± a margin. */
-  private windows(doc: vscode.TextDocument, hopLines: number): [number, number][] {
-    if (hopLines <= ALL_LENSES_UP_TO) return [[0, doc.lineCount - 1]];
-    const editors = vscode.window.visibleTextEditors.filter((e) => e.document === doc);
-    const ranges = editors.flatMap((e) => e.visibleRanges);
-    if (ranges.length === 0) return [[0, Math.min(doc.lineCount - 1, 2 * WINDOW_MARGIN_LINES)]];
-    return ranges.map((r) => [Math.max(0, r.start.line - WINDOW_MARGIN_LINES), Math.min(doc.lineCount - 1, r.end.line + WINDOW_MARGIN_LINES)]);
   }
 
   provideCodeLenses(doc: vscode.TextDocument): HopLens[] {
@@ -51,7 +40,7 @@ export class HopCodeLensProvider extends Disposable implements vscode.CodeLensPr
     let hopLines = 0;
     for (const n of ann.annotator.tracker.counts.values()) hopLines += n;
     const seen = new Set<number>();
-    for (const [from, to] of this.windows(doc, hopLines)) {
+    for (const [from, to] of lineWindows(doc, hopLines)) {
       const end = Math.min(to, records.length - 1);
       for (let i = from; i <= end; i++) {
         const rec = records[i];

@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import { LogDocumentService } from './logDocuments';
 import { SourceService } from './sourceService';
 import { HopCodeLensProvider } from './hopCodeLens';
-import { FileInfoLinkProvider } from './fileInfoLinks';
+import { FileInfoLinkProvider, FileInfoLinks } from './fileInfoLinks';
 import { HopDeltaDecorations } from './hopDecorations';
 import { HopHoverProvider } from './hopHover';
 import { LargeLogService } from './largeLogs';
@@ -46,7 +46,7 @@ export function createLogFeature(context: vscode.ExtensionContext, log: Logger):
   const disposable = vscode.Disposable.from(
     logs, sources, requests, largeLogs, view, lenses,
     vscode.languages.registerCodeLensProvider(LOG_SELECTOR, lenses),
-    vscode.languages.registerDocumentLinkProvider(LOG_SELECTOR, new FileInfoLinkProvider(logs, sources)),
+    new FileInfoLinks(LOG_SELECTOR, new FileInfoLinkProvider(logs, sources)),
     vscode.languages.registerHoverProvider(LOG_SELECTOR, new HopHoverProvider(logs, sources)),
     new HopDeltaDecorations(logs),
     vscode.window.onDidChangeActiveTextEditor(showActive),
