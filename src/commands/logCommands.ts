@@ -114,23 +114,27 @@ export function registerLogCommands(deps: LogCommandDeps): vscode.Disposable {
     return result;
   };
 
-  const clonePinned = async () => {
-    const engine = await pickEngine('HopLens: Clone Pinned Checkout');
-    if (!engine) return;
-    const parent = await vscode.window.showOpenDialog({ canSelectFolders: true, canSelectFiles: false, openLabel: 'Clone Here', title: `Folder to clone ${engine} into` });
-    if (!parent?.[0]) return;
+  /** Arguments other than the engine are for scripted use (tests, other extensions). */
+  const clonePinned = async (engineArg?: Engine, parentArg?: vscode.Uri, remote?: { url?: string; sha?: string }) => {
+    const engine = engineArg ?? await pickEngine('HopLens: Clone Pinned Checkout');
+    if (!engine) return undefined;
+    const parent = parentArg ? [parentArg] : await vscode.window.showOpenDialog({ canSelectFolders: true, canSelectFiles: false, openLabel: 'Clone Here', title: `Folder to clone ${engine} into` });
+    if (!parent?.[0]) return undefined;
     const target = vscode.Uri.joinPath(parent[0], engine === 'vllm' ? 'vllm' : 'sglang').fsPath;
+    const sha = remote?.sha ?? PINS[engine].sha;
     try {
-      const info = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Cloning ${engine} at ${PINS[engine].sha.slice(0, 10)}`, cancellable: true }, (progress, token) => {
+      const info = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Cloning ${engine} at ${sha.slice(0, 10)}`, cancellable: true }, (progress, token) => {
         const ac = new AbortController();
         token.onCancellationRequested(() => ac.abort());
-        return clonePinnedCheckout(engine, target, { signal: ac.signal, onProgress: (m: string) => progress.report({ message: m }) });
+        return clonePinnedCheckout(engine, target, { url: remote?.url, sha, signal: ac.signal, onProgress: (m: string) => progress.report({ message: m }) });
       });
       await vscode.workspace.getConfiguration('hoplens').update(`checkouts.${engine}`, info.root, vscode.ConfigurationTarget.Global);
       void vscode.window.showInformationMessage(`HopLens: cloned ${engine} into ${info.root} and set hoplens.checkouts.${engine}.`);
+      return info.root;
     } catch (e) {
       const msg = e instanceof CloneError || e instanceof Error ? e.message : String(e);
       void vscode.window.showErrorMessage(`HopLens: clone failed: ${msg}`);
+      return undefined;
     }
   };
 

@@ -107,3 +107,30 @@ describe('Log commands', () => {
     assert.match(editor.document.lineAt(editor.selection.active.line).text, new RegExp(`Added request ${last}-`));
   });
 });
+
+describe('Clone Pinned Checkout', () => {
+  it('clones a commit of an engine repository with git and points the setting at it', async () => {
+    // A local repository stands in for the public one: real git, no network.
+    const src = tmp();
+    const sh = (args: string[]) => execFileSync('git', args, { cwd: src, encoding: 'utf8' }).trim();
+    execFileSync('mkdir', ['-p', join(src, 'vllm', 'v1', 'engine')]);
+    writeFileSync(join(src, 'vllm', '__init__.py'), '');
+    writeFileSync(join(src, 'vllm', 'logger.py'), 'import logging\n');
+    writeFileSync(join(src, 'vllm', 'v1', 'engine', 'async_llm.py'), 'import logging\nlogger = logging.getLogger(__name__)\nlogger.info("Added request %s.", 1)\n');
+    sh(['init', '-q']);
+    sh(['-c', 'user.email=t@example.invalid', '-c', 'user.name=t', 'add', '.']);
+    sh(['-c', 'user.email=t@example.invalid', '-c', 'user.name=t', 'commit', '-qm', 'pinned']);
+    const sha = sh(['rev-parse', 'HEAD']);
+    writeFileSync(join(src, 'vllm', 'later.py'), '# a later commit\n');
+    sh(['-c', 'user.email=t@example.invalid', '-c', 'user.name=t', 'add', '.']);
+    sh(['-c', 'user.email=t@example.invalid', '-c', 'user.name=t', 'commit', '-qm', 'later']);
+
+    const parent = vscode.Uri.file(tmp());
+    const root = await vscode.commands.executeCommand<string>('hoplens.clonePinnedCheckout', 'vllm', parent, { url: src, sha });
+    assert.ok(root, 'the clone succeeded');
+    assert.equal(execFileSync('git', ['rev-parse', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim(), sha);
+    const setting = vscode.workspace.getConfiguration('hoplens').inspect<string>('checkouts.vllm');
+    assert.equal(setting?.globalValue, root);
+    await vscode.workspace.getConfiguration('hoplens').update('checkouts.vllm', undefined, vscode.ConfigurationTarget.Global);
+  });
+});
