@@ -113,3 +113,42 @@ describe('Server log annotation', () => {
     assert.equal(target.selection.active.line + 1, 110);
   });
 });
+
+describe('A checkout at another commit than the server', () => {
+  it('finds each statement by its text, opens it where it is now, and shows the drift', async () => {
+    const api = await hoplens();
+    const ws = fixture();
+    // Copy the checkout and insert three lines at the top of async_llm.py: every statement moves down by 3.
+    const { cpSync, readFileSync, writeFileSync, mkdtempSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const moved = join(mkdtempSync(join(tmpdir(), 'hoplens-it-drift-')), 'vllm');
+    cpSync(ws.vllmCheckout, moved, { recursive: true });
+    const file = join(moved, 'vllm', 'v1', 'engine', 'async_llm.py');
+    writeFileSync(file, '# one\n# two\n# three\n' + readFileSync(file, 'utf8'));
+    const config = vscode.workspace.getConfiguration('hoplens');
+    await config.update('checkouts.vllm', moved, vscode.ConfigurationTarget.Workspace);
+    try {
+      const r = await until('resolver on the moved checkout', async () => {
+        const res = await api.logs.sources.resolver('vllm');
+        return res && res.checkout.root === moved ? res : undefined;
+      });
+      await r.indexReady;
+      const editor = await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(vscode.Uri.file(ws.vllmLog)));
+      const lens = await until('a lens with drift', async () => {
+        const ls = (await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', editor.document.uri, 1000)) ?? [];
+        return ls.find((l) => l.command?.title.includes('v1/engine/async_llm.py:442'));
+      });
+      assert.match(lens.command!.title, /^hop 2 · api-server · v1\/engine\/async_llm\.py:442 \(\+3 lines\)$/);
+      await vscode.commands.executeCommand(lens.command!.command, ...(lens.command!.arguments ?? []));
+      const target = await until('moved file open', () => {
+        const e = vscode.window.activeTextEditor;
+        return e && e.document.uri.fsPath === file ? e : undefined;
+      });
+      assert.equal(target.selection.active.line + 1, 442);
+      assert.match(target.document.lineAt(441).text, /logger\.info\("Added request %s\."/);
+    } finally {
+      await config.update('checkouts.vllm', ws.vllmCheckout, vscode.ConfigurationTarget.Workspace);
+    }
+  });
+});
