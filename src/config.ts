@@ -38,7 +38,8 @@ export function readConfig(): HopLensConfig {
       prompt: c.get('server.prompt', 'Count to twenty, one number per line.'),
       maxTokens: c.get('server.maxTokens', 32),
       temperature: c.get('server.temperature', 0),
-      extraBody: c.get<Record<string, unknown>>('server.extraBody', {}),
+      // A plain copy: VS Code hands out read-only proxies for object settings.
+      extraBody: JSON.parse(JSON.stringify(c.get<Record<string, unknown>>('server.extraBody', {}))) as Record<string, unknown>,
       requestTimeoutMs: c.get('server.requestTimeoutSeconds', 120) * 1000,
       idleTimeoutMs: c.get('server.idleTimeoutSeconds', 30) * 1000,
     },

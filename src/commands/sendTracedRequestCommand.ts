@@ -2,7 +2,7 @@
 // and the server log lines of this very request. Also Repeat… and Set API Key.
 import * as vscode from 'vscode';
 import { existsSync } from 'node:fs';
-import { sendTracedRequest, sendRepeated, aggregateRuns, runsReport, validateOptions, findRequestLogLines, type TraceOptions, type TracedRequest } from '../core/request/index';
+import { sendOffThread, aggregateRuns, runsReport, validateOptions, findRequestLogLines, type TraceOptions, type TracedRequest } from '../core/request/index';
 import { readConfig } from '../config';
 import { CommandIds } from '../commandIds';
 import { RequestReportPanel } from '../providers/request/reportPanel';
@@ -57,6 +57,11 @@ export class TracedRequestCommands {
 
   get lastResult(): TracedRequest | undefined { return this.last; }
 
+  /** The request runs on its own thread so the extension host's work cannot delay chunk stamps. */
+  private get workerScript(): string {
+    return vscode.Uri.joinPath(this.deps.context.extensionUri, 'dist', 'tracedRequest.js').fsPath;
+  }
+
   register(): vscode.Disposable {
     return vscode.Disposable.from(
       vscode.commands.registerCommand(CommandIds.sendTracedRequest, (o?: SendOverrides) => this.send(o)),
@@ -83,13 +88,13 @@ export class TracedRequestCommands {
     if (overrides.interactive !== false) opts = await confirmOptions(opts);
     if (!opts) return undefined;
     const apiKey = await this.apiKey();
-    const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'HopLens: traced request', cancellable: true }, (progress, token) => {
+    const [result] = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'HopLens: traced request', cancellable: true }, (progress, token) => {
       const ac = new AbortController();
       token.onCancellationRequested(() => ac.abort());
-      let frames = 0;
-      return sendTracedRequest({ ...opts!, apiKey, signal: ac.signal }, {
+      return sendOffThread({ options: { ...opts!, apiKey } }, {
+        workerScript: this.workerScript, signal: ac.signal,
         onPhase: (phase) => progress.report({ message: phase }),
-        onFrame: () => { if (++frames % 10 === 1) progress.report({ message: `streaming: ${frames} frames` }); },
+        onFrames: (frames) => progress.report({ message: `streaming: ${frames} frames` }),
       });
     });
     this.last = result;
@@ -150,19 +155,24 @@ export class TracedRequestCommands {
     }
   }
 
-  async repeat(nArg?: number): Promise<void> {
+  async repeat(nArg?: number): Promise<string | undefined> {
     const n = nArg ?? Number(await vscode.window.showInputBox({ title: 'HopLens: how many requests, in sequence?', value: '10', validateInput: (s) => (/^[1-9]\d{0,3}$/.test(s) ? undefined : '1 to 9999') }));
-    if (!n) return;
+    if (!n) return undefined;
     const opts = baseOptions();
     const problems = validateOptions(opts);
-    if (problems.length) { void vscode.window.showErrorMessage(`HopLens: ${problems.join('; ')}`); return; }
+    if (problems.length) { void vscode.window.showErrorMessage(`HopLens: ${problems.join('; ')}`); return undefined; }
     const apiKey = await this.apiKey();
     const results = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `HopLens: ${n} traced requests`, cancellable: true }, (progress, token) => {
       const ac = new AbortController();
       token.onCancellationRequested(() => ac.abort());
-      return sendRepeated({ ...opts, apiKey, signal: ac.signal }, n, { onRun: (i) => progress.report({ increment: 100 / n, message: `${i} of ${n}` }) });
+      return sendOffThread({ options: { ...opts, apiKey }, runs: n }, {
+        workerScript: this.workerScript, signal: ac.signal,
+        onRun: (i) => progress.report({ increment: 100 / n, message: `${i} of ${n}` }),
+      });
     });
-    const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: '```\n' + runsReport(aggregateRuns(results)) + '\n```\n' });
+    const report = runsReport(aggregateRuns(results));
+    const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: `# ${n} traced requests to ${opts.url}\n\n\`\`\`\n${report}\`\`\`\n` });
     await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.Beside });
+    return report;
   }
 }

@@ -18,7 +18,9 @@ describe('Send Traced Request', () => {
     assert.ok(metrics.ttftContentMs! >= 115 && metrics.ttftContentMs! < 2000, `TTFT ${metrics.ttftContentMs}`);
     assert.ok(metrics.ttftFirstFrameMs! <= metrics.ttftContentMs!);
     assert.ok(metrics.itlMs && metrics.itlMs.count >= 5, 'ITL distribution over the content frames');
-    assert.ok(metrics.signatures.some((s) => s.kind === 'coalescing'), `burst of 4 frames in one write is coalescing: ${JSON.stringify(metrics.signatures)}`);
+    const content = record.frames.filter((f) => f.kind === 'content');
+    const gaps = content.slice(1).map((f, i) => `${(f.t - content[i].t).toFixed(1)}@${f.chunk}`).join(' ');
+    assert.ok(metrics.signatures.some((s) => s.kind === 'coalescing'), `burst of 4 frames in one write is coalescing: ${JSON.stringify(metrics.signatures)}; gaps@chunk: ${gaps}`);
 
     const tab = await until('report tab', () => vscode.window.tabGroups.all.flatMap((g) => g.tabs)
       .find((t) => t.input instanceof vscode.TabInputWebview && t.label === `Traced ${record.requestId}`));
@@ -46,5 +48,17 @@ describe('Send Traced Request', () => {
     } finally {
       await config.update('server.url', before, vscode.ConfigurationTarget.Workspace);
     }
+  });
+});
+
+describe('Repeat Traced Request', () => {
+  it('sends N requests in sequence and reports the distribution across runs', async () => {
+    const report = await vscode.commands.executeCommand<string>('hoplens.repeatTracedRequest', 3);
+    assert.match(report, /^3 of 3 run\(s\) completed/, report);
+    const ttft = /TTFT content \(ms\)\s+([\d.]+)/.exec(report);
+    assert.ok(ttft && Number(ttft[1]) >= 115, report);
+    assert.match(report, /coalescing in 3 run\(s\)/, report);
+    const doc = await until('runs report document', () => vscode.workspace.textDocuments.find((d) => d.getText().includes('3 traced requests to http://127.0.0.1:')));
+    assert.ok(doc.getText().includes(report.trim().split('\n')[0]));
   });
 });
