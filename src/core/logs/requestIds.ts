@@ -56,18 +56,18 @@ export function serverIdsFor(base: string, engine: Engine, api: ApiKind): Server
     return { normalised: base, exact: [base], patterns: [new RegExp(`^${b}(?:_\\d+)?$`)], streamId: base };
   }
   if (api === 'completions') {
+    // The request logger prints cmpl-<id>-<prompt index>; engine lines add -<8hex>.
     const logged = `cmpl-${base}-0`;
-    const l = escapeRe(logged);
     return {
       normalised: logged, exact: [logged], streamId: `cmpl-${base}`,
-      patterns: [new RegExp(`^(?:\\d+_)?${l}(?:-[0-9a-f]{8})?$`)],
+      patterns: [new RegExp(`^(?:\\d+_)?cmpl-${escapeRe(base)}-\\d+(?:-[0-9a-f]{8})?$`)],
     };
   }
+  // n>1 children are "<idx>_<id>"; several engine inputs make "<id>_<i>"; engine lines add -<8hex>.
   const logged = `chatcmpl-${base}`;
-  const l = escapeRe(logged);
   return {
     normalised: logged, exact: [logged], streamId: logged,
-    patterns: [new RegExp(`^(?:\\d+_)?${l}(?:-[0-9a-f]{8})?$`)],
+    patterns: [new RegExp(`^(?:\\d+_)?${escapeRe(logged)}(?:_\\d+)?(?:-[0-9a-f]{8})?$`)],
   };
 }
 

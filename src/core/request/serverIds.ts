@@ -1,42 +1,25 @@
-// The ids a server prints for a request whose id we chose (engine-facts.md §1 and §D).
-// vLLM: chat `chatcmpl-<id>`; completions `cmpl-<id>` in the SSE but `cmpl-<id>-0` in the
-// request log; engine-side lines append `-<8 hex>`. SGLang: the raw rid everywhere.
-// (src/core/logs/requestIds.ts did not exist when this was written; this is the small
-// version the request layer needs.)
+// The ids a server prints for a request whose id we chose, in the shape the request layer needs
+// (ids to show, a pattern to find them inside log lines, the grouping key). The facts live in
+// src/core/logs/requestIds.ts (engine-facts.md §1 and §D); this only re-shapes them.
+import { serverIdsFor as logServerIds } from '../logs/requestIds';
 import type { Api, Engine } from './types';
 
 export interface ServerIds {
   /** Ids exactly as the server prints them (SSE id, request-log id). */
   ids: string[];
-  /** Matches any id the server prints for this request, including `-<8hex>` engine ids. */
+  /** Matches any id the server prints for this request inside a line, engine `-<8hex>` ids included. */
   pattern: RegExp;
-  /** The id the request logger prints (the grouping key of src/core/logs/requestIds.ts serverIdsFor().normalised). */
+  /** The id the request logger prints: the key the Requests view groups this request under. */
   logId: string;
 }
 
-function escapeRegExp(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
 export function serverIdsFor(engine: Engine, api: Api, requestId: string): ServerIds {
-  if (engine === 'sglang') {
-    // n>1 / batches expand a string rid to `<rid>_<i>`.
-    return { ids: [requestId], logId: requestId, pattern: new RegExp(`(?<![\\w-])${escapeRegExp(requestId)}(?:_\\d+)?(?![\\w-])`) };
-  }
-  if (api === 'completions') {
-    const sse = `cmpl-${requestId}`;
-    return {
-      ids: [sse, `${sse}-0`],
-      logId: `${sse}-0`,
-      pattern: new RegExp(`(?<![\\w-])${escapeRegExp(sse)}(?:-\\d+)?(?:-[0-9a-f]{8})?(?![\\w-])`),
-    };
-  }
-  const id = `chatcmpl-${requestId}`;
+  const s = logServerIds(requestId, engine, api === 'sglang-generate' ? 'generate' : api);
+  const whole = s.patterns.map((p) => p.source.replace(/^\^/, '').replace(/\$$/, '')).join('|');
   return {
-    ids: [id],
-    logId: id,
-    // `<idx>_` prefixes n>1 children; `_<i>` suffixes multi-input requests.
-    pattern: new RegExp(`(?<![\\w-])(?:\\d+_)?${escapeRegExp(id)}(?:_\\d+)?(?:-[0-9a-f]{8})?(?![\\w-])`),
+    ids: [...new Set([s.streamId, ...s.exact])],
+    logId: s.normalised,
+    pattern: new RegExp(`(?<![\\w-])(?:${whole})(?![\\w-])`),
   };
 }
 
