@@ -2,7 +2,7 @@
 // never block the extension host for long, followed as they grow, and shown as read-only
 // slices around a line (the `hoplens-slice:` scheme) instead of the whole file.
 import * as vscode from 'vscode';
-import { open } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import { LogFileFollower } from '../../core/logs/annotate';
 import { Disposable } from '../../util/dispose';
 import type { RequestLogSource } from '../requestsView';
@@ -80,7 +80,7 @@ export class LargeLogService extends Disposable implements vscode.TextDocumentCo
   async openFile(uri: vscode.Uri): Promise<LargeLog | undefined> {
     const log = new LargeLog(uri);
     const ok = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `HopLens: reading ${log.label}`, cancellable: true }, async (progress, token) => {
-      const { size } = await (await import('node:fs/promises')).stat(uri.fsPath);
+      const { size } = await stat(uri.fsPath);
       let last = 0;
       await log.readAppended((bytes) => {
         progress.report({ increment: ((bytes - last) / Math.max(1, size)) * 100, message: `${(bytes / 1e6).toFixed(0)} of ${(size / 1e6).toFixed(0)} MB, ${log.tracker.requestCount} requests` });

@@ -36,7 +36,6 @@ class Entry implements LogDocumentAnnotation {
   fed = 0;
   tail = '';
   catchingUp = false;
-  tooLarge = false;
   parseMs = 0;
   constructor(readonly uri: vscode.Uri) {}
   record(line: number): LogRecord | undefined { return this.annotator.records[line]; }
@@ -102,7 +101,8 @@ export class LogDocumentService extends Disposable {
         entry.version = doc.version;
         let text = doc.getText();
         if (text.length > MAX_IN_EDITOR_CHARS) {
-          entry.annotator.reset(); entry.fed = 0; entry.tail = ''; entry.tooLarge = true;
+          // VS Code does not hand such documents to extensions; if one arrives, leave it alone.
+          entry.annotator.reset(); entry.fed = 0; entry.tail = '';
           break;
         }
         // The last line without a newline is still a line the user sees: take it as complete.
