@@ -4,6 +4,7 @@ import { runMap } from './cli/map';
 import { runAnnotate } from './cli/annotate';
 import { runSend } from './cli/send';
 import { runCalltrace } from './cli/calltrace';
+import { runOtlp } from './cli/otlp';
 import type { CliIO } from './cli/io';
 import { processIO } from './cli/io';
 
@@ -17,6 +18,8 @@ commands:
                                              one streaming request, timed from the socket
   calltrace DIR [--filter a,b] [--limit N] [--json] [--perfetto OUT.json]
                                              VLLM_TRACE_FUNCTION files as call trees
+  otlp --listen 127.0.0.1:4318 [--out spans.jsonl] | --file export.json [--json]
+                                             receive or read OpenTelemetry spans (vLLM --otlp-traces-endpoint)
 
 Run 'hoplens <command> --help' for a command's options.`;
 
@@ -27,6 +30,7 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
     case 'annotate': return runAnnotate(rest, io);
     case 'send': return runSend(rest, io);
     case 'calltrace': return runCalltrace(rest, io);
+    case 'otlp': return runOtlp(rest, io);
     case undefined: case '-h': case '--help': case 'help':
       io.out(USAGE + '\n');
       return cmd === undefined ? 2 : 0;
