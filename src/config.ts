@@ -23,6 +23,7 @@ export interface HopLensConfig {
   serverLog: string;
   traceDirs: string[];
   callTraces: { perfettoMaxBytes: number };
+  traces: { receiverHost: string; receiverPort: number; queryUrl: string };
   export: { includePromptsAndOutputs: boolean };
 }
 
@@ -45,6 +46,11 @@ export function readConfig(): HopLensConfig {
     },
     serverLog: c.get('serverLog', ''),
     traceDirs: c.get<string[]>('traceDirs', []),
+    traces: {
+      receiverHost: c.get('traces.receiverHost', '127.0.0.1'),
+      receiverPort: c.get('traces.receiverPort', 4318),
+      queryUrl: c.get('traces.queryUrl', ''),
+    },
     callTraces: { perfettoMaxBytes: Math.max(1, c.get('callTraces.perfettoMaxMegabytes', 100)) * 1024 * 1024 },
     export: { includePromptsAndOutputs: c.get('export.includePromptsAndOutputs', false) },
   };
