@@ -6,6 +6,8 @@ import { createLogFeature, type LogFeature } from './providers/logs/logFeature';
 import { TracedRequestCommands } from './commands/sendTracedRequestCommand';
 import { CallTracesViewProvider } from './providers/calltrace/callTracesView';
 import { registerCallTraceCommands } from './commands/callTraceCommands';
+import { EngineTimingService } from './providers/otlp/engineTimingService';
+import { registerEngineTimingCommands } from './commands/engineTimingCommands';
 
 export interface HopLensApi {
   readonly version: string;
@@ -13,12 +15,14 @@ export interface HopLensApi {
   readonly logs: LogFeature;
   readonly tracedRequests: TracedRequestCommands;
   readonly callTraces: CallTracesViewProvider;
+  readonly engineTiming: EngineTimingService;
 }
 
 export function activate(context: vscode.ExtensionContext): HopLensApi {
   const log = createLogger();
   const logs = createLogFeature(context, log);
-  const tracedRequests = new TracedRequestCommands({ context, logs, log });
+  const engineTiming = new EngineTimingService(context.extensionUri, log);
+  const tracedRequests = new TracedRequestCommands({ context, logs, engineTiming, log });
   const callTraces = new CallTracesViewProvider(context.extensionUri, log);
   const callTraceView = vscode.window.createTreeView('hoplens.callTraces', { treeDataProvider: callTraces, showCollapseAll: true });
   callTraces.attach(callTraceView);
@@ -29,9 +33,11 @@ export function activate(context: vscode.ExtensionContext): HopLensApi {
     callTraces,
     callTraceView,
     registerCallTraceCommands(callTraces),
+    engineTiming,
+    registerEngineTimingCommands({ service: engineTiming, logs: logs.logs, traced: tracedRequests }),
   );
   log.info(`HopLens ${context.extension.packageJSON.version} activated`);
-  return { version: String(context.extension.packageJSON.version), logs, tracedRequests, callTraces };
+  return { version: String(context.extension.packageJSON.version), logs, tracedRequests, callTraces, engineTiming };
 }
 
 export function deactivate(): void {

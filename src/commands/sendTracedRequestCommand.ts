@@ -8,6 +8,7 @@ import { CommandIds } from '../commandIds';
 import { RequestReportPanel } from '../providers/request/reportPanel';
 import type { ReportLogLine } from '../providers/request/reportHtml';
 import type { LogFeature } from '../providers/logs/logFeature';
+import type { EngineTimingService } from '../providers/otlp/engineTimingService';
 import type { Logger } from '../logging';
 
 const API_KEY_SECRET = 'hoplens.apiKey';
@@ -17,6 +18,7 @@ export interface SendOverrides { prompt?: string; maxTokens?: number; interactiv
 export interface SendDeps {
   context: vscode.ExtensionContext;
   logs: LogFeature;
+  engineTiming: EngineTimingService;
   log: Logger;
 }
 
@@ -53,9 +55,11 @@ async function confirmOptions(o: TraceOptions): Promise<TraceOptions | undefined
 
 export class TracedRequestCommands {
   private last: TracedRequest | undefined;
+  private lastPanel: RequestReportPanel | undefined;
   constructor(private readonly deps: SendDeps) {}
 
   get lastResult(): TracedRequest | undefined { return this.last; }
+  get lastReport(): RequestReportPanel | undefined { return this.lastPanel; }
 
   /** The request runs on its own thread so the extension host's work cannot delay chunk stamps. */
   private get workerScript(): string {
@@ -101,14 +105,33 @@ export class TracedRequestCommands {
     const { record, metrics } = result;
     this.deps.log.info(`traced ${record.requestId}: HTTP ${record.status ?? '—'}, ${record.frames.length} frames, TTFT ${metrics.ttftContentMs?.toFixed(1) ?? 'n/a'} ms${record.error ? `, error: ${record.error.message}` : ''}`);
     const { lines, note } = await this.serverLogLines(result);
-    new RequestReportPanel(this.deps.context.extensionUri, result, lines, note, {
+    const panel = new RequestReportPanel(this.deps.context.extensionUri, result, lines, note, {
       sendAgain: () => { void this.send({ prompt: opts!.prompt, maxTokens: opts!.maxTokens, interactive: false }); },
       openLog: (line) => { void this.openLog(result, line); },
       redactExports: () => !readConfig().export.includePromptsAndOutputs,
       usedApiKey: apiKey !== undefined,
     });
+    this.lastPanel = panel;
+    this.attachEngineTiming(panel, result);
     if (record.error) void vscode.window.showWarningMessage(`HopLens: ${record.error.message} ${record.error.hint}`);
     return result;
+  }
+
+  /**
+   * vLLM exports the request's llm_request span when it finishes (batched, every few seconds):
+   * show the engine's breakdown in the report as soon as it arrives.
+   */
+  private attachEngineTiming(panel: RequestReportPanel, r: TracedRequest): void {
+    const rid = r.record.logRequestId;
+    const client = { ttftContentMs: r.metrics.ttftContentMs, e2eMs: r.metrics.e2eMs };
+    const tryShow = () => {
+      const html = this.deps.engineTiming.breakdownHtml(rid, client);
+      if (html && !panel.hasEngineTiming) panel.setEngineHtml(html);
+      return html !== null;
+    };
+    if (tryShow() || !this.deps.engineTiming.running) return;
+    const sub = this.deps.engineTiming.onDidChange(() => { if (tryShow()) sub.dispose(); });
+    panel.panel.onDidDispose(() => sub.dispose());
   }
 
   /** The server log: an open log document that mentions this request, else hoplens.serverLog. */

@@ -57,6 +57,8 @@ export interface RequestSnapshot {
   scheduledTokens: number | null;
   kvBlocksAllocated: number | null;
   kvBlocksCached: number | null;
+  /** request.effective_prompt_len, when the fork sets it. */
+  effectivePromptLen?: number | null;
 }
 
 /** step.BATCH_SUMMARY: one scheduler step. */
@@ -70,6 +72,12 @@ export interface BatchSummary {
   decodeReqs: number | null;
   scheduledTokens: number | null;
   kvUsage: number | null;
+  prefillTokens?: number | null;
+  decodeTokens?: number | null;
+  finished?: number | null;
+  preempted?: number | null;
+  kvBlocksTotal?: number | null;
+  kvBlocksFree?: number | null;
 }
 
 /** Everything received, indexed for the views and the join. */

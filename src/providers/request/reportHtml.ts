@@ -40,7 +40,7 @@ function histogram(bins: HistogramBin[]): string {
 <text class="axis" x="4" y="${P}">${max}</text>${bars}</svg>`;
 }
 
-export function reportBodyHtml(r: TracedRequest, logLines: ReportLogLine[] | null, logNote: string): string {
+export function reportBodyHtml(r: TracedRequest, logLines: ReportLogLine[] | null, logNote: string, engineHtml: string | null = null): string {
   const { record, metrics } = r;
   const rows = summaryRows(record, metrics).map(([k, v]) => `<tr><th>${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`).join('');
   const err = record.error
@@ -74,5 +74,6 @@ ${err}
 <section><h2>Frame arrivals</h2>${arrivalPlot(r)}</section>
 <section><h2>Inter-token latency</h2>${histogram(itlHistogram(record, 20))}</section>
 <section><h2>Server log</h2>${log}</section>
+<section><h2>Engine timing (OpenTelemetry)</h2>${engineHtml ?? '<p class="muted">Start <em>HopLens: Start Trace Receiver</em> and launch vLLM with <code>--otlp-traces-endpoint</code> to see the engine\'s own breakdown (queue, prefill, decode) here, next to these socket times.</p>'}</section>
 <section><h2>Frames</h2><table class="frames" id="frames"><thead><tr><th>#</th><th>t (ms)</th><th>Δt (ms)</th><th>kind</th><th>chars</th><th>text</th></tr></thead><tbody>${frameRows}</tbody></table></section>`;
 }

@@ -18,15 +18,12 @@ export class RequestReportPanel {
 
   static all(): RequestReportPanel[] { return [...RequestReportPanel.open]; }
 
-  constructor(extensionUri: vscode.Uri, readonly result: TracedRequest, logLines: ReportLogLine[] | null, logNote: string, actions: ReportActions) {
+  private engineHtml: string | null = null;
+
+  constructor(private readonly extensionUri: vscode.Uri, readonly result: TracedRequest, private readonly logLines: ReportLogLine[] | null, private readonly logNote: string, actions: ReportActions) {
     this.panel = vscode.window.createWebviewPanel(RequestReportPanel.viewType, `Traced ${result.record.requestId}`, vscode.ViewColumn.Beside, webviewOptions(extensionUri));
     this.panel.iconPath = vscode.Uri.joinPath(extensionUri, 'media', 'hoplens.svg');
-    this.panel.webview.html = renderWebview(this.panel.webview, extensionUri, {
-      title: `Traced request ${result.record.requestId}`,
-      bodyHtml: reportBodyHtml(result, logLines, logNote),
-      scripts: ['report.js'],
-      styles: ['report.css'],
-    });
+    this.render();
     RequestReportPanel.open.add(this);
     this.panel.onDidDispose(() => RequestReportPanel.open.delete(this));
     this.panel.webview.onDidReceiveMessage(async (msg: { type: string; line?: number }) => {
@@ -48,6 +45,23 @@ export class RequestReportPanel {
         case 'revealLine': actions.openLog(msg.line); break;
         case 'sendAgain': actions.sendAgain(); break;
       }
+    });
+  }
+
+  /** The engine's own breakdown arrived (an llm_request span): show it beside the socket times. */
+  setEngineHtml(html: string): void {
+    this.engineHtml = html;
+    this.render();
+  }
+
+  get hasEngineTiming(): boolean { return this.engineHtml !== null; }
+
+  private render(): void {
+    this.panel.webview.html = renderWebview(this.panel.webview, this.extensionUri, {
+      title: `Traced request ${this.result.record.requestId}`,
+      bodyHtml: reportBodyHtml(this.result, this.logLines, this.logNote, this.engineHtml),
+      scripts: ['report.js'],
+      styles: ['report.css'],
     });
   }
 }

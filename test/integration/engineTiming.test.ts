@@ -1,0 +1,77 @@
+// OpenTelemetry in a real extension host: the receiver takes spans from the real OpenTelemetry
+// JS SDK exporters (protobuf and JSON), and a traced request's report gains the engine's breakdown.
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import { BasicTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { OTLPTraceExporter as ProtoExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { Resource } from '@opentelemetry/resources';
+import { SpanKind } from '@opentelemetry/api';
+import { hoplens, until } from './fixture';
+import type { TracedRequest } from '../../src/core/request/index';
+
+/** What vLLM's OutputProcessor.do_tracing exports for a finished request (engine-facts §E). */
+async function exportLlmRequest(url: string, exporter: 'proto' | 'json', requestId: string, e2eS: number): Promise<void> {
+  const exp = exporter === 'proto' ? new ProtoExporter({ url }) : new JsonExporter({ url });
+  const provider = new BasicTracerProvider({ resource: new Resource({ 'service.name': 'vllm', 'vllm.process_id': 4242 }), spanProcessors: [new SimpleSpanProcessor(exp)] });
+  const tracer = provider.getTracer('vllm.llm_engine');
+  const now = Date.now();
+  const span = tracer.startSpan('llm_request', { kind: SpanKind.SERVER, startTime: now - e2eS * 1000 });
+  span.setAttributes({
+    'gen_ai.request.id': requestId,
+    'gen_ai.latency.time_to_first_token': 0.0421,
+    'gen_ai.latency.e2e': e2eS,
+    'gen_ai.latency.time_in_queue': 0.0012,
+    'gen_ai.latency.time_in_model_prefill': 0.0305,
+    'gen_ai.latency.time_in_model_decode': e2eS - 0.05,
+    'gen_ai.latency.time_in_model_inference': e2eS - 0.0195,
+    'gen_ai.usage.prompt_tokens': 9,
+    'gen_ai.usage.completion_tokens': 12,
+    'gen_ai.request.max_tokens': 12,
+  });
+  span.end(now);
+  await provider.forceFlush();
+  await provider.shutdown();
+}
+
+describe('Engine timing from OpenTelemetry', () => {
+  before(async () => {
+    await vscode.workspace.getConfiguration('hoplens').update('traces.receiverPort', 0, vscode.ConfigurationTarget.Workspace);
+  });
+  after(async () => {
+    const api = await hoplens();
+    await api.engineTiming.stop();
+    await vscode.workspace.getConfiguration('hoplens').update('traces.receiverPort', undefined, vscode.ConfigurationTarget.Workspace);
+  });
+
+  it('receives llm_request spans from the OpenTelemetry SDK over OTLP/HTTP protobuf and JSON', async () => {
+    const api = await hoplens();
+    const receiver = await vscode.commands.executeCommand<{ url: string }>('hoplens.startTraceReceiver');
+    assert.match(receiver.url, /^http:\/\/127\.0\.0\.1:\d+\/v1\/traces$/);
+    await exportLlmRequest(receiver.url, 'proto', 'chatcmpl-otel-proto-1-1a2b3c4d', 0.35);
+    await exportLlmRequest(receiver.url, 'json', 'chatcmpl-otel-json-1', 0.2);
+    const proto = await until('protobuf span', () => api.engineTiming.timing('chatcmpl-otel-proto-1') ?? undefined);
+    assert.equal(proto.e2eMs, 350);
+    assert.equal(proto.ttftMs, 42.1);
+    assert.equal(proto.completionTokens, 12);
+    const json = await until('JSON span', () => api.engineTiming.timing('chatcmpl-otel-json-1') ?? undefined);
+    assert.equal(json.e2eMs, 200);
+  });
+
+  it('adds the engine breakdown and the unmeasured residual to a traced request\'s report', async () => {
+    const api = await hoplens();
+    const receiver = await vscode.commands.executeCommand<{ url: string }>('hoplens.startTraceReceiver');
+    const result = await vscode.commands.executeCommand<TracedRequest>('hoplens.sendTracedRequest', { interactive: false, maxTokens: 12 });
+    assert.equal(result.record.error, null);
+    const panel = api.tracedRequests.lastReport!;
+    assert.equal(panel.hasEngineTiming, false);
+    // vLLM would export this when the request finished: the internal id with its -<8hex> suffix.
+    const engineE2eS = Math.max(0.05, (result.metrics.e2eMs! - 20) / 1000);
+    await exportLlmRequest(receiver.url, 'proto', `${result.record.logRequestId}-0a1b2c3d`, engineE2eS);
+    await until('the report to show the engine timing', () => (panel.hasEngineTiming ? true : undefined));
+    const html = api.engineTiming.breakdownHtml(result.record.logRequestId, { ttftContentMs: result.metrics.ttftContentMs, e2eMs: result.metrics.e2eMs })!;
+    assert.match(html, /not measured by the engine/);
+    const residual = result.metrics.e2eMs! - engineE2eS * 1000;
+    assert.ok(html.includes(`${residual.toFixed(1)} ms`), `residual ${residual.toFixed(1)} in ${html}`);
+  });
+});
