@@ -23,6 +23,7 @@ export function activate(context: vscode.ExtensionContext): HopLensApi {
   const logs = createLogFeature(context, log);
   const engineTiming = new EngineTimingService(context.extensionUri, log);
   const tracedRequests = new TracedRequestCommands({ context, logs, engineTiming, log });
+  logs.requests.setEngineTimingLookup((rid) => engineTiming.timingLine(rid));
   const callTraces = new CallTracesViewProvider(context.extensionUri, log);
   const callTraceView = vscode.window.createTreeView('hoplens.callTraces', { treeDataProvider: callTraces, showCollapseAll: true });
   callTraces.attach(callTraceView);
@@ -34,6 +35,7 @@ export function activate(context: vscode.ExtensionContext): HopLensApi {
     callTraceView,
     registerCallTraceCommands(callTraces),
     engineTiming,
+    engineTiming.onDidChange(() => logs.requests.refreshSoon()),
     registerEngineTimingCommands({ service: engineTiming, logs: logs.logs, traced: tracedRequests }),
   );
   log.info(`HopLens ${context.extension.packageJSON.version} activated`);

@@ -24,7 +24,12 @@ type Node =
   | { kind: 'request'; brief: Brief; source: RequestLogSource }
   | { kind: 'hop'; hop: RequestHop; group: RequestGroup; source: RequestLogSource }
   | { kind: 'missing'; missing: MissingHop; group: RequestGroup }
+  | { kind: 'engine'; rid: string; timing: EngineTimingLine }
   | { kind: 'info'; text: string };
+
+/** The engine's own timing of a request (an OpenTelemetry llm_request span), when one arrived. */
+export interface EngineTimingLine { label: string; description: string; tooltip: string }
+export type EngineTimingLookup = (rid: string) => EngineTimingLine | null;
 
 /** Keep the tree responsive on logs with very many requests. */
 const MAX_REQUEST_NODES = 5000;
@@ -35,6 +40,13 @@ export class RequestsViewProvider extends Disposable implements vscode.TreeDataP
   private source: RequestLogSource | undefined;
   private filter = '';
   private view: vscode.TreeView<Node> | undefined;
+  private engineTiming: EngineTimingLookup = () => null;
+
+  /** Joins OpenTelemetry timings to the requests (by the same normalised id). */
+  setEngineTimingLookup(lookup: EngineTimingLookup): void {
+    this.engineTiming = lookup;
+    this.refresh();
+  }
 
   attach(view: vscode.TreeView<Node>): void {
     this.view = view;
@@ -57,6 +69,18 @@ export class RequestsViewProvider extends Disposable implements vscode.TreeDataP
   refresh(): void {
     this.changed.fire(undefined);
     this.updateMessage();
+  }
+
+  private refreshTimer: NodeJS.Timeout | undefined;
+  /** Coalesces bursts of updates (spans arrive in batches) into one refresh. */
+  refreshSoon(): void {
+    if (this.refreshTimer) return;
+    this.refreshTimer = setTimeout(() => { this.refreshTimer = undefined; this.refresh(); }, 500);
+  }
+
+  override dispose(): void {
+    clearTimeout(this.refreshTimer);
+    super.dispose();
   }
 
   /** Shows and selects a request by id (after a traced request). */
@@ -108,7 +132,9 @@ export class RequestsViewProvider extends Disposable implements vscode.TreeDataP
     if (node.kind === 'request') {
       const group = node.source.tracker.get(node.brief.rid);
       if (!group) return [];
+      const timing = this.engineTiming(group.rid);
       return [
+        ...(timing ? [{ kind: 'engine', rid: group.rid, timing } as Node] : []),
         ...group.hops.map((hop): Node => ({ kind: 'hop', hop, group, source: node.source })),
         ...group.missing.map((missing): Node => ({ kind: 'missing', missing, group })),
       ];
@@ -147,6 +173,14 @@ export class RequestsViewProvider extends Disposable implements vscode.TreeDataP
         item.description = node.missing.reason;
         item.tooltip = `${node.missing.reason}${node.missing.seenInOtherRequests ? '\nOther requests in this log printed it, so its gate is on: this request took another path.' : ''}`;
         item.iconPath = new vscode.ThemeIcon('circle-slash');
+        return item;
+      }
+      case 'engine': {
+        const item = new vscode.TreeItem(node.timing.label, vscode.TreeItemCollapsibleState.None);
+        item.description = node.timing.description;
+        item.tooltip = node.timing.tooltip;
+        item.iconPath = new vscode.ThemeIcon('radio-tower');
+        item.command = { command: CommandIds.showEngineTiming, title: 'Show Engine Timing', arguments: [node.rid] };
         return item;
       }
       case 'info':

@@ -73,5 +73,13 @@ describe('Engine timing from OpenTelemetry', () => {
     assert.match(html, /not measured by the engine/);
     const residual = result.metrics.e2eMs! - engineE2eS * 1000;
     assert.ok(html.includes(`${residual.toFixed(1)} ms`), `residual ${residual.toFixed(1)} in ${html}`);
+
+    // Joined by request id to the server log's request in the Requests view.
+    await api.tracedRequests.openLog(result);
+    const view = api.logs.requests;
+    const node = await until('the request in the Requests view', () => view.getChildren().find((n) => String(view.getTreeItem(n).label) === result.record.logRequestId));
+    const children = view.getChildren(node).map((n) => view.getTreeItem(n));
+    assert.match(String(children[0].label), /^engine: e2e [\d.]+ ms$/);
+    assert.match(String(children[0].description), /queue 1\.2 ms · prefill 30\.5 ms/);
   });
 });

@@ -81,6 +81,18 @@ export class EngineTimingService extends Disposable {
 
   timing(rid: string): EngineTiming | null { return this.store.timing(rid) ?? null; }
 
+  /** One line for the Requests view: the engine's e2e and its parts. */
+  timingLine(rid: string): { label: string; description: string; tooltip: string } | null {
+    const t = this.store.timing(rid);
+    if (!t) return null;
+    const f = (v: number | null) => (v === null ? '—' : `${v.toFixed(1)} ms`);
+    return {
+      label: `engine: e2e ${f(t.e2eMs)}`,
+      description: `queue ${f(t.queueMs)} · prefill ${f(t.prefillMs)} · decode ${f(t.decodeMs)} · TTFT ${f(t.ttftMs)}`,
+      tooltip: `From vLLM's llm_request span (OpenTelemetry). ${t.promptTokens ?? '—'} prompt / ${t.completionTokens ?? '—'} completion tokens. Click for the breakdown beside the client's times.`,
+    };
+  }
+
   /** A panel with the request's engine breakdown, step snapshots and batch summaries. */
   showPanel(rid: string, client: ClientTimes | null): vscode.WebviewPanel {
     const panel = vscode.window.createWebviewPanel('hoplens.engineTiming', `Engine ${rid}`, vscode.ViewColumn.Beside, webviewOptions(this.extensionUri));

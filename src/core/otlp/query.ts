@@ -1,0 +1,194 @@
+// Fetch one request's spans from a tracing backend the team already runs (Jaeger or Tempo),
+// by gen_ai.request.id, instead of receiving them ourselves (`hoplens.traces.queryUrl`).
+import { decodeOtlpJson, OtlpDecodeError } from './decode';
+import type { AttrValue, OtlpSpan, SpanEvent } from './types';
+
+export type TraceBackend = 'jaeger' | 'tempo';
+
+export interface TraceQueryOptions {
+  /** Base URL of the backend's HTTP API, e.g. http://127.0.0.1:16686 (Jaeger) or http://127.0.0.1:3200 (Tempo). */
+  baseUrl: string;
+  /** The value of gen_ai.request.id (the external id: chatcmpl-…, cmpl-…-0). */
+  requestId: string;
+  backend?: TraceBackend | 'auto';
+  /** Jaeger needs a service; vLLM's is whatever OTEL_SERVICE_NAME said (default here: vllm). */
+  service?: string;
+  timeoutMs?: number;
+  /** How far back Jaeger searches (ms). */
+  lookbackMs?: number;
+}
+
+export interface TraceQueryResult {
+  backend: TraceBackend;
+  traceIds: string[];
+  spans: OtlpSpan[];
+}
+
+export class TraceQueryError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'TraceQueryError';
+  }
+}
+
+const DEFAULT_TIMEOUT_MS = 10_000;
+
+async function getText(url: string, timeoutMs: number, accept = 'application/json'): Promise<{ status: number; text: string }> {
+  let res: Response;
+  try {
+    res = await fetch(url, { headers: { Accept: accept }, signal: AbortSignal.timeout(timeoutMs) });
+  } catch (e) {
+    const err = e as Error & { cause?: { code?: string; message?: string } };
+    if (err.name === 'TimeoutError' || err.name === 'AbortError') throw new TraceQueryError(`no answer from ${url} within ${timeoutMs} ms`);
+    const why = err.cause?.code ?? err.cause?.message ?? err.message;
+    throw new TraceQueryError(`cannot reach ${url}: ${why}`);
+  }
+  let text: string;
+  try {
+    text = await res.text();
+  } catch (e) {
+    throw new TraceQueryError(`reading the answer from ${url} failed: ${(e as Error).message}`);
+  }
+  return { status: res.status, text };
+}
+
+async function getJson(url: string, timeoutMs: number): Promise<unknown> {
+  const { status, text } = await getText(url, timeoutMs);
+  if (status < 200 || status >= 300) throw new TraceQueryError(`HTTP ${status} from ${url}: ${text.slice(0, 200).trim()}`);
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new TraceQueryError(`${url} did not answer JSON: ${text.slice(0, 120).trim()}`);
+  }
+}
+
+function trimBase(base: string): string {
+  let b = base.trim();
+  if (!/^https?:\/\//i.test(b)) throw new TraceQueryError(`hoplens.traces.queryUrl must start with http:// or https:// (got "${base}")`);
+  while (b.endsWith('/')) b = b.slice(0, -1);
+  return b;
+}
+
+/** Tempo answers /api/echo with "echo"; Jaeger answers /api/services with {data:[…]}. */
+export async function detectBackend(baseUrl: string, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<TraceBackend> {
+  const base = trimBase(baseUrl);
+  const echo = await getText(`${base}/api/echo`, timeoutMs).catch((e: Error) => e);
+  if (!(echo instanceof Error) && echo.status === 200 && echo.text.trim() === 'echo') return 'tempo';
+  const services = await getText(`${base}/api/services`, timeoutMs).catch((e: Error) => e);
+  if (!(services instanceof Error) && services.status === 200) {
+    try {
+      const j = JSON.parse(services.text) as { data?: unknown };
+      if (Array.isArray(j.data)) return 'jaeger';
+    } catch { /* fall through */ }
+  }
+  const reason = echo instanceof Error ? echo.message : services instanceof Error ? services.message : 'neither /api/echo (Tempo) nor /api/services (Jaeger) answered as expected';
+  throw new TraceQueryError(`${base} does not look like Jaeger or Tempo: ${reason}`);
+}
+
+export async function queryRequestSpans(opts: TraceQueryOptions): Promise<TraceQueryResult> {
+  const base = trimBase(opts.baseUrl);
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  if (opts.requestId.trim() === '') throw new TraceQueryError('no request id to look up');
+  const backend = !opts.backend || opts.backend === 'auto' ? await detectBackend(base, timeoutMs) : opts.backend;
+  return backend === 'jaeger' ? queryJaeger(base, opts, timeoutMs) : queryTempo(base, opts, timeoutMs);
+}
+
+// ---- Jaeger (query service HTTP API, /api/traces) ----
+
+interface JaegerKV { key: string; type?: string; value: unknown }
+interface JaegerSpan {
+  traceID: string; spanID: string; operationName: string; startTime: number; duration: number;
+  references?: Array<{ refType: string; traceID: string; spanID: string }>;
+  tags?: JaegerKV[]; logs?: Array<{ timestamp: number; fields?: JaegerKV[] }>; processID?: string;
+}
+interface JaegerTrace { traceID: string; spans?: JaegerSpan[]; processes?: Record<string, { serviceName?: string; tags?: JaegerKV[] }> }
+
+async function queryJaeger(base: string, opts: TraceQueryOptions, timeoutMs: number): Promise<TraceQueryResult> {
+  const endUs = Date.now() * 1000;
+  const startUs = endUs - (opts.lookbackMs ?? 7 * 24 * 3600 * 1000) * 1000;
+  const params = new URLSearchParams({
+    service: opts.service ?? 'vllm',
+    tags: JSON.stringify({ 'gen_ai.request.id': opts.requestId }),
+    start: String(startUs), end: String(endUs), limit: '20',
+  });
+  const body = await getJson(`${base}/api/traces?${params.toString()}`, timeoutMs) as { data?: JaegerTrace[] | null; errors?: Array<{ msg?: string }> | null };
+  if (body.errors && body.errors.length && !(body.data && body.data.length)) {
+    throw new TraceQueryError(`Jaeger: ${body.errors.map((e) => e.msg ?? JSON.stringify(e)).join('; ')}`);
+  }
+  const traces = Array.isArray(body.data) ? body.data : [];
+  const spans: OtlpSpan[] = [];
+  for (const t of traces) for (const s of t.spans ?? []) spans.push(jaegerSpanToOtlp(s, t.processes ?? {}));
+  return { backend: 'jaeger', traceIds: traces.map((t) => normaliseHexId(t.traceID, 32)), spans };
+}
+
+function normaliseHexId(id: string, len: number): string {
+  return String(id ?? '').toLowerCase().padStart(len, '0');
+}
+
+function jaegerValue(kv: JaegerKV): AttrValue {
+  const v = kv.value;
+  if (kv.type === 'int64' || kv.type === 'float64') return typeof v === 'number' ? v : Number(v);
+  if (kv.type === 'bool') return v === true || v === 'true';
+  if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return v;
+  return v === undefined || v === null ? null : JSON.stringify(v);
+}
+
+function jaegerSpanToOtlp(s: JaegerSpan, processes: Record<string, { serviceName?: string; tags?: JaegerKV[] }>): OtlpSpan {
+  const attributes: Record<string, AttrValue> = {};
+  let kind = 'UNSPECIFIED';
+  let scope = '';
+  for (const kv of s.tags ?? []) {
+    // Jaeger folds OTLP's span kind and scope into tags; take them back out.
+    if (kv.key === 'span.kind') kind = String(kv.value).toUpperCase();
+    else if (kv.key === 'otel.library.name' || kv.key === 'otel.scope.name') scope = String(kv.value);
+    else attributes[kv.key] = jaegerValue(kv);
+  }
+  const events: SpanEvent[] = (s.logs ?? []).map((log) => {
+    const attrs: Record<string, AttrValue> = {};
+    let name = '';
+    for (const f of log.fields ?? []) {
+      if (f.key === 'event') name = String(f.value);
+      else attrs[f.key] = jaegerValue(f);
+    }
+    return { name, timeMs: log.timestamp / 1000, attributes: attrs };
+  });
+  const proc = s.processID ? processes[s.processID] : undefined;
+  const resource: Record<string, AttrValue> = {};
+  if (proc?.serviceName) resource['service.name'] = proc.serviceName;
+  for (const kv of proc?.tags ?? []) resource[kv.key] = jaegerValue(kv);
+  const parent = (s.references ?? []).find((r) => r.refType === 'CHILD_OF');
+  return {
+    traceId: normaliseHexId(s.traceID, 32),
+    spanId: normaliseHexId(s.spanID, 16),
+    parentSpanId: parent ? normaliseHexId(parent.spanID, 16) : null,
+    name: s.operationName,
+    kind,
+    startMs: s.startTime / 1000,
+    endMs: (s.startTime + s.duration) / 1000,
+    attributes,
+    events,
+    resource,
+    scope,
+  };
+}
+
+// ---- Tempo (/api/search by tag, then /api/traces/{id} as OTLP JSON) ----
+
+async function queryTempo(base: string, opts: TraceQueryOptions, timeoutMs: number): Promise<TraceQueryResult> {
+  // logfmt value, quoted because request ids may contain '-' and other separators.
+  const tag = `gen_ai.request.id=${JSON.stringify(opts.requestId)}`;
+  const search = await getJson(`${base}/api/search?tags=${encodeURIComponent(tag)}&limit=20`, timeoutMs) as { traces?: Array<{ traceID?: string }> };
+  const ids = (search.traces ?? []).map((t) => t.traceID).filter((x): x is string => typeof x === 'string' && x !== '');
+  const spans: OtlpSpan[] = [];
+  for (const id of ids) {
+    const body = await getJson(`${base}/api/traces/${encodeURIComponent(id)}`, timeoutMs) as { trace?: unknown };
+    try {
+      // /api/traces answers {batches:[…]}; /api/v2/traces wraps TracesData in {trace:{…}}.
+      spans.push(...decodeOtlpJson(body && typeof body === 'object' && 'trace' in body ? body.trace : body));
+    } catch (e) {
+      if (e instanceof OtlpDecodeError) throw new TraceQueryError(`Tempo trace ${id} is not OTLP JSON: ${e.message}`);
+      throw e;
+    }
+  }
+  return { backend: 'tempo', traceIds: ids.map((i) => normaliseHexId(i, 32)), spans };
+}
