@@ -37,7 +37,8 @@ const settings = JSON.parse(readFileSync(settingsFile, 'utf8'));
 
 const liveLog = join(ws.root, 'logs', 'live-vllm.log');
 writeFileSync(liveLog, '');
-const engine = await startFakeEngineProcess({ engine: 'vllm', logFile: liveLog, schedule: 'first=150,frames=40,every=20,burst=6@20' });
+// Like vLLM with --otlp-traces-endpoint: start "HopLens: Start Trace Receiver" to see engine timing.
+const engine = await startFakeEngineProcess({ engine: 'vllm', logFile: liveLog, schedule: 'first=150,frames=40,every=20,burst=6@20', otlp: 'http://127.0.0.1:4318/v1/traces' });
 Object.assign(settings, { 'hoplens.server.url': engine.url, 'hoplens.server.engine': 'vllm', 'hoplens.serverLog': liveLog });
 process.stderr.write(`[demo] streaming server (vLLM API) at ${engine.url}, writing ${liveLog}\n`);
 
@@ -58,5 +59,6 @@ process.on('SIGINT', stopAll);
 process.on('SIGTERM', stopAll);
 process.stdout.write(`\nHopLens demo is running. Open:\n\n  ${server.url}?folder=${encodeURIComponent(ws.root)}\n\n` +
   `Try: open logs/vllm.log and click a lens; HopLens: Send Traced Request (streams from ${engine.url});\n` +
-  `the Call Traces view in the HopLens sidebar. Press Ctrl+C to stop.\n`);
+  `the Call Traces view in the HopLens sidebar; HopLens: Start Trace Receiver, then send again,\n` +
+  `for the engine's own timing (the demo server exports spans to 127.0.0.1:4318). Press Ctrl+C to stop.\n`);
 if (process.env.HOPLENS_DEMO_EXIT_AFTER_START === '1') await stopAll();

@@ -1,6 +1,252 @@
+// `hoplens otlp --listen HOST:PORT [--out spans.jsonl] [--max-seconds N]`
+// `hoplens otlp --file export.json [--json] [--rid RID]`
+// Receives vLLM's OpenTelemetry spans (OTLP/HTTP, protobuf or JSON) or reads a Collector
+// file-exporter output, and prints the engine's own per-request timing.
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { readCollectorFile } from '../core/otlp/collectorFile';
+import { SpanStore, batchSummaryOf, engineTimingOf, requestSnapshotOf } from '../core/otlp/engineTiming';
+import { DEFAULT_MAX_BODY_BYTES, DEFAULT_OTLP_PORT, startOtlpReceiver, vllmLaunchHint } from '../core/otlp/receiver';
+import { engineBreakdown, renderBreakdownMarkdown, renderSnapshotsMarkdown } from '../core/otlp/breakdown';
+import type { EngineTiming, OtlpSpan } from '../core/otlp/types';
 import type { CliIO } from './io';
 
-export async function runOtlp(_argv: string[], io: CliIO): Promise<number> {
-  io.err('hoplens otlp: not available yet\n');
-  return 2;
+const HELP = `usage: hoplens otlp --listen [HOST:]PORT [--out spans.jsonl] [--max-seconds N] [--max-body-mb N]
+       hoplens otlp --file export.json [--json] [--rid RID]
+
+--listen   run an OTLP/HTTP trace receiver (POST /v1/traces, protobuf or JSON) and print one line
+           per finished request (vLLM's llm_request span). Start vLLM with
+             OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/protobuf vllm serve … --otlp-traces-endpoint http://127.0.0.1:${DEFAULT_OTLP_PORT}/v1/traces
+           --out FILE        also write every received span as one JSON object per line
+           --max-seconds N   stop after N seconds (otherwise Ctrl-C)
+           --max-body-mb N   largest request accepted (default ${DEFAULT_MAX_BODY_BYTES / 1024 / 1024})
+           Binds to 127.0.0.1 unless HOST says otherwise (a warning is printed then).
+--file     read OTLP JSON: the OpenTelemetry Collector file exporter's JSON Lines, or one document
+           --json            JSON Lines: one "request" object per llm_request, then one "summary"
+           --rid RID         the engine breakdown and step snapshots of one request
+
+exit codes: 0 ok, 1 nothing to show (no spans in the file) or cannot listen, 2 bad input or usage
+`;
+
+interface Args {
+  listen: { host: string; port: number } | null;
+  file: string | null;
+  out: string | null;
+  json: boolean;
+  rid: string | null;
+  maxSeconds: number | null;
+  maxBodyBytes: number;
+}
+
+function parseListen(v: string): { host: string; port: number } | string {
+  const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d+)$/.exec(v) ?? /^()()(\d+)$/.exec(v);
+  if (!m) return `--listen wants HOST:PORT or PORT, got '${v}'`;
+  const port = Number(m[3]);
+  if (port > 65535) return `--listen port must be 0-65535, got ${port}`;
+  return { host: m[1] || m[2] || '127.0.0.1', port };
+}
+
+function parseArgs(argv: string[]): Args | string {
+  const a: Args = { listen: null, file: null, out: null, json: false, rid: null, maxSeconds: null, maxBodyBytes: DEFAULT_MAX_BODY_BYTES };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const eq = arg.indexOf('=');
+    const [name, inline] = arg.startsWith('--') && eq > 0 ? [arg.slice(0, eq), arg.slice(eq + 1)] : [arg, null];
+    const take = (): string | null => {
+      if (inline !== null) return inline;
+      if (i + 1 >= argv.length) return null;
+      return argv[++i];
+    };
+    const need = (): string => { const v = take(); if (v === null) throw new Error(`${name} needs a value`); return v; };
+    try {
+      switch (name) {
+        case '--listen': { const l = parseListen(need()); if (typeof l === 'string') return l; a.listen = l; break; }
+        case '--file': a.file = need(); break;
+        case '--out': a.out = need(); break;
+        case '--rid': a.rid = need(); break;
+        case '--json': a.json = true; break;
+        case '--max-seconds': {
+          const v = need();
+          if (!/^\d+(\.\d+)?$/.test(v)) return `--max-seconds must be a number of seconds, got '${v}'`;
+          a.maxSeconds = Number(v); break;
+        }
+        case '--max-body-mb': {
+          const v = need();
+          if (!/^\d+(\.\d+)?$/.test(v) || Number(v) <= 0) return `--max-body-mb must be a positive number, got '${v}'`;
+          a.maxBodyBytes = Math.floor(Number(v) * 1024 * 1024); break;
+        }
+        case '-h': case '--help': return 'help';
+        default:
+          if (name.startsWith('-')) return `unknown option '${arg}'`;
+          if (a.file === null) a.file = arg; else return `unexpected argument '${arg}'`;
+      }
+    } catch (e) {
+      return (e as Error).message;
+    }
+  }
+  if (a.listen && a.file) return 'use either --listen or --file, not both';
+  if (!a.listen && !a.file) return 'missing --listen HOST:PORT or --file export.json';
+  return a;
+}
+
+function ms(v: number | null): string {
+  return v === null ? '—' : v.toFixed(1);
+}
+
+function requestLine(t: EngineTiming): string {
+  const when = new Date(t.span.endMs).toISOString().replace('T', ' ').replace('Z', '');
+  return `${when}  ${t.rid}  queue ${ms(t.queueMs)}  prefill ${ms(t.prefillMs)}  decode ${ms(t.decodeMs)}  ` +
+    `TTFT ${ms(t.ttftMs)}  E2E ${ms(t.e2eMs)} ms  tokens ${t.promptTokens ?? '—'}→${t.completionTokens ?? '—'}`;
+}
+
+/** µs precision: seconds × 1000 in binary floating point would print 30.099999999999998. */
+function r3(v: number | null): number | null {
+  return v === null ? null : Math.round(v * 1000) / 1000;
+}
+
+function requestJson(t: EngineTiming): Record<string, unknown> {
+  return {
+    kind: 'request', rid: t.rid, requestId: t.requestId,
+    queueMs: r3(t.queueMs), prefillMs: r3(t.prefillMs), decodeMs: r3(t.decodeMs), inferenceMs: r3(t.inferenceMs),
+    ttftMs: r3(t.ttftMs), e2eMs: r3(t.e2eMs), promptTokens: t.promptTokens, completionTokens: t.completionTokens,
+    traceId: t.span.traceId, spanId: t.span.spanId, startMs: t.span.startMs, endMs: t.span.endMs,
+  };
+}
+
+export async function runOtlp(argv: string[], io: CliIO): Promise<number> {
+  const a = parseArgs(argv);
+  if (a === 'help') { io.out(HELP); return 0; }
+  if (typeof a === 'string') { io.err(`hoplens otlp: ${a}\n\n${HELP}`); return 2; }
+  return a.listen ? listen(a, a.listen, io) : readFile(a, a.file!, io);
+}
+
+async function readFile(a: Args, path: string, io: CliIO): Promise<number> {
+  // A whole-file listing streams: rows go out (JSON) or into a small table as lines are read,
+  // so memory does not grow with the file. --rid needs the snapshots too, so it keeps a store.
+  const store = a.rid !== null ? new SpanStore() : null;
+  const counts = { spans: 0, requests: 0, batches: 0, snapshots: 0 };
+  const rows: string[][] = [];
+  const out = batchedOut(io);
+  const onSpans = (spans: OtlpSpan[]): void => {
+    if (store) { store.add(spans); return; }
+    for (const s of spans) {
+      counts.spans++;
+      const t = engineTimingOf(s);
+      if (t) {
+        counts.requests++;
+        if (a.json) out.line(JSON.stringify(requestJson(t))); else rows.push(tableRow(t));
+      }
+      for (const ev of s.events) {
+        if (batchSummaryOf(ev)) counts.batches++;
+        else if (requestSnapshotOf(ev)) counts.snapshots++;
+      }
+    }
+  };
+  let r;
+  try {
+    r = await readCollectorFile(path, { onSpans });
+  } catch (e) {
+    io.err(`hoplens otlp: ${(e as Error).message}\n`);
+    return 2;
+  }
+  for (const b of r.badLines) io.err(`hoplens otlp: ${path}:${b.line}: skipped: ${b.message}\n`);
+  if (r.badLineCount > r.badLines.length) io.err(`hoplens otlp: … and ${r.badLineCount - r.badLines.length} more bad line(s)\n`);
+  if (store) {
+    const st = store.stats();
+    Object.assign(counts, { spans: st.spans, requests: st.requests, batches: st.batches, snapshots: st.snapshots });
+  }
+  const summary = { kind: 'summary', ...counts, lines: r.lines, badLines: r.badLineCount };
+  if (store && a.rid !== null) {
+    const t = store.timing(a.rid);
+    if (!t) {
+      io.err(`hoplens otlp: no llm_request span for '${a.rid}' in ${path} (${counts.requests} request(s) there)\n`);
+      return 1;
+    }
+    if (a.json) {
+      out.line(JSON.stringify(requestJson(t)));
+      for (const s of store.snapshots(t.rid)) out.line(JSON.stringify({ kind: 'snapshot', ...s }));
+    } else {
+      out.line(renderBreakdownMarkdown(engineBreakdown(t)) + '\n' + renderSnapshotsMarkdown(store.snapshots(t.rid)).trimEnd());
+    }
+  }
+  if (a.json) out.line(JSON.stringify(summary));
+  else if (a.rid === null) {
+    out.line(requestTable(rows).trimEnd());
+    out.line(`${counts.requests} request(s), ${counts.spans} span(s), ${counts.batches} step batch summar${counts.batches === 1 ? 'y' : 'ies'}, ` +
+      `${counts.snapshots} request snapshot(s)${r.badLineCount ? `, ${r.badLineCount} bad line(s) skipped` : ''}`);
+  }
+  out.flush();
+  return counts.spans === 0 ? 1 : 0;
+}
+
+/** Batches output so a long listing is a few large writes, not one per line. */
+function batchedOut(io: CliIO): { line(s: string): void; flush(): void } {
+  let buf: string[] = [];
+  let size = 0;
+  return {
+    line(s: string) { buf.push(s, '\n'); size += s.length + 1; if (size > 1 << 16) { io.out(buf.join('')); buf = []; size = 0; } },
+    flush() { if (buf.length) io.out(buf.join('')); buf = []; size = 0; },
+  };
+}
+
+const TABLE_HEAD = ['request', 'prompt', 'output', 'queue', 'prefill', 'decode', 'inference', 'TTFT', 'E2E'];
+
+function tableRow(t: EngineTiming): string[] {
+  return [t.rid, String(t.promptTokens ?? '—'), String(t.completionTokens ?? '—'),
+    ms(t.queueMs), ms(t.prefillMs), ms(t.decodeMs), ms(t.inferenceMs), ms(t.ttftMs), ms(t.e2eMs)];
+}
+
+function requestTable(rows: string[][]): string {
+  const widths = TABLE_HEAD.map((h, i) => rows.reduce((w, r) => Math.max(w, r[i].length), h.length));
+  const fmt = (r: string[]): string => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ').trimEnd();
+  return [fmt(TABLE_HEAD), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(fmt)].join('\n') + '\n' +
+    (rows.length ? '' : '(no llm_request spans)\n') + '(times in ms, from the engine\'s llm_request spans)\n';
+}
+
+async function listen(a: Args, where: { host: string; port: number }, io: CliIO): Promise<number> {
+  let out: WriteStream | null = null;
+  let outError: string | null = null;
+  if (a.out) {
+    out = createWriteStream(a.out, { flags: 'a' });
+    out.on('error', (e) => { if (!outError) { outError = e.message; io.err(`hoplens otlp: cannot write ${a.out}: ${e.message}\n`); } });
+  }
+  let llmRequests = 0;
+  const onSpans = (spans: OtlpSpan[]): void => {
+    const lines: string[] = [];
+    for (const s of spans) {
+      const t = engineTimingOf(s);
+      if (t) { llmRequests++; lines.push(requestLine(t)); }
+    }
+    if (lines.length) io.out(lines.join('\n') + '\n');
+    if (out && !outError) out.write(spans.map((s) => JSON.stringify(s)).join('\n') + '\n');
+  };
+  let rx;
+  try {
+    rx = await startOtlpReceiver({ host: where.host, port: where.port, maxBodyBytes: a.maxBodyBytes, onSpans, onError: (m) => io.err(`hoplens otlp: ${m}\n`) });
+  } catch (e) {
+    io.err(`hoplens otlp: ${(e as Error).message}\n`);
+    out?.end();
+    return 1;
+  }
+  if (rx.warning) io.err(`hoplens otlp: warning: ${rx.warning}\n`);
+  io.out(`listening on ${rx.url} (OTLP/HTTP, protobuf or JSON)\n`);
+  io.out(`start vLLM with: ${vllmLaunchHint(rx.url)}\n`);
+  if (a.out) io.out(`writing spans to ${a.out}\n`);
+
+  await new Promise<void>((resolve) => {
+    let timer: NodeJS.Timeout | null = null;
+    const stop = (): void => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      if (timer) clearTimeout(timer);
+      resolve();
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    if (a.maxSeconds !== null) timer = setTimeout(stop, a.maxSeconds * 1000);
+  });
+  await rx.close();
+  if (out) await new Promise<void>((r) => out!.end(() => r()));
+  const st = rx.stats();
+  io.out(`stopped: ${st.spans} span(s) in ${st.requests} export request(s), ${llmRequests} llm_request, ${st.rejected} rejected\n`);
+  return outError ? 1 : 0;
 }

@@ -6,10 +6,11 @@ import { REPO_ROOT } from './tools';
 
 export interface FakeEngineProcess { url: string; logFile: string; stop(): void }
 
-export function startFakeEngineProcess(opts: { engine: 'vllm' | 'sglang'; logFile: string; schedule?: string }): Promise<FakeEngineProcess> {
+export function startFakeEngineProcess(opts: { engine: 'vllm' | 'sglang'; logFile: string; schedule?: string; otlp?: string }): Promise<FakeEngineProcess> {
   const main = join(REPO_ROOT, 'out', 'src', 'testing', 'fakeEngine', 'main.js');
   const args = [main, '--engine', opts.engine, '--port', '0', '--log', opts.logFile];
   if (opts.schedule) args.push('--schedule', opts.schedule);
+  if (opts.otlp) args.push('--otlp', opts.otlp);
   const child: ChildProcess = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   const stop = () => { if (child.exitCode === null) child.kill('SIGKILL'); };
   process.on('exit', stop);

@@ -9,6 +9,7 @@ import { Resource } from '@opentelemetry/resources';
 import { SpanKind } from '@opentelemetry/api';
 import { hoplens, until } from './fixture';
 import type { TracedRequest } from '../../src/core/request/index';
+import { startFakeEngine } from '../../src/testing/fakeEngine/server';
 
 /** What vLLM's OutputProcessor.do_tracing exports for a finished request (engine-facts §E). */
 async function exportLlmRequest(url: string, exporter: 'proto' | 'json', requestId: string, e2eS: number): Promise<void> {
@@ -48,7 +49,7 @@ describe('Engine timing from OpenTelemetry', () => {
     const api = await hoplens();
     const receiver = await vscode.commands.executeCommand<{ url: string }>('hoplens.startTraceReceiver');
     assert.match(receiver.url, /^http:\/\/127\.0\.0\.1:\d+\/v1\/traces$/);
-    await exportLlmRequest(receiver.url, 'proto', 'chatcmpl-otel-proto-1-1a2b3c4d', 0.35);
+    await exportLlmRequest(receiver.url, 'proto', 'chatcmpl-otel-proto-1', 0.35);
     await exportLlmRequest(receiver.url, 'json', 'chatcmpl-otel-json-1', 0.2);
     const proto = await until('protobuf span', () => api.engineTiming.timing('chatcmpl-otel-proto-1') ?? undefined);
     assert.equal(proto.e2eMs, 350);
@@ -65,9 +66,9 @@ describe('Engine timing from OpenTelemetry', () => {
     assert.equal(result.record.error, null);
     const panel = api.tracedRequests.lastReport!;
     assert.equal(panel.hasEngineTiming, false);
-    // vLLM would export this when the request finished: the internal id with its -<8hex> suffix.
+    // vLLM exports this when the request finished, under the external id (engine-facts §E).
     const engineE2eS = Math.max(0.05, (result.metrics.e2eMs! - 20) / 1000);
-    await exportLlmRequest(receiver.url, 'proto', `${result.record.logRequestId}-0a1b2c3d`, engineE2eS);
+    await exportLlmRequest(receiver.url, 'proto', result.record.logRequestId, engineE2eS);
     await until('the report to show the engine timing', () => (panel.hasEngineTiming ? true : undefined));
     const html = api.engineTiming.breakdownHtml(result.record.logRequestId, { ttftContentMs: result.metrics.ttftContentMs, e2eMs: result.metrics.e2eMs })!;
     assert.match(html, /not measured by the engine/);
@@ -81,5 +82,26 @@ describe('Engine timing from OpenTelemetry', () => {
     const children = view.getChildren(node).map((n) => view.getTreeItem(n));
     assert.match(String(children[0].label), /^engine: e2e [\d.]+ ms$/);
     assert.match(String(children[0].description), /queue 1\.2 ms · prefill 30\.5 ms/);
+  });
+
+  it('a server exporting spans like vLLM --otlp-traces-endpoint: the report fills in by itself', async () => {
+    const api = await hoplens();
+    const receiver = await vscode.commands.executeCommand<{ url: string }>('hoplens.startTraceReceiver');
+    const fe = await startFakeEngine({ engine: 'vllm', port: 0, schedule: 'first=80,frames=10,every=10', otlpEndpoint: receiver.url });
+    const config = vscode.workspace.getConfiguration('hoplens');
+    const before = config.get<string>('server.url');
+    await config.update('server.url', fe.url, vscode.ConfigurationTarget.Workspace);
+    try {
+      const result = await vscode.commands.executeCommand<TracedRequest>('hoplens.sendTracedRequest', { interactive: false, maxTokens: 10 });
+      assert.equal(result.record.error, null);
+      const panel = api.tracedRequests.lastReport!;
+      await until('the engine timing from the server\'s own span', () => (panel.hasEngineTiming ? true : undefined));
+      const timing = api.engineTiming.timing(result.record.logRequestId)!;
+      assert.ok(timing.e2eMs! > 80 && timing.e2eMs! <= result.metrics.e2eMs! + 5, `engine e2e ${timing.e2eMs} vs client ${result.metrics.e2eMs}`);
+      assert.equal(timing.completionTokens, 10);
+    } finally {
+      await config.update('server.url', before, vscode.ConfigurationTarget.Workspace);
+      await fe.close();
+    }
   });
 });

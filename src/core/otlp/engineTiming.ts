@@ -7,9 +7,20 @@ export const LLM_REQUEST_SPAN = 'llm_request';
 export const BATCH_SUMMARY_EVENT = 'step.BATCH_SUMMARY';
 export const REQUEST_SNAPSHOT_EVENT = 'step.REQUEST_SNAPSHOT';
 
-/** The request id the engine printed, in the form the log annotation groups lines under. */
+/**
+ * An engine-internal id (scheduler's request.id: "<external>-<8 hex>", n>1 children "<i>_…")
+ * in the form the log annotation groups lines under.
+ */
 export function ridFromEngineId(raw: string): string {
   return externalFromInternal(raw.trim());
+}
+
+/**
+ * gen_ai.request.id is already the external id (engine-facts §E); stripping a "-<8 hex>" tail
+ * from it would cut a client-chosen id such as chatcmpl-c0ffee01.
+ */
+export function ridFromExternalId(raw: string): string {
+  return raw.trim();
 }
 
 function num(v: AttrValue | undefined): number | null {
@@ -40,7 +51,7 @@ export function engineTimingOf(span: OtlpSpan): EngineTiming | null {
   if (requestId === null || requestId === '') return null;
   return {
     requestId,
-    rid: ridFromEngineId(requestId),
+    rid: ridFromExternalId(requestId),
     ttftMs: secondsToMs(a['gen_ai.latency.time_to_first_token']),
     e2eMs: secondsToMs(a['gen_ai.latency.e2e']),
     queueMs: secondsToMs(a['gen_ai.latency.time_in_queue']),
@@ -105,7 +116,10 @@ export function requestSnapshotOf(ev: SpanEvent): RequestSnapshot | null {
 /** The request a span belongs to, if it says (llm_request, llm_core with journey events). */
 function ridOfSpan(span: OtlpSpan): string | null {
   const id = str(span.attributes['gen_ai.request.id']) ?? str(span.attributes['request.id']);
-  return id === null || id === '' ? null : ridFromEngineId(id);
+  if (id === null || id === '') return null;
+  // Only the API server's llm_request knows the external id; engine-core spans (llm_core)
+  // carry the scheduler's internal one.
+  return span.name === LLM_REQUEST_SPAN ? ridFromExternalId(id) : ridFromEngineId(id);
 }
 
 export interface SpanStoreLimits {

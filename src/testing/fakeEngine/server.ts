@@ -3,6 +3,7 @@
 // matching server log lines appended to a log file as it serves.
 import { appendFileSync } from 'node:fs';
 import * as http from 'node:http';
+import { exportLlmRequestSpan } from './otlpExport';
 import type { Socket } from 'node:net';
 import { DONE, SglangChatChunks, SglangGenerateChunks, sse, VllmChunks, type Usage } from './frames';
 import { SglangLog, VllmLog } from './logLines';
@@ -20,6 +21,8 @@ export interface FakeEngineOptions {
   apiKey?: string;
   /** pid printed in vLLM's `(APIServer pid=N)` prefix. */
   pid?: number;
+  /** Like vLLM's --otlp-traces-endpoint: export an llm_request span per finished vLLM request. */
+  otlpEndpoint?: string;
 }
 
 export interface WriteTrace {
@@ -305,6 +308,14 @@ export async function startFakeEngine(opts: FakeEngineOptions): Promise<FakeEngi
     if (vllm && includeUsage) tail.push(sse(vllm.usage(total)));
     if (sglChat) { tail.push(sse(sglChat.finish('length'))); if (includeUsage) tail.push(sse(sglChat.usage(total))); }
     if (c.engine === 'vllm' && c.api === 'chat') vlog.complete(loggedId, full);
+    if (c.engine === 'vllm' && opts.otlpEndpoint) {
+      const otlp = opts.otlpEndpoint;
+      res.once('finish', () => exportLlmRequestSpan(otlp, {
+        requestId: loggedId, arrivedEpochMs: trace.arrivedAtEpochMs, queueMs: 0.4,
+        firstTokenMs: s.firstMs, e2eMs: performance.now() - arrived,
+        promptTokens, completionTokens: nFrames * k, maxTokens,
+      }));
+    }
     if (c.engine === 'sglang') {
       slog.reqTimeStats(c.clientRid, promptTokens, nFrames * k, performance.now() - arrived, trace.arrivedAtEpochMs / 1000);
       slog.finished(c.clientRid, full, ids, { id: c.clientRid, finish_reason: { type: 'length', length: nFrames * k }, prompt_tokens: promptTokens, weight_version: 'default', num_retractions: 0, reasoning_tokens: 0, completion_tokens: nFrames * k, cached_tokens: 0, e2e_latency: Number(((performance.now() - arrived) / 1000).toFixed(4)) });

@@ -1,0 +1,53 @@
+// Like vLLM started with --otlp-traces-endpoint: when a request finishes, export one
+// llm_request span (OTLP/HTTP protobuf) with the gen_ai.* attributes of engine-facts §E.
+// Fire and forget: no receiver listening is not an error for the server.
+import * as http from 'node:http';
+import { randomBytes } from 'node:crypto';
+import { encodeExportRequestProtobuf } from '../../core/otlp/decode';
+
+export interface FinishedRequestTiming {
+  /** gen_ai.request.id as vLLM sets it: the external id (chatcmpl-<id>, cmpl-<id>). */
+  requestId: string;
+  arrivedEpochMs: number;
+  queueMs: number;
+  firstTokenMs: number;
+  e2eMs: number;
+  promptTokens: number;
+  completionTokens: number;
+  maxTokens: number;
+}
+
+const nanos = (epochMs: number) => String(BigInt(Math.round(epochMs * 1000)) * 1000n);
+
+export function exportLlmRequestSpan(endpoint: string, t: FinishedRequestTiming): void {
+  const attr = (key: string, v: number | string) => ({ key, value: typeof v === 'string' ? { stringValue: v } : Number.isInteger(v) ? { intValue: v } : { doubleValue: v } });
+  const s = (ms: number) => ms / 1000;
+  const body = encodeExportRequestProtobuf({
+    resourceSpans: [{
+      resource: { attributes: [attr('service.name', 'vllm'), attr('vllm.process_id', process.pid)] },
+      scopeSpans: [{
+        scope: { name: 'vllm.llm_engine' },
+        spans: [{
+          traceId: randomBytes(16), spanId: randomBytes(8), name: 'llm_request', kind: 2, // SERVER
+          startTimeUnixNano: nanos(t.arrivedEpochMs), endTimeUnixNano: nanos(t.arrivedEpochMs + t.e2eMs),
+          attributes: [
+            attr('gen_ai.request.id', t.requestId),
+            attr('gen_ai.latency.time_to_first_token', s(t.firstTokenMs)),
+            attr('gen_ai.latency.e2e', s(t.e2eMs)),
+            attr('gen_ai.latency.time_in_queue', s(t.queueMs)),
+            attr('gen_ai.latency.time_in_model_prefill', s(t.firstTokenMs - t.queueMs)),
+            attr('gen_ai.latency.time_in_model_decode', s(t.e2eMs - t.firstTokenMs)),
+            attr('gen_ai.latency.time_in_model_inference', s(t.e2eMs - t.queueMs)),
+            attr('gen_ai.usage.prompt_tokens', t.promptTokens),
+            attr('gen_ai.usage.completion_tokens', t.completionTokens),
+            attr('gen_ai.request.max_tokens', t.maxTokens),
+          ],
+        }],
+      }],
+    }],
+  });
+  const req = http.request(endpoint, { method: 'POST', headers: { 'Content-Type': 'application/x-protobuf', 'Content-Length': body.length }, timeout: 2000 });
+  req.on('error', () => { /* no receiver: nothing to do */ });
+  req.on('timeout', () => req.destroy());
+  req.end(Buffer.from(body));
+}
