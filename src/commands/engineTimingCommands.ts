@@ -2,12 +2,13 @@
 // show the engine timing of a request (from an argument, the log line at the cursor, the last
 // traced request, or a pick among the requests spans arrived for).
 import * as vscode from 'vscode';
-import { readFile } from 'node:fs/promises';
 import { CommandIds } from '../commandIds';
 import type { EngineTimingService } from '../providers/otlp/engineTimingService';
 import type { LogDocumentService } from '../providers/logs/logDocuments';
 import type { TracedRequestCommands } from './sendTracedRequestCommand';
-import { decodeOtlpJson } from '../core/otlp/decode';
+import { readCollectorFile } from '../core/otlp/collectorFile';
+import { queryRequestSpans } from '../core/otlp/query';
+import { readConfig } from '../config';
 
 export interface EngineTimingCommandDeps {
   service: EngineTimingService;
@@ -34,16 +35,13 @@ export function registerEngineTimingCommands({ service, logs, traced }: EngineTi
       const uri = arg ?? (await vscode.window.showOpenDialog({ title: 'OpenTelemetry traces (OTLP JSON, e.g. from the Collector file exporter)', filters: { JSON: ['json', 'jsonl'], All: ['*'] } }))?.[0];
       if (!uri) return 0;
       try {
-        const text = await readFile(uri.fsPath, 'utf8');
-        let spans = 0;
-        let bad = 0;
-        // The Collector's file exporter writes one TracesData object per line.
-        const chunks = text.trimStart().startsWith('{') && text.includes('\n{') ? text.split('\n').filter((l) => l.trim()) : [text];
-        for (const chunk of chunks) {
-          try { const s = decodeOtlpJson(chunk); service.store.add(s); spans += s.length; } catch { bad++; }
-        }
-        void vscode.window.showInformationMessage(`HopLens: read ${spans} span(s) from ${uri.fsPath}${bad ? `; ${bad} line(s) were not OTLP JSON` : ''}.`);
-        return spans;
+        const res = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `HopLens: reading ${uri.fsPath}`, cancellable: true }, (_p, token) => {
+          const ac = new AbortController();
+          token.onCancellationRequested(() => ac.abort());
+          return readCollectorFile(uri.fsPath, { onSpans: (spans) => service.store.add(spans), signal: ac.signal });
+        });
+        void vscode.window.showInformationMessage(`HopLens: read ${res.spanCount} span(s) from ${uri.fsPath}${res.badLineCount ? `; ${res.badLineCount} line(s) were not OTLP JSON (first: ${res.badLines[0] ?? ''})` : ''}.`);
+        return res.spanCount;
       } catch (e) {
         void vscode.window.showErrorMessage(`HopLens: ${(e as Error).message}`);
         return 0;
@@ -52,6 +50,16 @@ export function registerEngineTimingCommands({ service, logs, traced }: EngineTi
     vscode.commands.registerCommand(CommandIds.showEngineTiming, async (ridArg?: string) => {
       const rid = ridArg ?? await pickRid();
       if (!rid) { void vscode.window.showInformationMessage('HopLens: no request to show: start the trace receiver and send a request, or put the cursor on a request line.'); return undefined; }
+      // A team that already runs a Collector with Jaeger or Tempo: fetch this request's spans from there.
+      const queryUrl = readConfig().traces.queryUrl;
+      if (!service.timing(rid) && queryUrl) {
+        try {
+          const found = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `HopLens: looking up ${rid} at ${queryUrl}` }, () => queryRequestSpans({ baseUrl: queryUrl, requestId: rid }));
+          service.store.add(found.spans);
+        } catch (e) {
+          void vscode.window.showWarningMessage(`HopLens: ${(e as Error).message}`);
+        }
+      }
       const last = traced.lastResult;
       const client = last && last.record.logRequestId === rid ? { ttftContentMs: last.metrics.ttftContentMs, e2eMs: last.metrics.e2eMs } : null;
       return service.showPanel(rid, client);

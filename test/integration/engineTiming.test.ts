@@ -105,3 +105,56 @@ describe('Engine timing from OpenTelemetry', () => {
     }
   });
 });
+
+describe('Engine timing from a Jaeger query API', () => {
+  it('fetches a request\'s spans by request id when hoplens.traces.queryUrl is set', async () => {
+    const http = await import('node:http');
+    const t0 = Date.now() * 1000;
+    const trace = {
+      traceID: '4bf92f3577b34da6a3ce929d0e0e4736',
+      spans: [{
+        traceID: '4bf92f3577b34da6a3ce929d0e0e4736', spanID: '00f067aa0ba902b7', operationName: 'llm_request', references: [],
+        startTime: t0, duration: 1_500_000, processID: 'p1',
+        tags: [
+          { key: 'span.kind', type: 'string', value: 'server' },
+          { key: 'gen_ai.request.id', type: 'string', value: 'chatcmpl-from-jaeger' },
+          { key: 'gen_ai.latency.e2e', type: 'float64', value: 1.5 },
+          { key: 'gen_ai.latency.time_to_first_token', type: 'float64', value: 0.25 },
+        ],
+        logs: [],
+      }],
+      processes: { p1: { serviceName: 'vllm', tags: [] } },
+    };
+    const asked: string[] = [];
+    const server = http.createServer((req, res) => {
+      const url = new URL(req.url ?? '/', 'http://x');
+      asked.push(url.pathname + url.search);
+      res.setHeader('Content-Type', 'application/json');
+      if (url.pathname === '/api/services') { res.end(JSON.stringify({ data: ['vllm'], total: 1, errors: null })); return; }
+      if (url.pathname === '/api/traces') {
+        const hit = (url.searchParams.get('tags') ?? '').includes('chatcmpl-from-jaeger');
+        res.end(JSON.stringify({ data: hit ? [trace] : [], total: 0, limit: 0, offset: 0, errors: null }));
+        return;
+      }
+      res.statusCode = 404; res.end('{}');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    const config = vscode.workspace.getConfiguration('hoplens');
+    await config.update('traces.queryUrl', base, vscode.ConfigurationTarget.Workspace);
+    try {
+      const api = await hoplens();
+      assert.equal(api.engineTiming.timing('chatcmpl-from-jaeger'), null);
+      const panel = await vscode.commands.executeCommand<vscode.WebviewPanel>('hoplens.showEngineTiming', 'chatcmpl-from-jaeger');
+      assert.ok(panel);
+      const timing = api.engineTiming.timing('chatcmpl-from-jaeger')!;
+      assert.equal(timing.e2eMs, 1500);
+      assert.equal(timing.ttftMs, 250);
+      assert.ok(asked.some((a) => a.startsWith('/api/traces?')), asked.join(' '));
+      panel.dispose();
+    } finally {
+      await config.update('traces.queryUrl', undefined, vscode.ConfigurationTarget.Workspace);
+      server.close();
+    }
+  });
+});

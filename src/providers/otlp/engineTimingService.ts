@@ -13,7 +13,8 @@ import { breakdownTableHtml, engineTimingBodyHtml, type ClientTimes } from './en
 import type { Logger } from '../../logging';
 
 export class EngineTimingService extends Disposable {
-  readonly store = new SpanStore();
+  // 50k spans ≈ 30 MB of heap in the extension host; oldest first out, counted.
+  readonly store = new SpanStore({ maxSpans: 50_000 });
   private receiver: OtlpReceiver | undefined;
   private readonly status = this._register(vscode.window.createStatusBarItem('hoplens.traceReceiver', vscode.StatusBarAlignment.Right, 9));
   private readonly changed = this._register(new vscode.EventEmitter<void>());
