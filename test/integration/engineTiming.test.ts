@@ -158,3 +158,20 @@ describe('Engine timing from a Jaeger query API', () => {
     }
   });
 });
+
+describe('Engine timing from a Collector file', () => {
+  it('reads the file exporter\'s JSON Lines (skipping a bad line) with step snapshots per request', async () => {
+    const api = await hoplens();
+    const { join } = await import('node:path');
+    const file = vscode.Uri.file(join(__dirname, '..', '..', '..', 'test', 'fixtures', 'otlp', 'collector_export.jsonl'));
+    const spans = await vscode.commands.executeCommand<number>('hoplens.openOtlpFile', file);
+    assert.equal(spans, 4);
+    const t = api.engineTiming.timing('chatcmpl-c0ffee01')!;
+    assert.equal(t.e2eMs, 2401.2);
+    assert.equal(api.engineTiming.store.snapshots('chatcmpl-c0ffee01').length, 2);
+    assert.ok(api.engineTiming.timing('cmpl-c0ffee02-0'), 'completions ids join as the request logger prints them (cmpl-<id>-0)');
+    const panel = await vscode.commands.executeCommand<vscode.WebviewPanel>('hoplens.showEngineTiming', 'chatcmpl-c0ffee01');
+    assert.equal(panel.title, 'Engine chatcmpl-c0ffee01');
+    panel.dispose();
+  });
+});
