@@ -6,7 +6,7 @@ import { openTraceFolder } from '../core/calltrace/callTraceIndex';
 import { DEFAULT_PERFETTO_MAX_BYTES, countFilteredCalls, filteredCalls, formatDuration, formatTraceTs, hopSequenceMarkdown, writePerfettoTrace } from '../core/calltrace/export';
 import { DEFAULT_FILTER, parseFilterList } from '../core/calltrace/filter';
 import { displayPath } from '../core/calltrace/paths';
-import type { CliIO } from './io';
+import { batchedOut, type CliIO } from './io';
 
 const HELP = `usage: hoplens calltrace DIR [--filter a,b] [--limit N] [--json] [--markdown] [--perfetto OUT.json] [--perfetto-max-mb N]
 
@@ -68,15 +68,6 @@ function parseArgs(argv: string[]): Args | string {
   return a;
 }
 
-/** Batches output so a long listing is a few large writes, not one per line. */
-function batchedOut(io: CliIO): { line(s: string): void; flush(): void } {
-  let buf: string[] = [];
-  let size = 0;
-  return {
-    line(s: string) { buf.push(s, '\n'); size += s.length + 1; if (size > 1 << 16) { io.out(buf.join('')); buf = []; size = 0; } },
-    flush() { if (buf.length) io.out(buf.join('')); buf = []; size = 0; },
-  };
-}
 
 export async function runCalltrace(argv: string[], io: CliIO): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) { io.out(HELP); return 0; }

@@ -8,7 +8,7 @@ import { SpanStore, batchSummaryOf, engineTimingOf, requestSnapshotOf } from '..
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_OTLP_PORT, startOtlpReceiver, vllmLaunchHint } from '../core/otlp/receiver';
 import { engineBreakdown, renderBreakdownMarkdown, renderSnapshotsMarkdown } from '../core/otlp/breakdown';
 import type { EngineTiming, OtlpSpan } from '../core/otlp/types';
-import type { CliIO } from './io';
+import { batchedOut, type CliIO } from './io';
 
 const HELP = `usage: hoplens otlp --listen [HOST:]PORT [--out spans.jsonl] [--max-seconds N] [--max-body-mb N]
        hoplens otlp --file export.json [--json] [--rid RID]
@@ -178,15 +178,6 @@ async function readFile(a: Args, path: string, io: CliIO): Promise<number> {
   return counts.spans === 0 ? 1 : 0;
 }
 
-/** Batches output so a long listing is a few large writes, not one per line. */
-function batchedOut(io: CliIO): { line(s: string): void; flush(): void } {
-  let buf: string[] = [];
-  let size = 0;
-  return {
-    line(s: string) { buf.push(s, '\n'); size += s.length + 1; if (size > 1 << 16) { io.out(buf.join('')); buf = []; size = 0; } },
-    flush() { if (buf.length) io.out(buf.join('')); buf = []; size = 0; },
-  };
-}
 
 const TABLE_HEAD = ['request', 'prompt', 'output', 'queue', 'prefill', 'decode', 'inference', 'TTFT', 'E2E'];
 
