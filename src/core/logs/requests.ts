@@ -291,7 +291,11 @@ export class RequestTracker {
     const seen = this.hopsSeenInRequests();
     const agg = new Map<string, { hop: string; requests: number; kind: MissingKind; reason: string }>();
     for (const head of this.byRid.values()) {
-      for (const m of this.missingFor(this.acc(head), seen, null)) {
+      const acc = this.acc(head);
+      // Batch lines printed during the request (a Decode batch line, say) count as seen by it.
+      const [t0, t1, r] = this.bounds(acc);
+      const context = this.contextFor(t0, t1, r, acc.lines[0], acc.lines[acc.lines.length - 1]);
+      for (const m of this.missingFor(acc, seen, context)) {
         const cur = agg.get(m.hop);
         if (cur) cur.requests++;
         else agg.set(m.hop, { hop: m.hop, requests: 1, kind: m.kind, reason: m.reason });

@@ -108,3 +108,10 @@ test('annotating in slices gives the same records as in one go, across slice bou
   assert.equal(sliced.tracker.requestCount, 2);
   assert.equal(sliced.tracker.get('chatcmpl-myrun-0001')!.hops.length, 6 * 200);
 });
+
+test('the per-log summary counts a batch line printed during a request as seen by it (SGLang Decode batch)', () => {
+  const ann = annotateText(read('sglang_tp2_request.log'), 'auto', { referenceTime: REF });
+  const summary = ann.tracker.missingSummary().map((m) => m.hop);
+  assert.ok(!summary.includes('S4'), `S4 (Decode batch) was printed at 22:50:10.645, inside my-req-1: ${summary.join(', ')}`);
+  assert.ok(summary.includes('S7'), 'S7 (streaming backlog) really is missing');
+});
