@@ -31,7 +31,7 @@ function ensureDebianPackages() {
   }
   log(`installing Debian packages: ${missing.join(' ')}`);
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  for (const args of [['update', '-qq'], ['install', '-y', '-qq', '--no-install-recommends', ...missing]]) {
+  for (const args of [['update', '-qq'], ['install', '-y', '-qq', ...missing]]) {
     const r = spawnSync('apt-get', args, { stdio: ['ignore', 'ignore', 'inherit'], env });
     if (r.status !== 0) { log(`apt-get ${args[0]} failed (exit ${r.status})`); process.exit(2); }
   }
