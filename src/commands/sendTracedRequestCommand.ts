@@ -2,7 +2,7 @@
 // and the server log lines of this very request. Also Repeat… and Set API Key.
 import * as vscode from 'vscode';
 import { existsSync } from 'node:fs';
-import { sendOffThread, aggregateRuns, runsReport, validateOptions, findRequestLogLines, type TraceOptions, type TracedRequest } from '../core/request/index';
+import { TracedRequestWorker, aggregateRuns, runsReport, validateOptions, findRequestLogLines, type TraceOptions, type TracedRequest } from '../core/request/index';
 import { readConfig } from '../config';
 import { CommandIds } from '../commandIds';
 import { RequestReportPanel } from '../providers/request/reportPanel';
@@ -56,18 +56,19 @@ async function confirmOptions(o: TraceOptions): Promise<TraceOptions | undefined
 export class TracedRequestCommands {
   private last: TracedRequest | undefined;
   private lastPanel: RequestReportPanel | undefined;
-  constructor(private readonly deps: SendDeps) {}
+  constructor(private readonly deps: SendDeps) {
+    this.requestThread = new TracedRequestWorker(vscode.Uri.joinPath(deps.context.extensionUri, 'dist', 'tracedRequest.js').fsPath);
+  }
 
   get lastResult(): TracedRequest | undefined { return this.last; }
   get lastReport(): RequestReportPanel | undefined { return this.lastPanel; }
 
-  /** The request runs on its own thread so the extension host's work cannot delay chunk stamps. */
-  private get workerScript(): string {
-    return vscode.Uri.joinPath(this.deps.context.extensionUri, 'dist', 'tracedRequest.js').fsPath;
-  }
+  /** Requests run on their own (warmed-up) thread so the extension host's work cannot delay chunk stamps. */
+  private readonly requestThread: TracedRequestWorker;
 
   register(): vscode.Disposable {
     return vscode.Disposable.from(
+      { dispose: () => this.requestThread.dispose() },
       vscode.commands.registerCommand(CommandIds.sendTracedRequest, (o?: SendOverrides) => this.send(o)),
       vscode.commands.registerCommand(CommandIds.repeatTracedRequest, (n?: number) => this.repeat(n)),
       vscode.commands.registerCommand(CommandIds.setApiKey, () => this.setApiKey()),
@@ -95,8 +96,8 @@ export class TracedRequestCommands {
     const [result] = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'HopLens: traced request', cancellable: true }, (progress, token) => {
       const ac = new AbortController();
       token.onCancellationRequested(() => ac.abort());
-      return sendOffThread({ options: { ...opts!, apiKey } }, {
-        workerScript: this.workerScript, signal: ac.signal,
+      return this.requestThread.send({ options: { ...opts!, apiKey } }, {
+        signal: ac.signal,
         onPhase: (phase) => progress.report({ message: phase }),
         onFrames: (frames) => progress.report({ message: `streaming: ${frames} frames` }),
       });
@@ -188,8 +189,8 @@ export class TracedRequestCommands {
     const results = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `HopLens: ${n} traced requests`, cancellable: true }, (progress, token) => {
       const ac = new AbortController();
       token.onCancellationRequested(() => ac.abort());
-      return sendOffThread({ options: { ...opts, apiKey }, runs: n }, {
-        workerScript: this.workerScript, signal: ac.signal,
+      return this.requestThread.send({ options: { ...opts, apiKey }, runs: n }, {
+        signal: ac.signal,
         onRun: (i) => progress.report({ increment: 100 / n, message: `${i} of ${n}` }),
       });
     });

@@ -1,25 +1,53 @@
-// Runs one traced request on its own thread: socket chunks are stamped by this thread's event
+// Runs traced requests on their own thread: socket chunks are stamped by this thread's event
 // loop, so work on the extension host's thread (other extensions, rendering a big log) cannot
-// delay the stamps and fake a stall or a coalesced burst.
-import { parentPort, workerData } from 'node:worker_threads';
+// delay the stamps and fake a stall or a coalesced burst. The thread lives for the session and
+// warms its HTTP/SSE path once against a loopback server of its own: a cold V8 isolate would
+// add 3–5 ms of JIT to the first TTFT it measures.
+import { parentPort } from 'node:worker_threads';
+import * as http from 'node:http';
 import { sendTracedRequest, sendRepeated } from '../core/request/index';
-import type { OffThreadRequest, OffThreadMessage } from '../core/request/offThread';
+import type { OffThreadJob, OffThreadMessage } from '../core/request/offThread';
 
 const port = parentPort!;
-const job = workerData as OffThreadRequest;
-const ac = new AbortController();
-port.on('message', (m: { type: string }) => { if (m.type === 'cancel') ac.abort(); });
 const post = (m: OffThreadMessage) => port.postMessage(m);
-let frames = 0;
-const deps = {
-  onPhase: (phase: string) => post({ type: 'phase', phase }),
-  onFrame: () => { if (++frames % 10 === 1) post({ type: 'frames', count: frames }); },
-};
+const running = new Map<number, AbortController>();
 
-(job.runs && job.runs > 1
-  ? sendRepeated({ ...job.options, signal: ac.signal }, job.runs, { ...deps, onRun: (run) => post({ type: 'run', run }) })
-  : sendTracedRequest({ ...job.options, signal: ac.signal }, deps).then((r) => [r])
-).then(
-  (results) => post({ type: 'done', results }),
-  (e: unknown) => post({ type: 'failed', message: e instanceof Error ? e.message : String(e) }),
-);
+async function warmUp(): Promise<void> {
+  const chunk = (content: string) => `data: {"id":"chatcmpl-warmup","object":"chat.completion.chunk","created":0,"model":"warmup","choices":[{"index":0,"delta":{"content":${JSON.stringify(content)}},"logprobs":null,"finish_reason":null}]}\n\n`;
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200, { 'Content-Type': 'text/event-stream' });
+      for (let i = 0; i < 8; i++) res.write(chunk(` t${i}`));
+      res.end('data: [DONE]\n\n');
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  try {
+    for (let i = 0; i < 5; i++) await sendTracedRequest({ url, engine: 'vllm', api: 'chat', model: 'warmup', maxTokens: 8 });
+  } finally {
+    server.close();
+  }
+}
+
+const ready = warmUp().catch(() => undefined);
+
+port.on('message', (m: { type: 'run'; id: number; job: OffThreadJob } | { type: 'cancel'; id: number }) => {
+  if (m.type === 'cancel') { running.get(m.id)?.abort(); return; }
+  const { id, job } = m;
+  const ac = new AbortController();
+  running.set(id, ac);
+  let frames = 0;
+  const deps = {
+    onPhase: (phase: string) => post({ type: 'phase', id, phase }),
+    onFrame: () => { if (++frames % 10 === 1) post({ type: 'frames', id, count: frames }); },
+  };
+  void ready.then(() => (job.runs && job.runs > 1
+    ? sendRepeated({ ...job.options, signal: ac.signal }, job.runs, { ...deps, onRun: (run) => post({ type: 'run', id, run }) })
+    : sendTracedRequest({ ...job.options, signal: ac.signal }, deps).then((r) => [r])
+  )).then(
+    (results) => post({ type: 'done', id, results }),
+    (e: unknown) => post({ type: 'failed', id, message: e instanceof Error ? e.message : String(e) }),
+  ).finally(() => running.delete(id));
+});

@@ -9,4 +9,4 @@ export { FrameClassifier, countChars } from './classify';
 export { StreamRecorder } from './recorder';
 export { NodeHttpTransport, type HttpTransport, type ResponseSink, type HttpRequestInit, type HttpExchange } from './transport';
 export { findRequestLogLines, parseServerTime, type RequestLogLine } from './logLink';
-export { sendOffThread, type OffThreadRequest, type OffThreadDeps, type OffThreadMessage } from './offThread';
+export { TracedRequestWorker, type OffThreadJob, type OffThreadDeps, type OffThreadMessage } from './offThread';

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFakeEngineProcess } from '../../harness/fakeEngineProcess';
 import { startFakeEngine } from '../../../src/testing/fakeEngine/server';
-import { sendOffThread } from '../../../src/core/request/index';
+import { TracedRequestWorker } from '../../../src/core/request/index';
 
 const WORKER = join(__dirname, '..', '..', '..', '..', 'dist', 'tracedRequest.js');
 
@@ -22,8 +22,9 @@ test('the worker bundle is built (npm test builds before testing)', () => {
 test('while the calling thread is blocked, frames are still stamped when they arrive', async () => {
   // The server runs in its own process, like a real engine.
   const fe = await startFakeEngineProcess({ engine: 'vllm', logFile: join(mkdtempSync(join(tmpdir(), 'hoplens-offthread-')), 's.log'), schedule: 'first=60,frames=15,every=20' });
+  const thread = new TracedRequestWorker(WORKER);
   try {
-    const pending = sendOffThread({ options: { url: fe.url, engine: 'vllm', api: 'chat', maxTokens: 15 } }, { workerScript: WORKER });
+    const pending = thread.send({ options: { url: fe.url, engine: 'vllm', api: 'chat', maxTokens: 15 } });
     await new Promise((r) => setTimeout(r, 80));
     blockFor(250); // the calling thread (the extension host) is busy for most of the stream
     const [r] = await pending;
@@ -36,19 +37,22 @@ test('while the calling thread is blocked, frames are still stamped when they ar
     assert.ok(zero <= 2, `${zero} of ${gaps.length} gaps are ~0 ms: ${gaps.map((g) => g.toFixed(1)).join(' ')}`);
   } finally {
     fe.stop();
+    thread.dispose();
   }
 });
 
 test('a cancel from the calling thread aborts the socket in the worker', async () => {
   const fe = await startFakeEngine({ engine: 'vllm', port: 0, schedule: 'first=50,frames=200,every=20' });
+  const thread = new TracedRequestWorker(WORKER);
   try {
     const ac = new AbortController();
-    const pending = sendOffThread({ options: { url: fe.url, engine: 'vllm', api: 'chat', maxTokens: 200 } }, { workerScript: WORKER, signal: ac.signal });
+    const pending = thread.send({ options: { url: fe.url, engine: 'vllm', api: 'chat', maxTokens: 200 } }, { signal: ac.signal });
     setTimeout(() => ac.abort(), 300);
     const [r] = await pending;
     assert.equal(r.record.error?.kind, 'cancelled');
     assert.ok(r.record.frames.length > 3 && r.record.frames.length < 100, `${r.record.frames.length} frames before the cancel`);
   } finally {
     await fe.close();
+    thread.dispose();
   }
 });
