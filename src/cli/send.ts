@@ -2,6 +2,7 @@
 // Exit codes: 0 a complete stream, 1 the server or network failed, 2 bad input.
 import { existsSync } from 'node:fs';
 import { aggregateRuns, DEFAULTS, findRequestLogLines, runsReport, sendRepeated, textReport, toJson, type RequestLogLine, type TraceOptions } from '../core/request';
+import { warmUpRequestPath } from '../core/request/warmUp';
 import type { CliIO } from './io';
 
 const USAGE = `usage: hoplens send [options]
@@ -103,6 +104,8 @@ export async function runSend(argv: string[], io: CliIO): Promise<number> {
   const onSigint = () => ac.abort();
   process.once('SIGINT', onSigint);
   try {
+    // A fresh process would measure its first TTFT on a cold HTTP path: warm it on loopback first.
+    await warmUpRequestPath().catch(() => undefined);
     const results = await sendRepeated(o, repeat, { onRun: () => { /* printed below, with log lines */ } });
     for (const [i, res] of results.entries()) {
       // The server writes its last lines just after the stream ends; give it a moment.

@@ -4,34 +4,15 @@
 // warms its HTTP/SSE path once against a loopback server of its own: a cold V8 isolate would
 // add 3–5 ms of JIT to the first TTFT it measures.
 import { parentPort } from 'node:worker_threads';
-import * as http from 'node:http';
 import { sendTracedRequest, sendRepeated } from '../core/request/index';
+import { warmUpRequestPath } from '../core/request/warmUp';
 import type { OffThreadJob, OffThreadMessage } from '../core/request/offThread';
 
 const port = parentPort!;
 const post = (m: OffThreadMessage) => port.postMessage(m);
 const running = new Map<number, AbortController>();
 
-async function warmUp(): Promise<void> {
-  const chunk = (content: string) => `data: {"id":"chatcmpl-warmup","object":"chat.completion.chunk","created":0,"model":"warmup","choices":[{"index":0,"delta":{"content":${JSON.stringify(content)}},"logprobs":null,"finish_reason":null}]}\n\n`;
-  const server = http.createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      res.writeHead(200, { 'Content-Type': 'text/event-stream' });
-      for (let i = 0; i < 8; i++) res.write(chunk(` t${i}`));
-      res.end('data: [DONE]\n\n');
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-  try {
-    for (let i = 0; i < 5; i++) await sendTracedRequest({ url, engine: 'vllm', api: 'chat', model: 'warmup', maxTokens: 8 });
-  } finally {
-    server.close();
-  }
-}
-
-const ready = warmUp().catch(() => undefined);
+const ready = warmUpRequestPath().catch(() => undefined);
 
 port.on('message', (m: { type: 'run'; id: number; job: OffThreadJob } | { type: 'cancel'; id: number }) => {
   if (m.type === 'cancel') { running.get(m.id)?.abort(); return; }
