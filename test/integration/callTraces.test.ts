@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { appendFileSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { hoplens, until } from './fixture';
+import { fixture, hoplens, until } from './fixture';
 import type { CallTraceNode } from '../../src/providers/calltrace/callTracesView';
 
 const REPO = join(__dirname, '..', '..', '..');
@@ -15,7 +15,8 @@ describe('Call Traces view', () => {
   let made: { instanceDir: string; files: string[]; engineRoot: string; sleepMs: number };
 
   before(() => {
-    const out = mkdtempSync(join(tmpdir(), 'hoplens-it-trace-'));
+    // Inside the workspace folder, which VS Code watches reliably (the trace-following test needs it).
+    const out = mkdtempSync(join(fixture().root, 'traces-'));
     const stdout = execFileSync('python3', [join(REPO, 'test', 'fixtures', 'calltrace', 'make_trace.py'), out, '--sleep-ms', '30'], { encoding: 'utf8' });
     made = JSON.parse(stdout.trim().split('\n').pop()!);
   });

@@ -12,7 +12,8 @@ const tmp = () => mkdtempSync(join(tmpdir(), 'hoplens-it-cmd-'));
 describe('Log commands', () => {
   it('annotates lines appended to an open log (a `tee`d server log that is still growing)', async () => {
     const api = await hoplens();
-    const file = join(tmp(), 'growing.log');
+    // Inside the workspace, which VS Code watches (as when a server tees into the project folder).
+    const file = join(fixture().root, 'logs', 'growing.log');
     const lines = readFileSync(fixture().vllmLog, 'utf8').split('\n').filter((l) => l.startsWith('(APIServer'));
     writeFileSync(file, lines.slice(0, 3).join('\n') + '\n');
     const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
@@ -20,6 +21,7 @@ describe('Log commands', () => {
     const first = await api.logs.logs.settled(doc);
     assert.equal(first!.annotator.tracker.brief('chatcmpl-myrun-0001')?.hops.length, 2);
     // The server writes more lines; VS Code reloads the file; only the new lines are parsed.
+    await new Promise((r) => setTimeout(r, 300));
     appendFileSync(file, lines.slice(3).join('\n') + '\n');
     await until('appended lines annotated', async () => {
       const ann = await api.logs.logs.settled(doc);
