@@ -40,7 +40,7 @@ export function registerCallTraceCommands(view: CallTracesViewProvider): vscode.
       if (node?.kind === 'call' && node.row.callSite) await openAt(node.row.callSite.file, node.row.callSite.line);
     }),
     vscode.commands.registerCommand(CommandIds.loadMoreCalls, (node: CallTraceNode) => { if (node?.kind === 'more') view.loadMore(node); }),
-    vscode.commands.registerCommand(CommandIds.refreshCallTraces, () => view.refresh()),
+    vscode.commands.registerCommand(CommandIds.refreshCallTraces, () => view.followAll()),
     vscode.commands.registerCommand(CommandIds.filterCalls, async () => {
       const current = view.currentFilter === DEFAULT_FILTER ? 'default' : view.currentFilter.join(', ');
       const v = await vscode.window.showInputBox({

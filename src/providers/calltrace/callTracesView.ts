@@ -15,6 +15,7 @@ import { Disposable } from '../../util/dispose';
 import type { Logger } from '../../logging';
 
 const PAGE = 200;
+const FOLLOW_POLL_MS = 3000;
 
 export interface TraceFolder {
   path: string;
@@ -110,23 +111,50 @@ export class CallTracesViewProvider extends Disposable implements vscode.TreeDat
     return f.index;
   }
 
-  /** Files still being written: re-index what grew, a moment after it changed. */
+  /**
+   * Files still being written: re-index what grew, shortly after a watcher event, and by polling
+   * every few seconds while the view is visible (file watchers can miss appends).
+   */
   private watch(f: TraceFolder): void {
     if (f.watcher) return;
     const w = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(f.path), '**/*TRACE_FUNCTION*'));
     let timer: NodeJS.Timeout | undefined;
     const onChange = () => {
       clearTimeout(timer);
-      timer = setTimeout(async () => {
-        if (!f.index) return;
-        try {
-          const changed = await f.index.refresh();
-          if (changed.length) { this.loaded.clear(); this.refresh(); }
-        } catch (e) { this.log.warn(`refreshing ${f.path}: ${(e as Error).message}`); }
-      }, 500);
+      timer = setTimeout(() => void this.follow(f), 500);
     };
     w.onDidChange(onChange); w.onDidCreate(onChange);
     f.watcher = w;
+    if (!this.poller) {
+      this.poller = setInterval(() => {
+        if (!this.view?.visible) return;
+        for (const folder of this.folders.values()) void this.follow(folder);
+      }, FOLLOW_POLL_MS);
+      this._register({ dispose: () => clearInterval(this.poller) });
+    }
+  }
+
+  private poller: NodeJS.Timeout | undefined;
+  private readonly following = new Set<TraceFolder>();
+
+  /** Re-indexes the grown part of a folder's files; one refresh per folder at a time. */
+  async follow(f: TraceFolder): Promise<void> {
+    if (!f.index || this.following.has(f)) return;
+    this.following.add(f);
+    try {
+      const changed = await f.index.refresh();
+      if (changed.length) { this.loaded.clear(); this.refresh(); }
+    } catch (e) {
+      this.log.warn(`refreshing ${f.path}: ${(e as Error).message}`);
+    } finally {
+      this.following.delete(f);
+    }
+  }
+
+  /** The Refresh button: pick up grown and new trace files everywhere. */
+  async followAll(): Promise<void> {
+    await Promise.all([...this.folders.values()].map((f) => this.follow(f)));
+    this.refresh();
   }
 
   indexes(): { path: string; index: CallTraceIndex }[] {
