@@ -88,6 +88,8 @@ async function runLabOnce(n) {
   lab.maxRssKb.push(rss);
 }
 const ours = { ttftErr: [], ttftErrVsWrites: [], itlErr: [], itlErrVsWrites: [], itlP99Err: [], signatures: new Map() };
+// As the product does (the extension's request thread, `hoplens send`): warm the HTTP path on loopback first.
+await req.warmUpRequestPath();
 for (let r = 0; r < RUNS; r++) {
   const rid = `bench-${process.pid}-${r}`;
   const { record, metrics } = await req.sendTracedRequest({ url: engine.url, engine: 'vllm', model: 'Qwen/Qwen3-0.6B', requestId: rid, maxTokens: 40 });
@@ -113,10 +115,9 @@ console.log('                                         p50      p99      max');
 const row = (label, xs) => console.log(`${label.padEnd(38)} ${f2(stats(xs).p50)}  ${f2(stats(xs).p99)}  ${f2(stats(xs).max)}`);
 row('ours: TTFT − 150 ms (incl. connect)', ours.ttftErr);
 row('ours: TTFT − server first write', ours.ttftErrVsWrites);
-// The first run pays Node's one-time warm-up (JIT of the HTTP client path); a CLI run always
-// does, an editor session only for its first request. Shown apart so neither hides the other.
-row('ours: TTFT − 150 ms, run 1 (cold)', ours.ttftErr.slice(0, 1));
-row('ours: TTFT − 150 ms, runs 2.. (warm)', ours.ttftErr.slice(1));
+// Run 1 is the first against this server (its own first request is cold too); shown apart.
+row('ours: TTFT − 150 ms, run 1', ours.ttftErr.slice(0, 1));
+row('ours: TTFT − 150 ms, runs 2..', ours.ttftErr.slice(1));
 row('ours: |ITL − scheduled gap|, per frame', ours.itlErr);
 row('ours: |ITL − server write gap|', ours.itlErrVsWrites);
 row('ours: |p99 ITL − scheduled p99|', ours.itlP99Err);
@@ -127,7 +128,7 @@ if (lab.ttftErr.length) {
   row('lab:  |ITL − server write gap|', lab.itlErrVsWrites);
   row('lab:  |p99 ITL − scheduled p99|', lab.itlP99Err);
 }
-console.log(`targets: TTFT within 2 ms → ours p99 ${stats(ours.ttftErr).p99 <= 2 ? 'MET' : 'MISSED'} (warm runs: ${stats(ours.ttftErr.slice(1)).p99 <= 2 ? 'MET' : 'MISSED'}); ITL within 1 ms at p99 → ours ${stats(ours.itlErr).p99 <= 1 ? 'MET' : 'MISSED'}`);
+console.log(`targets: TTFT within 2 ms → ours p99 ${stats(ours.ttftErr).p99 <= 2 ? 'MET' : 'MISSED'} (runs 2..: ${stats(ours.ttftErr.slice(1)).p99 <= 2 ? 'MET' : 'MISSED'}); ITL within 1 ms at p99 → ours ${stats(ours.itlErr).p99 <= 1 ? 'MET' : 'MISSED'}`);
 console.log(`signatures seen by ours: ${[...ours.signatures].map(([k, n]) => `${k} ${n}/${RUNS}`).join(', ') || 'none'} (the burst should read as coalescing)`);
 
 // ---------------------------------------------------------------- 2. per-frame cost, in process

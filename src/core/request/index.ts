@@ -10,3 +10,4 @@ export { StreamRecorder } from './recorder';
 export { NodeHttpTransport, type HttpTransport, type ResponseSink, type HttpRequestInit, type HttpExchange } from './transport';
 export { findRequestLogLines, parseServerTime, type RequestLogLine } from './logLink';
 export { TracedRequestWorker, type OffThreadJob, type OffThreadDeps, type OffThreadMessage } from './offThread';
+export { warmUpRequestPath } from './warmUp';
