@@ -10,6 +10,9 @@ import { Disposable } from '../../util/dispose';
 import { isWindowed, lineWindows } from './visibleWindow';
 
 
+/** Up to this many lenses are resolved when listed; more are resolved as VS Code shows them. */
+const RESOLVE_EAGERLY_UP_TO = 1000;
+
 class HopLens extends vscode.CodeLens {
   constructor(range: vscode.Range, readonly doc: vscode.TextDocument, readonly line: number) { super(range); }
 }
@@ -47,6 +50,8 @@ export class HopCodeLensProvider extends Disposable implements vscode.CodeLensPr
         if (rec.hop !== null && !rec.continuation && !seen.has(i)) { seen.add(i); lenses.push(new HopLens(new vscode.Range(i, 0, i, 0), doc, i)); }
       }
     }
+    // A typical log: titles now, so no blank lens rows flash while VS Code resolves them.
+    if (lenses.length <= RESOLVE_EAGERLY_UP_TO) for (const lens of lenses) this.resolveCodeLens(lens);
     return lenses;
   }
 
