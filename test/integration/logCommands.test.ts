@@ -5,7 +5,7 @@ import { appendFileSync, mkdtempSync, readFileSync, writeFileSync, createWriteSt
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fixture, hoplens, until } from './fixture';
+import { fixture, hoplens, report, until } from './fixture';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'hoplens-it-cmd-'));
 
@@ -94,7 +94,13 @@ describe('Log commands', () => {
       if (!ws.write(chunk)) await new Promise<void>((r) => ws.once('drain', () => r()));
     }
     await new Promise<void>((r) => ws.end(() => r()));
+    let longestStall = 0;
+    let tick = Date.now();
+    const probe = setInterval(() => { const now = Date.now(); longestStall = Math.max(longestStall, now - tick - 2); tick = now; }, 2);
+    const t0 = Date.now();
     await vscode.commands.executeCommand('hoplens.openLargeLog', vscode.Uri.file(file));
+    clearInterval(probe);
+    report(`    large-log figures: ${(bytes / 1e6).toFixed(0)} MB, ${requests * 2} requests streamed in ${Date.now() - t0} ms, longest extension-host stall ${longestStall} ms`);
     const source = api.logs.requests.currentSource;
     assert.ok(source && source.uri.fsPath === file, 'the Requests view shows the large log');
     assert.equal(source.tracker.requestCount, requests * 2);

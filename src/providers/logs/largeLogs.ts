@@ -8,7 +8,9 @@ import { Disposable } from '../../util/dispose';
 import type { RequestLogSource } from '../requestsView';
 
 export const SLICE_SCHEME = 'hoplens-slice';
-const POLL_BYTES = 8 * 1024 * 1024;
+// About 5,000 lines: one slice keeps the extension host's thread under ~40 ms (measured: 2 MB slices
+// stalled it up to 94 ms on a 63 MB log, 1 MB slices 36–42 ms).
+const POLL_BYTES = 1024 * 1024;
 const SLICE_CONTEXT_LINES = 60;
 const OFFSET_SAMPLE_EVERY = 1024;
 
