@@ -2,7 +2,8 @@
 // and the server log lines of this very request. Also Repeat… and Set API Key.
 import * as vscode from 'vscode';
 import { existsSync } from 'node:fs';
-import { TracedRequestWorker, aggregateRuns, runsReport, validateOptions, findRequestLogLines, type TraceOptions, type TracedRequest } from '../core/request/index';
+import { stat } from 'node:fs/promises';
+import { TracedRequestWorker, aggregateRuns, runsReport, validateOptions, findRequestLogLines, countLinesUpTo, type TraceOptions, type TracedRequest } from '../core/request/index';
 import { readConfig } from '../config';
 import { CommandIds } from '../commandIds';
 import { RequestReportPanel } from '../providers/request/reportPanel';
@@ -93,6 +94,9 @@ export class TracedRequestCommands {
     if (overrides.interactive !== false) opts = await confirmOptions(opts);
     if (!opts) return undefined;
     const apiKey = await this.apiKey();
+    // Where the server log ends now: this request's lines can only come after it.
+    const logPath = this.logPath();
+    const sizeBefore = logPath ? await stat(logPath).then((st) => st.size, () => undefined) : undefined;
     const [result] = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'HopLens: traced request', cancellable: true }, (progress, token) => {
       const ac = new AbortController();
       token.onCancellationRequested(() => ac.abort());
@@ -105,7 +109,7 @@ export class TracedRequestCommands {
     this.last = result;
     const { record, metrics } = result;
     this.deps.log.info(`traced ${record.requestId}: HTTP ${record.status ?? '—'}, ${record.frames.length} frames, TTFT ${metrics.ttftContentMs?.toFixed(1) ?? 'n/a'} ms${record.error ? `, error: ${record.error.message}` : ''}`);
-    const { lines, note } = await this.serverLogLines(result);
+    const { lines, note } = await this.serverLogLines(result, sizeBefore);
     const panel = new RequestReportPanel(this.deps.context.extensionUri, result, lines, note, {
       sendAgain: () => { void this.send({ prompt: opts!.prompt, maxTokens: opts!.maxTokens, interactive: false }); },
       openLog: (line) => { void this.openLog(result, line); },
@@ -141,13 +145,24 @@ export class TracedRequestCommands {
     return setting && existsSync(setting) ? setting : undefined;
   }
 
-  private async serverLogLines(r: TracedRequest): Promise<{ lines: ReportLogLine[] | null; note: string }> {
+  /** Lines counted so far in the server log, so a growing log is counted only once. */
+  private logCount: { path: string; offset: number; lines: number } | undefined;
+
+  private async serverLogLines(r: TracedRequest, sizeBefore: number | undefined): Promise<{ lines: ReportLogLine[] | null; note: string }> {
     const path = this.logPath();
     if (!path) return { lines: null, note: 'Set hoplens.serverLog (or open the server log) to see this request\'s server lines here.' };
     // The server writes its lines while and just after it answers: give it a moment.
     for (let attempt = 0; attempt < 10; attempt++) {
       try {
-        const found = await findRequestLogLines(path, r.record);
+        // Only what the server wrote since the request started (a restarted, truncated log: from the top).
+        const { size } = await stat(path);
+        let from = { offset: 0, lines: 0 };
+        if (sizeBefore !== undefined && size >= sizeBefore) {
+          const known = this.logCount?.path === path ? this.logCount : undefined;
+          from = await countLinesUpTo(path, sizeBefore, known);
+          this.logCount = { path, ...from };
+        }
+        const found = await findRequestLogLines(path, r.record, { fromOffset: from.offset, linesBefore: from.lines });
         if (found.length > 0 || attempt === 9) {
           return {
             lines: found.map((l) => ({ line: l.line, text: l.text, sinceRequestStartMs: l.sinceRequestStartMs, resolution: l.resolution ?? 's' })),

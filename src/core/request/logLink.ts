@@ -84,3 +84,22 @@ export function findRequestLogLines(path: string, record: Pick<TraceRecord, 'req
     stream.on('error', (e) => reject(e));
   });
 }
+
+/**
+ * Lines before byte `end` of a log, counting on from an earlier mark of the same file when one
+ * is given (a growing log is counted once, then only its new part).
+ */
+export function countLinesUpTo(path: string, end: number, from: { offset: number; lines: number } = { offset: 0, lines: 0 }): Promise<{ offset: number; lines: number }> {
+  const start = from.offset <= end ? from : { offset: 0, lines: 0 };
+  if (end <= start.offset) return Promise.resolve({ offset: end, lines: start.lines });
+  return new Promise((resolve, reject) => {
+    let lines = start.lines;
+    const stream = createReadStream(path, { start: start.offset, end: end - 1 });
+    stream.on('data', (chunk: Buffer | string) => {
+      const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      for (let nl = buf.indexOf(10); nl >= 0; nl = buf.indexOf(10, nl + 1)) lines++;
+    });
+    stream.on('end', () => resolve({ offset: end, lines }));
+    stream.on('error', reject);
+  });
+}

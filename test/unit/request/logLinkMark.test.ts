@@ -1,0 +1,35 @@
+// After a traced request, only what the server wrote since the request started is searched;
+// line numbers must still be the file's own, so the report links land on the right lines.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { appendFileSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { countLinesUpTo, findRequestLogLines } from '../../../src/core/request/index';
+
+const FIX = join(__dirname, '..', '..', '..', '..', 'test', 'fixtures', 'logs', 'vllm_info_chat_and_abort.log');
+
+test('searching from the pre-request mark finds the same lines, with the same numbers, as a full scan', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hoplens-mark-'));
+  const log = join(dir, 'server.log');
+  const older = readFileSync(FIX, 'utf8').replace(/myrun-0001/g, 'older-run');
+  writeFileSync(log, older.repeat(50)); // what the server printed before this request
+  const first = await countLinesUpTo(log, statSync(log).size);
+  assert.equal(first.lines, older.split('\n').length * 50 - 50);
+  const sizeBefore = statSync(log).size;
+  appendFileSync(log, readFileSync(FIX, 'utf8')); // this request's lines (and others)
+  const record = {
+    requestId: 'myrun-0001',
+    serverIdPattern: '(?<![\\w-])(?:(?:\\d+_)?chatcmpl-myrun-0001(?:_\\d+)?(?:-[0-9a-f]{8})?)(?![\\w-])',
+    timeline: { startedAtEpochMs: Date.now(), requestWrittenMs: 0, headersMs: 0, firstByteMs: 0, endMs: 0, sawDone: true, warnings: [] },
+  };
+  const full = await findRequestLogLines(log, record);
+  const mark = await countLinesUpTo(log, sizeBefore, first);
+  const tail = await findRequestLogLines(log, record, { fromOffset: mark.offset, linesBefore: mark.lines });
+  assert.ok(full.length >= 5, `${full.length} lines`);
+  assert.deepEqual(tail.map((l) => [l.line, l.text]), full.map((l) => [l.line, l.text]));
+  // Counting on from an earlier mark gives what counting from the top gives.
+  const fromTop = await countLinesUpTo(log, statSync(log).size);
+  const onwards = await countLinesUpTo(log, statSync(log).size, mark);
+  assert.deepEqual(onwards, fromTop);
+});
