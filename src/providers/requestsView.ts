@@ -7,6 +7,7 @@ import type { Engine } from '../core/logs/model';
 import { ridMatchesQuery } from '../core/logs/requestIds';
 import { findHop } from '../hops/index';
 import { hopLabel } from './logs/hopPresentation';
+import { shortFormat } from '../hops/shortName';
 import { CommandIds } from '../commandIds';
 import { Disposable } from '../util/dispose';
 
@@ -158,7 +159,8 @@ export class RequestsViewProvider extends Disposable implements vscode.TreeDataP
       }
       case 'hop': {
         const def = node.group.engine ? findHop(node.group.engine, node.hop.hop) : undefined;
-        const label = def ? `${hopLabel(def)} · ${shortFormat(def.format)}` : node.hop.hop;
+        const short = def ? shortFormat(def.format) : '';
+        const label = def ? (short ? `${hopLabel(def)} · ${short}` : hopLabel(def)) : node.hop.hop;
         const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.None);
         item.id = `hop:${node.group.rid}:${node.hop.line}`;
         item.description = `${node.hop.process ?? node.hop.role ?? ''} · ${node.hop.sincePrevious ? `+${node.hop.sincePrevious.text}` : 'first'} · line ${node.hop.line}`;
@@ -187,9 +189,4 @@ export class RequestsViewProvider extends Disposable implements vscode.TreeDataP
         return new vscode.TreeItem(node.text, vscode.TreeItemCollapsibleState.None);
     }
   }
-}
-
-function shortFormat(format: string): string {
-  const cut = format.replace(/%[sdrf]|\{[^}]*\}/g, '…');
-  return cut.length > 40 ? cut.slice(0, 40) + '…' : cut;
 }
