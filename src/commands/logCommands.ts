@@ -5,7 +5,7 @@ import { writeFile } from 'node:fs/promises';
 import { CommandIds } from '../commandIds';
 import type { LogDocumentService } from '../providers/logs/logDocuments';
 import type { SourceService } from '../providers/logs/sourceService';
-import type { RequestsViewProvider } from '../providers/requestsView';
+import { documentLogSource, type RequestsViewProvider } from '../providers/requestsView';
 import type { LargeLogService } from '../providers/logs/largeLogs';
 import { renderHopTableMarkdown } from '../hops/index';
 import { loggingConfig } from '../core/logs/loggingConfig';
@@ -58,11 +58,10 @@ export function registerLogCommands(deps: LogCommandDeps): vscode.Disposable {
     logs.force(editor.document);
     const ann = await logs.settled(editor.document);
     if (!ann) { void vscode.window.showWarningMessage('HopLens: this document is too large for the editor; use "HopLens: Open Large Server Log…".'); return; }
-    const t = ann.annotator.tracker;
     if (!ann.hasHops) {
       void vscode.window.showInformationMessage(`HopLens: no hops found in ${editor.document.fileName.split(/[\\/]/).pop()} (${ann.annotator.records.length} lines, ${ann.annotator.engine ?? 'not a vLLM or SGLang log'}).`);
     }
-    requests.setSource({ label: editor.document.fileName.split(/[\\/]/).pop()!, uri: editor.document.uri, tracker: t, engine: ann.annotator.engine });
+    requests.setSource(documentLogSource(editor.document.uri, ann.annotator));
     await vscode.commands.executeCommand('hoplens.requests.focus');
   };
 

@@ -7,6 +7,7 @@ import { TracedRequestWorker, aggregateRuns, runsReport, validateOptions, findRe
 import { readConfig } from '../config';
 import { CommandIds } from '../commandIds';
 import { RequestReportPanel } from '../providers/request/reportPanel';
+import { documentLogSource } from '../providers/requestsView';
 import type { ReportLogLine } from '../providers/request/reportHtml';
 import type { LogFeature } from '../providers/logs/logFeature';
 import type { EngineTimingService } from '../providers/otlp/engineTimingService';
@@ -189,7 +190,7 @@ export class TracedRequestCommands {
     const target = line ?? (ann?.annotator.tracker.get(r.record.logRequestId)?.firstLine ?? 1);
     await vscode.commands.executeCommand(CommandIds.revealLogLine, uri, target);
     if (ann) {
-      this.deps.logs.requests.setSource({ label: uri.fsPath.split(/[\\/]/).pop()!, uri, tracker: ann.annotator.tracker, engine: ann.annotator.engine });
+      this.deps.logs.requests.setSource(documentLogSource(uri, ann.annotator));
       await this.deps.logs.requests.reveal(r.record.logRequestId).catch(() => false);
     }
   }

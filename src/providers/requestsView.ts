@@ -19,6 +19,11 @@ export interface RequestLogSource {
   readonly engine: Engine | null;
 }
 
+/** The Requests view's source for an annotated document. */
+export function documentLogSource(uri: vscode.Uri, annotator: { tracker: RequestTracker; engine: Engine | null }): RequestLogSource {
+  return { label: uri.path.split('/').pop() ?? uri.path, uri, tracker: annotator.tracker, engine: annotator.engine };
+}
+
 type Brief = NonNullable<ReturnType<RequestTracker['brief']>>;
 
 type Node =

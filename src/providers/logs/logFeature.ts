@@ -8,7 +8,7 @@ import { FileInfoLinkProvider, FileInfoLinks } from './fileInfoLinks';
 import { HopDeltaDecorations } from './hopDecorations';
 import { HopHoverProvider } from './hopHover';
 import { LargeLogService } from './largeLogs';
-import { RequestsViewProvider } from '../requestsView';
+import { RequestsViewProvider, documentLogSource } from '../requestsView';
 import { registerLogCommands } from '../../commands/logCommands';
 import { CommandIds } from '../../commandIds';
 import type { Logger } from '../../logging';
@@ -38,7 +38,7 @@ export function createLogFeature(context: vscode.ExtensionContext, log: Logger):
     if (!editor) return;
     const ann = logs.get(editor.document);
     if (ann && ann.hasHops) {
-      requests.setSource({ label: editor.document.fileName.split(/[\\/]/).pop()!, uri: editor.document.uri, tracker: ann.annotator.tracker, engine: ann.annotator.engine });
+      requests.setSource(documentLogSource(editor.document.uri, ann.annotator));
     }
   };
   showActive(vscode.window.activeTextEditor);
