@@ -14,14 +14,14 @@ export const EVENT_NONE = 0;
 export const EVENT_CALL = 1;
 export const EVENT_RETURN = 2;
 
-const SPACE = 0x20;
-const COLON = 0x3a;
-const DIGIT_0 = 0x30;
-const DIGIT_9 = 0x39;
+export const SPACE = 0x20;
+export const COLON = 0x3a;
+export const DIGIT_0 = 0x30;
+export const DIGIT_9 = 0x39;
 
-const CALL_TO = Buffer.from('Call to ');
-const RETURN_FROM = Buffer.from('Return from ');
-const FROM_WORD = Buffer.from(' from ');
+export const CALL_TO = Buffer.from('Call to ');
+export const RETURN_FROM = Buffer.from('Return from ');
+export const FROM_WORD = Buffer.from(' from ');
 const TO_WORD = Buffer.from(' to ');
 const IN_WORD = Buffer.from(' in ');
 
@@ -106,18 +106,10 @@ export class TimestampReader {
       this.dayKey = key;
       this.dayUs = Date.UTC(y1 * 100 + y2, mo - 1, d) * 1000;
     }
-    let p = pos + 19;
-    let micros = 0;
-    if (p < end && buf[p] === 0x2e) {
-      p++;
-      const fracStart = p;
-      while (p < end && isDigit(buf[p]) && p - fracStart < 6) { micros = micros * 10 + (buf[p] - DIGIT_0); p++; }
-      const digits = p - fracStart;
-      if (digits === 0) return -1;
-      for (let i = digits; i < 6; i++) micros *= 10;
-    }
-    this.value = this.dayUs + ((h * 60 + mi) * 60 + s) * 1_000_000 + micros;
-    this.lastSecondUs = this.value - micros;
+    const secondUs = this.dayUs + ((h * 60 + mi) * 60 + s) * 1_000_000;
+    const p = this.readFraction(buf, pos + 19, end, secondUs);
+    if (p < 0) return -1;
+    this.lastSecondUs = secondUs;
     buf.copy(this.lastPrefix, 0, pos, pos + 19);
     return p;
   }

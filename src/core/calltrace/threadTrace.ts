@@ -3,18 +3,11 @@
 // linked list (firstChild / nextSibling), so expanding a node costs O(its children).
 import { rangesEqual, viewOf } from './bytes';
 import { CodeInterner, type CodeNames } from './interner';
-import { EVENT_CALL, ParsedLine, TimestampReader, digitsToEnd, parseCaller, parseTraceLine } from './lineFormat';
+import { CALL_TO, COLON, DIGIT_0, DIGIT_9, EVENT_CALL, FROM_WORD, ParsedLine, RETURN_FROM, SPACE, TimestampReader, digitsToEnd, parseCaller, parseTraceLine } from './lineFormat';
 import type { CallRow, ChildrenPage, PageOptions, ProcessRole, ThreadStats } from './types';
 
-const COLON = 0x3a;
-const SPACE = 0x20;
 const LETTER_R = 0x52;
 const LETTER_C = 0x43;
-const DIGIT_0 = 0x30;
-const DIGIT_9 = 0x39;
-const CALL_TO = Buffer.from('Call to ');
-const FROM_WORD = Buffer.from(' from ');
-const RETURN_FROM = Buffer.from('Return from ');
 const RETURN_FROM_VIEW = viewOf(RETURN_FROM);
 const CALL_TO_VIEW = viewOf(CALL_TO);
 const FROM_WORD_VIEW = viewOf(FROM_WORD);
