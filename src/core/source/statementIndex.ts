@@ -292,32 +292,28 @@ export function computeSearchKeys(statements: readonly IndexedStatement[]): Arra
       const c = compileVariant(v);
       const lits = (c.firstLine ?? c.whole).lits;
       litsOf.push(lits);
-      for (const lit of lits) {
-        const gi = gramClass(lit);
-        if (gi < 0) continue;
-        const g = GRAMS[gi as 0 | 1];
-        for (let i = 0; i + g <= lit.length; i++) {
-          const k = gi + lit.slice(i, i + g);
-          freq.set(k, (freq.get(k) ?? 0) + 1);
-        }
-      }
+      forEachGram(lits, (k) => freq.set(k, (freq.get(k) ?? 0) + 1));
     }
   }
   return litsOf.map((lits) => {
     let bestKey: string | null = null;
     let bestFreq = Infinity;
-    for (const lit of lits) {
-      const gi = gramClass(lit);
-      if (gi < 0) continue;
-      const g = GRAMS[gi as 0 | 1];
-      for (let i = 0; i + g <= lit.length; i++) {
-        const k = gi + lit.slice(i, i + g);
-        const f = freq.get(k)! * (gi === 0 ? 1 : 4); // prefer long keys
-        if (f < bestFreq) { bestFreq = f; bestKey = k; }
-      }
-    }
+    forEachGram(lits, (k, gi) => {
+      const f = freq.get(k)! * (gi === 0 ? 1 : 4); // prefer long keys
+      if (f < bestFreq) { bestFreq = f; bestKey = k; }
+    });
     return bestKey;
   });
+}
+
+/** Every search key of a variant's literals: its gram class digit followed by the gram text. */
+function forEachGram(lits: readonly string[], visit: (key: string, gramClass: number) => void): void {
+  for (const lit of lits) {
+    const gi = gramClass(lit);
+    if (gi < 0) continue;
+    const g = GRAMS[gi as 0 | 1];
+    for (let i = 0; i + g <= lit.length; i++) visit(gi + lit.slice(i, i + g), gi);
+  }
 }
 
 export class StatementIndex {
