@@ -22,7 +22,7 @@ export function registerEngineTimingCommands({ service, logs, traced }: EngineTi
     const atCursor = editor ? logs.get(editor.document)?.record(editor.selection.active.line)?.rid : undefined;
     if (atCursor) return atCursor;
     const last = traced.lastResult?.record.logRequestId;
-    const known = service.store.snapshot().requests.map((t) => t.rid);
+    const known = service.store.requests().map((t) => t.rid);
     if (known.length === 0) return last;
     const items = [...new Set([...(last ? [last] : []), ...known])].map((rid) => ({ label: rid, description: rid === last ? 'last traced request' : undefined }));
     return (await vscode.window.showQuickPick(items, { title: 'Engine timing of which request?' }))?.label;
