@@ -21,8 +21,9 @@ describe('Send Traced Request, in the browser', function () {
 
   it('palette → Send Traced Request → the report shows TTFT and the frames table', async () => {
     await s.runCommand('HopLens: Send Traced Request');
-    // The quick pick lets the user change prompt / max tokens; accept with "Send".
-    const send = s.page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Send' }).first();
+    // The quick pick lets the user change prompt / max tokens; accept with "Send". Its row names
+    // the server, which tells it apart from the palette row that was just closed.
+    const send = s.page.locator('.quick-input-widget .monaco-list-row', { hasText: engine.url }).filter({ hasText: 'Send' }).first();
     await send.waitFor();
     await send.click();
     const tab = s.page.locator('.tab', { hasText: /Traced hoplens-/ }).first();

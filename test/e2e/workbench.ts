@@ -57,13 +57,25 @@ export class WorkbenchSession {
     await this.page.screenshot({ path: join(SCREENSHOTS, `${name}.png`) });
   }
 
-  /** F1, type the command's palette title, Enter. */
+  /**
+   * F1, the command's palette title, Enter — once the focused row is that command. The palette
+   * fills its list as contributions and history arrive, so a typed title can land before the
+   * input holds its '>' or before the row exists; such an attempt is closed and made again.
+   */
   async runCommand(title: string): Promise<void> {
-    await this.openPalette();
-    await this.page.keyboard.type(title);
-    const row = this.page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first();
-    await row.waitFor();
-    await this.page.keyboard.press('Enter');
+    const focused = this.page.locator('.quick-input-widget .monaco-list-row.focused', { hasText: title }).first();
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const input = await this.openPalette();
+        await input.fill(`>${title}`);
+        await focused.waitFor({ timeout: 10_000 });
+        await this.page.keyboard.press('Enter');
+        return;
+      } catch (e) {
+        if (attempt >= 2) throw e;
+        await this.page.keyboard.press('Escape');
+      }
+    }
   }
 
   async openPalette(): Promise<Locator> {
