@@ -100,8 +100,9 @@ async function loadResolver(dir: string, engine: Engine, io: CliIO): Promise<Sou
 class Out {
   readonly bytes: ByteOut;
   constructor(io: CliIO) {
-    // Pure-ASCII output (the common case) decodes as latin1, a plain copy.
-    this.bytes = new ByteOut((b, ascii) => io.out(b.toString(ascii ? 'latin1' : 'utf8')), 4 << 20);
+    // Raw bytes when the output takes them; else pure-ASCII output (the common case) decodes as latin1, a plain copy.
+    const toBytes = io.outBytes?.bind(io);
+    this.bytes = new ByteOut(toBytes ? (b) => toBytes(b) : (b, ascii) => io.out(b.toString(ascii ? 'latin1' : 'utf8')), 4 << 20);
   }
   line(s: string): void {
     const o = this.bytes;

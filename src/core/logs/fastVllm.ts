@@ -51,6 +51,11 @@ export class ByteOut {
     if (n !== s.length) this.nonAscii = true; // only all-ASCII text encodes to one byte per unit
     this.pos += n;
   }
+  /** A prepared segment: one native copy (cheaper than a JS loop beyond a dozen bytes). */
+  seg(bytes: Uint8Array): void {
+    this.buf.set(bytes, this.pos);
+    this.pos += bytes.length;
+  }
   copy(src: Uint8Array, start: number, end: number): void {
     if (end - start > 64) { this.buf.set(src.subarray(start, end), this.pos); this.pos += end - start; return; }
     const b = this.buf;
@@ -172,6 +177,48 @@ class BytesCache {
   }
 }
 
+/**
+ * Values for short byte runs seen before (process prefixes, `fileinfo:lineno`), found by a hash
+ * of the bytes: a log has a few hundred of them, each repeated thousands of times.
+ */
+class RunCache<T> {
+  private readonly map = new Map<number, { key: Buffer; value: T }[]>();
+  private size = 0;
+  private hash = 0;
+  get(b: Buffer, s: number, e: number): T | undefined {
+    let h = 0x811c9dc5;
+    for (let i = s; i < e; i++) h = Math.imul(h ^ b[i], 0x01000193);
+    this.hash = h;
+    const list = this.map.get(h);
+    if (list) {
+      const n = e - s;
+      for (const en of list) {
+        const key = en.key;
+        if (key.length !== n) continue;
+        let i = 0;
+        while (i < n && key[i] === b[s + i]) i++;
+        if (i === n) return en.value;
+      }
+    }
+    return undefined;
+  }
+  /** Store a value for the run `get` just missed. */
+  set(b: Buffer, s: number, e: number, value: T): T {
+    if (this.size >= 4096) { this.map.clear(); this.size = 0; }
+    const entry = { key: Buffer.from(b.subarray(s, e)), value };
+    const list = this.map.get(this.hash);
+    if (list) list.push(entry); else this.map.set(this.hash, [entry]);
+    this.size++;
+    return value;
+  }
+}
+
+/** A process prefix `(Name pid=N` seen before, with the JSON head segments built for it. */
+interface Prefix { name: string | null; role: string | null; pid: number; segs: Buffer[] }
+/** A `fileinfo:lineno` seen before, with the JSON tail segments built for it per hop. */
+interface Site { fileinfo: string; base: string; path: string | null; tails: Tail[] }
+interface Tail { pre: Buffer; post: Buffer; unmatched: boolean }
+
 interface Hit { hop: HopDef; ridStart: number; ridEnd: number; internal: boolean }
 
 export interface FastPathCounters {
@@ -199,12 +246,54 @@ export function vllmFastPath(state: ParseState, tracker: RequestTracker, out: By
   const stamp = Buffer.alloc(14);
   let stampValid = false;
   let stampTime = 0;
-  let stampJson = '';
-  // Small caches of the strings for byte runs seen before (process names, fileinfos): a log
-  // has a handful of each, interleaved line by line.
+  let stampJson: Buffer = enc('null');
+  // The JSON of a line is mostly segments that repeat: built once per process prefix (and
+  // level, role) and once per `fileinfo:lineno` (and hop), then copied whole.
   const names = new BytesCache();
-  const fileinfos = new BytesCache();
+  const prefixCache = new RunCache<Prefix>();
+  const siteCache = new RunCache<Site>();
+  const NO_PREFIX: Prefix = { name: null, role: null, pid: -1, segs: [] };
+  const roleCodes = new Map<string | null, number>([[null, 0]]);
+  const hopCodes = new Map<HopDef, number>(getHopTable('vllm').hops.map((h, i) => [h, i + 1]));
   const hit: Hit = { hop: V1, ridStart: 0, ridEnd: 0, internal: false };
+
+  const prefixAt = (b: Buffer, s: number, close: number, ns: number, ne: number, pid: number): Prefix => {
+    if (ns < 0) return NO_PREFIX;
+    const known = prefixCache.get(b, s, close);
+    if (known) return known;
+    const info = processInfo(state, names.get(b, ns, ne));
+    return prefixCache.set(b, s, close, { name: info.name, role: info.role, pid, segs: [] });
+  };
+  /** `,"engine":…,"time":` for this prefix, format, role and level (index into LEVELS; 5 = uvicorn). */
+  const headSeg = (pre: Prefix, role: string | null, level: number): Buffer => {
+    let rc = roleCodes.get(role);
+    if (rc === undefined) { rc = roleCodes.size; roleCodes.set(role, rc); }
+    const k = rc * 8 + level;
+    let seg = pre.segs[k];
+    if (!seg) {
+      const uvicorn = level === 5;
+      seg = enc(`,"engine":"vllm","format":"${uvicorn ? 'uvicorn' : 'vllm'}","process":${pre.name === null ? 'null' : `"${pre.name}"`}`
+        + `,"pid":${pre.pid < 0 ? 'null' : pre.pid},"role":${role === null ? 'null' : `"${role}"`},"level":"${uvicorn ? 'INFO' : LEVELS[level].name}","time":`);
+      pre.segs[k] = seg;
+    }
+    return seg;
+  };
+  /** The segments around the rid for this site and hop: `,"timeResolution":…,"rid":"` and `","source":…}\n`. */
+  const tailFor = (site: Site, lineno: number, hop: HopDef | null, hasRid: boolean): Tail => {
+    const k = (hop === null ? 0 : hopCodes.get(hop)!) * 2 + (hasRid ? 1 : 0);
+    let t = site.tails[k];
+    if (!t) {
+      // Same rule as citedSource(): an unambiguous fileinfo wins, else the hop table.
+      const srcPath = site.path ?? (hop && hop.line !== null ? hop.file : null);
+      const src = srcPath === null ? 'null' : `{"path":"${srcPath}","line":${lineno},"verified":false,"drift":0}`;
+      const head = `,"timeResolution":"s","fileinfo":"${site.fileinfo}","lineno":${lineno},"hop":${hop ? `"${hop.id}"` : 'null'}`;
+      t = hasRid
+        ? { pre: enc(`${head},"rid":"`), post: enc(`","source":${src}}\n`), unmatched: hop === null && srcPath === null }
+        : { pre: enc(`${head},"rid":null,"source":${src}}\n`), post: enc(''), unmatched: hop === null && srcPath === null };
+      site.tails[k] = t;
+    }
+    return t;
+  };
 
   /** Match the message against the hops this path knows; 1 = hit, 0 = surely no hop, -1 = decline. */
   const matchMessage = (b: Buffer, m: number, e: number, base: string): number => {
@@ -284,34 +373,7 @@ export function vllmFastPath(state: ParseState, tracker: RequestTracker, out: By
   };
 
   const J_HEAD = enc('{"kind":"line","line":');
-  const J_ENGINE: Record<string, Buffer> = { vllm: enc(',"engine":"vllm","format":"vllm","process":'), uvicorn: enc(',"engine":"vllm","format":"uvicorn","process":') };
-  const J_NULL = enc('null');
-  const J_PID = enc(',"pid":');
-  const roleJson = new Map<string | null, Buffer>();
-  const levelJson = new Map<string, Buffer>();
-  const writeHead = (o: ByteOut, lineNo: number, format: string, b: Buffer, ns: number, ne: number, pid: number, role: string | null, level: string): void => {
-    o.lit(J_HEAD); o.int(lineNo);
-    o.lit(J_ENGINE[format]);
-    if (ns < 0) o.lit(J_NULL); else { o.byte(34); o.copy(b, ns, ne); o.byte(34); }
-    o.lit(J_PID); if (pid < 0) o.lit(J_NULL); else o.int(pid);
-    let r = roleJson.get(role);
-    if (!r) { r = enc(role === null ? ',"role":null' : `,"role":"${role}"`); roleJson.set(role, r); }
-    o.lit(r);
-    let l = levelJson.get(level);
-    if (!l) { l = enc(`,"level":"${level}","time":`); levelJson.set(level, l); }
-    o.lit(l);
-  };
   const J_UVICORN_TAIL = enc('null,"timeResolution":null,"fileinfo":null,"lineno":null,"hop":"V10","rid":null,"source":null}\n');
-  const J_FILEINFO = enc(',"timeResolution":"s","fileinfo":"');
-  const J_LINENO = enc('","lineno":');
-  const J_HOP = enc(',"hop":"');
-  const J_HOP_NULL = enc(',"hop":null');
-  const J_RID = enc(',"rid":"');
-  const J_RID_NULL = enc(',"rid":null');
-  const J_SRC_NULL = enc(',"source":null}\n');
-  const J_SRC = enc(',"source":{"path":"');
-  const J_SRC_LINE = enc('","line":');
-  const J_SRC_TAIL = enc(',"verified":false,"drift":0}}\n');
 
   return (b: Buffer, s: number, e: number, lineNo: number): boolean => {
     if (state.prevCR || state.forced === 'sglang') return false;
@@ -319,28 +381,31 @@ export function vllmFastPath(state: ParseState, tracker: RequestTracker, out: By
     // Colour codes need no scan of their own: around the prefix or the level they break the
     // checks below, and inside an id they fail plainJsonBytes.
     let p = s;
-    let ns = -1, ne = -1, pid = -1;
+    let pre = NO_PREFIX;
     if (b[p] === 40 /* ( */) {
       const close = find(b, 41, p, Math.min(e, p + 200));
       if (close < 0 || close + 1 >= e || b[close + 1] !== 32) return false;
-      let q = close - 1, v = 0, mul = 1;
-      while (q > p && isDigit(b[q])) { v += (b[q] - 48) * mul; mul *= 10; q--; }
-      if (mul === 1 || mul > 1e9) return false;
-      if (!(b[q] === 61 && b[q - 1] === 100 && b[q - 2] === 105 && b[q - 3] === 112 && b[q - 4] === 32)) return false;
-      ns = p + 1; ne = q - 4;
-      if (ne <= ns || !plainJsonBytes(b, ns, ne)) return false;
-      for (let i = ns; i < ne; i++) if (b[i] === 40) return false;
-      pid = v;
+      const known = prefixCache.get(b, s, close);
+      if (known) pre = known;
+      else {
+        let q = close - 1, v = 0, mul = 1;
+        while (q > p && isDigit(b[q])) { v += (b[q] - 48) * mul; mul *= 10; q--; }
+        if (mul === 1 || mul > 1e9) return false;
+        if (!(b[q] === 61 && b[q - 1] === 100 && b[q - 2] === 105 && b[q - 3] === 112 && b[q - 4] === 32)) return false;
+        const ns = p + 1, ne = q - 4;
+        if (ne <= ns || !plainJsonBytes(b, ns, ne)) return false;
+        for (let i = ns; i < ne; i++) if (b[i] === 40) return false;
+        pre = prefixAt(b, s, close, ns, ne, v);
+      }
       p = close + 2;
       if (b[p] === 40) return false; // nested prefixes
     }
     // Level.
-    let level: string | null = null;
-    let lb: Buffer | null = null;
-    for (const l of LEVELS) if (at(b, p, l.bytes, e)) { level = l.name; lb = l.bytes; break; }
-    if (level === null || lb === null) {
+    let li = -1;
+    for (let i = 0; i < LEVELS.length; i++) if (at(b, p, LEVELS[i].bytes, e)) { li = i; break; }
+    if (li < 0) {
       // uvicorn access line under a process prefix: `INFO:     client - "METHOD path HTTP/x" status …`
-      if (ns < 0 || !(b[p] === 73 && b[p + 1] === 78 && b[p + 2] === 70 && b[p + 3] === 79 && b[p + 4] === 58 && b[p + 5] === 32)) return false;
+      if (pre === NO_PREFIX || !(b[p] === 73 && b[p + 1] === 78 && b[p + 2] === 70 && b[p + 3] === 79 && b[p + 4] === 58 && b[p + 5] === 32)) return false;
       let m = p + 5;
       while (m < e && (b[m] === 32 || b[m] === 9)) m++;
       // client \S+, ' - "', [A-Z]+, ' ', \S+, ' HTTP/', [\d.]+, '" ', \d{3}
@@ -352,18 +417,18 @@ export function vllmFastPath(state: ParseState, tracker: RequestTracker, out: By
       if (q === ps || !at(b, q, S_HTTP, e)) return false;
       q += S_HTTP.length; const vs = q; while (q < e && (isDigit(b[q]) || b[q] === 46)) q++;
       if (q === vs || b[q] !== 34 || b[q + 1] !== 32 || !isDigit(b[q + 2]) || !isDigit(b[q + 3]) || !isDigit(b[q + 4])) return false;
-      const info = processInfo(state, names.get(b, ns, ne));
-      const role = info.role ?? V10.role;
-      tracker.addHop('vllm', 'V10', null, lineNo, null, null, info.name, role);
+      const role = pre.role ?? V10.role;
+      tracker.addHop('vllm', 'V10', null, lineNo, null, null, pre.name, role);
       if (out) {
-        out.room(512 + (ne - ns));
-        writeHead(out, lineNo, 'uvicorn', b, ns, ne, pid, role, 'INFO');
-        out.lit(J_UVICORN_TAIL);
+        out.room(1024);
+        out.lit(J_HEAD); out.int(lineNo);
+        out.seg(headSeg(pre, role, 5));
+        out.seg(J_UVICORN_TAIL);
       }
       counters.handled++;
       return true;
     }
-    p += lb.length;
+    p += LEVELS[li].bytes.length;
     // MM-DD HH:MM:SS then ' ['
     if (p + 16 > e || b[p + 2] !== 45 || b[p + 5] !== 32 || b[p + 8] !== 58 || b[p + 11] !== 58 || b[p + 14] !== 32 || b[p + 15] !== 91) return false;
     for (let i = 0; i < STAMP_DIGITS.length; i++) if (!isDigit(b[p + STAMP_DIGITS[i]])) return false;
@@ -374,7 +439,7 @@ export function vllmFastPath(state: ParseState, tracker: RequestTracker, out: By
       const month = d2(0);
       const year = inferYear(state, month);
       stampTime = Date.UTC(year, month - 1, d2(3), d2(6), d2(9), d2(12));
-      stampJson = `"${formatTime(stampTime, 's', false)}"`;
+      stampJson = enc(`"${formatTime(stampTime, 's', false)}"`);
       b.copy(stamp, 0, p, p + 14);
       stampValid = true;
     }
@@ -382,49 +447,47 @@ export function vllmFastPath(state: ParseState, tracker: RequestTracker, out: By
     // fileinfo:lineno]
     const close = find(b, 93, p, Math.min(e, p + 1024));
     if (close < 0) return false;
-    let q = close - 1, lineno = 0, mul = 1;
-    while (q > p && isDigit(b[q])) { lineno += (b[q] - 48) * mul; mul *= 10; q--; }
-    if (mul === 1 || mul > 1e9 || b[q] !== 58 || q === p) return false;
-    const fs = p, fe = q;
-    for (let i = fs; i < fe; i++) { const c = b[i]; if (c <= 32 || c === 34 || c === 92 || c >= 128) return false; }
+    let site = siteCache.get(b, p, close);
+    if (site === undefined) {
+      let q = close - 1, mul = 1;
+      while (q > p && isDigit(b[q])) { mul *= 10; q--; }
+      if (mul === 1 || mul > 1e9 || b[q] !== 58 || q === p) return false;
+      for (let i = p; i < q; i++) { const c = b[i]; if (c <= 32 || c === 34 || c === 92 || c >= 128) return false; }
+      const fileinfo = b.toString('latin1', p, q);
+      const slash = fileinfo.lastIndexOf('/');
+      site = siteCache.set(b, p, close, { fileinfo, base: slash < 0 ? fileinfo : fileinfo.slice(slash + 1), path: vllmPathFromFileinfo(fileinfo), tails: [] });
+    }
     const m = close + 1 < e && b[close + 1] === 32 ? close + 2 : close + 1;
     if (m >= e) return false;
-    const fileinfo = fileinfos.get(b, fs, fe);
-    const slash = fileinfo.lastIndexOf('/');
-    const base = slash < 0 ? fileinfo : fileinfo.slice(slash + 1);
-    const r = matchMessage(b, m, e, base);
+    const r = matchMessage(b, m, e, site.base);
     if (r < 0) return false;
     let rid: string | null = null;
+    let ridRaw = false;
     if (r === 1 && hit.ridEnd > hit.ridStart) {
       if (b[hit.ridStart] === 39 || b[hit.ridStart] === 34 || !plainJsonBytes(b, hit.ridStart, hit.ridEnd)) return false;
       const raw = b.toString('latin1', hit.ridStart, hit.ridEnd);
       rid = hit.internal ? externalFromInternal(raw) : raw;
+      ridRaw = rid === raw;
     }
     const hop = r === 1 ? hit.hop : null;
-    let name: string | null = null;
-    let role: string | null = null;
-    if (ns >= 0) {
-      const info = processInfo(state, names.get(b, ns, ne));
-      name = info.name; role = info.role;
-    }
-    if (hop && role === null) role = hop.role;
+    const role = hop && pre.role === null ? hop.role : pre.role;
     if (state.detected === null) state.detected = 'vllm';
-    if (hop) tracker.addHop('vllm', hop.id, rid, lineNo, stampTime, 's', name, role);
-    const path = vllmPathFromFileinfo(fileinfo);
-    // Same rule as citedSource(): an unambiguous fileinfo wins, else the hop table.
-    const srcPath = path ?? (hop && hop.line !== null ? hop.file : null);
+    if (hop) tracker.addHop('vllm', hop.id, rid, lineNo, stampTime, 's', pre.name, role);
+    let lineno = 0;
+    for (let i = close - 1, mul = 1; isDigit(b[i]); i--, mul *= 10) lineno += (b[i] - 48) * mul;
+    const tail = tailFor(site, lineno, hop, rid !== null);
     counters.handled++;
-    if (hop === null && srcPath === null) counters.unmatched++;
+    if (tail.unmatched) counters.unmatched++;
     if (out) {
       out.room(1024 + (e - s));
-      writeHead(out, lineNo, 'vllm', b, ns, ne, pid, role, level);
-      out.ascii(stampJson);
-      out.lit(J_FILEINFO); out.copy(b, fs, fe);
-      out.lit(J_LINENO); out.int(lineno);
-      if (hop) { out.lit(J_HOP); out.ascii(hop.id); out.byte(34); } else out.lit(J_HOP_NULL);
-      if (rid !== null) { out.lit(J_RID); out.ascii(rid); out.byte(34); } else out.lit(J_RID_NULL);
-      if (srcPath === null) out.lit(J_SRC_NULL);
-      else { out.lit(J_SRC); out.ascii(srcPath); out.lit(J_SRC_LINE); out.int(lineno); out.lit(J_SRC_TAIL); }
+      out.lit(J_HEAD); out.int(lineNo);
+      out.seg(headSeg(pre, role, li));
+      out.seg(stampJson);
+      out.seg(tail.pre);
+      if (rid !== null) {
+        if (ridRaw) out.copy(b, hit.ridStart, hit.ridEnd); else out.ascii(rid);
+        out.seg(tail.post);
+      }
     }
     return true;
   };

@@ -2,7 +2,7 @@
 // real bundle in a child process.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync, rmSync, readFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, rmSync, readFileSync, openSync, closeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -144,6 +144,21 @@ test('the bundled CLI in a child process', async () => {
     const cont = objs.filter((o) => o.continuation);
     assert.equal(cont.length, 5, 'five traceback continuation lines');
     assert.ok(cont.every((o) => o.process === 'Worker_TP1' && o.source.path === 'vllm/v1/executor/multiproc_executor.py'));
+    // A log whose JSON needs several output buffers: the bytes written straight into a file and
+    // the bytes sent down a pipe are the same, and the same as the in-process output.
+    const big = join(dir, 'big.log');
+    writeFileSync(big, readFileSync(join(FIX, 'vllm_info_chat_and_abort.log'), 'utf8').repeat(2000));
+    const inFile = join(dir, 'out.jsonl');
+    const fd = openSync(inFile, 'w');
+    const toFile = spawnSync(process.execPath, [cli, 'annotate', big, '--json'], { stdio: ['ignore', fd, 'pipe'] });
+    closeSync(fd);
+    assert.equal(toFile.status, 0, String(toFile.stderr));
+    const toPipe = spawnSync(process.execPath, [cli, 'annotate', big, '--json'], { maxBuffer: 1 << 30 });
+    assert.equal(toPipe.status, 0, String(toPipe.stderr));
+    const fileBytes = readFileSync(inFile);
+    assert.ok(fileBytes.length > 12 << 20, `output of ${fileBytes.length} bytes spans several 4 MB buffers`);
+    assert.ok(fileBytes.equals(toPipe.stdout), 'file and pipe output differ');
+    assert.equal(fileBytes.toString('utf8'), (await run('annotate', big, '--json')).out);
     const bad = spawnSync(process.execPath, [cli, 'annotate', join(dir, 'nope.log')], { encoding: 'utf8' });
     assert.equal(bad.status, 2);
     assert.match(bad.stderr, /no such file/);
