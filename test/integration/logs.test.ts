@@ -114,6 +114,35 @@ describe('Server log annotation', () => {
   });
 });
 
+describe('SGLang lines that are no hop', () => {
+  it('link their [time rank] header to the statement the checkout index finds for the text', async () => {
+    const api = await hoplens();
+    const ws = fixture();
+    const r = await api.logs.sources.resolver('sglang');
+    assert.ok(r, 'sglang checkout opened');
+    await r.indexReady;
+    const { writeFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const path = join(ws.root, 'logs', 'sgl-startup.log');
+    writeFileSync(path, [
+      '[2026-08-21 22:49:40.101 TP0] Load weight end. type=Qwen3ForCausalLM, dtype=torch.bfloat16, avail mem=62.61 GB, mem usage=15.38 GB.',
+      '[2026-08-21 22:49:41 TP0] something this checkout never logs 12345',
+      '[2026-08-21 22:50:10.215 TP0] Prefill batch, #new-seq: 1, #new-token: 9, #cached-token: 0, token usage: 0.00, #running-req: 0, #queue-req: 0, #pending-token: 0, cuda graph: False, input throughput (token/s): 0.00',
+    ].join('\n') + '\n');
+    const editor = await openLog(path);
+    const links = await until('the start-up line\'s link', async () => {
+      const ls = await vscode.commands.executeCommand<vscode.DocumentLink[]>('vscode.executeLinkProvider', editor.document.uri, 100);
+      return ls?.some((l) => l.range.start.line === 0 && l.target) ? ls : undefined;
+    });
+    const load = links.find((l) => l.range.start.line === 0)!;
+    assert.equal(editor.document.getText(load.range), '[2026-08-21 22:49:40.101 TP0]');
+    assert.ok(load.target!.fsPath.endsWith('python/sglang/srt/model_executor/model_runner.py'), load.target!.fsPath);
+    assert.equal(load.target!.fragment, 'L881');
+    assert.ok(!links.some((l) => l.range.start.line === 1), 'a line no statement prints gets no link');
+    assert.ok(!links.some((l) => l.range.start.line === 2), 'a hop line has its lens, not a header link');
+  });
+});
+
 describe('A checkout at another commit than the server', () => {
   it('finds each statement by its text, opens it where it is now, and shows the drift', async () => {
     const api = await hoplens();

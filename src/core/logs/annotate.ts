@@ -289,7 +289,8 @@ export function recordJsonLine(rec: LogRecord, source: SourceLocation | null): s
 export function sourceFor(rec: LogRecord, resolver: SourceResolver | null): SourceLocation | null {
   if (rec.engine === 'other') return null;
   if (resolver) {
-    if (rec.hop === null && rec.fileinfo === null) return null;
+    // SGLang prints no file:line: every line of its own is searched for (by hop, else by text).
+    if (rec.hop === null && rec.fileinfo === null && rec.engine !== 'sglang') return null;
     const q = { engine: rec.engine, fileinfo: rec.fileinfo, lineno: rec.lineno, message: rec.message, hop: rec.hop, continuation: rec.continuation };
     return resolver.resolve(q);
   }

@@ -155,6 +155,8 @@ class Resolver implements CheckoutSourceResolver {
   private readonly candidateMemo = new Map<string, string[]>();
   private readonly memoByFile = new Map<string, Map<number, MemoEntry>>();
   private readonly memoByHop = new Map<string, MemoEntry>();
+  /** Lines with neither file:line nor hop (SGLang's other statements), by the shape of their text. */
+  private readonly memoByShape = new Map<string, MemoEntry>();
   private memoCount = 0;
   private readonly continuationMemo = new WeakMap<IndexedStatement, CompiledPattern[]>();
   private readonly compiledMemo = new WeakMap<IndexedStatement, Array<ReturnType<typeof compileVariant>>>();
@@ -210,6 +212,7 @@ class Resolver implements CheckoutSourceResolver {
       this.fileStatements.clear();
       this.memoByFile.clear();
       this.memoByHop.clear();
+      this.memoByShape.clear();
       this.memoCount = 0;
       this.state = 'ready';
       return this.index;
@@ -227,11 +230,13 @@ class Resolver implements CheckoutSourceResolver {
     // Logs repeat the same few statements millions of times: remember what each printed
     // file:line (or hop) resolved to, and re-check only that statement against the message.
     const byPrinted = !!q.fileinfo && q.lineno != null;
-    const memo = this.memoFor(q, byPrinted, continuation, false);
+    const memo = this.memoFor(q, message, byPrinted, continuation, false);
     if (memo) {
       for (const v of memo.verified) {
         if (continuation ? this.continuationWeight(v.stmt, message) >= 0 : matchesAny(v.compiled, message)) return v.loc;
       }
+      // A text of this shape (digits aside, shape taken whole) matched no statement before: no new search.
+      if (!byPrinted && !q.hop && memo.verified.length === 0 && memo.misses > 0 && message.length <= SHAPE_CHARS) return memo.miss;
       if (byPrinted && memo.misses >= 3) {
         // This printed file:line keeps failing to verify: only the cheap exact-line check, no scans.
         const exact = this.byFileinfo(q.fileinfo!, q.lineno!, message, continuation, false);
@@ -240,14 +245,17 @@ class Resolver implements CheckoutSourceResolver {
       }
     }
     const found = this.resolveUncached(q, message, continuation);
-    const entry = memo ?? this.memoFor(q, byPrinted, continuation, true);
+    const entry = memo ?? this.memoFor(q, message, byPrinted, continuation, true);
     if (entry) this.remember(entry, found);
     return found;
   }
 
-  /** The memo entry of a printed file:line (two-level map: no key strings on the hot path) or of a hop. */
-  private memoFor(q: SourceQuery, byPrinted: boolean, continuation: boolean, create: boolean): MemoEntry | undefined {
-    if (this.memoCount > 50_000) { this.memoByFile.clear(); this.memoByHop.clear(); this.memoCount = 0; }
+  /**
+   * The memo entry of a printed file:line (two-level map: no key strings on the hot path), of a
+   * hop, or of a message's shape when the line has neither.
+   */
+  private memoFor(q: SourceQuery, message: string, byPrinted: boolean, continuation: boolean, create: boolean): MemoEntry | undefined {
+    if (this.memoCount > 50_000) { this.memoByFile.clear(); this.memoByHop.clear(); this.memoByShape.clear(); this.memoCount = 0; }
     if (byPrinted) {
       let lines = this.memoByFile.get(q.fileinfo!);
       if (!lines) {
@@ -260,9 +268,9 @@ class Resolver implements CheckoutSourceResolver {
       if (!e && create) { e = { verified: [], miss: null, misses: 0 }; lines.set(line, e); this.memoCount++; }
       return e;
     }
-    if (!q.hop) return undefined;
-    let e = this.memoByHop.get(q.hop);
-    if (!e && create) { e = { verified: [], miss: null, misses: 0 }; this.memoByHop.set(q.hop, e); this.memoCount++; }
+    const [map, key] = q.hop ? [this.memoByHop, q.hop] : [this.memoByShape, messageShape(message)];
+    let e = map.get(key);
+    if (!e && create) { e = { verified: [], miss: null, misses: 0 }; map.set(key, e); this.memoCount++; }
     return e;
   }
 
@@ -453,4 +461,10 @@ class Resolver implements CheckoutSourceResolver {
     const drift = cit && cit.path === best.statement.path ? line - cit.line : 0;
     return { path: best.statement.path, line, verified: true, drift, method: 'statement-index' };
   }
+}
+
+const SHAPE_CHARS = 160;
+/** A message with its numbers blanked and its tail cut: lines printed by one statement mostly share it. */
+function messageShape(message: string): string {
+  return (message.length > SHAPE_CHARS ? message.slice(0, SHAPE_CHARS) : message).replace(/\d+/g, '0');
 }

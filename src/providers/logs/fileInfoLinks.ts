@@ -1,7 +1,10 @@
-// vLLM's own `[file.py:123]` becomes a link, even on lines that are not hops.
+// vLLM's own `[file.py:123]` becomes a link, even on lines that are not hops. SGLang prints no
+// file:line: its lines that are not hops get a link on their `[time rank]` header, to the
+// statement the checkout's index finds for the text.
 import * as vscode from 'vscode';
 import type { LogDocumentService } from './logDocuments';
-import type { SourceService } from './sourceService';
+import type { ResolvedSource, SourceService } from './sourceService';
+import type { LogRecord } from '../../core/logs/model';
 import { isWindowed, lineWindows } from './visibleWindow';
 import { Disposable } from '../../util/dispose';
 
@@ -13,9 +16,12 @@ export class FileInfoLinks extends Disposable {
   private registration: vscode.Disposable | undefined;
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly selector: vscode.DocumentSelector, private readonly provider: FileInfoLinkProvider) {
+  constructor(private readonly selector: vscode.DocumentSelector, private readonly provider: FileInfoLinkProvider, sources: SourceService) {
     super();
     this.register();
+    // A checkout or its index became ready; or the provider ran out of time for this pass.
+    this._register(sources.onDidChange(() => { provider.forget(); this.register(); }));
+    provider.onIncomplete = () => { clearTimeout(this.timer); this.timer = setTimeout(() => this.register(), 50); };
     this._register(vscode.window.onDidChangeTextEditorVisibleRanges((e) => {
       if (!isWindowed(e.textEditor.document.lineCount)) return;
       clearTimeout(this.timer);
@@ -34,8 +40,20 @@ class FileInfoLink extends vscode.DocumentLink {
   constructor(range: vscode.Range, readonly uri: vscode.Uri, readonly line: number) { super(range); }
 }
 
+/** Time one pass may spend searching the index for SGLang lines; the rest comes in the next pass. */
+const SEARCH_BUDGET_MS = 20;
+
 export class FileInfoLinkProvider implements vscode.DocumentLinkProvider<FileInfoLink> {
+  /** Called when a pass stopped early; the owner asks VS Code for links again. */
+  onIncomplete: (() => void) | undefined;
+
+  /** What each SGLang record resolved to, so a pass that ran out of time is not repeated. */
+  private resolved = new WeakMap<LogRecord, ResolvedSource | null>();
+
   constructor(private readonly logs: LogDocumentService, private readonly sources: SourceService) {}
+
+  /** The checkout changed: answers given so far may be wrong. */
+  forget(): void { this.resolved = new WeakMap(); }
 
   provideDocumentLinks(doc: vscode.TextDocument): FileInfoLink[] {
     const ann = this.logs.get(doc);
@@ -43,26 +61,55 @@ export class FileInfoLinkProvider implements vscode.DocumentLinkProvider<FileInf
     const links: FileInfoLink[] = [];
     const records = ann.annotator.records;
     const windows = lineWindows(doc, isWindowed(records.length) ? records.length : 0);
+    const started = performance.now();
+    let incomplete = false;
     for (const [from, to] of windows) for (let i = from; i <= to && i < records.length; i++) {
       const rec = records[i];
-      if (rec.fileinfo === null || rec.lineno === null || rec.engine === 'other') continue;
+      if (rec.engine === 'other') continue;
+      if (rec.engine === 'sglang' && rec.fileinfo === null && rec.hop === null && !rec.continuation) {
+        let src = this.resolved.get(rec);
+        if (src === undefined) {
+          if (incomplete || performance.now() - started > SEARCH_BUDGET_MS) { incomplete = true; continue; }
+          src = this.sources.locate(rec);
+          this.resolved.set(rec, src);
+        }
+        const link = src ? this.sglangLink(doc, i, rec, src) : null;
+        if (link) links.push(link);
+        continue;
+      }
+      if (rec.fileinfo === null || rec.lineno === null) continue;
       const text = doc.lineAt(i).text;
       const needle = `${rec.fileinfo}:${rec.lineno}`;
       const at = text.indexOf(needle);
       if (at < 0) continue;
       links.push(new FileInfoLink(new vscode.Range(i, at, i, at + needle.length), doc.uri, i));
     }
+    if (incomplete) this.onIncomplete?.();
     return links;
+  }
+
+  /** A link on the `[time rank]` header of an SGLang line, resolved now (nothing when no statement prints it). */
+  private sglangLink(doc: vscode.TextDocument, i: number, rec: LogRecord, src: ResolvedSource): FileInfoLink | null {
+    const text = doc.lineAt(i).text;
+    const msgAt = rec.message ? text.lastIndexOf(rec.message) : -1;
+    const close = msgAt > 0 ? text.lastIndexOf(']', msgAt) : -1;
+    const open = close > 0 ? text.lastIndexOf('[', close) : -1;
+    if (open < 0) return null;
+    const link = new FileInfoLink(new vscode.Range(i, open, i, close + 1), doc.uri, i);
+    this.describe(link, src);
+    return link;
+  }
+
+  private describe(link: FileInfoLink, src: ResolvedSource): void {
+    link.target = src.target;
+    link.tooltip = src.local ? `${src.location.path}:${src.location.line}${src.location.verified ? '' : ' (not verified)'}` : 'Open at the pinned commit (no local checkout)';
   }
 
   resolveDocumentLink(link: FileInfoLink): FileInfoLink {
     const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === link.uri.toString());
     const rec = doc ? this.logs.get(doc)?.record(link.line) : undefined;
     const src = rec ? this.sources.locate(rec) : null;
-    if (src) {
-      link.target = src.target;
-      link.tooltip = src.local ? `${src.location.path}:${src.location.line}${src.location.verified ? '' : ' (not verified)'}` : 'Open at the pinned commit (no local checkout)';
-    }
+    if (src) this.describe(link, src);
     return link;
   }
 }

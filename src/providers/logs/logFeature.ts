@@ -46,7 +46,7 @@ export function createLogFeature(context: vscode.ExtensionContext, log: Logger):
   const disposable = vscode.Disposable.from(
     logs, sources, requests, largeLogs, view, lenses,
     vscode.languages.registerCodeLensProvider(LOG_SELECTOR, lenses),
-    new FileInfoLinks(LOG_SELECTOR, new FileInfoLinkProvider(logs, sources)),
+    new FileInfoLinks(LOG_SELECTOR, new FileInfoLinkProvider(logs, sources), sources),
     vscode.languages.registerHoverProvider(LOG_SELECTOR, new HopHoverProvider(logs, sources)),
     new HopDeltaDecorations(logs),
     vscode.window.onDidChangeActiveTextEditor(showActive),

@@ -259,6 +259,18 @@ export const SGLANG_FILES: Record<string, string> = {
       '        )',
     ].join('\n'),
   }),
+  // A start-up statement that is no hop (its line here is illustrative, not the pin's).
+  'python/sglang/srt/model_executor/model_runner.py': pythonFile({
+    880: [
+      '        logger.info(',
+      '            f"Load weight end. "',
+      '            f"type={type(self.model).__name__}, "',
+      '            f"dtype={self.dtype}, "',
+      '            f"avail mem={after_avail_memory:.2f} GB, "',
+      '            f"mem usage={self.weight_load_mem_usage:.2f} GB."',
+      '        )',
+    ].join('\n'),
+  }),
   // Generic statements elsewhere that a naive matcher would pick: short literals only.
   'python/sglang/srt/entrypoints/http_server.py': pythonFile({
     50: '    logger.info(f"Receive: {obj}")',
