@@ -112,7 +112,16 @@ describe('Log commands', () => {
       const e = vscode.window.activeTextEditor;
       return e && e.document.uri.scheme === 'hoplens-slice' ? e : undefined;
     });
-    assert.match(editor.document.lineAt(editor.selection.active.line).text, new RegExp(`Added request ${last}-`));
+    const at = editor.selection.active.line;
+    assert.match(editor.document.lineAt(at).text, new RegExp(`Added request ${last}-`));
+    // The slice is a log like any other: the hop line has its lens into the checkout…
+    const lens = await until('a lens on the revealed hop line', async () => {
+      const ls = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', editor.document.uri, 100);
+      return ls?.find((l) => l.range.start.line === at && l.command?.title.includes('v1/engine/async_llm.py:439'));
+    });
+    assert.match(lens.command!.title, /^hop 2 · api-server/);
+    // …and the Requests view stays on the whole log, not the slice.
+    assert.equal(api.logs.requests.currentSource?.uri.fsPath, file);
   });
 });
 

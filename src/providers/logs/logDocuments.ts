@@ -7,6 +7,7 @@ import { LogAnnotator } from '../../core/logs/annotate';
 import type { LogRecord } from '../../core/logs/model';
 import { Disposable } from '../../util/dispose';
 import type { Logger } from '../../logging';
+import { SLICE_SCHEME } from './largeLogs';
 
 /** VS Code hands extensions documents up to 50 MB; beyond that use "Open Large Server Log". */
 const MAX_IN_EDITOR_CHARS = 50 * 1024 * 1024;
@@ -61,6 +62,7 @@ export class LogDocumentService extends Disposable {
   /** Server logs: the `log` language, a `.log`/`.out`/`.err` name, or a document the user asked to annotate. */
   isCandidate(doc: vscode.TextDocument): boolean {
     if (this.forced.has(doc.uri.toString())) return true;
+    if (doc.uri.scheme === SLICE_SCHEME) return true; // a slice of a large server log
     if (doc.uri.scheme !== 'file' && doc.uri.scheme !== 'untitled' && doc.uri.scheme !== 'vscode-remote') return false;
     return doc.languageId === 'log' || /\.(log|out|err)(\.\d+)?$/i.test(doc.fileName);
   }

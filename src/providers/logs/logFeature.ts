@@ -7,7 +7,7 @@ import { HopCodeLensProvider } from './hopCodeLens';
 import { FileInfoLinkProvider, FileInfoLinks } from './fileInfoLinks';
 import { HopDeltaDecorations } from './hopDecorations';
 import { HopHoverProvider } from './hopHover';
-import { LargeLogService } from './largeLogs';
+import { LargeLogService, SLICE_SCHEME } from './largeLogs';
 import { RequestsViewProvider, documentLogSource } from '../requestsView';
 import { registerLogCommands } from '../../commands/logCommands';
 import { CommandIds } from '../../commandIds';
@@ -22,7 +22,7 @@ export interface LogFeature {
 }
 
 const LOG_SELECTOR: vscode.DocumentSelector = [
-  { scheme: 'file' }, { scheme: 'untitled' }, { scheme: 'vscode-remote' },
+  { scheme: 'file' }, { scheme: 'untitled' }, { scheme: 'vscode-remote' }, { scheme: SLICE_SCHEME },
 ];
 
 export function createLogFeature(context: vscode.ExtensionContext, log: Logger): LogFeature {
@@ -35,7 +35,8 @@ export function createLogFeature(context: vscode.ExtensionContext, log: Logger):
   const lenses = new HopCodeLensProvider(logs, sources);
 
   const showActive = (editor: vscode.TextEditor | undefined) => {
-    if (!editor) return;
+    // A slice of a large log keeps the Requests view on the whole log it came from.
+    if (!editor || editor.document.uri.scheme === SLICE_SCHEME) return;
     const ann = logs.get(editor.document);
     if (ann && ann.hasHops) {
       requests.setSource(documentLogSource(editor.document.uri, ann.annotator));
