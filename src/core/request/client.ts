@@ -115,7 +115,7 @@ function emptyRecord(o: TraceOptions, engine: Engine, api: Api, model: string, r
     engine, api, model, requestId, serverIds: ids.ids, logRequestId: ids.logId, serverIdPattern: ids.pattern.source,
     request: { url: o.url, method: 'POST', headers: {}, body: {} },
     status: null, responseHeaders: {},
-    timeline: { startedAtEpochMs: startedAt, requestWrittenMs: null, headersMs: null, firstByteMs: null, endMs: null },
+    timeline: { startedAtEpochMs: startedAt, connectMs: null, requestWrittenMs: null, headersMs: null, firstByteMs: null, endMs: null },
     frames: [], chunks: 0, sawDone: false, error, warnings: [],
   };
 }
@@ -194,7 +194,9 @@ function stream(record: TraceRecord, o: TraceOptions, auth: Record<string, strin
   let phase: 'connect' | 'response' | 'stream' = 'connect';
 
   return new Promise((resolve) => {
-    const t0 = clock.now();
+    const started = clock.now();
+    // Times count from the moment the connection is up (see Timeline.connectMs); until then, from the start.
+    let t0 = started;
     const rel = (t: number) => t - t0;
     let settled = false;
     let idleTimer: NodeJS.Timeout | null = null;
@@ -230,6 +232,10 @@ function stream(record: TraceRecord, o: TraceOptions, auth: Record<string, strin
     const ex = transport.start(
       { url: record.request.url, method: 'POST', headers: { ...record.request.headers, ...auth }, body: JSON.stringify(record.request.body), connectTimeoutMs: o.connectTimeoutMs ?? DEFAULTS.connectTimeoutMs },
       {
+        connected(t) {
+          record.timeline.connectMs = t - started;
+          t0 = t;
+        },
         requestWritten(t) {
           record.timeline.requestWrittenMs = rel(t);
           phase = 'response';

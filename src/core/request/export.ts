@@ -31,6 +31,8 @@ export interface TraceJson {
   serverIdPattern: string;
   logRequestId: string;
   firstByteMs: number | null;
+  /** Connection set-up before the request went out; every other time counts from its end. */
+  connectMs: number | null;
   tpotMs: number | null;
   outputTokensSource: string | null;
   itlPerTokenMs: ReturnType<typeof dist>;
@@ -41,7 +43,7 @@ export interface TraceJson {
   warnings: string[];
 }
 
-/** The object `hoplens send --json` prints (times in ms since the request started). */
+/** The object `hoplens send --json` prints (times in ms since the connection was up and the request went out). */
 export function toJson(r: TraceRecord, m: TraceMetrics): TraceJson {
   return {
     url: r.request.url,
@@ -63,6 +65,7 @@ export function toJson(r: TraceRecord, m: TraceMetrics): TraceJson {
     serverIdPattern: r.serverIdPattern,
     logRequestId: r.logRequestId,
     firstByteMs: r3(m.firstByteMs),
+    connectMs: r3(r.timeline.connectMs),
     tpotMs: r3(m.tpotMs),
     outputTokensSource: m.outputTokensSource,
     itlPerTokenMs: dist(m.itlPerTokenMs),
@@ -83,6 +86,7 @@ export function summaryRows(r: TraceRecord, m: TraceMetrics): [string, string][]
     ['request id', r.requestId],
     ['server ids', r.serverIds.join(', ')],
     ['HTTP status', r.status === null ? 'n/a' : String(r.status)],
+    ['connection set-up (before t = 0)', ms(r.timeline.connectMs, 2)],
     ['frames received', String(m.framesReceived)],
     ['frames with no content', String(m.framesWithoutOutput)],
     ['time to headers', ms(m.headersMs)],
@@ -130,7 +134,7 @@ export function textReport(r: TraceRecord, m: TraceMetrics, opts: { frames?: boo
   // Nothing arrived: the table would be all n/a, so only the identity rows and the error.
   const rows = r.frames.length === 0 && r.error ? summaryRows(r, m).slice(0, 4) : summaryRows(r, m);
   const w = Math.max(...rows.map(([k]) => k.length));
-  out.push('', 'Measured from the client (socket arrival, monotonic clock)', '-'.repeat(w + 34));
+  out.push('', 'Measured from the client (socket arrival, monotonic clock; t = 0 when the connection is up and the request goes out)', '-'.repeat(w + 34));
   for (const [k, v] of rows) out.push(`${k.padEnd(w)}  ${v}`);
   for (const s of m.signatures) out.push('', `${s.kind}: ${s.explanation}`);
   for (const wmsg of r.warnings) out.push('', `warning: ${wmsg}`);

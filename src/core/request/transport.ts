@@ -16,6 +16,8 @@ export interface HttpRequestInit {
 
 /** Receives the life of one response. All times are the injected clock's readings. */
 export interface ResponseSink {
+  /** The connection is up (TCP connected; for https, the TLS handshake done): the request goes out now. */
+  connected?(t: number): void;
   requestWritten(t: number): void;
   headers(status: number, headers: Record<string, string>, t: number): void;
   chunk(bytes: Uint8Array, t: number): void;
@@ -78,8 +80,8 @@ export class NodeHttpTransport implements HttpTransport {
           req.destroy(e);
         }, init.connectTimeoutMs);
         const clear = () => { if (connectTimer) { clearTimeout(connectTimer); connectTimer = null; } };
-        socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', clear);
-      }
+        socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', () => { clear(); sink.connected?.(clock.now()); });
+      } else sink.connected?.(clock.now());
     });
     req.on('finish', () => sink.requestWritten(clock.now()));
     req.on('error', (err) => fail(err));

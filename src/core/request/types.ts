@@ -96,6 +96,12 @@ export interface RequestSpec {
 export interface Timeline {
   /** Wall-clock epoch ms when the request started, to line up with server log stamps. */
   startedAtEpochMs: number;
+  /**
+   * Connection set-up (TCP, and TLS for https) before the request went out. Every other time
+   * counts from the moment the connection was up, as on a pooled connection (`vllm bench
+   * serve`): a handshake is not time to first token. null: no connection was made.
+   */
+  connectMs: number | null;
   requestWrittenMs: number | null;
   headersMs: number | null;
   firstByteMs: number | null;

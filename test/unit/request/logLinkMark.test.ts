@@ -21,7 +21,7 @@ test('searching from the pre-request mark finds the same lines, with the same nu
   const record = {
     requestId: 'myrun-0001',
     serverIdPattern: '(?<![\\w-])(?:(?:\\d+_)?chatcmpl-myrun-0001(?:_\\d+)?(?:-[0-9a-f]{8})?)(?![\\w-])',
-    timeline: { startedAtEpochMs: Date.now(), requestWrittenMs: 0, headersMs: 0, firstByteMs: 0, endMs: 0, sawDone: true, warnings: [] },
+    timeline: { startedAtEpochMs: Date.now(), connectMs: 0, requestWrittenMs: 0, headersMs: 0, firstByteMs: 0, endMs: 0, sawDone: true, warnings: [] },
   };
   const full = await findRequestLogLines(log, record);
   const mark = await countLinesUpTo(log, sizeBefore, first);
