@@ -71,9 +71,11 @@ describe('Engine timing from OpenTelemetry', () => {
     await exportLlmRequest(receiver.url, 'proto', result.record.logRequestId, engineE2eS);
     await until('the report to show the engine timing', () => (panel.hasEngineTiming ? true : undefined));
     const html = api.engineTiming.breakdownHtml(result.record.logRequestId, { ttftContentMs: result.metrics.ttftContentMs, e2eMs: result.metrics.e2eMs })!;
-    assert.match(html, /not measured by the engine/);
+    // The editor's table says what `hoplens otlp` says, row for row (core/otlp/breakdown.ts).
     const residual = result.metrics.e2eMs! - engineE2eS * 1000;
-    assert.ok(html.includes(`${residual.toFixed(1)} ms`), `residual ${residual.toFixed(1)} in ${html}`);
+    assert.ok(html.includes(`<th>E2E not measured by the engine</th><td></td><td>${residual.toFixed(1)} ms</td>`), `residual ${residual.toFixed(1)} in ${html}`);
+    assert.match(html, /<th>TTFT not measured by the engine<\/th><td><\/td><td>[\d.]+ ms<\/td>/);
+    assert.match(html, /<th>queue<\/th><td>1\.2 ms<\/td><td><\/td>/);
 
     // Joined by request id to the server log's request in the Requests view.
     await api.tracedRequests.openLog(result);

@@ -54,7 +54,7 @@ export function engineBreakdown(timing: EngineTiming, client?: ClientTiming): En
       explanation: 'engine: arrival to finish in the output processor; client: send to the end of the stream' },
     { key: 'ttftResidual', label: 'TTFT not measured by the engine', engineMs: null, clientMs: ttftResidualMs,
       explanation: 'client TTFT − engine TTFT: HTTP parsing and tokenisation before arrival, detokenisation, the first SSE write' },
-    { key: 'residual', label: 'unmeasured (client E2E − engine E2E)', engineMs: null, clientMs: residualMs,
+    { key: 'residual', label: 'E2E not measured by the engine', engineMs: null, clientMs: residualMs,
       explanation: 'what the engine does not time: HTTP parsing, tokenisation, ZMQ hops, detokenisation, the HTTP write' },
   ];
   const out: EngineBreakdown = {

@@ -3,26 +3,24 @@
 // this request, and the scheduler's batch summaries around it as a small SVG chart.
 import type { EngineTiming, RequestSnapshot, BatchSummary } from '../../core/otlp/types';
 import { escapeHtml } from '../webviewHtml';
+import { engineBreakdown } from '../../core/otlp/breakdown';
 
 export interface ClientTimes { ttftContentMs: number | null; e2eMs: number | null }
 
 const ms = (v: number | null | undefined) => (v === null || v === undefined || !Number.isFinite(v) ? '—' : `${v.toFixed(1)} ms`);
 
 export function breakdownTableHtml(t: EngineTiming, client: ClientTimes | null): string {
-  const rows: [string, string, string, string][] = [
-    ['time in queue', ms(t.queueMs), '', 'waiting for the scheduler to admit it'],
-    ['prefill', ms(t.prefillMs), '', 'model time for the prompt'],
-    ['decode', ms(t.decodeMs), '', 'model time for the generated tokens'],
-    ['inference', ms(t.inferenceMs), '', 'prefill + decode as the engine counts it'],
-    ['TTFT', ms(t.ttftMs), client ? ms(client.ttftContentMs) : '—', 'engine: arrival → first token; client: socket to first content frame'],
-    ['end to end', ms(t.e2eMs), client ? ms(client.e2eMs) : '—', 'engine: arrival → finish; client: request start → end of stream'],
-  ];
-  if (client && client.e2eMs !== null && t.e2eMs !== null) {
-    rows.push(['not measured by the engine', '', ms(client.e2eMs - t.e2eMs), 'client e2e − engine e2e: HTTP parsing before arrival, ZMQ, detokenisation, the HTTP write, the network']);
-  }
+  // The same rows and words as `hoplens otlp` (core/otlp/breakdown.ts); a residual only with a client measurement.
+  const b = engineBreakdown(t, client ?? undefined);
+  const residual = (k: string) => k === 'residual' || k === 'ttftResidual';
+  const clientSide = (k: string) => residual(k) || k === 'ttft' || k === 'e2e';
+  const rows = b.rows
+    .filter((r) => !residual(r.key) || r.clientMs !== null)
+    .map((r) => [r.label, residual(r.key) ? '' : ms(r.engineMs), clientSide(r.key) ? ms(r.clientMs) : '', r.explanation]);
   const body = rows.map((r) => `<tr><th>${escapeHtml(r[0])}</th><td>${escapeHtml(r[1])}</td><td>${escapeHtml(r[2])}</td><td class="muted">${escapeHtml(r[3])}</td></tr>`).join('');
   const tokens = `${t.promptTokens ?? '—'} prompt / ${t.completionTokens ?? '—'} completion tokens`;
-  return `<table class="summary" id="engine-breakdown"><thead><tr><th></th><th>engine (span)</th><th>client (socket)</th><th></th></tr></thead><tbody>${body}</tbody></table><p class="muted">${escapeHtml(tokens)} · span <code>${escapeHtml(t.span.name)}</code> from ${escapeHtml(String(t.span.resource['service.name'] ?? 'vLLM'))}</p>`;
+  const note = b.note ? `<p class="warn">${escapeHtml(b.note)}</p>` : '';
+  return `${note}<table class="summary" id="engine-breakdown"><thead><tr><th></th><th>engine (span)</th><th>client (socket)</th><th></th></tr></thead><tbody>${body}</tbody></table><p class="muted">${escapeHtml(tokens)} · span <code>${escapeHtml(t.span.name)}</code> from ${escapeHtml(String(t.span.resource['service.name'] ?? 'vLLM'))}</p>`;
 }
 
 function snapshotsTable(snaps: RequestSnapshot[]): string {

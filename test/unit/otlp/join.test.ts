@@ -31,7 +31,7 @@ test('a traced request id (base, external or engine-internal) finds its engine t
     'api.ARRIVED', 'api.HANDOFF_TO_CORE', 'journey.QUEUED', 'journey.SCHEDULED', 'journey.FIRST_TOKEN',
     'api.FIRST_RESPONSE_FROM_CORE', 'journey.FINISHED', 'api.FINISHED',
   ]);
-  assert.match(v.markdown, /\| unmeasured \(client E2E − engine E2E\) \| — \| 22\.0 \|/);
+  assert.match(v.markdown, /\| E2E not measured by the engine \| — \| 22\.0 \|/);
   assert.match(v.markdown, /#### Scheduler steps[\s\S]*\| 1 \| PREFILL \| 812 \|/);
   assert.equal(requestEngineView(store, 'nobody'), null);
 });
