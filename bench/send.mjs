@@ -134,6 +134,34 @@ if (lab.ttftErr.length) {
 console.log(`targets: TTFT within 2 ms → ours p99 ${stats(ours.ttftErr).p99 <= 2 ? 'MET' : 'MISSED'} (runs 2..: ${stats(ours.ttftErr.slice(1)).p99 <= 2 ? 'MET' : 'MISSED'}); ITL within 1 ms at p99 → ours ${stats(ours.itlErr).p99 <= 1 ? 'MET' : 'MISSED'}`);
 console.log(`signatures seen by ours: ${[...ours.signatures].map(([k, n]) => `${k} ${n}/${RUNS}`).join(', ') || 'none'} (the burst should read as coalescing)`);
 
+// ---------------------------------------------------------------- 1b. the machine's own floor
+// No HTTP, no SSE, no HopLens: one process pings another over loopback TCP every 20 ms (the
+// idle gap of the schedule) and times the echo. Half of an RTT is what one frame's trip costs
+// any client here; its tail bounds how close to the schedule any client can be.
+{
+  const echo = spawn(process.execPath, ['-e', `
+    const net = require('node:net');
+    const srv = net.createServer((s) => { s.setNoDelay(true); s.on('data', (d) => s.write(d)); });
+    srv.listen(0, '127.0.0.1', () => console.log(srv.address().port));`], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise((r) => echo.stdout.once('data', (d) => r(Number(String(d).trim()))));
+  const net = await import('node:net');
+  const sock = net.connect(port, '127.0.0.1');
+  sock.setNoDelay(true);
+  await new Promise((r) => sock.once('connect', r));
+  const halfRtt = [];
+  for (let i = 0; i < 500; i++) {
+    await new Promise((r) => setTimeout(r, 20));
+    const t0 = performance.now();
+    sock.write('x'.repeat(100));
+    await new Promise((r) => sock.once('data', r));
+    halfRtt.push((performance.now() - t0) / 2);
+  }
+  sock.destroy();
+  echo.kill();
+  const st = stats(halfRtt);
+  console.log(`loopback floor (raw TCP echo after 20 ms idle, 500 pings; half RTT, ms): p50 ${f2(st.p50)}  p99 ${f2(st.p99)}  max ${f2(st.max)} — any client's frame stamps carry this`);
+}
+
 // ---------------------------------------------------------------- 2. per-frame cost, in process
 const chunks = new VllmChunks('chatcmpl-bench', 'Qwen/Qwen3-0.6B', 1755815405, 'chat');
 const words = ['Hello', ' world', ' 数字', ' 🙂', ',', ' and', ' more', ' text'];
