@@ -56,7 +56,11 @@ const expectedGaps = writeMs.slice(1).map((t, i) => t - writeMs[i]);
 
 // ---------------------------------------------------------------- 1. accuracy
 const engine = await startEngine(SCHEDULE);
-console.log(`fake engine ${engine.url}, schedule "${SCHEDULE}" (gaps: 19×20 ms, one 100 ms spike, 4×0 ms burst, 15×20 ms)`);
+// The reference server, not the client under test, gets a higher scheduling priority when the
+// OS allows it (root): its own late writes would otherwise be charged to the client.
+let serverNice = 'normal priority';
+try { (await import('node:os')).setPriority(engine.proc.pid, -10); serverNice = 'nice -10'; } catch { /* not permitted: normal priority */ }
+console.log(`fake engine ${engine.url} (${serverNice}), schedule "${SCHEDULE}" (gaps: 19×20 ms, one 100 ms spike, 4×0 ms burst, 15×20 ms)`);
 // Two unmeasured runs first: JIT warm-up of both processes, as any long-lived client would be.
 for (let r = 0; r < 2; r++) await req.sendTracedRequest({ url: engine.url, engine: 'vllm', model: 'Qwen/Qwen3-0.6B', maxTokens: 40 });
 const load0 = loadavg();
