@@ -35,6 +35,7 @@ describe('Send Traced Request, in the browser', function () {
     const m = /TTFT[^\n]*content[^\n]*?([\d.]+) ms/i.exec(text);
     assert.ok(m, `summary: ${text}`);
     assert.ok(Number(m[1]) >= 145, `TTFT ${m[1]} ms must include the server's 150 ms first-frame delay`);
+    assert.match(text, /connection set-up \(before t = 0\)\s+[\d.]+ ms/, 'the set-up is shown apart from TTFT');
     const rows = await frame.locator('#frames tbody tr').count();
     assert.ok(rows >= 20, `frames table rows: ${rows}`);
     await s.screenshot('traced-request-report');

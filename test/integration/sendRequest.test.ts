@@ -17,6 +17,8 @@ describe('Send Traced Request', () => {
     // Schedule first=120 ms: TTFT from the socket cannot be earlier, and a loaded CI box adds little.
     assert.ok(metrics.ttftContentMs! >= 115 && metrics.ttftContentMs! < 2000, `TTFT ${metrics.ttftContentMs}`);
     assert.ok(metrics.ttftFirstFrameMs! <= metrics.ttftContentMs!);
+    // Through the request thread too, the connection set-up is measured apart from TTFT.
+    assert.ok(record.timeline.connectMs !== null && record.timeline.connectMs >= 0 && record.timeline.connectMs < 1000, `connectMs ${record.timeline.connectMs}`);
     assert.ok(metrics.itlMs && metrics.itlMs.count >= 5, 'ITL distribution over the content frames');
     const content = record.frames.filter((f) => f.kind === 'content');
     const gaps = content.slice(1).map((f, i) => `${(f.t - content[i].t).toFixed(1)}@${f.chunk}`).join(' ');
