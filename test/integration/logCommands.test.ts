@@ -100,13 +100,30 @@ describe('Log commands', () => {
     const t0 = Date.now();
     await vscode.commands.executeCommand('hoplens.openLargeLog', vscode.Uri.file(file));
     clearInterval(probe);
-    report(`    large-log figures: ${(bytes / 1e6).toFixed(0)} MB, ${requests * 2} requests streamed in ${Date.now() - t0} ms, longest extension-host stall ${longestStall} ms`);
+    // What VS Code asks of the Requests view for the top level of this log, as one call.
+    const t1 = Date.now();
+    const roots = api.logs.requests.getChildren();
+    for (const n of roots) api.logs.requests.getTreeItem(n);
+    const treeMs = Date.now() - t1;
+    report(`    large-log figures: ${(bytes / 1e6).toFixed(0)} MB, ${requests * 2} requests streamed in ${Date.now() - t0} ms, longest extension-host stall ${longestStall} ms; the Requests view's top level (${roots.length} rows) takes ${treeMs} ms`);
     const source = api.logs.requests.currentSource;
     assert.ok(source && source.uri.fsPath === file, 'the Requests view shows the large log');
     assert.equal(source.tracker.requestCount, requests * 2);
     const last = `chatcmpl-big-${String(requests - 1).padStart(7, '0')}`;
     const group = source.tracker.get(last)!;
     assert.ok(group, last);
+    // The view lists the most recent 1,000 requests (what a live log just served) and says so.
+    const view = api.logs.requests;
+    const labels = roots.map((n) => String(view.getTreeItem(n).label));
+    assert.equal(roots.length, 1001);
+    assert.equal(labels[0], `Showing the last 1,000 of ${(requests * 2).toLocaleString('en-US')} requests; filter by id to find others.`);
+    assert.ok(labels.slice(-2).includes(last), `the newest rows: ${labels.slice(-2).join(', ')}`);
+    // An older request is revealed through the filter.
+    const first = 'chatcmpl-big-0000000';
+    assert.ok(!labels.includes(first));
+    assert.equal(await view.reveal(first), true);
+    assert.deepEqual(view.getChildren().map((n) => String(view.getTreeItem(n).label)), [first]);
+    view.setFilter('');
     await vscode.commands.executeCommand('hoplens.revealLogLine', vscode.Uri.file(file), group.hops[1].line);
     const editor = await until('slice opened', () => {
       const e = vscode.window.activeTextEditor;
