@@ -155,28 +155,6 @@ function hopPrefixes(): Map<number, Buffer[]> {
   return byFirst;
 }
 
-/** Strings for byte runs seen before; a miss decodes and remembers (up to 32). */
-class BytesCache {
-  private keys: Buffer[] = [];
-  private values: string[] = [];
-  get(b: Buffer, s: number, e: number): string {
-    const n = e - s;
-    const keys = this.keys;
-    for (let k = 0; k < keys.length; k++) {
-      const key = keys[k];
-      if (key.length !== n) continue;
-      let i = 0;
-      while (i < n && key[i] === b[s + i]) i++;
-      if (i === n) return this.values[k];
-    }
-    const key = Buffer.from(b.subarray(s, e));
-    const v = key.toString('latin1');
-    if (keys.length >= 32) { keys.pop(); this.values.pop(); }
-    keys.push(key); this.values.push(v);
-    return v;
-  }
-}
-
 /**
  * Values for short byte runs seen before (process prefixes, `fileinfo:lineno`), found by a hash
  * of the bytes: a log has a few hundred of them, each repeated thousands of times.
@@ -216,7 +194,7 @@ class RunCache<T> {
 /** A process prefix `(Name pid=N` seen before, with the JSON head segments built for it. */
 interface Prefix { name: string | null; role: string | null; pid: number; segs: Buffer[] }
 /** A `fileinfo:lineno` seen before, with the JSON tail segments built for it per hop. */
-interface Site { fileinfo: string; base: string; path: string | null; tails: Tail[] }
+interface Site { fileinfo: string; base: string; lineno: number; path: string | null; tails: Tail[] }
 interface Tail { pre: Buffer; post: Buffer; unmatched: boolean }
 
 interface Hit { hop: HopDef; ridStart: number; ridEnd: number; internal: boolean }
@@ -249,7 +227,6 @@ export function vllmFastPath(state: ParseState, tracker: RequestTracker, out: By
   let stampJson: Buffer = enc('null');
   // The JSON of a line is mostly segments that repeat: built once per process prefix (and
   // level, role) and once per `fileinfo:lineno` (and hop), then copied whole.
-  const names = new BytesCache();
   const prefixCache = new RunCache<Prefix>();
   const siteCache = new RunCache<Site>();
   const NO_PREFIX: Prefix = { name: null, role: null, pid: -1, segs: [] };
@@ -261,7 +238,7 @@ export function vllmFastPath(state: ParseState, tracker: RequestTracker, out: By
     if (ns < 0) return NO_PREFIX;
     const known = prefixCache.get(b, s, close);
     if (known) return known;
-    const info = processInfo(state, names.get(b, ns, ne));
+    const info = processInfo(state, b.toString('latin1', ns, ne));
     return prefixCache.set(b, s, close, { name: info.name, role: info.role, pid, segs: [] });
   };
   /** `,"engine":…,"time":` for this prefix, format, role and level (index into LEVELS; 5 = uvicorn). */
@@ -279,14 +256,14 @@ export function vllmFastPath(state: ParseState, tracker: RequestTracker, out: By
     return seg;
   };
   /** The segments around the rid for this site and hop: `,"timeResolution":…,"rid":"` and `","source":…}\n`. */
-  const tailFor = (site: Site, lineno: number, hop: HopDef | null, hasRid: boolean): Tail => {
+  const tailFor = (site: Site, hop: HopDef | null, hasRid: boolean): Tail => {
     const k = (hop === null ? 0 : hopCodes.get(hop)!) * 2 + (hasRid ? 1 : 0);
     let t = site.tails[k];
     if (!t) {
       // Same rule as citedSource(): an unambiguous fileinfo wins, else the hop table.
       const srcPath = site.path ?? (hop && hop.line !== null ? hop.file : null);
-      const src = srcPath === null ? 'null' : `{"path":"${srcPath}","line":${lineno},"verified":false,"drift":0}`;
-      const head = `,"timeResolution":"s","fileinfo":"${site.fileinfo}","lineno":${lineno},"hop":${hop ? `"${hop.id}"` : 'null'}`;
+      const src = srcPath === null ? 'null' : `{"path":"${srcPath}","line":${site.lineno},"verified":false,"drift":0}`;
+      const head = `,"timeResolution":"s","fileinfo":"${site.fileinfo}","lineno":${site.lineno},"hop":${hop ? `"${hop.id}"` : 'null'}`;
       t = hasRid
         ? { pre: enc(`${head},"rid":"`), post: enc(`","source":${src}}\n`), unmatched: hop === null && srcPath === null }
         : { pre: enc(`${head},"rid":null,"source":${src}}\n`), post: enc(''), unmatched: hop === null && srcPath === null };
@@ -449,13 +426,13 @@ export function vllmFastPath(state: ParseState, tracker: RequestTracker, out: By
     if (close < 0) return false;
     let site = siteCache.get(b, p, close);
     if (site === undefined) {
-      let q = close - 1, mul = 1;
-      while (q > p && isDigit(b[q])) { mul *= 10; q--; }
+      let q = close - 1, lineno = 0, mul = 1;
+      while (q > p && isDigit(b[q])) { lineno += (b[q] - 48) * mul; mul *= 10; q--; }
       if (mul === 1 || mul > 1e9 || b[q] !== 58 || q === p) return false;
       for (let i = p; i < q; i++) { const c = b[i]; if (c <= 32 || c === 34 || c === 92 || c >= 128) return false; }
       const fileinfo = b.toString('latin1', p, q);
       const slash = fileinfo.lastIndexOf('/');
-      site = siteCache.set(b, p, close, { fileinfo, base: slash < 0 ? fileinfo : fileinfo.slice(slash + 1), path: vllmPathFromFileinfo(fileinfo), tails: [] });
+      site = siteCache.set(b, p, close, { fileinfo, base: slash < 0 ? fileinfo : fileinfo.slice(slash + 1), lineno, path: vllmPathFromFileinfo(fileinfo), tails: [] });
     }
     const m = close + 1 < e && b[close + 1] === 32 ? close + 2 : close + 1;
     if (m >= e) return false;
@@ -473,9 +450,7 @@ export function vllmFastPath(state: ParseState, tracker: RequestTracker, out: By
     const role = hop && pre.role === null ? hop.role : pre.role;
     if (state.detected === null) state.detected = 'vllm';
     if (hop) tracker.addHop('vllm', hop.id, rid, lineNo, stampTime, 's', pre.name, role);
-    let lineno = 0;
-    for (let i = close - 1, mul = 1; isDigit(b[i]); i--, mul *= 10) lineno += (b[i] - 48) * mul;
-    const tail = tailFor(site, lineno, hop, rid !== null);
+    const tail = tailFor(site, hop, rid !== null);
     counters.handled++;
     if (tail.unmatched) counters.unmatched++;
     if (out) {
