@@ -25,6 +25,8 @@ export interface CodeServerOptions {
 }
 
 export interface RunningCodeServer {
+  /** Leader of its process group (its forked watchers and extension hosts are in the group). */
+  pid: number;
   port: number;
   url: string;
   temp: string;
@@ -130,7 +132,7 @@ export async function startCodeServer(opts: CodeServerOptions): Promise<RunningC
       child.stderr!.on('data', onData);
       child.once('exit', (code, signal) => { clearTimeout(timer); reject(new Error(`code-server exited (${code ?? signal}) before listening. Output:\n${seen}`)); });
     });
-    return { port, url: `http://127.0.0.1:${port}/`, temp, stop };
+    return { pid: child.pid!, port, url: `http://127.0.0.1:${port}/`, temp, stop };
   } catch (e) {
     await stop();
     throw e;
