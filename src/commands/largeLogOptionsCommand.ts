@@ -41,7 +41,7 @@ export function registerLargeLogOptions(notice: LargeLogNotice, logs: LogDocumen
         },
       });
     }
-    const pick = await vscode.window.showQuickPick(choices, { title: `HopLens: ${uri.path.split('/').pop()}`, placeHolder: state.kind === 'noCodeLens' ? 'VS Code shows no CodeLens on logs this large; hops are shown at the start of their lines' : 'VS Code gives extensions no text over 50 MiB' });
+    const pick = await vscode.window.showQuickPick(choices, { title: `HopLens: ${uri.path.split('/').pop()}`, placeHolder: state.kind === 'noCodeLens' ? 'VS Code shows no CodeLens on logs this large; HopLens shows a hop column before the text' : 'VS Code gives extensions no text over 50 MiB' });
     await pick?.run();
   });
 }

@@ -196,10 +196,10 @@ export class WorkbenchSession {
   }
 
   /**
-   * When HopLens's output channel logged a line containing `text` (Date.now() clock), waiting up
-   * to `timeoutMs` for the log file to be written; null when there is no such line.
+   * The line of HopLens's output channel that contains `text`, and when it was logged (Date.now()
+   * clock), waiting up to `timeoutMs` for the log file to be written; null when there is none.
    */
-  async extensionLogTime(text: string, timeoutMs = 5_000): Promise<number | null> {
+  async extensionLog(text: string, timeoutMs = 5_000): Promise<{ at: number; line: string } | null> {
     if (!this.server) return null;
     const logs = join(this.server.temp, 'user-data', 'logs');
     const deadline = Date.now() + timeoutMs;
@@ -211,7 +211,7 @@ export class WorkbenchSession {
           const line = readFileSync(file, 'utf8').split('\n').find((l) => l.includes(text));
           // "2026-12-01 07:41:20.123 [info] …", local time
           const m = line && /^(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)\.(\d{3})/.exec(line);
-          if (m) return new Date(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], +m[6], +m[7]).getTime();
+          if (m) return { at: new Date(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], +m[6], +m[7]).getTime(), line: line.slice(m[0].length) };
         }
       }
       if (Date.now() > deadline) return null;

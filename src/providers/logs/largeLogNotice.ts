@@ -52,8 +52,9 @@ export class LargeLogNotice extends Disposable {
       if (bytes > NOT_SYNCED_ABOVE_CHARS && !this.logs.find(uri)) next = { kind: 'notHandedOver', uri, bytes };
     }
     if (run !== this.checking) return; // a newer update is under way
+    const same = next && this.current && next.kind === this.current.kind && next.uri.toString() === this.current.uri.toString();
     this.current = next;
-    this.render();
+    if (!same) this.render(); // unchanged: leave the item be (re-rendering it can swallow a click)
   }
 
   private render(): void {
