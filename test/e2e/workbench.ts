@@ -219,6 +219,24 @@ export class WorkbenchSession {
     }
   }
 
+  /** A hop lens, or the hop column's note, drawn inside the editor's visible area now (its text). */
+  async hopInfoOnScreen(): Promise<string | null> {
+    return this.page.evaluate(() => {
+      const g = globalThis as unknown as PageGlobals;
+      const editor = g.document.querySelector('.part.editor .editor-instance .monaco-editor');
+      if (!editor) return null;
+      const box = editor.getBoundingClientRect();
+      const onScreen = (e: PageElement) => { const r = e.getBoundingClientRect(); return r.height > 0 && r.top >= box.top && r.bottom <= box.bottom; };
+      const lens = [...editor.querySelectorAll('.codelens-decoration a')].find((a) => /^hop [A-Za-z0-9]+ · /.test(a.textContent ?? '') && onScreen(a));
+      if (lens) return lens.textContent;
+      for (const e of editor.querySelectorAll('.view-lines .view-line span[class*="ced-"]')) {
+        const content = g.getComputedStyle(e, '::before').content.replace(/^"|"$/g, '').replace(/\u00a0/g, ' ').trim();
+        if (/^hop [A-Za-z0-9]+$/.test(content) && onScreen(e)) return content;
+      }
+      return null;
+    });
+  }
+
   /** The HopLens status bar item about a large log, or null when it is not shown. */
   async largeLogStatus(): Promise<string | null> {
     const item = this.page.locator('[id="hoplens.hoplens.largeLog"], [id$=".largeLog"]').first();
@@ -255,6 +273,7 @@ interface PageElement {
   querySelector(selector: string): PageElement | null;
   querySelectorAll(selector: string): Iterable<PageElement>;
   click(): void;
+  getBoundingClientRect(): { top: number; bottom: number; height: number };
 }
 interface PageGlobals {
   document: PageElement;
