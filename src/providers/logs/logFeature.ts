@@ -21,6 +21,8 @@ export interface LogFeature {
   readonly sources: SourceService;
   readonly requests: RequestsViewProvider;
   readonly largeLogs: LargeLogService;
+  /** The status bar notice about a log too large for CodeLens or for extensions. */
+  readonly notice: LargeLogNotice;
   readonly disposable: vscode.Disposable;
 }
 
@@ -82,5 +84,5 @@ export function createLogFeature(context: vscode.ExtensionContext, log: Logger):
       }
     }),
   );
-  return { logs, sources, requests, largeLogs, disposable };
+  return { logs, sources, requests, largeLogs, notice, disposable };
 }
