@@ -12,7 +12,7 @@ import { batchedOut, type CliIO } from './io';
 import { SpanFileWriter } from './spanFile';
 
 const HELP = `usage: hoplens otlp --listen [HOST:]PORT [--out spans.jsonl] [--max-seconds N] [--max-body-mb N]
-       hoplens otlp --file export.json [--json] [--rid RID]
+       hoplens otlp --file export.json|- [--json] [--rid RID]
 
 --listen   run an OTLP/HTTP trace receiver (POST /v1/traces, protobuf or JSON) and print one line
            per finished request (vLLM's llm_request span). Start vLLM with
@@ -29,7 +29,8 @@ const HELP = `usage: hoplens otlp --listen [HOST:]PORT [--out spans.jsonl] [--ma
            --json            JSON Lines: one "request" object per llm_request, then one "summary"
            --rid RID         the engine breakdown and step snapshots of one request
 
-exit codes: 0 ok, 1 nothing to show (no spans in the file) or cannot listen, 2 bad input or usage
+exit codes: 0 ok, 1 nothing to show (no spans in the file), cannot listen, or --out still failing
+            when stopped (spans were refused), 2 bad input (not OTLP JSON, --out cannot be opened) or usage
 `;
 
 interface Args {
