@@ -70,15 +70,13 @@ export async function generateVllmLog(path, lines) {
       lastStats = sec;
       emit(`${api}INFO ${stamp()} [loggers.py:310] Engine 000: Avg prompt throughput: ${(rnd() * 5000).toFixed(1)} tokens/s, Avg generation throughput: ${(rnd() * 3000).toFixed(1)} tokens/s, Running: ${Math.floor(rnd() * 64)} reqs, Waiting: ${Math.floor(rnd() * 8)} reqs, GPU KV cache usage: ${(rnd() * 100).toFixed(1)}%, Prefix cache hit rate: ${(rnd() * 100).toFixed(1)}%`);
     }
-    if (buf.length > 5000) {
+    // Exactly `lines` lines: the last request's lines past the count are dropped before they are written.
+    if (n > lines) buf.length -= n - lines;
+    if (buf.length > 5000 || n >= lines) {
       if (!out.write(buf.join('\n') + '\n')) await new Promise((r) => out.once('drain', r));
       buf.length = 0;
     }
   }
-  // Trim to exactly `lines` lines.
-  const extra = n - lines;
-  if (extra > 0) buf.length -= extra;
-  if (buf.length) out.write(buf.join('\n') + '\n');
   await new Promise((r) => out.end(r));
 }
 
