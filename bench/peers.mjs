@@ -377,7 +377,8 @@ async function main() {
     LAB && T({ id: 'lab-ct', job: 'call traces', label: 'lab12_run.py --mode calltrace > file', out: o('lab-calltrace.txt'), cmd: 'python3 "$LAB" --mode calltrace --trace-dir "$TRACE_DIR" > "$OUT"' }),
   ].filter(Boolean);
   // Which peer each row is compared with (the same job's lnav, cat and lab rows).
-  const peerOf = { annotate: { lnav: 'lnav', cat: 'cat', lab: 'lab' }, 'one request': { lnav: 'lnav-rid', cat: 'cat', lab: 'lab' }, 'call traces': { cat: 'cat-ct', lab: 'lab-ct' } };
+  // (The lab has no one-request timing here: its --rid is a substring filter over the same full read.)
+  const peerOf = { annotate: { lnav: 'lnav', cat: 'cat', lab: 'lab' }, 'one request': { lnav: 'lnav-rid', cat: 'cat' }, 'call traces': { cat: 'cat-ct', lab: 'lab-ct' } };
 
   // Both inputs into the page cache first, so every tool reads from memory.
   spawnSync('bash', ['-c', `cat "$LOG" ${traceFiles} > /dev/null`], { env: { ...process.env, ...vars } });
@@ -412,11 +413,13 @@ async function main() {
     const cpu = a.cpu !== null && p.cpu ? ` (${(a.cpu / p.cpu).toFixed(2)})` : '';
     return `${(a.wall / p.wall).toFixed(2)}${cpu}`;
   };
-  console.log(`\n${RUNS} alternating runs, medians; ${logMb.toFixed(0)} MB / ${n0(LINES)}-line vLLM log, ${traceMb.toFixed(0)} MiB call-trace folder; ${lnavVersion ?? 'no lnav'}`);
+  const head = spawnSync('git', ['describe', '--always', '--dirty=+uncommitted'], { cwd: repo, encoding: 'utf8' }).stdout.trim();
+  console.log(`\n${RUNS} alternating runs, medians; ${logMb.toFixed(0)} MB / ${n0(LINES)}-line vLLM log, ${traceMb.toFixed(0)} MiB call-trace folder; HopLens ${head || 'dist/'}, ${lnavVersion ?? 'no lnav'}, ${new Date().toISOString().slice(0, 16)}Z`);
   console.log(`ratios: this row's wall time ÷ the peer's (CPU time ÷ the peer's in brackets); below 1 = faster than that peer\n`);
   console.log('| job | tool | wall s | CPU s | peak RSS MiB | ÷ lnav | ÷ cat | ÷ lab |');
   console.log('|---|---|---:|---:|---:|---:|---:|---:|');
-  for (const t of tools) {
+  const jobs = Object.keys(peerOf);
+  for (const t of [...tools].sort((a, b) => jobs.indexOf(a.job) - jobs.indexOf(b.job))) {
     const s = stat.get(t.id);
     const p = peerOf[t.job];
     console.log(`| ${t.job} | ${t.label} | ${f2(s?.wall)} | ${f2(s?.cpu)} | ${f0(s?.rss)} | ${ratio(t, p.lnav)} | ${ratio(t, p.cat)} | ${ratio(t, p.lab)} |`);
