@@ -158,6 +158,8 @@ export class CallTraceIndex {
           this.threads.set(file.path, entry);
         }
         entry.file = file;
+        // Discovery just read every size: a file that has not grown since is not opened again.
+        if (entry.trace && !entry.error && file.size === entry.trace.consumed) continue;
         const before = entry.trace?.consumed ?? -1;
         try {
           if (!entry.trace) entry.trace = new ThreadTrace({ maxNodes: this.maxNodes, expectedCalls: estimateCalls(file.size) });
