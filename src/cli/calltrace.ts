@@ -3,7 +3,7 @@
 // calls per file like the lab's `--mode calltrace`, with durations and the calls left open.
 import { stat } from 'node:fs/promises';
 import { openTraceFolder } from '../core/calltrace/callTraceIndex';
-import { DEFAULT_PERFETTO_MAX_BYTES, countFilteredCalls, filteredCalls, formatDuration, formatTraceTs, hopSequenceMarkdown, writePerfettoTrace } from '../core/calltrace/export';
+import { DEFAULT_PERFETTO_MAX_BYTES, countFilteredCalls, filteredCalls, formatDuration, formatTraceTs, hopSequenceMarkdown, writePerfettoTrace, type HopRow } from '../core/calltrace/export';
 import { DEFAULT_FILTER, parseFilterList } from '../core/calltrace/filter';
 import { DEFAULT_MAX_DEPTH } from '../core/calltrace/discovery';
 import { forTerminal } from '../core/text/terminal';
@@ -95,12 +95,6 @@ function skippedNote(skipped: readonly { path: string; reason: string }[], a: Ar
   return out.map((l) => `hoplens calltrace: ${l}`).join('');
 }
 
-function widest(rows: readonly string[][], col: number): number {
-  let w = 0;
-  for (const r of rows) if (r[col].length > w) w = r[col].length;
-  return w;
-}
-
 export async function runCalltrace(argv: string[], io: CliIO): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) { io.out(HELP); return 0; }
   const parsed = parseArgs(argv);
@@ -147,49 +141,56 @@ export async function runCalltrace(argv: string[], io: CliIO): Promise<number> {
     calls += s.stats.calls;
     returns += s.stats.returns;
     if (a.markdown) continue;
-    const open = s.openStack.map((o) => ({ fn: o.fn, file: o.file, line: o.line, ts: formatTraceTs(o.startUs) }));
+    const open = s.openStack;
     if (a.json) {
       out.line(JSON.stringify({
         kind: 'file', path: s.file.path, pid: s.file.pid, tid: s.file.tid, calls: s.stats.calls, returns: s.stats.returns,
-        maxDepth: s.stats.maxDepth, open, role: s.role, garbledLines: s.stats.garbledLines, orphanReturns: s.stats.orphanReturns,
+        maxDepth: s.stats.maxDepth, open: open.map((o) => ({ fn: o.fn, file: o.file, line: o.line, ts: formatTraceTs(o.startUs) })), role: s.role, garbledLines: s.stats.garbledLines, orphanReturns: s.stats.orphanReturns,
         partialLastLine: s.stats.partialLastLine,
       }));
     }
     const limit = a.limit > 0 ? a.limit : Infinity;
     const matched = countFilteredCalls(trace, a.filter);
     const more = Math.max(0, matched - limit);
-    const rows: string[][] = [];
+    const callsOf = (): Generator<HopRow> => filteredCalls(s.key, trace, a.filter, limit);
+    const cells = (r: HopRow): string[] => [formatTraceTs(r.tsUs).slice(11), '  '.repeat(Math.min(r.depth, 20)) + forTerminal(r.fn), `${forTerminal(displayPath(r.file))}:${r.line}`, forTerminal(r.caller), formatDuration(r.durationUs)];
     let listed = 0;
-    for (const r of filteredCalls(s.key, trace, a.filter, limit)) {
-      if (a.json) {
+    if (a.json) {
+      for (const r of callsOf()) {
         out.line(JSON.stringify({ kind: 'call', pid: s.file.pid, tid: s.file.tid, ts: formatTraceTs(r.tsUs), fn: r.fn, file: r.file, line: r.line, caller: r.caller, depth: r.depth, durationUs: r.durationUs }));
         if (++listed % 4096 === 0) await out.room();
-      } else {
-        rows.push([formatTraceTs(r.tsUs).slice(11), '  '.repeat(Math.min(r.depth, 20)) + forTerminal(r.fn), `${forTerminal(displayPath(r.file))}:${r.line}`, forTerminal(r.caller), formatDuration(r.durationUs)]);
       }
+      continue;
     }
-    if (a.json) continue;
+    // Column widths in a first pass, rows printed in a second: a listing of a million calls is never held.
+    const w = [0, 0, 0, 0];
+    for (const r of callsOf()) {
+      const c = cells(r);
+      for (let i = 1; i < 4; i++) if (c[i].length > w[i]) w[i] = c[i].length;
+      listed++;
+    }
     const problems: string[] = [];
     if (s.stats.garbledLines) problems.push(`${s.stats.garbledLines} unreadable line(s)`);
     if (s.stats.orphanReturns) problems.push(`${s.stats.orphanReturns} return(s) without a call (tracing began mid-stack)`);
     if (s.stats.mismatchedReturns) problems.push(`${s.stats.mismatchedReturns} return(s) out of order`);
     if (s.stats.droppedCalls) problems.push(`${s.stats.droppedCalls} call(s) past the node limit, counted only`);
     if (s.stats.partialLastLine) problems.push('last line incomplete (still being written?)');
-    if (rows.length === 0 && open.length === 0 && problems.length === 0) continue;
+    if (listed === 0 && open.length === 0 && problems.length === 0) continue;
     out.line(`=== ${forTerminal(s.file.path.split(/[\\/]/).pop() ?? '')}`);
     out.line(`    pid ${s.file.pid} · thread ${forTerminal(s.file.tidText)} · ${s.role} · ${s.stats.calls.toLocaleString('en-US')} calls · max depth ${s.stats.maxDepth}`);
-    const w1 = widest(rows, 1), w2 = Math.min(widest(rows, 2), 52), w3 = widest(rows, 3);
-    for (let i = 0; i < rows.length; i++) {
-      const r = rows[i];
-      out.line(`  ${r[0]}  ${r[1].padEnd(w1)}  ${r[2].padEnd(w2)}  <- ${r[3].padEnd(w3)}  ${r[4]}`);
-      if (i % 4096 === 4095) await out.room();
+    const w2 = Math.min(w[2], 52);
+    let printed = 0;
+    for (const r of callsOf()) {
+      const c = cells(r);
+      out.line(`  ${c[0]}  ${c[1].padEnd(w[1])}  ${c[2].padEnd(w2)}  <- ${c[3].padEnd(w[3])}  ${c[4]}`);
+      if (++printed % 4096 === 0) await out.room();
     }
     if (more > 0) out.line(`  ... ${more} more (raise --limit)`);
     if (open.length > 0) {
       out.line(`  still open at the end of the file (where it is stuck), outermost first:`);
       for (let i = 0; i < open.length; i++) {
         const o = open[i];
-        out.line(`  ${'  '.repeat(Math.min(i, 20))}${forTerminal(o.fn)}  ${forTerminal(displayPath(o.file))}:${o.line}  since ${o.ts.slice(11)}`);
+        out.line(`  ${'  '.repeat(Math.min(i, 20))}${forTerminal(o.fn)}  ${forTerminal(displayPath(o.file))}:${o.line}  since ${formatTraceTs(o.startUs).slice(11)}`);
         if (i % 4096 === 4095) await out.room();
       }
     }

@@ -73,9 +73,9 @@ export class ThreadTrace {
   private stackLine: number[] = [];
 
   /** Call prediction for repeating loops: code → the code called after it last time (same parent)… */
-  private nextAfter = new Int32Array(1024).fill(NONE);
+  private nextAfter = new Int32Array(64).fill(NONE);
   /** …and parent code → the code it called first last time. */
-  private firstCallee = new Int32Array(1024).fill(NONE);
+  private firstCallee = new Int32Array(64).fill(NONE);
 
   private topFirst = NONE;
   private topLast = NONE;
