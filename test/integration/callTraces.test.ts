@@ -3,7 +3,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fixture, hoplens, until } from './fixture';
@@ -121,23 +121,27 @@ describe('Call Traces view', () => {
     mkdirSync(join(elsewhere, 'vllm-instance-x'));
     writeFileSync(join(elsewhere, 'vllm-instance-x', 'VLLM_TRACE_FUNCTION_for_process_99_thread_9_at_2026-08-21_22:30:01.000001.log'), body);
     symlinkSync(elsewhere, join(root, 'link')); // like `link -> /`
-    await vscode.commands.executeCommand('hoplens.openCallTraceFolder', vscode.Uri.file(root));
-    const [folder] = (await api.callTraces.getChildren()).filter((n) => n.kind === 'folder' && n.folder.path === root);
-    assert.ok(folder, 'the folder is listed');
-    const children = await api.callTraces.getChildren(folder);
-    const processes = children.filter((n) => n.kind === 'process');
-    assert.equal(processes.length, 2000, 'every restart once (the loop does not list them again)');
-    assert.ok(processes.every((p) => p.kind === 'process' && p.group.pid >= 20_000), 'nothing from the other job behind the link');
-    const note = children.find((n) => n.kind === 'info' && /ignored/.test(n.text));
-    assert.ok(note && note.kind === 'info' && /outside the folder/.test(note.tooltip ?? ''), 'the link out is named in the ignored list');
-    const [thread] = await api.callTraces.getChildren(processes[1999]);
-    const before = api.callTraces.currentFilter;
-    api.callTraces.setFilter([]);
     try {
-      const calls = await api.callTraces.getChildren(thread);
-      assert.ok(calls.some((c) => c.kind === 'call' && c.row.fn === 'step' && c.row.durationUs === 899), JSON.stringify(calls.map((c) => c.kind === 'call' ? [c.row.fn, c.row.durationUs] : c.kind)));
+      await vscode.commands.executeCommand('hoplens.openCallTraceFolder', vscode.Uri.file(root));
+      const [folder] = (await api.callTraces.getChildren()).filter((n) => n.kind === 'folder' && n.folder.path === root);
+      assert.ok(folder, 'the folder is listed');
+      const children = await api.callTraces.getChildren(folder);
+      const processes = children.filter((n) => n.kind === 'process');
+      assert.equal(processes.length, 2000, 'every restart once (the loop does not list them again)');
+      assert.ok(processes.every((p) => p.kind === 'process' && p.group.pid >= 20_000), 'nothing from the other job behind the link');
+      const note = children.find((n) => n.kind === 'info' && /ignored/.test(n.text));
+      assert.ok(note && note.kind === 'info' && /outside the folder/.test(note.tooltip ?? ''), 'the link out is named in the ignored list');
+      const [thread] = await api.callTraces.getChildren(processes[1999]);
+      const before = api.callTraces.currentFilter;
+      api.callTraces.setFilter([]);
+      try {
+        const calls = await api.callTraces.getChildren(thread);
+        assert.ok(calls.some((c) => c.kind === 'call' && c.row.fn === 'step' && c.row.durationUs === 899), JSON.stringify(calls.map((c) => c.kind === 'call' ? [c.row.fn, c.row.durationUs] : c.kind)));
+      } finally {
+        api.callTraces.setFilter(before);
+      }
     } finally {
-      api.callTraces.setFilter(before);
+      rmSync(elsewhere, { recursive: true, force: true });
     }
   });
 });
