@@ -60,8 +60,10 @@ const rows = [];
 const row = (section, what, build, r, peer) => rows.push({ section, what, build, wall: r.wall, rss: r.rssMB, exit: r.exit, peer });
 const fmt = (v, d = 2) => (Number.isFinite(v) ? v.toFixed(d) : '?');
 
+let generatedLog = false;
 function annotateCases() {
   if (!existsSync(bigLog)) {
+    generatedLog = true;
     process.stdout.write('generating the 1,000,000-line log with bench/annotate.mjs … ');
     spawnSync(process.execPath, [join(root, 'bench', 'annotate.mjs'), '--keep', '--skip-python'], { stdio: 'ignore' });
     console.log('done');
@@ -185,3 +187,4 @@ console.log('\n| case | build | wall s | peak RSS MB | exit |');
 console.log('|---|---|---:|---:|---:|');
 for (const r of rows) console.log(`| ${r.section}: ${r.what} | ${r.build} | ${fmt(r.wall)} | ${fmt(r.rss, 0)} | ${r.exit ?? ''} |`);
 rmSync(data, { recursive: true, force: true });
+if (generatedLog) rmSync(bigLog, { force: true });
