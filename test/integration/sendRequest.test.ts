@@ -60,7 +60,7 @@ describe('Repeat Traced Request', () => {
     const ttft = /TTFT content \(ms\)\s+([\d.]+)/.exec(report);
     assert.ok(ttft && Number(ttft[1]) >= 115, report);
     assert.match(report, /coalescing in 3 run\(s\)/, report);
-    const doc = await until('runs report document', () => vscode.workspace.textDocuments.find((d) => d.getText().includes('3 traced requests to http://127.0.0.1:')));
+    const doc = await until('runs report document', () => vscode.workspace.textDocuments.find((d) => d.getText().includes('3 traced requests to `http://127.0.0.1:')));
     assert.ok(doc.getText().includes(report.trim().split('\n')[0]));
   });
 });

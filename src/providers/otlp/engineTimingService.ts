@@ -6,6 +6,7 @@ import { SpanStore } from '../../core/otlp/engineTiming';
 import { startOtlpReceiver, isLoopbackHost, vllmLaunchHint, type OtlpReceiver } from '../../core/otlp/receiver';
 import type { EngineTiming } from '../../core/otlp/types';
 import { readConfig } from '../../config';
+import { forWorkbench } from '../../core/text/workbench';
 import { CommandIds } from '../../commandIds';
 import { Disposable } from '../../util/dispose';
 import { renderWebview, webviewOptions } from '../webviewHtml';
@@ -36,7 +37,7 @@ export class EngineTimingService extends Disposable {
     if (!this.receiver) { this.status.hide(); return; }
     const st = this.receiver.stats();
     this.status.text = `$(radio-tower) OTLP :${this.receiver.port} · ${st.spans} span${st.spans === 1 ? '' : 's'}`;
-    this.status.tooltip = `HopLens is receiving OpenTelemetry traces at ${this.receiver.url}\n${st.requests} export request(s), ${st.rejected} rejected.\nLaunch vLLM with:\n${vllmLaunchHint(this.receiver.url)}\n\nClick to stop.`;
+    this.status.tooltip = `HopLens is receiving OpenTelemetry traces at ${forWorkbench(this.receiver.url)}\n${st.requests} export request(s), ${st.rejected} rejected.\nLaunch vLLM with:\n${forWorkbench(vllmLaunchHint(this.receiver.url))}\n\nClick to stop.`;
     this.status.show();
   }
 
@@ -44,7 +45,7 @@ export class EngineTimingService extends Disposable {
     if (this.receiver) return this.receiver;
     const { receiverHost: host, receiverPort: port } = readConfig().traces;
     if (!isLoopbackHost(host)) {
-      const go = await vscode.window.showWarningMessage(`HopLens: the trace receiver would listen on ${host}, not only on this machine: anyone who can reach it can send spans. Start it anyway?`, { modal: true }, 'Start');
+      const go = await vscode.window.showWarningMessage(`HopLens: the trace receiver would listen on ${forWorkbench(host)}, not only on this machine: anyone who can reach it can send spans. Start it anyway?`, { modal: true }, 'Start');
       if (go !== 'Start') return undefined;
     }
     try {
@@ -54,14 +55,14 @@ export class EngineTimingService extends Disposable {
         onError: (msg) => this.log.warn(`trace receiver: ${msg}`),
       });
     } catch (e) {
-      void vscode.window.showErrorMessage(`HopLens: could not start the trace receiver: ${(e as Error).message}`);
+      void vscode.window.showErrorMessage(`HopLens: could not start the trace receiver: ${forWorkbench((e as Error).message)}`);
       return undefined;
     }
     await vscode.commands.executeCommand('setContext', 'hoplens.traceReceiverRunning', true);
     this.updateStatus();
     const hint = vllmLaunchHint(this.receiver.url);
     this.log.info(`trace receiver listening at ${this.receiver.url}; launch vLLM with: ${hint}`);
-    void vscode.window.showInformationMessage(`HopLens: receiving traces at ${this.receiver.url}. Launch vLLM with --otlp-traces-endpoint ${this.receiver.url} and OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/protobuf.`, 'Copy Launch Line')
+    void vscode.window.showInformationMessage(`HopLens: receiving traces at ${forWorkbench(this.receiver.url)}. Launch vLLM with --otlp-traces-endpoint ${forWorkbench(this.receiver.url)} and OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/protobuf.`, 'Copy Launch Line')
       .then((c) => { if (c) void vscode.env.clipboard.writeText(hint); });
     return this.receiver;
   }

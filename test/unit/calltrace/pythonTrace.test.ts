@@ -195,7 +195,7 @@ test('exports: Perfetto JSON with complete events, and the filtered hop sequence
 
   const md = hopSequenceMarkdown(index, ['execute_model', 'schedule']);
   assert.match(md, /\| time \| function \| source \| caller \| duration \|/);
-  assert.match(md, /`execute_model` \| `vllm\/v1\/engine\/core\.py:\d+` \| step \| [\d.]+ ms \|/);
-  assert.match(md, /`execute_model` \| `vllm\/v1\/engine\/core\.py:\d+` \| step \| open \|/);
+  assert.match(md, /`execute_model` \| `vllm\/v1\/engine\/core\.py:\d+` \| `step` \| [\d.]+ ms \|/);
+  assert.match(md, /`execute_model` \| `vllm\/v1\/engine\/core\.py:\d+` \| `step` \| open \|/);
   assert.doesNotMatch(md, /update_from_output/);
 });
