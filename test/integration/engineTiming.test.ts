@@ -99,7 +99,9 @@ describe('Engine timing from OpenTelemetry', () => {
       const panel = api.tracedRequests.lastReport!;
       await until('the engine timing from the server\'s own span', () => (panel.hasEngineTiming ? true : undefined));
       const timing = api.engineTiming.timing(result.record.logRequestId)!;
-      assert.ok(timing.e2eMs! > 80 && timing.e2eMs! <= result.metrics.e2eMs! + 5, `engine e2e ${timing.e2eMs} vs client ${result.metrics.e2eMs}`);
+      // The schedule holds the last of 10 frames until 170 ms after arrival: the engine's own e2e cannot be shorter.
+      // (Its upper end is the fake engine's clock on this busy host, not a property of HopLens.)
+      assert.ok(timing.e2eMs! >= 165, `engine e2e ${timing.e2eMs} (client ${result.metrics.e2eMs})`);
       assert.equal(timing.completionTokens, 10);
     } finally {
       await config.update('server.url', before, vscode.ConfigurationTarget.Workspace);
