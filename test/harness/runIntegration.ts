@@ -13,7 +13,7 @@ async function main(): Promise<void> {
   // A local server that streams like vLLM and writes vLLM's log lines as it serves.
   const logDir = makeTempDir('hoplens-it-server-');
   const logFile = join(logDir.path, 'live-vllm.log');
-  const engine = await startFakeEngineProcess({ engine: 'vllm', logFile, schedule: 'first=120,frames=12,every=15,burst=4@6' });
+  const engine = await startFakeEngineProcess({ engine: 'vllm', logFile, schedule: 'first=120,frames=12,every=40,burst=6@3' });
   const ws = prepareWorkspace({ 'hoplens.server.url': engine.url, 'hoplens.server.engine': 'vllm', 'hoplens.serverLog': logFile });
   const workspace = ws.root;
   const desktop = process.env.HOPLENS_DESKTOP_VSCODE === '1';
