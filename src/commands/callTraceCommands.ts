@@ -42,27 +42,30 @@ export function registerCallTraceCommands(view: CallTracesViewProvider): vscode.
     }),
     vscode.commands.registerCommand(CommandIds.loadMoreCalls, (node: CallTraceNode) => { if (node?.kind === 'more') view.loadMore(node); }),
     vscode.commands.registerCommand(CommandIds.refreshCallTraces, () => view.followAll()),
-    vscode.commands.registerCommand(CommandIds.filterCalls, async () => {
+    // Arguments, where a command takes them, are for scripted use (tests, other extensions).
+    vscode.commands.registerCommand(CommandIds.filterCalls, async (valueArg?: string) => {
       const current = view.currentFilter === DEFAULT_FILTER ? 'default' : view.currentFilter.join(', ');
-      const v = await vscode.window.showInputBox({
+      const v = valueArg ?? await vscode.window.showInputBox({
         title: 'Show only these functions (with their callers)', value: current,
         prompt: '"default" = the request path (create_chat_completion, add_request, schedule, execute_model, …); empty = every call',
       });
       if (v === undefined) return;
       view.setFilter(v.trim() === 'default' ? DEFAULT_FILTER : parseFilterList(v));
     }),
-    vscode.commands.registerCommand(CommandIds.findFunction, async () => {
+    vscode.commands.registerCommand(CommandIds.findFunction, async (queryArg?: string, pickArg?: number) => {
       const indexes = view.indexes();
       if (!indexes.length) { void vscode.window.showInformationMessage('HopLens: open a call trace folder first.'); return; }
-      const q = await vscode.window.showInputBox({ title: 'Find a function in the call traces', placeHolder: 'function name, e.g. execute_model' });
+      const q = queryArg ?? await vscode.window.showInputBox({ title: 'Find a function in the call traces', placeHolder: 'function name, e.g. execute_model' });
       if (!q) return;
       const hits = indexes.flatMap(({ index }) => index.search(q, 200).map((h) => ({ h, index })));
       if (!hits.length) { void vscode.window.showInformationMessage(`HopLens: no call of '${forWorkbench(q)}' in the open traces.`); return; }
-      const pick = await vscode.window.showQuickPick(hits.map(({ h, index }) => ({
+      const items = hits.map(({ h, index }) => ({
         label: forWorkbench(h.fn), description: forWorkbench(`${displayPath(h.file)}:${h.line}`),
         detail: forWorkbench(h.ancestors.map((a) => index.getNode(h.threadKey, a).fn).join(' › ')) || '(top level)', h,
-      })), { title: `${hits.length} call(s) of '${forWorkbench(q)}'`, matchOnDetail: true });
+      }));
+      const pick = pickArg !== undefined ? items[pickArg] : await vscode.window.showQuickPick(items, { title: `${hits.length} call(s) of '${forWorkbench(q)}'`, matchOnDetail: true });
       if (pick) await openAt(pick.h.file, pick.h.line);
+      return items.map((i) => i.h);
     }),
     vscode.commands.registerCommand(CommandIds.exportPerfetto, async (node?: CallTraceNode, targetArg?: vscode.Uri) => {
       if (!node || (node.kind !== 'thread' && node.kind !== 'call')) { void vscode.window.showInformationMessage('HopLens: right-click a thread or a call in the Call Traces view.'); return undefined; }
@@ -83,6 +86,7 @@ export function registerCallTraceCommands(view: CallTracesViewProvider): vscode.
       const md = indexes.map(({ index }) => hopSequenceMarkdown(index, filter, 500)).join('\n');
       const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: md });
       await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.Beside });
+      return md;
     }),
   );
 }

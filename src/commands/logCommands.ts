@@ -138,8 +138,8 @@ export function registerLogCommands(deps: LogCommandDeps): vscode.Disposable {
     }
   };
 
-  const filterRequests = async () => {
-    const value = await vscode.window.showInputBox({ title: 'Filter requests by id', placeHolder: 'part of a request id, e.g. myrun-0001' });
+  const filterRequests = async (valueArg?: string) => {
+    const value = valueArg ?? await vscode.window.showInputBox({ title: 'Filter requests by id', placeHolder: 'part of a request id, e.g. myrun-0001' });
     if (value !== undefined) requests.setFilter(value);
   };
 

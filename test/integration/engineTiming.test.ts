@@ -179,3 +179,18 @@ describe('Engine timing from a Collector file', () => {
     panel.dispose();
   });
 });
+
+describe('Stop Trace Receiver', () => {
+  it('closes the port: a span sent afterwards is refused, and the receiver says it is stopped', async () => {
+    const api = await hoplens();
+    await vscode.workspace.getConfiguration('hoplens').update('traces.receiverPort', 0, vscode.ConfigurationTarget.Workspace);
+    const receiver = await vscode.commands.executeCommand<{ url: string }>('hoplens.startTraceReceiver');
+    assert.ok(api.engineTiming.running);
+    const post = () => fetch(receiver.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"resourceSpans":[]}' });
+    assert.equal((await post()).status, 200, 'listening before the stop');
+    await vscode.commands.executeCommand('hoplens.stopTraceReceiver');
+    assert.equal(api.engineTiming.running, false);
+    assert.equal(api.engineTiming.endpoint, undefined);
+    await assert.rejects(post(), (e: Error & { cause?: { code?: string } }) => e.cause?.code === 'ECONNREFUSED', 'the port is closed');
+  });
+});
