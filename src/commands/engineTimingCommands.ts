@@ -41,7 +41,11 @@ export function registerEngineTimingCommands({ service, logs, traced }: EngineTi
           token.onCancellationRequested(() => ac.abort());
           return readCollectorFile(uri.fsPath, { onSpans: (spans) => service.store.add(spans), signal: ac.signal });
         });
-        void vscode.window.showInformationMessage(`HopLens: read ${res.spanCount} span(s) from ${forWorkbench(uri.fsPath)}${res.badLineCount ? `; ${res.badLineCount} line(s) were not OTLP JSON (first: ${res.badLines[0] ? `line ${res.badLines[0].line}: ${forWorkbench(res.badLines[0].message, 160)}` : ''})` : ''}.`);
+        const firstBad = res.badLines[0];
+        const bad = res.badLineCount || res.rejectedSpanCount
+          ? `; skipped ${res.badLineCount} line(s) that were not OTLP JSON and ${res.rejectedSpanCount} bad span(s)${firstBad ? ` (line ${firstBad.line}: ${forWorkbench(firstBad.message, 160)})` : ''}`
+          : '';
+        void vscode.window.showInformationMessage(`HopLens: read ${res.spanCount} span(s) from ${forWorkbench(uri.fsPath)}${bad}.`);
         return res.spanCount;
       } catch (e) {
         void vscode.window.showErrorMessage(`HopLens: ${forWorkbench((e as Error).message)}`);
@@ -52,18 +56,22 @@ export function registerEngineTimingCommands({ service, logs, traced }: EngineTi
       const rid = ridArg ?? await pickRid();
       if (!rid) { void vscode.window.showInformationMessage('HopLens: no request to show: start the trace receiver and send a request, or put the cursor on a request line.'); return undefined; }
       // A team that already runs a Collector with Jaeger or Tempo: fetch this request's spans from there.
-      const queryUrl = readConfig().traces.queryUrl;
+      const { queryUrl, queryService } = readConfig().traces;
+      let lookup: string | undefined;
       if (!service.timing(rid) && queryUrl) {
         try {
-          const found = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `HopLens: looking up ${forWorkbench(rid)} at ${forWorkbench(queryUrl)}` }, () => queryRequestSpans({ baseUrl: queryUrl, requestId: rid }));
+          const found = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `HopLens: looking up ${forWorkbench(rid)} at ${forWorkbench(queryUrl)}` },
+            () => queryRequestSpans({ baseUrl: queryUrl, requestId: rid, service: queryService }));
           service.store.add(found.spans);
+          lookup = found.query;
         } catch (e) {
+          lookup = `lookup failed: ${(e as Error).message}`;
           void vscode.window.showWarningMessage(`HopLens: ${forWorkbench((e as Error).message)}`);
         }
       }
       const last = traced.lastResult;
       const client = last && last.record.logRequestId === rid ? { ttftContentMs: last.metrics.ttftContentMs, e2eMs: last.metrics.e2eMs } : null;
-      return service.showPanel(rid, client);
+      return service.showPanel(rid, client, lookup);
     }),
   );
 }

@@ -15,7 +15,8 @@ const OWN_VALUES = new Set([
   'engine', 'n', 'i', 'note', 'frames', 'phase', 'hits.length', 'res.events', 'res.spanCount', 'res.badLineCount', 'res.badLines[0].line',
   'ann.annotator.records.length', "ann.annotator.engine ?? 'not a vLLM or SGLang log'", 'large.linesRead', 'large.tracker.requestCount',
   'log.tracker.requestCount', 'this.receiver.port', 'st.spans', 'st.requests', 'st.rejected', "st.spans === 1 ? '' : 's'", 'result.envVar',
-  'p.filesDone', 'p.filesTotal', 'record.status ?? \'—\'',
+  'p.filesDone', 'p.filesTotal', 'record.status ?? \'—\'', 'st.rejectedSpans', 'st.refused', 'this.receiver.retryAfterSeconds',
+  'res.rejectedSpanCount', 'firstBad.line',
 ]);
 const FORMATTED_NUMBER = /^\(?[\w.[\]() /*+-]+\)?\.toFixed\(\d\)$/;
 
@@ -66,11 +67,28 @@ function interpolations(src: string, start: number): { exprs: string[]; end: num
   return { exprs, end: i };
 }
 
-function isSafe(expr: string): boolean {
+function isSafe(expr: string, src = '', depth = 0): boolean {
   if (expr.startsWith('forWorkbench(')) return true;
   if (OWN_VALUES.has(expr) || FORMATTED_NUMBER.test(expr)) return true;
-  // A condition choosing between texts checked on their own (`x ? `…` : ''`).
-  return /^[\w.[\]]+ \? (?:``|'[^']*') : (?:``|'[^']*')$/.test(expr);
+  // A condition choosing between texts checked on their own (`x ? `…` : ''`, `a || b ? `…` : ''`).
+  if (/^[\w.[\]]+(?: \|\| [\w.[\]]+)* \? (?:``|'[^']*') : (?:``|'[^']*')$/.test(expr)) return true;
+  // A text built just before (`const counts = `…`;`): safe when what it interpolates is.
+  return /^\w+$/.test(expr) && depth < 3 && definitionIsSafe(src, expr, depth + 1);
+}
+
+function definitionIsSafe(src: string, name: string, depth: number): boolean {
+  const at = src.search(new RegExp(`const ${name} = `));
+  if (at < 0) return false;
+  const end = src.indexOf(';\n', at);
+  const body = src.slice(at, end);
+  let checked = false;
+  for (let i = body.indexOf('`'); i >= 0 && i < body.length;) {
+    const t = interpolations(body, i);
+    if (!t.exprs.every((e) => isSafe(e, src, depth))) return false;
+    checked = true;
+    i = body.indexOf('`', t.end + 1);
+  }
+  return checked;
 }
 
 const SURFACES = [
@@ -90,7 +108,7 @@ test('every `${…}` in notification, progress and status bar text is forWorkben
         const tick = m.index! + m[0].length - 1;
         for (const expr of interpolations(src, tick).exprs) {
           checked++;
-          if (!isSafe(expr)) offenders.push(`${relative(repo, file)}:${src.slice(0, tick).split('\n').length}: \${${expr}}`);
+          if (!isSafe(expr, src)) offenders.push(`${relative(repo, file)}:${src.slice(0, tick).split('\n').length}: \${${expr}}`);
         }
       }
     }
@@ -103,4 +121,8 @@ test('the scan sees a forgotten interpolation', () => {
   const src = 'void vscode.window.showInformationMessage(`HopLens: hop table of ${rid} copied (${n} rows${x ? `, ${forWorkbench(y)} and ${z}` : \'\'}).`);';
   const { exprs } = interpolations(src, src.indexOf('`'));
   assert.deepEqual(exprs.filter((e) => !isSafe(e)), ['rid', 'z']);
+  // Through a text built just before: safe only when its own parts are.
+  const built = 'const note = `${n} of ${forWorkbench(path)}`;\nconst leak = `${n} of ${path}`;\nshowInformationMessage(`${note} ${leak}`);\n';
+  const shown = interpolations(built, built.indexOf('`', built.indexOf('showInformationMessage'))).exprs;
+  assert.deepEqual(shown.filter((e) => !isSafe(e, built)), ['leak']);
 });

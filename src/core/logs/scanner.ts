@@ -136,18 +136,24 @@ export async function checkLogFile(path: string): Promise<{ size: number; mtimeM
 /** Stream a log file through the parser; `onRecord` sees every line in order. */
 export async function scanLogFile(path: string, onRecord: (rec: LogRecord) => void, opts: ScanOptions = {}): Promise<ScanResult> {
   const info = await checkLogFile(path);
-  const state = opts.state ?? createParseState({ engine: opts.engine ?? 'auto', referenceTime: info.mtimeMs });
+  const stream = createReadStream(path, { highWaterMark: CHUNK, start: opts.startOffset ?? 0 });
+  return scanLogChunks(stream, onRecord, { ...opts, referenceTime: info.mtimeMs });
+}
+
+/** Stream any source of log bytes (a pipe, standard input, a decompressed file) through the parser. */
+export async function scanLogChunks(chunks: AsyncIterable<Buffer>, onRecord: (rec: LogRecord) => void,
+  opts: ScanOptions & { referenceTime?: number } = {}): Promise<ScanResult> {
+  const state = opts.state ?? createParseState({ engine: opts.engine ?? 'auto', referenceTime: opts.referenceTime });
   const splitter = new LineSplitter((text, lineNo, offset, truncated) => {
     const rec = parseLine(text, lineNo, offset, state);
     if (truncated) rec.truncated = true;
     onRecord(rec);
   }, { lineNo: opts.startLine ?? 0, offset: opts.startOffset ?? 0 }, opts.fast ? opts.fast(state) : null);
-  const stream = createReadStream(path, { highWaterMark: CHUNK, start: opts.startOffset ?? 0 });
   let bytes = 0;
-  for await (const chunk of stream) {
-    if (opts.signal?.aborted) { stream.destroy(); break; }
-    bytes += (chunk as Buffer).length;
-    splitter.push(chunk as Buffer);
+  for await (const chunk of chunks) {
+    if (opts.signal?.aborted) break;
+    bytes += chunk.length;
+    splitter.push(chunk);
   }
   const partialTail = splitter.pendingBytes;
   splitter.end();
