@@ -22,6 +22,8 @@ export interface CodeServerOptions {
   onOutput?: (text: string) => void;
   /** Port on 127.0.0.1 (default 0: any free port). */
   port?: number;
+  /** Workspace trust on: folders open in Restricted Mode (untrusted), without the prompt. Off by default. */
+  workspaceTrust?: boolean;
 }
 
 export interface RunningCodeServer {
@@ -98,7 +100,8 @@ export async function startCodeServer(opts: CodeServerOptions): Promise<RunningC
   const temp = mkdtempSync(join(tmpdir(), 'hoplens-cs-'));
   if (!opts.keepTemp) tempsToRemove.add(temp);
   for (const d of ['user-data/User', 'extensions', 'xdg-config', 'xdg-data', 'tmp']) mkdirSync(join(temp, d), { recursive: true });
-  writeFileSync(join(temp, 'user-data', 'User', 'settings.json'), JSON.stringify({ ...QUIET_SETTINGS, ...opts.settings }, null, 2));
+  const trust = opts.workspaceTrust ? { 'security.workspace.trust.enabled': true, 'security.workspace.trust.startupPrompt': 'never', 'security.workspace.trust.banner': 'never' } : {};
+  writeFileSync(join(temp, 'user-data', 'User', 'settings.json'), JSON.stringify({ ...QUIET_SETTINGS, ...trust, ...opts.settings }, null, 2));
   writeFileSync(join(temp, 'config.yaml'), 'auth: none\n');
   const env = hermeticEnv(temp, opts.env);
   const common = ['--user-data-dir', join(temp, 'user-data'), '--extensions-dir', join(temp, 'extensions'), '--config', join(temp, 'config.yaml')];
@@ -108,7 +111,7 @@ export async function startCodeServer(opts: CodeServerOptions): Promise<RunningC
   }
 
   const args = [opts.tools.codeServerEntry, '--auth', 'none', '--bind-addr', `127.0.0.1:${opts.port ?? 0}`, '--disable-telemetry',
-    '--disable-update-check', '--disable-workspace-trust', '--disable-getting-started-override', '--ignore-last-opened', ...common];
+    '--disable-update-check', ...(opts.workspaceTrust ? [] : ['--disable-workspace-trust']), '--disable-getting-started-override', '--ignore-last-opened', ...common];
   if (opts.smokeTestDriver) args.push('--vscode-option', 'enable-smoke-test-driver');
   const child = spawn(opts.tools.node24, args, { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   live.add(child);

@@ -105,7 +105,9 @@ describe('Engine timing from OpenTelemetry', () => {
       const panel = api.tracedRequests.lastReport!;
       await until('the engine timing from the server\'s own span', () => (panel.hasEngineTiming ? true : undefined));
       const timing = api.engineTiming.timing(result.record.logRequestId)!;
-      assert.ok(timing.e2eMs! > 80 && timing.e2eMs! <= result.metrics.e2eMs! + 5, `engine e2e ${timing.e2eMs} vs client ${result.metrics.e2eMs}`);
+      // The schedule holds the last of 10 frames until 170 ms after arrival: the engine's own e2e cannot be shorter.
+      // (Its upper end is the fake engine's clock on this busy host, not a property of HopLens.)
+      assert.ok(timing.e2eMs! >= 165, `engine e2e ${timing.e2eMs} (client ${result.metrics.e2eMs})`);
       assert.equal(timing.completionTokens, 10);
     } finally {
       await config.update('server.url', before, vscode.ConfigurationTarget.Workspace);
@@ -262,5 +264,20 @@ describe('Engine timing from a Collector file', () => {
     const panel = await vscode.commands.executeCommand<vscode.WebviewPanel>('hoplens.showEngineTiming', 'chatcmpl-c0ffee01');
     assert.equal(panel.title, 'Engine chatcmpl-c0ffee01');
     panel.dispose();
+  });
+});
+
+describe('Stop Trace Receiver', () => {
+  it('closes the port: a span sent afterwards is refused, and the receiver says it is stopped', async () => {
+    const api = await hoplens();
+    await vscode.workspace.getConfiguration('hoplens').update('traces.receiverPort', 0, vscode.ConfigurationTarget.Workspace);
+    const receiver = await vscode.commands.executeCommand<{ url: string }>('hoplens.startTraceReceiver');
+    assert.ok(api.engineTiming.running);
+    const post = () => fetch(receiver.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"resourceSpans":[]}' });
+    assert.equal((await post()).status, 200, 'listening before the stop');
+    await vscode.commands.executeCommand('hoplens.stopTraceReceiver');
+    assert.equal(api.engineTiming.running, false);
+    assert.equal(api.engineTiming.endpoint, undefined);
+    await assert.rejects(post(), (e: Error & { cause?: { code?: string } }) => e.cause?.code === 'ECONNREFUSED', 'the port is closed');
   });
 });

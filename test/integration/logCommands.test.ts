@@ -44,7 +44,7 @@ describe('Log commands', () => {
     editor.selection = new vscode.Selection(line, 0, line, 0);
     const md = await vscode.commands.executeCommand<string>('hoplens.exportHopTable');
     assert.match(md, /### Request `chatcmpl-myrun-0001`/);
-    assert.match(md, /\| L\d+: Added request chatcmpl-myrun-0001-9e1f0c2d\. \| vllm\/v1\/engine\/async_llm\.py:439 \| APIServer \|/);
+    assert.match(md, /\| L\d+: `Added request chatcmpl-myrun-0001-9e1f0c2d\.` \| `vllm\/v1\/engine\/async_llm\.py:439` \| `APIServer` \|/);
     assert.ok(!md.includes('Hello! How can I help?'), 'generated text is redacted by default');
     assert.equal(await vscode.env.clipboard.readText(), md);
   });

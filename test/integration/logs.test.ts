@@ -36,6 +36,7 @@ describe('Server log annotation', () => {
       assert.ok(cited.some((x) => x?.endsWith(c)), `no lens cites ${c}: ${cited.join(', ')}`);
     }
 
+    assert.equal(added.command!.command, 'hoplens.openSource');
     await vscode.commands.executeCommand(added.command!.command, ...(added.command!.arguments ?? []));
     const target = await until('the checkout file to open', () => {
       const e = vscode.window.activeTextEditor;

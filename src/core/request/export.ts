@@ -4,6 +4,7 @@ import { toCurl } from './build';
 import { forTerminal } from '../text/terminal';
 import type { Distribution, RunsSummary, TraceMetrics } from './metrics';
 import type { TraceRecord } from './types';
+import { markdownCell, markdownCode } from '../text/markdown';
 
 const r3 = (v: number | null | undefined): number | null => (v === null || v === undefined || !Number.isFinite(v) ? null : Math.round(v * 1000) / 1000);
 
@@ -157,24 +158,25 @@ function mdEscape(s: string): string {
 
 /** Markdown: summary, signatures, error, frames table. `redactText` hides prompt and outputs. */
 export function toMarkdown(r: TraceRecord, m: TraceMetrics, opts: { redactText?: boolean } = {}): string {
-  const out: string[] = [`### HopLens traced request \`${r.requestId}\``, '', `\`POST ${r.request.url}\``, '', '| | |', '|---|---|'];
-  for (const [k, v] of summaryRows(r, m)) out.push(`| ${mdEscape(k)} | ${mdEscape(v)} |`);
+  // Server text (model, ids, errors, output) goes into code spans: shown as sent, never a link or HTML.
+  const out: string[] = [`### HopLens traced request ${markdownCode(r.requestId)}`, '', markdownCode(`POST ${r.request.url}`), '', '| | |', '|---|---|'];
+  for (const [k, v] of summaryRows(r, m)) out.push(`| ${mdEscape(k)} | ${markdownCell(v)} |`);
   if (m.signatures.length) {
     out.push('', '**Signatures**', '');
     for (const s of m.signatures) out.push(`- **${s.kind}**: ${mdEscape(s.explanation)}`);
   }
   if (r.error) {
-    out.push('', `**Error (${r.error.kind})**: ${mdEscape(r.error.message)}`, '', `Try: ${mdEscape(r.error.hint)}`);
+    out.push('', `**Error (${r.error.kind})**: ${markdownCode(r.error.message)}`, '', `Try: ${markdownCode(r.error.hint)}`);
   }
   if (r.warnings.length) {
     out.push('');
-    for (const w of r.warnings) out.push(`- warning: ${mdEscape(w)}`);
+    for (const w of r.warnings) out.push(`- warning: ${markdownCode(w)}`);
   }
   out.push('', '| # | t (ms) | Δt (ms) | kind | chars | text |', '|---:|---:|---:|---|---:|---|');
   let prev = 0;
   for (const f of r.frames) {
-    const text = opts.redactText ? (f.text ? '…' : '') : mdEscape(clip(f.text, 80));
-    out.push(`| ${f.index} | ${f.t.toFixed(2)} | ${(f.t - prev).toFixed(2)} | ${f.kind} | ${f.chars} | ${text ? '`' + text + '`' : ''} |`);
+    const text = opts.redactText ? (f.text ? '…' : '') : f.text ? markdownCell(f.text, { maxChars: 80 }) : '';
+    out.push(`| ${f.index} | ${f.t.toFixed(2)} | ${(f.t - prev).toFixed(2)} | ${f.kind} | ${f.chars} | ${text} |`);
     prev = f.t;
   }
   out.push('', `_Client times are socket arrival on a monotonic clock; server log stamps have whole seconds (vLLM) or ms at best (SGLang)._`);

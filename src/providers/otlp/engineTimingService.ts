@@ -6,6 +6,7 @@ import { SpanStore } from '../../core/otlp/engineTiming';
 import { startOtlpReceiver, isLoopbackHost, vllmLaunchHint, type OtlpReceiver } from '../../core/otlp/receiver';
 import type { EngineTiming } from '../../core/otlp/types';
 import { readConfig } from '../../config';
+import { forWorkbench } from '../../core/text/workbench';
 import { forTerminal } from '../../core/text/terminal';
 import { CommandIds } from '../../commandIds';
 import { Disposable } from '../../util/dispose';
@@ -42,12 +43,12 @@ export class EngineTimingService extends Disposable {
     if (st.sinkFailure) {
       this.status.text = `$(warning) ${count} · refusing`;
       this.status.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
-      this.status.tooltip = `HopLens cannot keep the spans it receives: ${st.sinkFailure}.\n` +
+      this.status.tooltip = `HopLens cannot keep the spans it receives: ${forWorkbench(st.sinkFailure)}.\n` +
         `Exporters are answered 503 with Retry-After: ${this.receiver.retryAfterSeconds} s, so they keep their spans and send them again.\n${counts}\n\nClick to stop.`;
     } else {
       this.status.text = `$(radio-tower) ${count}`;
       this.status.backgroundColor = undefined;
-      this.status.tooltip = `HopLens is receiving OpenTelemetry traces at ${this.receiver.url}\n${counts}\nLaunch vLLM with:\n${vllmLaunchHint(this.receiver.url)}\n\nClick to stop.`;
+      this.status.tooltip = `HopLens is receiving OpenTelemetry traces at ${forWorkbench(this.receiver.url)}\n${counts}\nLaunch vLLM with:\n${forWorkbench(vllmLaunchHint(this.receiver.url))}\n\nClick to stop.`;
     }
     this.status.show();
   }
@@ -61,7 +62,7 @@ export class EngineTimingService extends Disposable {
     if (this.receiver) return this.receiver;
     const { receiverHost: host, receiverPort: port } = readConfig().traces;
     if (!isLoopbackHost(host)) {
-      const go = await vscode.window.showWarningMessage(`HopLens: the trace receiver would listen on ${host}, not only on this machine: anyone who can reach it can send spans. Start it anyway?`, { modal: true }, 'Start');
+      const go = await vscode.window.showWarningMessage(`HopLens: the trace receiver would listen on ${forWorkbench(host)}, not only on this machine: anyone who can reach it can send spans. Start it anyway?`, { modal: true }, 'Start');
       if (go !== 'Start') return undefined;
     }
     try {
@@ -76,14 +77,14 @@ export class EngineTimingService extends Disposable {
         onExport: () => this.updateStatus(),
       });
     } catch (e) {
-      void vscode.window.showErrorMessage(`HopLens: could not start the trace receiver: ${(e as Error).message}`);
+      void vscode.window.showErrorMessage(`HopLens: could not start the trace receiver: ${forWorkbench((e as Error).message)}`);
       return undefined;
     }
     await vscode.commands.executeCommand('setContext', 'hoplens.traceReceiverRunning', true);
     this.updateStatus();
     const hint = vllmLaunchHint(this.receiver.url);
     this.log.info(`trace receiver listening at ${this.receiver.url}; launch vLLM with: ${hint}`);
-    void vscode.window.showInformationMessage(`HopLens: receiving traces at ${this.receiver.url}. Launch vLLM with --otlp-traces-endpoint ${this.receiver.url} and OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/protobuf.`, 'Copy Launch Line')
+    void vscode.window.showInformationMessage(`HopLens: receiving traces at ${forWorkbench(this.receiver.url)}. Launch vLLM with --otlp-traces-endpoint ${forWorkbench(this.receiver.url)} and OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/protobuf.`, 'Copy Launch Line')
       .then((c) => { if (c) void vscode.env.clipboard.writeText(hint); });
     return this.receiver;
   }

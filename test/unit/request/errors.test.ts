@@ -71,11 +71,10 @@ test('a server that accepts and never answers ends with an idle timeout, not a h
   await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
   const port = (srv.address() as net.AddressInfo).port;
   try {
-    const started = Date.now();
+    // The idle timeout ended it, not the 5 s request budget (that would be kind 'timeout').
     const { record } = await sendTracedRequest({ url: `http://127.0.0.1:${port}`, engine: 'vllm', model: 'm', idleTimeoutMs: 300, timeoutMs: 5000 });
     assert.equal(record.error?.kind, 'idle-timeout');
     assert.match(record.error!.message, /accepted the connection but sent no response for 300 ms/);
-    assert.ok(Date.now() - started < 3000);
     // The whole-request budget wins when it is shorter.
     const r2 = await sendTracedRequest({ url: `http://127.0.0.1:${port}`, engine: 'vllm', model: 'm', idleTimeoutMs: 10_000, timeoutMs: 300 });
     assert.equal(r2.record.error?.kind, 'timeout');

@@ -124,6 +124,8 @@ test('SGLang /generate with --incremental-streaming-output sends deltas; the cli
     const { record, metrics } = await sendTracedRequest({ url: h.url, api: 'sglang-generate', maxTokens: 10 });
     assert.deepEqual(record.frames.filter((f) => f.kind === 'content').map((f) => f.text), ['Hello!', ' How can', ' I help', ' you today', '? Café']);
     assert.equal(metrics.outputTokens, 10);
-    assert.deepEqual(metrics.signatures.map((s) => s.kind), ['sawtooth']);
+    // Read from the token counts, not the timing: frames 1 ms apart on a busy machine may also show a hiccup.
+    const sawtooth = metrics.signatures.find((s) => s.kind === 'sawtooth');
+    assert.match(sawtooth?.explanation ?? '', /every 2 tokens \(--stream-interval 2\)/, JSON.stringify(metrics.signatures));
   } finally { await h.close(); }
 });

@@ -92,15 +92,15 @@ test('optional message parts (disaggregation fields, MFU) still match the Prefil
   assert.equal(truncated, null);
 });
 
-test('a line of another program entirely is not attributed to SGLang', () => {
+// The 1 MB line: a catastrophic regex would hang, and the runner's timeout (far above any healthy
+// run) ends it; its speed is a figure of bench/source.mjs, not a test.
+test('a line of another program entirely is not attributed to SGLang', { timeout: 30_000 }, () => {
   for (const m of ['GET /health 200', 'Traceback (most recent call last):', '', '\u0000\u0001binary']) {
     assert.equal(resolver.resolve({ engine: 'sglang', fileinfo: null, lineno: null, message: m, hop: null }), null, JSON.stringify(m));
   }
-  // A 1 MB line that shares text with statements: answered quickly, and not claimed.
+  // A 1 MB line that shares text with statements: not claimed.
   const huge = 'Receive OpenAI: '.repeat(65536);
-  const t0 = Date.now();
   assert.equal(resolver.resolve({ engine: 'sglang', fileinfo: null, lineno: null, message: huge, hop: null }), null);
-  assert.ok(Date.now() - t0 < 1000, `took ${Date.now() - t0} ms`);
 });
 
 test('with HopLens\'s logging config SGLang lines carry a full path and line: resolved like vLLM\'s, through python/sglang', () => {
