@@ -57,11 +57,18 @@ function ensureDebianPackages() {
     process.exit(2);
   }
   log(`installing Debian packages: ${missing.join(' ')}`);
+  const failed = aptGetInstall(missing);
+  if (failed) { log(failed); process.exit(2); }
+}
+
+/** `apt-get update` then `apt-get install` (as root); null when done, else what failed. */
+export function aptGetInstall(packages) {
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  for (const args of [['update', '-qq'], ['install', '-y', '-qq', ...missing]]) {
+  for (const args of [['update', '-qq'], ['install', '-y', '-qq', ...packages]]) {
     const r = spawnSync('apt-get', args, { stdio: ['ignore', 'ignore', 'inherit'], env });
-    if (r.status !== 0) { log(`apt-get ${args[0]} failed (exit ${r.status})`); process.exit(2); }
+    if (r.status !== 0) return `apt-get ${args[0]} failed (exit ${r.status})`;
   }
+  return null;
 }
 
 function removeStaleStaging() {
