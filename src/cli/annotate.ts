@@ -130,14 +130,16 @@ export async function runAnnotate(argv: string[], io: CliIO): Promise<number> {
   if (args.checkout) {
     const engine = args.engine !== 'auto' ? args.engine : await peekEngine(args.log);
     if (!engine) {
-      io.err('hoplens annotate: cannot tell the engine from the first lines; pass --engine vllm|sglang to use --checkout\n');
-      return 2;
-    }
-    try {
-      resolver = await loadResolver(args.checkout, engine, io);
-    } catch (e) {
-      io.err(`hoplens annotate: --checkout ${args.checkout}: ${(e as Error).message}\n`);
-      return 2;
+      // Not a vLLM or SGLang log as far as its first lines tell: annotate it anyway (it may have
+      // no engine line at all), without a checkout to resolve into.
+      io.err('hoplens annotate: cannot tell the engine from the first lines, so --checkout is not used (pass --engine vllm|sglang to use it)\n');
+    } else {
+      try {
+        resolver = await loadResolver(args.checkout, engine, io);
+      } catch (e) {
+        io.err(`hoplens annotate: --checkout ${args.checkout}: ${(e as Error).message}\n`);
+        return 2;
+      }
     }
   }
 

@@ -3,7 +3,7 @@
 // their first bytes only; invalid UTF-8 decodes to U+FFFD; binary files are refused.
 import { createReadStream, promises as fsp } from 'node:fs';
 import type { Engine, LogRecord } from './model';
-import { createParseState, parseLine } from './parseLine';
+import { createParseState, parseLine, primeState } from './parseLine';
 import type { ParseState } from './parseLine';
 
 /** Lines longer than this are truncated for parsing (but counted, and their bytes skipped). */
@@ -133,10 +133,24 @@ export async function checkLogFile(path: string): Promise<{ size: number; mtimeM
   return { size: st.size, mtimeMs: st.mtimeMs };
 }
 
+/** The first 256 KB of a file as text (to prime the parser). */
+async function readSample(path: string): Promise<string> {
+  const fh = await fsp.open(path, 'r');
+  try {
+    const buf = Buffer.alloc(256 * 1024);
+    const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
+    return buf.toString('utf8', 0, bytesRead);
+  } finally { await fh.close(); }
+}
+
 /** Stream a log file through the parser; `onRecord` sees every line in order. */
 export async function scanLogFile(path: string, onRecord: (rec: LogRecord) => void, opts: ScanOptions = {}): Promise<ScanResult> {
   const info = await checkLogFile(path);
-  const state = opts.state ?? createParseState({ engine: opts.engine ?? 'auto', referenceTime: info.mtimeMs });
+  let state = opts.state;
+  if (!state) {
+    state = createParseState({ engine: opts.engine ?? 'auto', referenceTime: info.mtimeMs });
+    if ((opts.startOffset ?? 0) === 0) primeState(state, await readSample(path));
+  }
   const splitter = new LineSplitter((text, lineNo, offset, truncated) => {
     const rec = parseLine(text, lineNo, offset, state);
     if (truncated) rec.truncated = true;

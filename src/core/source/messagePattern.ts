@@ -81,10 +81,17 @@ export interface CompiledPattern {
 
 export function compilePattern(p: Pattern, openEnded = false): CompiledPattern {
   const lits = p.filter((x): x is string => typeof x === 'string' && x !== '');
+  let anchoredEnd = !openEnded && p.length > 0 && typeof p[p.length - 1] === 'string';
+  if (anchoredEnd) {
+    // Printed messages come with trailing spaces dropped (terminal padding, pasted lines): so does
+    // the text they are checked against (`…#queue-req: {n}, ` matches `…#queue-req: 0,`).
+    const last = lits[lits.length - 1].trimEnd();
+    if (last === '') { lits.pop(); anchoredEnd = false; } else lits[lits.length - 1] = last;
+  }
   return {
     lits,
     anchoredStart: p.length > 0 && typeof p[0] === 'string',
-    anchoredEnd: !openEnded && p.length > 0 && typeof p[p.length - 1] === 'string',
+    anchoredEnd,
     weight: lits.reduce((n, s) => n + s.length, 0),
   };
 }

@@ -11,7 +11,7 @@ import { findLogStatements } from './logStatements';
 import { compilePattern, matchesPattern, patternLines, type CompiledPattern, type Pattern } from './messagePattern';
 
 /** Bump when the index layout or the parser's output changes: old cache files are ignored. */
-export const INDEX_FORMAT = 5;
+export const INDEX_FORMAT = 6;
 /** Larger .py files are skipped (generated tables, vendored blobs), with a reason in the index. */
 export const MAX_SOURCE_BYTES = 4 * 1024 * 1024;
 

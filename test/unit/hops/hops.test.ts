@@ -8,6 +8,11 @@ import { HOP_TABLES, matchHop, renderHopTable, renderHopTableMarkdown, pinnedUrl
 // A copy of ../shared/spec/hops.json kept with the tests, so they run from any clone.
 const SPEC = join(__dirname, '..', '..', '..', '..', 'test', 'fixtures', 'request', 'hops.json');
 
+// hops.json cites SGLang's message text; the tables cite the first line of the logging call, as
+// Python's %(lineno)d prints it: engine-facts §2 gives the `logger.info(msg)` lines of S3, S4
+// and S5; S1, S2 and S6 open their `self._log(` call one line above the f-string.
+const SGLANG_CALL_LINES: Record<string, number> = { S1: 155, S2: 109, S3: 653, S4: 916, S5: 1812, S6: 190 };
+
 test('citations and pins match hops.json (with its corrections)', () => {
   const spec = JSON.parse(readFileSync(SPEC, 'utf8'));
   for (const e of spec.engines) {
@@ -18,7 +23,7 @@ test('citations and pins match hops.json (with its corrections)', () => {
       const ours = table.hops.find((x) => x.id === h.id);
       assert.ok(ours, `${e.engine} ${h.id} is in our table`);
       assert.equal(ours.file.split(' ')[0], h.file.split(' ')[0], h.id);
-      assert.equal(ours.line, h.line, h.id);
+      assert.equal(ours.line, e.engine === 'sglang' ? SGLANG_CALL_LINES[h.id] ?? h.line : h.line, h.id);
     }
   }
   // The corrections: V7 is generate() at L623 (the lab's L900 is encode()), V2 has its period.

@@ -159,9 +159,9 @@ test('repeated lines: the remembered answer never hides a different statement at
   assert.equal(q('Loading weights took 2.50 seconds')?.path, 'vllm/model_executor/utils.py');
 });
 
-test('older Pythons print a line inside a multi-line call: still that statement, verified, no drift', () => {
+test('older Pythons print a line inside a multi-line call: still that statement, named by its first line, verified, no drift', () => {
   const loc = resolver.resolve(query('(APIServer pid=1) INFO 08-21 22:41:02 [request_logger.py:64] Received request chatcmpl-1: params: SamplingParams(n=1), lora_request: None.'));
-  assert.deepEqual(loc, { path: 'vllm/entrypoints/serve/utils/request_logger.py', line: 64, verified: true, drift: 0, method: 'fileinfo' });
+  assert.deepEqual(loc, { path: 'vllm/entrypoints/serve/utils/request_logger.py', line: 63, verified: true, drift: 0, method: 'fileinfo' });
 });
 
 test('describe(): the statement behind a location, for the hover', () => {
