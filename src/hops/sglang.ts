@@ -21,7 +21,7 @@ export const SGLANG_HOPS: HopDef[] = [
     startsWith: ['Receive OpenAI: '],
     patterns: [/^Receive OpenAI: obj=\{(?:.*?'rid': '(?<rid>[^']+)')?/],
     wordings: [
-      { text: 'Receive OpenAI: obj={…}{, headers={…}}', versions: 'about 0.5.10 and later (utils/request_logger.py; sglang#20605)' },
+      { text: 'Receive OpenAI: obj={…}{, headers={…}}', versions: 'the pin (utils/request_logger.py; proposed in sglang#20605, March 2026)', example: "Receive OpenAI: obj={'model': 'default', 'messages': [{'role': 'user', 'content': 'Hi'}], 'stream': True}" },
     ],
     ridKind: 'sglang', scope: 'request', flags: ['--log-requests', '--log-requests-level 2 (default) or 3'],
     gate: '--log-requests with --log-requests-level >= 2; OpenAI-compatible routes only',
@@ -36,8 +36,8 @@ export const SGLANG_HOPS: HopDef[] = [
     // The rid is a field of the dataclass wherever it stands (first at the pin, after text and input_ids before).
     patterns: [/^Receive: obj=\w+\((?:(?:.*?, )?rid='?(?<rid>[^',)[\]\s]+))?/],
     wordings: [
-      { text: "Receive: obj=GenerateReqInput(rid='…', …)", versions: 'the pin (utils/request_logger.py)' },
-      { text: "Receive: obj=GenerateReqInput(text=…, input_ids=[…], …, rid='…', …)", versions: '0.4 to 0.5 (managers/tokenizer_manager.py; seen in sglang#4045, sglang#8756)' },
+      { text: "Receive: obj=GenerateReqInput(rid='…', …)", versions: 'the pin (utils/request_logger.py)', example: "Receive: obj=GenerateReqInput(rid='pin-req-1', session_id=None, text='Hi', stream=True)" },
+      { text: "Receive: obj=GenerateReqInput(text=…, input_ids=[…], …, rid='…', …)", versions: '0.4 to 0.5 (managers/tokenizer_manager.py; seen in sglang#4045, sglang#8756)', example: "Receive: obj=GenerateReqInput(text=None, input_ids=[151646, 198], input_embeds=None, rid='ced00776101841e180bf04c8dbdc4ec2', stream=True)" },
     ],
     ridKind: 'sglang', scope: 'request', flags: ['--log-requests'],
     gate: '--log-requests (levels 0/1 leave out the text and ids)',
@@ -51,9 +51,9 @@ export const SGLANG_HOPS: HopDef[] = [
     startsWith: ['Prefill batch', '[gpu'],
     patterns: [/^(?:\[gpu(?:_id)?=\d+\] )?Prefill batch(?: \[(?<iter>\d+)\])?[,.] #new-seq: \d+/],
     wordings: [
-      { text: 'Prefill batch, #new-seq: …, #new-token: …, #cached-token: …, token usage: …, #running-req: …, #queue-req: …, #pending-token: …, cuda graph: …, input throughput (token/s): …', versions: 'late 2025 and later (scheduler_components/metrics_reporter.py; seen in sglang#22166, sglang#36081)' },
-      { text: 'Prefill batch. #new-seq: …, #new-token: …, #cached-token: …, [cache hit rate: …%, ]token usage: …, #running-req: …, #queue-req: …', versions: '0.3 to 0.5 (managers/scheduler.py; seen in sglang#4045)' },
-      { text: '[gpu=N] Prefill batch. #new-seq: …', versions: '2024, before 0.3 (managers/controller/tp_worker.py)' },
+      { text: 'Prefill batch, #new-seq: …, #new-token: …, #cached-token: …, token usage: …, #running-req: …, #queue-req: …, #pending-token: …, cuda graph: …, input throughput (token/s): …', versions: 'late 2025 and later (scheduler_components/metrics_reporter.py; seen in sglang#22166, sglang#36081)', example: 'Prefill batch, #new-seq: 1, #new-token: 158, #cached-token: 0, token usage: 0.08, #running-req: 31, #queue-req: 0, cuda graph: True, input throughput (token/s): 559.53' },
+      { text: 'Prefill batch. #new-seq: …, #new-token: …, #cached-token: …, [cache hit rate: …%, ]token usage: …, #running-req: …, #queue-req: …', versions: '0.3 to 0.5 (managers/scheduler.py; seen in sglang#4045)', example: 'Prefill batch. #new-seq: 1, #new-token: 63, #cached-token: 1, cache hit rate: 1.41%, token usage: 0.00, #running-req: 0, #queue-req: 0' },
+      { text: '[gpu=N] Prefill batch. #new-seq: …', versions: '2024 releases before 0.3 (tp_worker.py)', example: '[gpu=0] Prefill batch. #new-seq: 1, #new-token: 12, #cached-token: 0, cache hit rate: 0.00%, #running-req: 0, #queue-req: 0' },
     ],
     ridKind: null, scope: 'batch', flags: ['(always)', 'SGLANG_LOG_FORWARD_ITERS=1 adds the iteration'],
     gate: 'every prefill batch, on attention-TP rank 0 only',
@@ -67,9 +67,9 @@ export const SGLANG_HOPS: HopDef[] = [
     startsWith: ['Decode batch', '[gpu'],
     patterns: [/^(?:\[gpu(?:_id)?=\d+\] )?Decode batch(?: \[(?<iter>\d+)\])?[,.] #running-req: \d+/],
     wordings: [
-      { text: 'Decode batch, #running-req: …, #token: …, token usage: …, cuda graph: …, gen throughput (token/s): …, #queue-req: …', versions: 'late 2025 and later (scheduler_components/metrics_reporter.py; seen in sglang#22331)' },
-      { text: 'Decode batch. #running-req: …, #token: …, token usage: …, gen throughput (token/s): …, #queue-req: …[, ]', versions: '0.3 to 0.5 (managers/scheduler.py; seen in sglang#1270, sglang#3909, sglang#4407)' },
-      { text: '[gpu=N] Decode batch. #running-req: …', versions: '2024, before 0.3 (managers/controller/tp_worker.py)' },
+      { text: 'Decode batch, #running-req: …, #token: …, token usage: …, cuda graph: …, gen throughput (token/s): …, #queue-req: …', versions: 'late 2025 and later (scheduler_components/metrics_reporter.py; seen in sglang#22331)', example: 'Decode batch, #running-req: 5, #token: 20800, token usage: 0.29, cuda graph: True, gen throughput (token/s): 144.95, #queue-req: 0' },
+      { text: 'Decode batch. #running-req: …, #token: …, token usage: …, gen throughput (token/s): …, #queue-req: …[, ]', versions: '0.3 to 0.5 (managers/scheduler.py; seen in sglang#1270, sglang#3909, sglang#4407)', example: 'Decode batch. #running-req: 8, #token: 62531, token usage: 0.12, gen throughput (token/s): 186.64, #queue-req: 0' },
+      { text: '[gpu=N] Decode batch. #running-req: …', versions: '2024 releases before 0.3 (tp_worker.py)', example: '[gpu=0] Decode batch. #running-req: 1, #token: 120, token usage: 0.00, gen throughput (token/s): 40.12, #queue-req: 0' },
     ],
     ridKind: null, scope: 'batch', flags: ['--decode-log-interval N (default 40)'],
     gate: 'every --decode-log-interval decode iterations (default 40), on attention-TP rank 0',
@@ -83,8 +83,8 @@ export const SGLANG_HOPS: HopDef[] = [
     startsWith: ['ReqTimeStats(rid=', 'Req Time Stats(rid='],
     patterns: [/^Req ?Time ?Stats\(rid=(?<rid>[^,)\s]+)/],
     wordings: [
-      { text: 'ReqTimeStats(rid=…, input_len=…, cached_input_len=…, output_len=…, attempts=…, type=…): …', versions: 'the pin (managers/schedule_batch.py)' },
-      { text: 'Req Time Stats(rid=…[, bootstrap_room=…], input len=…, output len=…, type=…): queue_duration=…ms, forward_duration=…ms, start_time=…', versions: '2025 (managers/schedule_batch.py)' },
+      { text: 'ReqTimeStats(rid=…, input_len=…, cached_input_len=…, output_len=…, attempts=…, type=…): …', versions: 'the pin (managers/schedule_batch.py)', example: 'ReqTimeStats(rid=pin-req-1, input_len=9, cached_input_len=0, output_len=52, attempts=1, type=unified): queue_duration=0.41ms, forward_duration=574.93ms, entry_time=1755816610.215' },
+      { text: 'Req Time Stats(rid=…[, bootstrap_room=…], input len=…, output len=…, type=…): queue_duration=…ms, forward_duration=…ms, start_time=…', versions: '2025 (managers/schedule_batch.py)', example: 'Req Time Stats(rid=23b2f003434b476aa6d3bf6706e710c0, input len=38, output len=484, type=unified): queue_duration=0.00ms, forward_duration=12.38ms, start_time=0.0' },
     ],
     ridKind: 'sglang', scope: 'request', flags: ['--enable-request-time-stats-logging'],
     gate: '--enable-request-time-stats-logging; once per finished request',
@@ -101,8 +101,8 @@ export const SGLANG_HOPS: HopDef[] = [
       /^in=\w+ReqInput\((?:(?:.*?, )?rid='?(?<rid>[^',)[\]\s]+))?.*, out=\{/,
     ],
     wordings: [
-      { text: 'Finish: obj=GenerateReqInput(…), out={…}', versions: '0.4 and later (utils/request_logger.py at the pin, managers/tokenizer_manager.py before)' },
-      { text: 'in=GenerateReqInput(…), out={…}', versions: 'before 0.4 (managers/tokenizer_manager.py)' },
+      { text: 'Finish: obj=GenerateReqInput(…), out={…}', versions: '0.4 and later (utils/request_logger.py at the pin, managers/tokenizer_manager.py before)', example: "Finish: obj=GenerateReqInput(rid='pin-req-1', stream=True), out={'text': 'Hello', 'meta_info': {'id': 'pin-req-1'}}" },
+      { text: 'in=GenerateReqInput(…), out={…}', versions: 'before 0.4 (managers/tokenizer_manager.py)', example: "in=GenerateReqInput(text='Hi', sampling_params={'max_new_tokens': 16}, rid='a1b2', stream=False), out={'text': 'Hello', 'meta_info': {'prompt_tokens': 3, 'completion_tokens': 2}}" },
     ],
     ridKind: 'sglang', scope: 'request', flags: ['--log-requests'],
     gate: '--log-requests; skipped when SGLANG_LOG_REQUEST_EXCEEDED_MS > 0 and the request was faster',

@@ -52,6 +52,8 @@ export interface HopWording {
   text: string;
   /** Engine versions (and file) that print it, with the public log it was checked against when there is one. */
   versions: string;
+  /** A message printed in this wording (header removed). */
+  example: string;
 }
 
 export interface HopTable {

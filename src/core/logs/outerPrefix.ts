@@ -73,10 +73,40 @@ function zoned(t: number, zone: string | undefined): number {
   return t - (off[1] === '-' ? -1 : 1) * (Number(off[2]) * 60 + Number(off[3])) * 60000;
 }
 
+// A line as a JSON object (docker's json-file driver, journalctl -o json, Loki, GCP and other
+// exports): the log line is one of these fields, its time another.
+const JSON_MESSAGE_KEYS = ['log', 'message', 'msg', 'MESSAGE', 'textPayload', 'line', 'Line', 'body', '_msg'];
+const JSON_TIME_KEYS = ['time', 'timestamp', '@timestamp', 'ts', '__REALTIME_TIMESTAMP'];
+
+function jsonLine(s: string, stamp: { v: OuterStamp | null }): string | null {
+  let o: unknown;
+  try { o = JSON.parse(s); } catch { return null; }
+  if (o === null || typeof o !== 'object' || Array.isArray(o)) return null;
+  const rec = o as Record<string, unknown>;
+  const key = JSON_MESSAGE_KEYS.find((k) => typeof rec[k] === 'string');
+  if (!key) return null;
+  const text = rec[key] as string;
+  const nl = text.indexOf('\n');
+  for (const k of JSON_TIME_KEYS) {
+    const v = rec[k];
+    if (k === '__REALTIME_TIMESTAMP' && typeof v === 'string' && /^\d{16}$/.test(v)) { stamp.v ??= { time: Number(v) / 1000, res: 'us', utc: true }; break; }
+    if (typeof v === 'string') {
+      const m = W_DOCKER.exec(`${v} `);
+      if (m) { stamp.v ??= { time: zoned(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6])) + fractionMs(m[7]), m[8]), res: fractionResolution(m[7]), utc: true }; break; }
+    }
+  }
+  return (nl >= 0 ? text.slice(0, nl) : text).replace(/\r$/, '');
+}
+
 /** Remove one outer wrapper; returns the rest or null. Records the wrapper's name and its own timestamp. */
 export function stripWrapper(s: string, state: ParseState, wrappers: string[], stamp: { v: OuterStamp | null }): string | null {
   const c = s.charCodeAt(0);
   let m: RegExpExecArray | null;
+  if (c === 123 /* { */ && s.charCodeAt(s.length - 1) === 125 /* } */) {
+    const inner = jsonLine(s, stamp);
+    if (inner !== null) wrappers.push('json');
+    return inner;
+  }
   if (c >= 48 && c <= 57) {
     if ((m = W_DOCKER.exec(s))) {
       const t = zoned(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6])) + fractionMs(m[7]), m[8]);
@@ -127,6 +157,9 @@ export function stripWrapper(s: string, state: ParseState, wrappers: string[], s
  */
 export function dropMarkdownClosers(message: string, prefix: string): string {
   let m = message;
+  // `**(APIServer pid=1) INFO … [file.py:N]** Added request x.`: the closer right after the header.
+  const lead = /^(?:\*\*|__|`+) /.exec(m);
+  if (lead && prefix.includes(lead[0].trimEnd())) m = m.slice(lead[0].length);
   for (let i = 0; i < 3; i++) {
     const end = m.trimEnd();
     if (prefix.includes('`') && end.endsWith('`')) m = end.replace(/`+$/, '');

@@ -89,7 +89,7 @@ const W_STERN = /^\S+ \S+ /;
 const HEADER_ANCHOR = new RegExp(`\\((?=[^()]{0,80}? pid=\\d)|(?:${LEVELS}) (?=(?:\\d{4}-)?\\d\\d-\\d\\d[ T]\\d\\d:)|\\[(?=(?:\\d{4}-\\d\\d-\\d\\d[ T])?\\d\\d:\\d\\d:\\d\\d)`, 'g');
 const DATE_ANCHOR = /\d{4}-\d\d-\d\d[ T]\d\d:\d\d/g;
 // A process prefix whose `(` a paste lost: `_AsyncLLMEngine pid=1974) INFO …`.
-const LOST_PREFIX = /(?:^|[\s(])([A-Za-z_][\w.\- =]*?) pid=(\d+)(?:, ip=[^()]*)?\) ?$/;
+const LOST_PREFIX = /(?:^|[\s(])([A-Za-z_][\w.\- =]*?) pid=(\d+)(?:, ip=[^()]*)?\)[*_`]* ?$/;
 /** How far into a line its header is looked for (pasted titles, paths and progress bars are shorter). */
 const SEARCH_WINDOW = 600;
 
@@ -253,10 +253,29 @@ function findHeader(s: string, rec: LogRecord, state: ParseState): number {
   const window = s.length > SEARCH_WINDOW ? s.slice(0, SEARCH_WINDOW) : s;
   HEADER_ANCHOR.lastIndex = 1;
   for (let m = HEADER_ANCHOR.exec(window); m; m = HEADER_ANCHOR.exec(window)) {
-    if (parseEngine(s.slice(m.index), rec, state)) return m.index;
+    const probe = newRecord(rec.line, rec.offset, '');
+    if (parseEngine(s.slice(m.index), probe, state) && surelyEngines(probe, state)) {
+      Object.assign(rec, probe);
+      return m.index;
+    }
     HEADER_ANCHOR.lastIndex = m.index + 1;
   }
   return -1;
+}
+
+/**
+ * Further into a line, only a header that is surely the engine's counts: vLLM's level, date and
+ * file:line; SGLang's date with a rank tag or milliseconds. A bare `(name pid=N)` or `[date]` in
+ * the middle of another program's line counts only in a log already known to be that engine's
+ * (or when the message is one of its hops).
+ */
+function surelyEngines(r: LogRecord, state: ParseState): boolean {
+  if (r.format === 'vllm-output') return state.detected === 'vllm' || state.forced === 'vllm';
+  if (r.format === 'uvicorn') return false;
+  if (r.format === 'sglang' && r.process === null && r.timeResolution === 's') {
+    return state.detected === 'sglang' || state.forced === 'sglang' || matchHop('sglang', r.message, null, 'sglang') !== null;
+  }
+  return true;
 }
 
 /**
@@ -357,14 +376,15 @@ export function parseLine(text: string, lineNo: number, offset: number, state: P
       // have looked like a wrapper's), or after whatever stands in front of its date.
       if (body !== s && parseLayout(body, 0, rec, state)) matched = true;
       else {
-        const window = s.length > SEARCH_WINDOW ? s.slice(0, SEARCH_WINDOW) : s;
+        // A JSON envelope is no part of the line: search its log field only.
+        const base = wrappers.includes('json') ? body : s;
+        const window = base.length > SEARCH_WINDOW ? base.slice(0, SEARCH_WINDOW) : base;
         DATE_ANCHOR.lastIndex = 0;
         for (let m = DATE_ANCHOR.exec(window); m && !matched; m = DATE_ANCHOR.exec(window)) {
-          if (parseLayout(s, m.index, rec, state)) {
+          if (parseLayout(base, m.index, rec, state)) {
             matched = true;
-            body = s.slice(m.index);
-            wrappers.length = 0;
-            stamp.v = null;
+            body = base.slice(m.index);
+            if (base === s) { wrappers.length = 0; stamp.v = null; }
           }
         }
       }
@@ -378,7 +398,7 @@ export function parseLine(text: string, lineNo: number, offset: number, state: P
       return r;
     }
     if (wrappers.length) rec.wrappers = wrappers;
-    const prefix = s.slice(0, s.length - body.length);
+    const prefix = s.endsWith(body) ? s.slice(0, s.length - body.length) : '';
     if (prefix) {
       rec.prefix = prefix;
       if (rec.process === null && rec.engine === 'vllm') {

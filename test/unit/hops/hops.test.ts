@@ -61,3 +61,20 @@ test('rendered tables list each hop and the launch lines', () => {
   const md = renderHopTableMarkdown('vllm');
   assert.match(md, /\| V2 \| api-server \| \[vllm\/v1\/engine\/async_llm\.py:439\]\(https:\/\/github\.com\/vllm-project\/vllm\/blob\/a556f3f/);
 });
+
+test('the hop tables record which versions print which wording, in the map, its JSON and the editor\'s table', () => {
+  const md = renderHopTableMarkdown('vllm');
+  assert.match(md, /## Wordings across versions/);
+  assert.match(md, /\| V5 \| `Avg prompt throughput: … tokens\/s, Avg generation throughput: … tokens\/s, Running: … reqs, Swapped: … reqs, Pending: … reqs/);
+  assert.match(renderHopTable('sglang'), /Req Time Stats\(rid=…/);
+  // Every wording's example is a line the hop's patterns accept.
+  for (const [engine, table] of Object.entries(HOP_TABLES)) {
+    for (const h of table.hops) {
+      for (const w of h.wordings ?? []) {
+        const m = matchHop(engine as 'vllm' | 'sglang', w.example, null, engine);
+        assert.equal(m?.hop.id, h.id, `${h.id}: ${w.example}`);
+      }
+    }
+  }
+});
+
