@@ -71,7 +71,8 @@ export function createParseState(opts: ParseOptions = {}): ParseState {
 }
 
 const LEVELS = 'DEBUG|INFO|WARNING|ERROR|CRITICAL';
-const VLLM_PREFIX = /^\(([^()]*?) pid=(\d+)(?:, ip=[^()]*)?\) /;
+// The prefix decorate_logs writes in front of every line of a process, an empty one too.
+const VLLM_PREFIX = /^\(([^()]*?) pid=(\d+)(?:, ip=[^()]*)?\)(?: |$)/;
 // vLLM's header in every version: `[path.py:N]` (≥0.8), `file.py:N]` (≤0.7); milliseconds,
 // a year and full paths when a logging config adds them.
 const VLLM_HEADER = new RegExp(`^(${LEVELS}) (\\d\\d)-(\\d\\d) (\\d\\d):(\\d\\d):(\\d\\d) (\\[?)([^\\]\\s]+):(\\d+)\\] ?`);
