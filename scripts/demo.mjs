@@ -54,11 +54,12 @@ const port = Number(process.env.HOPLENS_DEMO_PORT || 0);
 const server = await startCodeServer({
   tools: resolveTools(), installVsix: [join(repo, 'dist', 'hoplens.vsix')], startTimeoutMs: 90000, port,
 });
-const stopAll = async () => { engine.stop(); await server.stop(); process.exit(0); };
-process.on('SIGINT', stopAll);
-process.on('SIGTERM', stopAll);
+// Ctrl+C (SIGINT/SIGTERM): the harness's exit hooks end code-server's process group and the
+// streaming server and remove the demo workspace, all synchronously as the process exits.
+process.on('exit', () => process.stderr.write('[demo] stopped: code-server, the streaming server and the demo workspace are gone\n'));
+process.stderr.write(`[demo] code-server pid ${server.pid} (its own process group), streaming server pid ${engine.pid}, workspace ${ws.root}\n`);
 process.stdout.write(`\nHopLens demo is running. Open:\n\n  ${server.url}?folder=${encodeURIComponent(ws.root)}\n\n` +
   `Try: open logs/vllm.log and click a lens; HopLens: Send Traced Request (streams from ${engine.url});\n` +
   `the Call Traces view in the HopLens sidebar; HopLens: Start Trace Receiver, then send again,\n` +
   `for the engine's own timing (the demo server exports spans to 127.0.0.1:4318). Press Ctrl+C to stop.\n`);
-if (process.env.HOPLENS_DEMO_EXIT_AFTER_START === '1') await stopAll();
+if (process.env.HOPLENS_DEMO_EXIT_AFTER_START === '1') process.exit(0);

@@ -1,26 +1,70 @@
 #!/usr/bin/env node
 // `npm test`: compile, then run the three layers in order (unit, integration, e2e).
 // `node scripts/test.mjs unit|integration|e2e` runs one layer. Fails when any layer fails.
+//
+// Every layer runs with TMPDIR pointed at a folder of this run. At the end, pass or fail, any
+// process still running from it (a code-server, a server a test started) is ended and named,
+// any file a test left there is named, and the folder is removed: a run leaves nothing behind,
+// and a test that leaks fails the run instead of filling the machine's /tmp.
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..');
 const layers = process.argv.slice(2).length ? process.argv.slice(2) : ['unit', 'integration', 'e2e'];
+const sandbox = mkdtempSync(join(tmpdir(), 'hoplens-test-run-'));
+process.env.TMPDIR = sandbox;
 
-function run(label, cmd, args, opts = {}) {
+/** Processes whose environment has TMPDIR inside the sandbox (Linux /proc; elsewhere none). */
+function processesOfThisRun() {
+  const found = [];
+  let pids = [];
+  try { pids = readdirSync('/proc').filter((p) => /^\d+$/.test(p) && Number(p) !== process.pid); } catch { return found; }
+  for (const pid of pids) {
+    try {
+      const env = readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0');
+      if (!env.some((v) => v === `TMPDIR=${sandbox}` || v.startsWith(`TMPDIR=${sandbox}/`))) continue;
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0').join(' ').trim();
+      found.push({ pid: Number(pid), cmd });
+    } catch { /* gone, or not ours to read */ }
+  }
+  return found;
+}
+
+function finish(code) {
+  const leaked = processesOfThisRun();
+  for (const p of leaked) { try { process.kill(p.pid, 'SIGKILL'); } catch { /* gone */ } }
+  let left = [];
+  try { left = readdirSync(sandbox); } catch { /* removed */ }
+  rmSync(sandbox, { recursive: true, force: true });
+  if (leaked.length) {
+    process.stderr.write(`\n=== cleanup: ${leaked.length} process(es) were still running after the tests (ended now):\n`);
+    for (const p of leaked) process.stderr.write(`  ${p.pid} ${p.cmd.slice(0, 200)}\n`);
+  }
+  if (left.length) process.stderr.write(`\n=== cleanup: tests left ${left.length} temp entr${left.length === 1 ? 'y' : 'ies'} behind (removed now): ${left.slice(0, 20).join(' ')}\n`);
+  if (code === 0 && (leaked.length || left.length)) {
+    process.stderr.write('=== FAILED: every test must end what it starts and remove what it writes\n');
+    code = 1;
+  }
+  process.exit(code);
+}
+for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => finish(130));
+
+function run(label, cmd, args) {
   process.stderr.write(`\n=== ${label}: ${cmd} ${args.join(' ')}\n`);
-  const r = spawnSync(cmd, args, { cwd: repo, stdio: 'inherit', ...opts });
+  const r = spawnSync(cmd, args, { cwd: repo, stdio: 'inherit' });
   if (r.status !== 0) {
     process.stderr.write(`\n=== ${label} FAILED (exit ${r.status ?? r.signal})\n`);
-    process.exit(r.status || 1);
+    finish(r.status || 1);
   }
 }
 
 if (layers.some((l) => l !== 'unit') && !process.env.HOPLENS_CODE_SERVER_DIR) {
   // Installs Chromium and the pinned code-server when missing; prints the cached folder last.
   const r = spawnSync(process.execPath, [join(repo, 'scripts', 'ensure-tools.mjs')], { cwd: repo, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
-  if (r.status !== 0) process.exit(r.status || 1);
+  if (r.status !== 0) finish(r.status || 1);
   process.env.HOPLENS_CODE_SERVER_DIR = r.stdout.trim().split('\n').pop();
 }
 
@@ -36,6 +80,7 @@ for (const layer of layers) {
     run('e2e', process.execPath, [join(repo, 'node_modules/mocha/bin/mocha.js'), '--timeout', '120000', 'out/test/e2e/**/*.e2e.js']);
   } else {
     process.stderr.write(`unknown layer '${layer}' (unit | integration | e2e)\n`);
-    process.exit(2);
+    finish(2);
   }
 }
+finish(0);

@@ -40,7 +40,11 @@ export function registerEngineTimingCommands({ service, logs, traced }: EngineTi
           token.onCancellationRequested(() => ac.abort());
           return readCollectorFile(uri.fsPath, { onSpans: (spans) => service.store.add(spans), signal: ac.signal });
         });
-        void vscode.window.showInformationMessage(`HopLens: read ${res.spanCount} span(s) from ${uri.fsPath}${res.badLineCount ? `; ${res.badLineCount} line(s) were not OTLP JSON (first: ${res.badLines[0] ?? ''})` : ''}.`);
+        const firstBad = res.badLines[0];
+        const bad = res.badLineCount || res.rejectedSpanCount
+          ? `; skipped ${res.badLineCount} line(s) that were not OTLP JSON and ${res.rejectedSpanCount} bad span(s)${firstBad ? ` (line ${firstBad.line}: ${firstBad.message})` : ''}`
+          : '';
+        void vscode.window.showInformationMessage(`HopLens: read ${res.spanCount} span(s) from ${uri.fsPath}${bad}.`);
         return res.spanCount;
       } catch (e) {
         void vscode.window.showErrorMessage(`HopLens: ${(e as Error).message}`);
@@ -51,18 +55,22 @@ export function registerEngineTimingCommands({ service, logs, traced }: EngineTi
       const rid = ridArg ?? await pickRid();
       if (!rid) { void vscode.window.showInformationMessage('HopLens: no request to show: start the trace receiver and send a request, or put the cursor on a request line.'); return undefined; }
       // A team that already runs a Collector with Jaeger or Tempo: fetch this request's spans from there.
-      const queryUrl = readConfig().traces.queryUrl;
+      const { queryUrl, queryService } = readConfig().traces;
+      let lookup: string | undefined;
       if (!service.timing(rid) && queryUrl) {
         try {
-          const found = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `HopLens: looking up ${rid} at ${queryUrl}` }, () => queryRequestSpans({ baseUrl: queryUrl, requestId: rid }));
+          const found = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `HopLens: looking up ${rid} at ${queryUrl}` },
+            () => queryRequestSpans({ baseUrl: queryUrl, requestId: rid, service: queryService }));
           service.store.add(found.spans);
+          lookup = found.query;
         } catch (e) {
+          lookup = `lookup failed: ${(e as Error).message}`;
           void vscode.window.showWarningMessage(`HopLens: ${(e as Error).message}`);
         }
       }
       const last = traced.lastResult;
       const client = last && last.record.logRequestId === rid ? { ttftContentMs: last.metrics.ttftContentMs, e2eMs: last.metrics.e2eMs } : null;
-      return service.showPanel(rid, client);
+      return service.showPanel(rid, client, lookup);
     }),
   );
 }

@@ -22,7 +22,8 @@ export class WorkbenchSession {
     readonly page: Page,
     readonly workspace: FixtureWorkspace,
     private readonly browser: Browser,
-    private readonly server: RunningCodeServer,
+    /** Absent when the session attached to a workbench someone else started (the demo). */
+    private readonly server: RunningCodeServer | undefined,
   ) {}
 
   static async start(opts: SessionOptions = {}): Promise<WorkbenchSession> {
@@ -35,22 +36,34 @@ export class WorkbenchSession {
       server = await startCodeServer({
         tools, installVsix: [join(REPO_ROOT, 'dist', 'hoplens.vsix')], settings: opts.settings, env: opts.env,
       });
-      const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-      page.setDefaultTimeout(30_000);
-      await page.goto(`${server.url}?folder=${encodeURIComponent(workspace.root)}`, { timeout: 60_000 });
-      await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
-      await page.locator('.explorer-folders-view, .explorer-viewlet').first().waitFor({ timeout: 60_000 });
+      const page = await openWorkbench(browser, `${server.url}?folder=${encodeURIComponent(workspace.root)}`);
       return new WorkbenchSession(page, workspace, browser, server);
     } catch (e) {
       await browser.close().catch(() => undefined);
       await server?.stop();
+      workspace.dispose();
       throw e;
     }
   }
 
+  /** A browser on a workbench that is already running at `url` (e.g. `npm run demo`'s). */
+  static async attach(url: string, workspace: FixtureWorkspace): Promise<WorkbenchSession> {
+    const browser = await launchBrowser(resolveTools());
+    try {
+      return new WorkbenchSession(await openWorkbench(browser, url), workspace, browser, undefined);
+    } catch (e) {
+      await browser.close().catch(() => undefined);
+      throw e;
+    }
+  }
+
+  /** Ends what this session started (the browser; the server and workspace when it made them). */
   async stop(): Promise<void> {
     await this.browser.close().catch(() => undefined);
-    await this.server.stop();
+    if (this.server) {
+      await this.server.stop();
+      this.workspace.dispose();
+    }
   }
 
   async screenshot(name: string): Promise<void> {
@@ -143,6 +156,15 @@ export class WorkbenchSession {
   notification(text: string | RegExp): Locator {
     return this.page.locator('.notifications-toasts .notification-toast', { hasText: text }).first();
   }
+}
+
+async function openWorkbench(browser: Browser, url: string): Promise<Page> {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  page.setDefaultTimeout(30_000);
+  await page.goto(url, { timeout: 60_000 });
+  await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+  await page.locator('.explorer-folders-view, .explorer-viewlet').first().waitFor({ timeout: 60_000 });
+  return page;
 }
 
 /**

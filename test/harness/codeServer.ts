@@ -25,6 +25,8 @@ export interface CodeServerOptions {
 }
 
 export interface RunningCodeServer {
+  /** Leader of its process group (its forked watchers and extension hosts are in the group). */
+  pid: number;
   port: number;
   url: string;
   temp: string;
@@ -55,11 +57,14 @@ let hooksInstalled = false;
 function installExitHooks(): void {
   if (hooksInstalled) return;
   hooksInstalled = true;
-  process.on('exit', () => { for (const c of live) killGroup(c); });
-  for (const sig of ['SIGINT', 'SIGTERM'] as const) {
-    process.on(sig, () => { for (const c of live) killGroup(c); process.exit(130); });
-  }
+  // Killed first, then their temp folders removed: a SIGKILLed group writes nothing more.
+  process.on('exit', () => {
+    for (const c of live) killGroup(c);
+    for (const t of tempsToRemove) rmSync(t, { recursive: true, force: true });
+  });
+  for (const sig of ['SIGINT', 'SIGTERM'] as const) process.on(sig, () => process.exit(130));
 }
+const tempsToRemove = new Set<string>();
 
 function hermeticEnv(temp: string, extra: Record<string, string> | undefined): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
@@ -91,6 +96,7 @@ function runToEnd(cmd: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs
 export async function startCodeServer(opts: CodeServerOptions): Promise<RunningCodeServer> {
   installExitHooks();
   const temp = mkdtempSync(join(tmpdir(), 'hoplens-cs-'));
+  if (!opts.keepTemp) tempsToRemove.add(temp);
   for (const d of ['user-data/User', 'extensions', 'xdg-config', 'xdg-data', 'tmp']) mkdirSync(join(temp, d), { recursive: true });
   writeFileSync(join(temp, 'user-data', 'User', 'settings.json'), JSON.stringify({ ...QUIET_SETTINGS, ...opts.settings }, null, 2));
   writeFileSync(join(temp, 'config.yaml'), 'auth: none\n');
@@ -112,6 +118,7 @@ export async function startCodeServer(opts: CodeServerOptions): Promise<RunningC
     live.delete(child);
     await new Promise((r) => (child.exitCode !== null || child.signalCode !== null ? r(undefined) : child.once('exit', r)));
     if (!opts.keepTemp) rmSync(temp, { recursive: true, force: true });
+    tempsToRemove.delete(temp);
   };
 
   const timeoutMs = opts.startTimeoutMs ?? 60_000;
@@ -130,7 +137,7 @@ export async function startCodeServer(opts: CodeServerOptions): Promise<RunningC
       child.stderr!.on('data', onData);
       child.once('exit', (code, signal) => { clearTimeout(timer); reject(new Error(`code-server exited (${code ?? signal}) before listening. Output:\n${seen}`)); });
     });
-    return { port, url: `http://127.0.0.1:${port}/`, temp, stop };
+    return { pid: child.pid!, port, url: `http://127.0.0.1:${port}/`, temp, stop };
   } catch (e) {
     await stop();
     throw e;

@@ -4,7 +4,7 @@ import { spawn, ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { REPO_ROOT } from './tools';
 
-export interface FakeEngineProcess { url: string; logFile: string; stop(): void }
+export interface FakeEngineProcess { pid: number; url: string; logFile: string; stop(): void }
 
 export function startFakeEngineProcess(opts: { engine: 'vllm' | 'sglang'; logFile: string; schedule?: string; otlp?: string }): Promise<FakeEngineProcess> {
   const main = join(REPO_ROOT, 'out', 'src', 'testing', 'fakeEngine', 'main.js');
@@ -20,7 +20,7 @@ export function startFakeEngineProcess(opts: { engine: 'vllm' | 'sglang'; logFil
     child.stdout!.on('data', (d) => {
       seen += d;
       const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(seen);
-      if (m) { clearTimeout(timer); resolve({ url: m[1], logFile: opts.logFile, stop }); }
+      if (m) { clearTimeout(timer); resolve({ pid: child.pid!, url: m[1], logFile: opts.logFile, stop }); }
     });
     child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`fake engine exited (${code}): ${seen}`)); });
   });

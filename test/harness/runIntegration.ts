@@ -6,12 +6,12 @@ import { join } from 'node:path';
 import { REPO_ROOT } from './tools';
 import { prepareWorkspace } from './workspace';
 import { startFakeEngineProcess } from './fakeEngineProcess';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { makeTempDir } from './tempDirs';
 
 async function main(): Promise<void> {
   // A local server that streams like vLLM and writes vLLM's log lines as it serves.
-  const logFile = join(mkdtempSync(join(tmpdir(), 'hoplens-it-server-')), 'live-vllm.log');
+  const logDir = makeTempDir('hoplens-it-server-');
+  const logFile = join(logDir.path, 'live-vllm.log');
   const engine = await startFakeEngineProcess({ engine: 'vllm', logFile, schedule: 'first=120,frames=12,every=15,burst=4@6' });
   const ws = prepareWorkspace({ 'hoplens.server.url': engine.url, 'hoplens.server.engine': 'vllm', 'hoplens.serverLog': logFile });
   const workspace = ws.root;
@@ -22,7 +22,7 @@ async function main(): Promise<void> {
     extensionTestsPath: join(REPO_ROOT, 'out', 'test', 'integration', 'index.js'),
     launchArgs: [workspace],
     extensionTestsEnv: { HOPLENS_FIXTURE_WORKSPACE: JSON.stringify(ws), HOPLENS_FAKE_ENGINE_URL: engine.url, HOPLENS_FAKE_ENGINE_LOG: logFile },
-  }).finally(() => engine.stop());
+  }).finally(() => { engine.stop(); ws.dispose(); logDir.remove(); });
 }
 
 main().catch((e: unknown) => {

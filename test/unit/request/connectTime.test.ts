@@ -4,14 +4,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type * as net from 'node:net';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+
 import { join } from 'node:path';
 import { sendTracedRequest } from '../../../src/core/request/client';
 import { toJson } from '../../../src/core/request/export';
 import { NodeHttpTransport } from '../../../src/core/request/transport';
 import { monotonicClock } from '../../../src/core/request/types';
 import { startFakeEngine } from '../../../src/testing/fakeEngine/server';
+import { makeTempDir } from '../../harness/tempDirs';
 
 const RESOLVE_MS = 120;
 /** Answers every name with 127.0.0.1, after RESOLVE_MS. */
@@ -24,7 +24,7 @@ const slowLookup: net.LookupFunction = (_hostname, opts, cb) => {
 };
 
 test('a slow connection set-up is reported as connectMs and is not in TTFT, headers or E2E', async () => {
-  const h = await startFakeEngine({ engine: 'vllm', logFile: join(mkdtempSync(join(tmpdir(), 'hoplens-fake-')), 'server.log'), schedule: 'first=100,frames=5,every=10' });
+  const h = await startFakeEngine({ engine: 'vllm', logFile: join(makeTempDir('hoplens-fake-').path, 'server.log'), schedule: 'first=100,frames=5,every=10' });
   try {
     const port = new URL(h.url).port;
     const transport = new NodeHttpTransport(monotonicClock, { lookup: slowLookup });

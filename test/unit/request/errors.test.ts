@@ -4,17 +4,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as net from 'node:net';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sendTracedRequest } from '../../../src/core/request/client';
 import { toJson, toCurlCommand } from '../../../src/core/request/export';
 import { NodeHttpTransport } from '../../../src/core/request/transport';
 import { monotonicClock, type Frame } from '../../../src/core/request/types';
 import { startFakeEngine, type FakeEngineOptions } from '../../../src/testing/fakeEngine/server';
+import { makeTempDir } from '../../harness/tempDirs';
 
 async function withEngine<T>(opts: Omit<FakeEngineOptions, 'engine'> & { engine?: 'vllm' | 'sglang' }, fn: (url: string, log: string) => Promise<T>): Promise<T> {
-  const log = join(mkdtempSync(join(tmpdir(), 'hoplens-fake-')), 'server.log');
+  const log = join(makeTempDir('hoplens-fake-').path, 'server.log');
   const h = await startFakeEngine({ engine: 'vllm', logFile: log, ...opts });
   try { return await fn(h.url, log); } finally { await h.close(); }
 }

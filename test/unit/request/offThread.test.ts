@@ -1,12 +1,12 @@
 // Traced requests on a worker thread: a busy calling thread no longer delays the chunk stamps.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { startFakeEngineProcess } from '../../harness/fakeEngineProcess';
 import { startFakeEngine } from '../../../src/testing/fakeEngine/server';
 import { TracedRequestWorker } from '../../../src/core/request/index';
+import { makeTempDir } from '../../harness/tempDirs';
 
 const WORKER = join(__dirname, '..', '..', '..', '..', 'dist', 'tracedRequest.js');
 
@@ -21,7 +21,7 @@ test('the worker bundle is built (npm test builds before testing)', () => {
 
 test('while the calling thread is blocked, frames are still stamped when they arrive', async () => {
   // The server runs in its own process, like a real engine.
-  const fe = await startFakeEngineProcess({ engine: 'vllm', logFile: join(mkdtempSync(join(tmpdir(), 'hoplens-offthread-')), 's.log'), schedule: 'first=60,frames=15,every=20' });
+  const fe = await startFakeEngineProcess({ engine: 'vllm', logFile: join(makeTempDir('hoplens-offthread-').path, 's.log'), schedule: 'first=60,frames=15,every=20' });
   const thread = new TracedRequestWorker(WORKER);
   try {
     const pending = thread.send({ options: { url: fe.url, engine: 'vllm', api: 'chat', maxTokens: 15 } });

@@ -1,0 +1,105 @@
+// The README's second command, as a newcomer runs it: `npm run demo`, wait for the URL it
+// prints, open that URL in Chromium, open logs/vllm.log, click a hop lens and land on the cited
+// line of the demo's checkout; then Ctrl+C, and nothing the demo started is left running.
+import * as assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync, existsSync } from 'node:fs';
+import { request } from 'node:http';
+import { REPO_ROOT } from '../harness/tools';
+import { workspaceAt } from '../harness/workspace';
+import { WorkbenchSession } from './workbench';
+
+function alive(pid: number): boolean {
+  try { process.kill(pid, 0); return true; } catch { return false; }
+}
+
+/** Live (non-zombie) processes of a process group, from /proc. */
+function groupMembers(pgid: number): number[] {
+  const out: number[] = [];
+  for (const p of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      const stat = readFileSync(`/proc/${p}/stat`, 'latin1');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (fields[0] !== 'Z' && Number(fields[2]) === pgid) out.push(Number(p));
+    } catch { /* gone */ }
+  }
+  return out;
+}
+
+function answers(url: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = request(url, { timeout: 3_000 }, (res) => { res.resume(); resolve(true); });
+    req.on('error', () => resolve(false));
+    req.on('timeout', () => { req.destroy(); resolve(false); });
+    req.end();
+  });
+}
+
+describe('npm run demo, as the README says', function () {
+  this.timeout(420_000);
+  let demo: ChildProcess | undefined;
+  let session: WorkbenchSession | undefined;
+  let output = '';
+
+  after(async () => {
+    await session?.stop();
+    if (demo?.pid !== undefined && demo.exitCode === null) { try { process.kill(-demo.pid, 'SIGKILL'); } catch { /* gone */ } }
+  });
+
+  it('prints a URL that opens the workbench; a lens lands on the cited line; Ctrl+C ends everything', async () => {
+    // Its own process group, as in a terminal: Ctrl+C signals the whole foreground group.
+    demo = spawn('npm', ['run', 'demo'], { cwd: REPO_ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    demo.stdout!.on('data', (d) => { output += d; });
+    demo.stderr!.on('data', (d) => { output += d; });
+    const exited = new Promise<number | null>((resolve) => demo!.once('exit', (code) => resolve(code)));
+
+    const started = Date.now();
+    let m: RegExpExecArray | null = null;
+    while (!(m = /^\s+(http:\/\/127\.0\.0\.1:\d+\/\?folder=\S+)$/m.exec(output))) {
+      assert.equal(demo.exitCode, null, `npm run demo exited before printing its URL:\n${output}`);
+      assert.ok(Date.now() - started < 300_000, `no URL from npm run demo after 300 s:\n${output}`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    const url = m[1];
+    const pids = /code-server pid (\d+) .*streaming server pid (\d+), workspace (\S+)/.exec(output);
+    assert.ok(pids, `the demo names what it started:\n${output}`);
+    const [codeServerPid, enginePid, root] = [Number(pids[1]), Number(pids[2]), pids[3]];
+    assert.equal(decodeURIComponent(new URL(url).searchParams.get('folder')!), root);
+    const engineUrl = /streaming server \(vLLM API\) at (http:\/\/127\.0\.0\.1:\d+)/.exec(output)![1];
+
+    // A newcomer's first look: the workspace explains itself.
+    const readme = readFileSync(`${root}/README.md`, 'utf8');
+    assert.match(readme, /Clone Pinned Checkout/);
+    assert.match(readme, /logs\/vllm\.log/);
+
+    session = await WorkbenchSession.attach(url, workspaceAt(root));
+    await session.openFile('logs/vllm.log');
+    const lens = session.page.locator('.codelens-decoration a', { hasText: 'hop 2 · api-server · v1/engine/async_llm.py:439' }).first();
+    await lens.waitFor({ timeout: 60_000 });
+    await session.screenshot('demo-vllm-log');
+    await lens.click();
+    await session.page.locator('.tab.active', { hasText: 'async_llm.py' }).waitFor();
+    await session.page.locator('[id="status.editor.selection"]', { hasText: 'Ln 439,' }).waitFor({ timeout: 15_000 });
+    assert.deepEqual(await session.cursorPosition(), { line: 439, column: 1 });
+    await session.stop();
+    session = undefined;
+
+    // Ctrl+C in the terminal.
+    process.kill(-demo.pid!, 'SIGINT');
+    let timer: NodeJS.Timeout | undefined;
+    const code = await Promise.race([exited, new Promise<'hung'>((r) => { timer = setTimeout(() => r('hung'), 60_000); })]);
+    clearTimeout(timer);
+    assert.notEqual(code, 'hung', `npm run demo did not stop within 60 s of Ctrl+C:\n${output}`);
+    // The demo's children end as it exits; give the kernel a moment to reap them.
+    const deadline = Date.now() + 10_000;
+    while ((alive(enginePid) || groupMembers(codeServerPid).length || groupMembers(demo.pid!).length) && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    assert.equal(alive(enginePid), false, 'the streaming server is still running');
+    assert.deepEqual(groupMembers(codeServerPid), [], 'code-server or one of its children is still running');
+    assert.deepEqual(groupMembers(demo.pid!), [], 'a process of npm run demo is still running');
+    assert.equal(await answers(url), false, 'the workbench URL still answers');
+    assert.equal(await answers(`${engineUrl}/v1/models`), false, 'the streaming server still answers');
+    assert.equal(existsSync(root), false, 'the demo workspace was not removed');
+  });
+});
