@@ -7,7 +7,7 @@ import type { Engine } from '../logs/model';
 import { HOP_TABLES } from '../../hops';
 import { comparePin, inspectCheckout, type CheckoutInfo, type PinStatus } from './checkout';
 import { FileIndex, listPythonFiles } from './fileIndex';
-import { compilePattern, matchesPattern, patternLines, patternText, WILD, type CompiledPattern } from './messagePattern';
+import { compilePattern, cutShortWeight, matchesPattern, patternLines, patternText, WILD, type CompiledPattern } from './messagePattern';
 import type { HopCitation } from './pins';
 import {
   buildStatementIndex,
@@ -410,6 +410,13 @@ class Resolver implements CheckoutSourceResolver {
     return c;
   }
 
+  /** Literal weight of `s` that a cut-short `message` still shows (-1: it cannot be the start of what `s` prints). */
+  private cutWeight(s: IndexedStatement, message: string): number {
+    let w = -1;
+    for (const v of s.variants) w = Math.max(w, cutShortWeight(compilePattern(v.p, v.open), message));
+    return w;
+  }
+
   /** Literal weight with which `s` can print `message` (-1: it cannot). */
   private weight(s: IndexedStatement, message: string, continuation: boolean): number {
     if (continuation) return this.continuationWeight(s, message);
@@ -465,6 +472,15 @@ class Resolver implements CheckoutSourceResolver {
         if (w >= 0 && (!exact || w > exact.w)) exact = { path, line: s.line, w };
       }
     }
+    if (!exact && !continuation) {
+      // A line cut short: the statement at the printed line prints what it still shows.
+      for (const path of cands) {
+        for (const s of this.statementsOf(path)?.byLine.get(lineno) ?? []) {
+          const w = this.cutWeight(s, message);
+          if (w >= CUT_MIN_WEIGHT && (!exact || w > exact.w)) exact = { path, line: s.line, w };
+        }
+      }
+    }
     if (exact) return { path: exact.path, line: exact.line, verified: true, drift: 0, method: 'fileinfo' };
     // 2. The checkout is at another commit: the same statement elsewhere in the file, or in
     //    any file the printed name fits (a basename several files share).
@@ -515,6 +531,15 @@ class Resolver implements CheckoutSourceResolver {
       const bd = best ? (best.line === cit.line || best.s.line === cit.line ? 0 : Math.abs(best.line - cit.line)) : Infinity;
       if (!best || d < bd || (d === bd && w > best.w)) best = { s, line: atCitation ? cit.line : line, w };
     }
+    if (!best) {
+      // The hop's line cut short: the statement of the cited file that prints what it still shows, nearest the citation.
+      for (const s of fs.all) {
+        const w = this.cutWeight(s, message);
+        if (w < CUT_MIN_WEIGHT) continue;
+        const d = Math.abs(s.line - cit.line);
+        if (!best || d < Math.abs(best.line - cit.line) || (d === Math.abs(best.line - cit.line) && w > best.w)) best = { s, line: s.line, w };
+      }
+    }
     if (!best) return null;
     return { path: cit.path, line: best.line, verified: true, drift: best.line - cit.line, method: 'hop-table' };
   }
@@ -523,7 +548,8 @@ class Resolver implements CheckoutSourceResolver {
     if (!this.index) return null;
     const cit = hop ? this.citations[hop] : undefined;
     const prefer = [cit?.path, fallback?.path].filter((x): x is string => !!x);
-    const [best] = this.index.search(message, { preferPaths: prefer, limit: 1 });
+    // A hop line keeps its constant words even when cut short: let it match by what it shows.
+    const [best] = this.index.search(message, { preferPaths: prefer, limit: 1, cutMinWeight: hop ? CUT_MIN_WEIGHT : undefined });
     if (!best) return null;
     const line = this.reportedLine(best.statement, best.variant.textLine);
     const drift = cit && cit.path === best.statement.path ? line - cit.line : 0;
@@ -532,6 +558,8 @@ class Resolver implements CheckoutSourceResolver {
 }
 
 const SHAPE_CHARS = 160;
+/** Literal characters a cut-short line must still show of a statement to be verified by them. */
+const CUT_MIN_WEIGHT = 16;
 /** A message with its numbers blanked and its tail cut: lines printed by one statement mostly share it. */
 function messageShape(message: string): string {
   return (message.length > SHAPE_CHARS ? message.slice(0, SHAPE_CHARS) : message).replace(/\d+/g, '0');

@@ -4,7 +4,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { findLogStatements } from '../../../src/core/source/logStatements';
-import { compilePattern, matchesPattern, patternText } from '../../../src/core/source/messagePattern';
+import { compilePattern, cutShortWeight, matchesPattern, patternText } from '../../../src/core/source/messagePattern';
 import { createSourceResolver } from '../../../src/core/source/index';
 import { initRepo, pythonFile, TempDirs } from './fixtureCheckout';
 
@@ -31,6 +31,18 @@ test('a statement whose text ends in a space matches the printed line without it
   const c = compilePattern(s.variants[0].pattern);
   assert.ok(matchesPattern(c, 'Decode batch. #running-req: 8, #queue-req: 0,'));
   assert.ok(!matchesPattern(c, 'Decode batch. #running-req: 8, #queue-req: 0; more'));
+});
+
+test('a line cut short is known by the text it still shows; a line missing a part is not', () => {
+  const [s] = findLogStatements(pythonFile({ 10: '        logger.info(\n            "Avg prompt throughput: %.1f tokens/s, "\n            "Avg generation throughput: %.1f tokens/s, "\n            "Running: %d reqs, Swapped: %d reqs, Pending: %d reqs",\n            a, b, c, d, e)' }));
+  const c = compilePattern(s.variants[0].pattern);
+  // Cut inside a literal (vllm-project/vllm#3094's title field) and inside a value.
+  assert.ok(cutShortWeight(c, 'Avg prompt throughput: 0.0 tokens/s, Avg generation thro') >= 40);
+  assert.ok(cutShortWeight(c, 'Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 12') >= 60);
+  // Whole lines are matchesPattern's to judge; a line that skips a part and goes on is another wording.
+  assert.equal(cutShortWeight(c, 'Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 1.0 tokens/s, Running: 1 reqs, Swapped: 0 reqs, Pending: 0 reqs'), -1);
+  assert.equal(cutShortWeight(c, 'Avg prompt throughput: 0.0 tokens/s, Running: 1 reqs, Swapped: 0 reqs'), -1);
+  assert.equal(cutShortWeight(c, 'Something else entirely'), -1);
 });
 
 const tmp = new TempDirs();
