@@ -26,6 +26,7 @@ const MIXED: Array<[string, string, string | null | false]> = [
   ['{"log":"(APIServer pid=2101) INFO 08-21 22:30:16 [async_llm.py:439] Added request chatcmpl-w2-1a2b3c4d.\\n","stream":"stdout","time":"2026-08-21T22:30:16.000000001Z"}', 'Added request chatcmpl-w2-', 'v1/engine/async_llm.py:439'],
   ['INFO 04-11 12:45:10 [async_llm_engine.py:211] Added request chatcmpl-v0old.', 'Added request chatcmpl-v0old', null],
   ['2026-08-21 22:30:17,001 - vllm.v1.engine.async_llm - INFO - Added request chatcmpl-w3-2a3b4c5d.', 'Added request chatcmpl-w3-', 'v1/engine/async_llm.py:439'],
+  ['2026-08-21 22:30:18,004 - vllm.v1.utils - INFO - Waiting for 1 local, 0 remote core engine proc(s) to start.', 'Waiting for 1 local', false],
   ['10.0.0.5 - - [21/Aug/2026:22:30:05 +0000] "POST /v1/chat/completions HTTP/1.1" 200 1532 "-" "python-requests/2.32.3"', 'python-requests', false],
   ['INFO:root:Loaded 1200 documents into the vector store', 'INFO:root:Loaded', false],
 ];
@@ -72,6 +73,24 @@ describe('Real logs: mixed wrappers and versions in the editor', () => {
       return e && e.document.uri.fsPath.endsWith('vllm/v1/engine/async_llm.py') ? e : undefined;
     });
     assert.equal(target.selection.active.line + 1, 623);
+  });
+
+  it('links the printed file:line behind any wrapper, and the logger name a layout printed, to the statement', async () => {
+    const ws = fixture();
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(join(ws.root, 'logs', 'mixed-wrappers.log')));
+    const lines = doc.getText().split(/\r?\n/);
+    const docker = lines.findIndex((l) => l.includes('Added request chatcmpl-w1-'));
+    const layout = lines.findIndex((l) => l.includes('Waiting for 1 local'));
+    const links = await until('links on the wrapped line and the layout line', async () => {
+      const ls = await vscode.commands.executeCommand<vscode.DocumentLink[]>('vscode.executeLinkProvider', doc.uri, 1000);
+      return ls?.some((l) => l.range.start.line === layout && l.target) && ls.some((l) => l.range.start.line === docker) ? ls : undefined;
+    });
+    const d = links.find((l) => l.range.start.line === docker)!;
+    assert.equal(doc.getText(d.range), 'async_llm.py:439');
+    const n = links.find((l) => l.range.start.line === layout)!;
+    assert.equal(doc.getText(n.range), 'vllm.v1.utils');
+    assert.ok(n.target!.fsPath.endsWith('vllm/v1/utils.py'), n.target!.fsPath);
+    assert.equal(n.target!.fragment, 'L232');
   });
 
   it('lists the requests of the mixed log in the Requests view, hops in order', async () => {

@@ -559,7 +559,7 @@ class Resolver implements CheckoutSourceResolver {
 
 const SHAPE_CHARS = 160;
 /** Literal characters a cut-short line must still show of a statement to be verified by them. */
-const CUT_MIN_WEIGHT = 16;
+const CUT_MIN_WEIGHT = 12;
 /** A message with its numbers blanked and its tail cut: lines printed by one statement mostly share it. */
 function messageShape(message: string): string {
   return (message.length > SHAPE_CHARS ? message.slice(0, SHAPE_CHARS) : message).replace(/\d+/g, '0');
