@@ -155,6 +155,7 @@ function parseEngine(s: string, rec: LogRecord, state: ParseState): boolean {
     if (allowSglang) return parseSglang(s, rec, state);
     return false;
   }
+  if (c === 123 /* { */ && allowSglang && s.indexOf('"event"') !== -1) return parseSglangJsonEvent(s, rec);
   if (allowVllm && (c === 73 || c === 68 || c === 87 || c === 69 || c === 67) /* I D W E C */) {
     return parseVllmHeader(s, rec, state);
   }
@@ -247,6 +248,31 @@ function parseSglang(s: string, rec: LogRecord, state: ParseState): boolean {
     return true;
   }
   return false;
+}
+
+// SGLang's request logger with --log-requests-format json: one event object per line.
+const SGLANG_JSON_EVENTS: Record<string, string> = { 'request.received': 'S2', 'request.received.openai': 'S1', 'request.finished': 'S6' };
+
+function parseSglangJsonEvent(s: string, rec: LogRecord): boolean {
+  let o: unknown;
+  try { o = JSON.parse(s); } catch { return false; }
+  if (o === null || typeof o !== 'object') return false;
+  const ev = o as { event?: unknown; rid?: unknown; timestamp?: unknown };
+  if (typeof ev.event !== 'string' || !(ev.event in SGLANG_JSON_EVENTS)) return false;
+  rec.engine = 'sglang';
+  rec.format = 'sglang-request-json';
+  rec.role = 'tokenizer';
+  if (typeof ev.timestamp === 'string') {
+    const m = /^(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(?:\.(\d{1,9}))?/.exec(ev.timestamp);
+    if (m) { rec.time = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6])) + fractionMs(m[7]); rec.timeResolution = fractionResolution(m[7]); }
+  }
+  // The same hops as the text form's lines; the event names them, not a wording.
+  rec.hop = SGLANG_JSON_EVENTS[ev.event];
+  rec.process = 'TokenizerManager';
+  const rid = typeof ev.rid === 'string' ? ev.rid : Array.isArray(ev.rid) && typeof ev.rid[0] === 'string' ? ev.rid[0] : null;
+  if (rid !== null) rec.rid = normaliseRid('sglang', rid, 'sglang');
+  rec.message = s;
+  return true;
 }
 
 /** The first position after 0 where an engine's header starts (rec filled), or -1. */
@@ -449,7 +475,7 @@ export function parseLine(text: string, lineNo: number, offset: number, state: P
     return rec;
   }
 
-  if (rec.engine !== 'other') {
+  if (rec.engine !== 'other' && rec.hop === null) {
     const hm = matchHop(rec.engine, msg, rec.fileinfo, rec.format);
     if (hm) {
       const hop = hm.hop;
