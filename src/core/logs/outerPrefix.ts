@@ -55,7 +55,7 @@ export function monthFromName(name: string): number | null {
   return MONTH_BY_NAME.get(key) ?? MONTH_BY_NAME.get(key.slice(0, 3)) ?? null;
 }
 
-function fractionMs(frac: string | undefined): number {
+export function fractionMs(frac: string | undefined): number {
   if (!frac) return 0;
   return Number((frac + '000').slice(0, 3)) + (frac.length > 3 ? Number('0.' + frac.slice(3, 9).padEnd(6, '0')) : 0);
 }
@@ -65,9 +65,9 @@ export function fractionResolution(frac: string | undefined): TimeResolution {
   return frac.length <= 3 ? 'ms' : frac.length <= 6 ? 'us' : 'ns';
 }
 
-export { fractionMs };
 
-function zoned(t: number, zone: string | undefined): number {
+/** A wall-clock time read as UTC, moved by its zone offset (`Z` or none: unchanged). */
+export function zoned(t: number, zone: string | undefined): number {
   if (!zone || zone === 'Z') return t;
   const off = /([+-])(\d\d):?(\d\d)/.exec(zone)!;
   return t - (off[1] === '-' ? -1 : 1) * (Number(off[2]) * 60 + Number(off[3])) * 60000;

@@ -7,6 +7,7 @@
 // none of these. What the fields name (logger, file, line, function) is kept so the
 // statement can be found and verified.
 import type { Engine, TimeResolution } from './model';
+import { fractionMs, fractionResolution, zoned } from './outerPrefix';
 
 export interface LayoutHeader {
   time: number | null;
@@ -51,11 +52,6 @@ const SEPARATOR = /(?:\s*(?:[-|:>—–]+|::)\s*)|\s+/y;
 function stick(re: RegExp, s: string, at: number): RegExpExecArray | null {
   re.lastIndex = at;
   return re.exec(s);
-}
-
-function fractionMs(frac: string | undefined): number {
-  if (!frac) return 0;
-  return Number((frac + '000').slice(0, 3)) + (frac.length > 3 ? Number('0.' + frac.slice(3, 9).padEnd(6, '0')) : 0);
 }
 
 function engineOf(name: string): Engine | null {
@@ -143,15 +139,9 @@ function readField(s: string, pos: number, h: LayoutHeader, inHeader: boolean, l
   let m: RegExpExecArray | null;
   if (c >= 48 && c <= 57) {
     if (h.time === null && (m = stick(STAMP, s, pos))) {
-      const utc = !!m[8];
-      let t = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6])) + fractionMs(m[7]);
-      if (m[8] && m[8] !== 'Z') {
-        const off = /([+-])(\d\d):?(\d\d)/.exec(m[8])!;
-        t -= (off[1] === '-' ? -1 : 1) * (Number(off[2]) * 60 + Number(off[3])) * 60000;
-      }
-      h.time = t;
-      h.timeResolution = !m[7] ? 's' : m[7].length <= 3 ? 'ms' : m[7].length <= 6 ? 'us' : 'ns';
-      h.timeIsUtc = utc;
+      h.time = zoned(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6])) + fractionMs(m[7]), m[8]);
+      h.timeResolution = fractionResolution(m[7]);
+      h.timeIsUtc = !!m[8];
       return { field: 'time', end: pos + m[0].length };
     }
     // A bare number is %(process)d only between other header fields.
