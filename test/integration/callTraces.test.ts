@@ -3,7 +3,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, mkdtempSync, readFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fixture, hoplens, until } from './fixture';
@@ -103,6 +103,45 @@ describe('Call Traces view', () => {
       }, 20_000);
     } finally {
       api.callTraces.setFilter(before);
+    }
+  });
+
+  it('opens a folder of 2,000 small trace files from many restarts (one worker pool, not a thread per file), each file once, no walk out of the folder', async function () {
+    this.timeout(120_000);
+    const api = await hoplens();
+    const root = mkdtempSync(join(fixture().root, 'restarts-'));
+    const inst = join(root, 'vllm-instance-restarts');
+    mkdirSync(inst);
+    const core = '/usr/lib/python3/site-packages/vllm/v1/engine/core.py';
+    const body = `2026-08-21 22:30:01.000001 Call to step in ${core}:380 from run_busy_loop in ${core}:870\n` +
+      `2026-08-21 22:30:01.000900 Return from step in ${core}:380 to run_busy_loop in ${core}:870\n`;
+    for (let i = 0; i < 2000; i++) writeFileSync(join(inst, `VLLM_TRACE_FUNCTION_for_process_${20_000 + i}_thread_7_at_2026-08-21_22:30:01.000001.log`), body);
+    symlinkSync('..', join(inst, 'up')); // a loop back up
+    const elsewhere = mkdtempSync(join(tmpdir(), 'hoplens-it-other-job-'));
+    mkdirSync(join(elsewhere, 'vllm-instance-x'));
+    writeFileSync(join(elsewhere, 'vllm-instance-x', 'VLLM_TRACE_FUNCTION_for_process_99_thread_9_at_2026-08-21_22:30:01.000001.log'), body);
+    symlinkSync(elsewhere, join(root, 'link')); // like `link -> /`
+    try {
+      await vscode.commands.executeCommand('hoplens.openCallTraceFolder', vscode.Uri.file(root));
+      const [folder] = (await api.callTraces.getChildren()).filter((n) => n.kind === 'folder' && n.folder.path === root);
+      assert.ok(folder, 'the folder is listed');
+      const children = await api.callTraces.getChildren(folder);
+      const processes = children.filter((n) => n.kind === 'process');
+      assert.equal(processes.length, 2000, 'every restart once (the loop does not list them again)');
+      assert.ok(processes.every((p) => p.kind === 'process' && p.group.pid >= 20_000), 'nothing from the other job behind the link');
+      const note = children.find((n) => n.kind === 'info' && /ignored/.test(n.text));
+      assert.ok(note && note.kind === 'info' && /outside the folder/.test(note.tooltip ?? ''), 'the link out is named in the ignored list');
+      const [thread] = await api.callTraces.getChildren(processes[1999]);
+      const before = api.callTraces.currentFilter;
+      api.callTraces.setFilter([]);
+      try {
+        const calls = await api.callTraces.getChildren(thread);
+        assert.ok(calls.some((c) => c.kind === 'call' && c.row.fn === 'step' && c.row.durationUs === 899), JSON.stringify(calls.map((c) => c.kind === 'call' ? [c.row.fn, c.row.durationUs] : c.kind)));
+      } finally {
+        api.callTraces.setFilter(before);
+      }
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true });
     }
   });
 });

@@ -244,6 +244,14 @@ export function jsonString(s: string | null): string {
   return NEEDS_ESCAPE.test(s) ? JSON.stringify(s) : `"${s}"`;
 }
 
+/**
+ * An integer from a log line (pid, line number, repeat count) as JSON. Digits past what a
+ * double holds exactly (a 309-digit pid parses to Infinity, which is not JSON) become null.
+ */
+export function jsonInt(n: number | null | undefined): string {
+  return n !== null && n !== undefined && Number.isSafeInteger(n) ? String(n) : 'null';
+}
+
 function pad2(n: number): string { return n < 10 ? `0${n}` : `${n}`; }
 
 /** ISO 8601 at the stamp's own resolution; "Z" only when the zone is known. */
@@ -275,7 +283,7 @@ function sourceJson(source: SourceLocation | null): string {
   if (source === null) return 'null';
   if (memoSource !== null && source.path === memoSource.path && source.line === memoSource.line && source.verified === memoSource.verified && source.drift === memoSource.drift) return memoSourceJson;
   memoSource = source;
-  return (memoSourceJson = `{"path":${jsonString(source.path)},"line":${source.line},"verified":${source.verified},"drift":${source.drift}}`);
+  return (memoSourceJson = `{"path":${jsonString(source.path)},"line":${jsonInt(source.line)},"verified":${source.verified},"drift":${jsonInt(source.drift)}}`);
 }
 
 /** One `{"kind":"line",…}` object, built by hand (this runs a million times per big log). */
@@ -292,7 +300,7 @@ export function recordJsonLine(rec: LogRecord, source: SourceLocation | null): s
   if (rec.process !== memoProcess) { memoProcess = rec.process; memoProcessJson = jsonString(rec.process); }
   if (rec.fileinfo !== memoFileinfo) { memoFileinfo = rec.fileinfo; memoFileinfoJson = jsonString(rec.fileinfo); }
   const src = sourceJson(source);
-  return `{"kind":"line","line":${rec.line},"engine":"${rec.engine}","format":"${rec.format}","process":${memoProcessJson},"pid":${rec.pid ?? 'null'},"role":${rec.role === null ? 'null' : `"${rec.role}"`},"level":${rec.level === null ? 'null' : `"${rec.level}"`},"time":${time},"timeResolution":${rec.timeResolution ? `"${rec.timeResolution}"` : 'null'},"fileinfo":${memoFileinfoJson},"lineno":${rec.lineno ?? 'null'},"hop":${rec.hop === null ? 'null' : `"${rec.hop}"`},"rid":${jsonString(rec.rid)}${rec.rids ? `,"rids":${JSON.stringify(rec.rids)}` : ''}${rec.continuation ? ',"continuation":true' : ''}${rec.repeated ? `,"repeated":${rec.repeated}` : ''}${rec.truncated ? ',"truncated":true' : ''}${rec.prefix !== undefined ? `,"prefix":${jsonString(rec.prefix)}` : ''}${rec.logger !== undefined ? `,"logger":${jsonString(rec.logger)}` : ''}${rec.func !== undefined ? `,"func":${jsonString(rec.func)}` : ''},"source":${src}}`;
+  return `{"kind":"line","line":${rec.line},"engine":"${rec.engine}","format":"${rec.format}","process":${memoProcessJson},"pid":${jsonInt(rec.pid)},"role":${rec.role === null ? 'null' : `"${rec.role}"`},"level":${rec.level === null ? 'null' : `"${rec.level}"`},"time":${time},"timeResolution":${rec.timeResolution ? `"${rec.timeResolution}"` : 'null'},"fileinfo":${memoFileinfoJson},"lineno":${jsonInt(rec.lineno)},"hop":${rec.hop === null ? 'null' : `"${rec.hop}"`},"rid":${jsonString(rec.rid)}${rec.rids ? `,"rids":${JSON.stringify(rec.rids)}` : ''}${rec.continuation ? ',"continuation":true' : ''}${rec.repeated ? `,"repeated":${jsonInt(rec.repeated)}` : ''}${rec.truncated ? ',"truncated":true' : ''}${rec.prefix !== undefined ? `,"prefix":${jsonString(rec.prefix)}` : ''}${rec.logger !== undefined ? `,"logger":${jsonString(rec.logger)}` : ''}${rec.func !== undefined ? `,"func":${jsonString(rec.func)}` : ''},"source":${src}}`;
 }
 
 /** Resolve through a checkout when one is given, else from the citation. */
