@@ -3,7 +3,10 @@
 // generated 1,000,000-line vLLM log, plus the in-process parse of a 50,000-line document
 // (what the editor needs for CodeLens and decorations).
 //
-//   node bench/annotate.mjs [--lines 1000000] [--keep] [--skip-python]
+//   node bench/annotate.mjs [--lines 1000000] [--keep] [--skip-python] [--compare OLD/dist/cli.js] [--runs N]
+//
+// --compare times another build on the same log in the same run (alternating, N runs each, medians):
+// how a change moves the plain-log path, as a ratio that the machine's load mostly cancels out of.
 //
 // Inputs go to bench/data/ (git-ignored); the big log is deleted at the end unless --keep.
 import { spawnSync } from 'node:child_process';
@@ -21,6 +24,8 @@ const opt = (name, dflt) => { const i = argv.indexOf(name); return i >= 0 ? argv
 const LINES = Number(opt('--lines', '1000000'));
 const KEEP = argv.includes('--keep');
 const SKIP_PY = argv.includes('--skip-python');
+const COMPARE = opt('--compare', null);
+const RUNS = Number(opt('--runs', '3'));
 const LAB = join(root, '..', 'shared', 'anchors', 'lab12_run.py');
 
 /** Run a command under /usr/bin/time -v; wall seconds and peak RSS in MB. */
@@ -51,6 +56,18 @@ async function main() {
   console.log(`input: ${logPath}  ${(size / 1e6).toFixed(1)} MB, ${LINES.toLocaleString()} lines`);
 
   if (!existsSync(join(root, 'dist', 'cli.js'))) spawnSync('node', ['esbuild.mjs'], { cwd: root, stdio: 'inherit' });
+  if (COMPARE) {
+    const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    const cur = [], old = [];
+    for (let i = 0; i < RUNS; i++) {
+      old.push(timed('node', [COMPARE, 'annotate', logPath, '--json']));
+      cur.push(timed('node', [join(root, 'dist', 'cli.js'), 'annotate', logPath, '--json']));
+    }
+    const cpu = (rs) => median(rs.map((r) => r.cpu ?? r.wall));
+    const wall = (rs) => median(rs.map((r) => r.wall));
+    console.log(`annotate --json, ${RUNS} alternating runs each (median): this build ${wall(cur).toFixed(2)} s wall / ${cpu(cur).toFixed(2)} s CPU; ${COMPARE}: ${wall(old).toFixed(2)} s wall / ${cpu(old).toFixed(2)} s CPU`);
+    console.log(`this build / compared build: wall ${(wall(cur) / wall(old)).toFixed(3)}, CPU ${(cpu(cur) / cpu(old)).toFixed(3)}`);
+  }
   const ours = timed('node', [join(root, 'dist', 'cli.js'), 'annotate', logPath, '--json']);
   if (ours.status !== 0) { console.error(`hoplens annotate failed (exit ${ours.status}):\n${ours.err}`); process.exitCode = 1; }
   console.log(`hoplens annotate --json : ${ours.wall.toFixed(2)} s wall, ${ours.cpu?.toFixed(2) ?? '?'} s CPU, peak RSS ${ours.rssMB?.toFixed(0) ?? '?'} MB (target < 200 MB)`);

@@ -139,14 +139,16 @@ async function annotateInput(args: Args, input: LogInput, io: CliIO): Promise<nu
   if (args.checkout) {
     const engine = args.engine !== 'auto' ? args.engine : detectEngine(input.head.toString('utf8').split('\n'));
     if (!engine) {
-      io.err('hoplens annotate: cannot tell the engine from the first lines; pass --engine vllm|sglang to use --checkout\n');
-      return 2;
-    }
-    try {
-      resolver = await loadResolver(args.checkout, engine, io);
-    } catch (e) {
-      io.err(`hoplens annotate: --checkout ${forTerminal(args.checkout)}: ${forTerminal((e as Error).message)}\n`);
-      return 2;
+      // Not a vLLM or SGLang log as far as its first lines tell: annotate it anyway (it may have
+      // no engine line at all), without a checkout to resolve into.
+      io.err('hoplens annotate: cannot tell the engine from the first lines, so --checkout is not used (pass --engine vllm|sglang to use it)\n');
+    } else {
+      try {
+        resolver = await loadResolver(args.checkout, engine, io);
+      } catch (e) {
+        io.err(`hoplens annotate: --checkout ${forTerminal(args.checkout)}: ${forTerminal((e as Error).message)}\n`);
+        return 2;
+      }
     }
   }
 

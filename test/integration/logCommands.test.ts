@@ -78,6 +78,10 @@ describe('Log commands', () => {
     const md = await until('hop table document', () => vscode.workspace.textDocuments.find((d) => d.languageId === 'markdown' && d.getText().includes('sglang hop table')));
     assert.match(md.getText(), /metrics_reporter\.py/);
     assert.match(md.getText(), /--enable-request-time-stats-logging/);
+    // Which versions print which wording: the older `Prefill batch.` and `Req Time Stats(` are listed with where they were seen.
+    assert.match(md.getText(), /## Wordings across versions/);
+    assert.match(md.getText(), /\| S3 \| `Prefill batch\. #new-seq: …/);
+    assert.match(md.getText(), /\| S5 \| `Req Time Stats\(rid=…/);
   });
 
   it('streams a log too large for the editor from disk and opens a slice around a hop', async () => {
