@@ -9,10 +9,11 @@
 //   --runs N each tool runs N times (default 3), alternating, and its fastest run counts
 // Needs `node esbuild.mjs` (dist/) and `node_modules/.bin/tsc -p tsconfig.test.json` (out/).
 import { spawnSync } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { callTraceInstanceDir, existingCallTraceMb, generateCallTraceFolder } from './generators.mjs';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -24,139 +25,7 @@ const reuse = args.includes('--reuse');
 const runs = Math.max(1, Number(opt('--runs', '3')));
 const lab = opt('--lab', join(repo, '..', 'shared', 'anchors', 'lab12_run.py'));
 const dataDir = join(repo, 'bench', 'data', 'calltrace');
-const instanceDir = join(dataDir, 'root', 'vllm', 'vllm-instance-1755815123456789012');
-
-// ------------------------------------------------------------------ generator
-const SITE = '/usr/local/lib/python3.12/dist-packages';
-const F = {
-  core: `${SITE}/vllm/v1/engine/core.py`,
-  sched: `${SITE}/vllm/v1/core/sched/scheduler.py`,
-  kv: `${SITE}/vllm/v1/core/kv_cache_manager.py`,
-  pool: `${SITE}/vllm/v1/core/block_pool.py`,
-  exec: `${SITE}/vllm/v1/executor/uniproc_executor.py`,
-  worker: `${SITE}/vllm/v1/worker/gpu_worker.py`,
-  runner: `${SITE}/vllm/v1/worker/gpu_model_runner.py`,
-  llama: `${SITE}/vllm/model_executor/models/llama.py`,
-  module: `${SITE}/torch/nn/modules/module.py`,
-  attn: `${SITE}/vllm/attention/layer.py`,
-  sampler: `${SITE}/vllm/v1/sample/sampler.py`,
-  output: `${SITE}/vllm/v1/engine/output_processor.py`,
-  stop: `${SITE}/vllm/v1/core/sched/utils.py`,
-};
-
-let seed = 12345;
-const rand = (n) => { seed = (Math.imul(seed, 1103515245) + 12345) >>> 0; return seed % n; };
-
-class TraceWriter {
-  constructor(path, startUs) {
-    this.fd = openSync(path, 'w');
-    this.parts = []; this.size = 0; this.total = 0; this.calls = 0;
-    this.us = startUs; this.stack = [{ fn: '', file: '', line: 0, cur: 0 }];
-    this.secKey = -1; this.secText = '';
-  }
-  ts() {
-    this.us += 1 + rand(12);
-    const sec = Math.floor(this.us / 1e6);
-    if (sec !== this.secKey) {
-      this.secKey = sec;
-      this.secText = new Date(sec * 1000).toISOString().replace('T', ' ').slice(0, 19);
-    }
-    return `${this.secText}.${String(this.us - sec * 1e6).padStart(6, '0')}`;
-  }
-  write(s) {
-    this.parts.push(s); this.size += s.length;
-    if (this.size > 8 << 20) this.flush();
-  }
-  flush() { const b = Buffer.from(this.parts.join('')); writeSync(this.fd, b); this.total += b.length; this.parts = []; this.size = 0; }
-  call(fn, file, line) {
-    const caller = this.stack[this.stack.length - 1];
-    caller.cur = caller.line + 1 + rand(30);
-    this.write(`${this.ts()} Call to ${fn} in ${file}:${line} from ${caller.fn} in ${caller.file}:${caller.cur}\n`);
-    this.stack.push({ fn, file, line, cur: line });
-    this.calls++;
-  }
-  ret() {
-    const f = this.stack.pop();
-    const caller = this.stack[this.stack.length - 1];
-    this.write(`${this.ts()} Return from ${f.fn} in ${f.file}:${f.line + 3 + rand(20)} to ${caller.fn} in ${caller.file}:${caller.cur}\n`);
-  }
-  leaf(fn, file, line, busyUs = 0) { this.call(fn, file, line); this.us += busyUs; this.ret(); }
-  close() { this.flush(); closeSync(this.fd); }
-}
-
-function torchModule(w, name, line, depth, inner) {
-  w.call('_wrapped_call_impl', F.module, 1771);
-  w.call('_call_impl', F.module, 1779);
-  w.call('forward', F.llama, line);
-  inner(depth + 1);
-  w.ret(); w.ret(); w.ret();
-}
-
-function step(w, stepNo, layers) {
-  w.call('step', F.core, 390);
-  w.call('schedule', F.sched, 213);
-  w.call('_schedule_running', F.sched, 260);
-  for (let r = 0; r < 3; r++) {
-    w.call('allocate_slots', F.kv, 201);
-    w.call('get_new_blocks', F.pool, 300);
-    w.leaf('popleft_n', F.pool, 410);
-    w.ret(); w.ret();
-  }
-  w.ret();
-  w.ret();
-  w.call('execute_model', F.exec, 95);
-  w.call('collective_rpc', F.exec, 60);
-  w.call('run_method', `${SITE}/vllm/utils/__init__.py`, 2500);
-  w.call('execute_model', F.worker, 350);
-  w.call('execute_model', F.runner, 1500);
-  w.leaf('_prepare_inputs', F.runner, 700, 40);
-  torchModule(w, 'model', 380, 0, () => {
-    for (let l = 0; l < layers; l++) {
-      torchModule(w, 'layer', 300, 1, () => {
-        torchModule(w, 'attn', 200, 2, () => { w.call('forward', F.attn, 250); w.leaf('unified_attention', F.attn, 500, 20); w.ret(); });
-        torchModule(w, 'mlp', 90, 2, () => { w.leaf('silu_and_mul', `${SITE}/vllm/model_executor/layers/activation.py`, 80, 5); });
-      });
-    }
-  });
-  w.call('sample_tokens', F.runner, 1800);
-  w.leaf('forward', F.sampler, 60, 10);
-  w.ret();
-  w.ret(); w.ret(); w.ret(); w.ret(); w.ret();
-  w.call('update_from_output', F.sched, 800);
-  const reqs = 2 + rand(6);
-  for (let r = 0; r < reqs; r++) w.leaf('check_stop', F.stop, 20);
-  if (stepNo % 50 === 49) {
-    w.call('finish_requests', F.sched, 1000);
-    w.call('_free_request', F.sched, 1100);
-    w.leaf('_free_blocks', F.sched, 1120);
-    w.ret(); w.ret();
-  }
-  w.ret();
-  w.call('process_outputs', F.output, 400);
-  for (let r = 0; r < reqs; r++) w.leaf('make_request_output', F.output, 600);
-  w.ret();
-  w.ret();
-}
-
-function generateFile(path, targetBytes, startUs, wideNode) {
-  const w = new TraceWriter(path, startUs);
-  w.call('run_engine_core', F.core, 900);
-  w.call('run_busy_loop', F.core, 940);
-  let n = 0;
-  while (w.total + w.size < targetBytes - 512 * 1024) {
-    w.leaf('_process_input_queue', F.core, 960);
-    step(w, n++, 8);
-    if (wideNode && n === 100) {
-      // One node with a very wide level: 100 000 children, mostly one repeated call (×N row).
-      w.call('_free_blocks', F.sched, 1120);
-      for (let i = 0; i < 100_000; i++) w.leaf(i % 1000 === 999 ? 'touch' : 'free', F.pool, 250);
-      w.ret();
-    }
-  }
-  w.ret(); w.ret();
-  w.close();
-  return { bytes: w.total, calls: w.calls };
-}
+const instanceDir = callTraceInstanceDir(dataDir);
 
 // ------------------------------------------------------------------ measuring
 function timed(cmd, argv, extraEnv = {}) {
@@ -175,23 +44,15 @@ async function main() {
   if (!existsSync(join(repo, 'dist', 'cli.js')) || !existsSync(join(repo, 'dist', 'calltraceIndex.js'))) throw new Error('run `node esbuild.mjs` first');
   const probe = join(repo, 'out', 'src', 'core', 'calltrace', 'callTraceIndex.js');
   if (!existsSync(probe)) throw new Error('run `node_modules/.bin/tsc -p tsconfig.test.json` first');
-  const target = mbPerFile * 1024 * 1024;
-  let totalMb;
-  const names = ['VLLM_TRACE_FUNCTION_for_process_4567_thread_139872651200320_at_2026-08-21_22:30:01.123456.log',
-    'VLLM_TRACE_FUNCTION_for_process_4568_thread_139872651200321_at_2026-08-21_22:30:01.223456.log'];
-  if (reuse && names.every((n) => existsSync(join(instanceDir, n)))) {
-    totalMb = names.reduce((s, n) => s + statSync(join(instanceDir, n)).size, 0) / 1024 / 1024;
+  let totalMb = reuse ? existingCallTraceMb(dataDir) : null;
+  if (totalMb !== null) {
     console.log(`reusing ${fmt(totalMb, 0)} MB under ${dataDir}`);
   } else {
-    rmSync(dataDir, { recursive: true, force: true });
-    mkdirSync(instanceDir, { recursive: true });
     console.log(`generating 2 × ${mbPerFile} MB under ${dataDir} …`);
     const t0 = performance.now();
-    const start = Date.UTC(2026, 7, 21, 22, 30, 1) * 1000;
-    const a = generateFile(join(instanceDir, names[0]), target, start, true);
-    const b = generateFile(join(instanceDir, names[1]), target, start + 100000, false);
-    totalMb = (a.bytes + b.bytes) / 1024 / 1024;
-    console.log(`  ${fmt(totalMb, 0)} MB, ${(a.calls + b.calls).toLocaleString('en-US')} calls, generated in ${fmt((performance.now() - t0) / 1000, 1)} s`);
+    const g = generateCallTraceFolder(dataDir, mbPerFile);
+    totalMb = g.bytes / 1024 / 1024;
+    console.log(`  ${fmt(totalMb, 0)} MB, ${g.calls.toLocaleString('en-US')} calls, generated in ${fmt((performance.now() - t0) / 1000, 1)} s`);
   }
   // Warm the page cache so both tools read from memory.
   spawnSync('sh', ['-c', `cat "${instanceDir}"/* > /dev/null`]);

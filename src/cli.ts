@@ -1,5 +1,5 @@
 // `hoplens` — the same core as the extension, for terminals over SSH and for benchmarks.
-// Exit codes: 0 ok, 1 nothing found, 2 bad input or usage.
+// Exit codes: 0 ok, 1 nothing found, 2 bad input or usage (or output that cannot be written).
 import { runMap } from './cli/map';
 import { runAnnotate } from './cli/annotate';
 import { runSend } from './cli/send';
@@ -12,7 +12,7 @@ const USAGE = `usage: hoplens <command> [options]
 
 commands:
   map --engine vllm|sglang [--json]          print the hop table and the launch flags
-  annotate LOG [--engine auto|vllm|sglang] [--checkout DIR] [--rid ID] [--unmatched] [--json]
+  annotate LOG|- [--engine auto|vllm|sglang] [--checkout DIR] [--rid ID] [--unmatched] [--json]
                                              label every log line with the source that printed it
   send [--url URL] [--engine E] [--api A] [--model M] [--prompt P] [--max-tokens N] [--rid ID] [--frames] [--json]
                                              one streaming request, timed from the socket
@@ -40,9 +40,17 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
   }
 }
 
+/** One line for an error nobody expected; the stack only when asked (a bundled dependency's stack is unreadable). */
+function internalError(e: unknown): string {
+  const debug = process.env.HOPLENS_DEBUG === '1';
+  const text = e instanceof Error ? (debug ? e.stack ?? e.message : e.message) : String(e);
+  return `hoplens: internal error: ${text}${debug ? '' : ' (HOPLENS_DEBUG=1 shows where)'}\n`;
+}
+
 if (require.main === module) {
+  process.on('uncaughtException', (e) => { process.stderr.write(internalError(e)); process.exit(2); });
   main(process.argv.slice(2), processIO()).then(
     (code) => { process.exitCode = code; },
-    (e: unknown) => { process.stderr.write(`hoplens: ${e instanceof Error ? e.stack ?? e.message : String(e)}\n`); process.exitCode = 2; },
+    (e: unknown) => { process.stderr.write(internalError(e)); process.exitCode = 2; },
   );
 }

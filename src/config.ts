@@ -23,7 +23,7 @@ export interface HopLensConfig {
   serverLog: string;
   traceDirs: string[];
   callTraces: { perfettoMaxBytes: number };
-  traces: { receiverHost: string; receiverPort: number; queryUrl: string };
+  traces: { receiverHost: string; receiverPort: number; queryUrl: string; queryService: string };
   export: { includePromptsAndOutputs: boolean };
 }
 
@@ -50,6 +50,7 @@ export function readConfig(): HopLensConfig {
       receiverHost: c.get('traces.receiverHost', '127.0.0.1'),
       receiverPort: c.get('traces.receiverPort', 4318),
       queryUrl: c.get('traces.queryUrl', ''),
+      queryService: c.get('traces.queryService', ''),
     },
     callTraces: { perfettoMaxBytes: Math.max(1, c.get('callTraces.perfettoMaxMegabytes', 100)) * 1024 * 1024 },
     export: { includePromptsAndOutputs: c.get('export.includePromptsAndOutputs', false) },

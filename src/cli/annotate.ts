@@ -1,9 +1,11 @@
 // `hoplens annotate LOG`: every line of a server log with the hop and source that printed it,
 // streamed from disk (a 1M-line log never sits in memory), then a summary.
-import { open } from 'node:fs/promises';
-import type { CliIO } from './io';
+import { outputRoom, type CliIO } from './io';
 import type { Engine, LogRecord } from '../core/logs/model';
-import { checkLogFile, LogInputError, scanLogFile } from '../core/logs/scanner';
+import { LogInputError, scanLogChunks } from '../core/logs/scanner';
+import { openLogInput } from '../core/logs/logInput';
+import type { LogInput } from '../core/logs/logInput';
+import { forTerminal } from '../core/text/terminal';
 import { detectEngine } from '../core/logs/parseLine';
 import { RequestTracker } from '../core/logs/requests';
 import type { RequestGroup } from '../core/logs/requests';
@@ -14,10 +16,12 @@ import type { FastPathCounters } from '../core/logs/fastVllm';
 import { findHop, getHopTable } from '../hops/index';
 import type { SourceResolver } from '../core/source/types';
 
-const USAGE = `usage: hoplens annotate LOG [--engine auto|vllm|sglang] [--checkout DIR] [--rid ID] [--unmatched] [--json]
+const USAGE = `usage: hoplens annotate LOG|- [--engine auto|vllm|sglang] [--checkout DIR] [--rid ID] [--unmatched] [--json]
 
 Label every line of a vLLM or SGLang server log with the hop and the source file:line that
 printed it, group the lines by request, and say which hops are missing and why.
+LOG may be - (standard input: kubectl logs … | hoplens annotate -), a pipe or FIFO
+(hoplens annotate <(zcat old.log.gz)), or a gzip file (vllm.log.gz), read as it streams.
 
   --engine E     auto (default) detects the engine from the first lines
   --checkout DIR resolve file:line in a local engine checkout and verify the statement
@@ -26,7 +30,7 @@ printed it, group the lines by request, and say which hops are missing and why.
   --json         JSON Lines: one {"kind":"line"} object per input line, then one {"kind":"summary"}
   --width N      text columns of the observed line in the table (default 110)
 
-Exit codes: 0 hops found, 1 no hops found, 2 bad input or usage.
+Exit codes: 0 hops found, 1 no hops found, 2 bad input or usage (or the output cannot be written).
 `;
 
 interface Args { log: string; engine: Engine | 'auto'; checkout: string | null; rid: string | null; unmatched: boolean; json: boolean; width: number }
@@ -67,14 +71,12 @@ function parseArgs(argv: string[], io: CliIO): Args | number {
   return a;
 }
 
-/** Peek at the start of the file to pick the engine before streaming (the resolver needs it). */
-async function peekEngine(path: string): Promise<Engine | null> {
-  const fh = await open(path, 'r');
-  try {
-    const buf = Buffer.alloc(256 * 1024);
-    const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
-    return detectEngine(buf.toString('utf8', 0, bytesRead).split('\n'));
-  } finally { await fh.close(); }
+/** Waits for a slow reader of the output after each chunk of input, so memory stays bounded. */
+async function* pacedByOutput(chunks: AsyncIterable<Buffer>, io: CliIO): AsyncGenerator<Buffer> {
+  for await (const chunk of chunks) {
+    yield chunk;
+    await outputRoom(io);
+  }
 }
 
 async function loadResolver(dir: string, engine: Engine, io: CliIO): Promise<SourceResolver | null> {
@@ -119,25 +121,34 @@ function padStart(s: string, n: number): string { return s.length >= n ? s : ' '
 export async function runAnnotate(argv: string[], io: CliIO): Promise<number> {
   const args = parseArgs(argv, io);
   if (typeof args === 'number') return args;
+  let input: LogInput;
   try {
-    await checkLogFile(args.log);
+    input = await openLogInput(args.log);
   } catch (e) {
-    if (e instanceof LogInputError) { io.err(`hoplens annotate: ${e.message}\n`); return 2; }
+    if (e instanceof LogInputError) { io.err(`hoplens annotate: ${forTerminal(e.message)}\n`); return 2; }
     throw e;
   }
+  try {
+    return await annotateInput(args, input, io);
+  } finally { input.close(); }
+}
 
+async function annotateInput(args: Args, input: LogInput, io: CliIO): Promise<number> {
+  const shownName = forTerminal(input.name);
   let resolver: SourceResolver | null = null;
   if (args.checkout) {
-    const engine = args.engine !== 'auto' ? args.engine : await peekEngine(args.log);
+    const engine = args.engine !== 'auto' ? args.engine : detectEngine(input.head.toString('utf8').split('\n'));
     if (!engine) {
-      io.err('hoplens annotate: cannot tell the engine from the first lines; pass --engine vllm|sglang to use --checkout\n');
-      return 2;
-    }
-    try {
-      resolver = await loadResolver(args.checkout, engine, io);
-    } catch (e) {
-      io.err(`hoplens annotate: --checkout ${args.checkout}: ${(e as Error).message}\n`);
-      return 2;
+      // Not a vLLM or SGLang log as far as its first lines tell: annotate it anyway (it may have
+      // no engine line at all), without a checkout to resolve into.
+      io.err('hoplens annotate: cannot tell the engine from the first lines, so --checkout is not used (pass --engine vllm|sglang to use it)\n');
+    } else {
+      try {
+        resolver = await loadResolver(args.checkout, engine, io);
+      } catch (e) {
+        io.err(`hoplens annotate: --checkout ${forTerminal(args.checkout)}: ${forTerminal((e as Error).message)}\n`);
+        return 2;
+      }
     }
   }
 
@@ -169,7 +180,7 @@ export async function runAnnotate(argv: string[], io: CliIO): Promise<number> {
       if (!args.unmatched || (!isHop && src === null)) out.line(recordJsonLine(rec, src));
     } else if (isHop) {
       const cite = src ? `${src.path}:${src.line}${src.verified ? ' ✓' : ''}${src.drift ? ` (drift ${src.drift > 0 ? '+' : ''}${src.drift})` : ''}` : '';
-      out.line(`${padStart(String(rec.line), 7)}  ${padEnd(rec.hop!, 4)} ${padEnd(rec.process ?? rec.role ?? '', 16)} ${padEnd(cite, 52)} ${rec.message.slice(0, width)}`);
+      out.line(`${padStart(String(rec.line), 7)}  ${padEnd(rec.hop!, 4)} ${padEnd(forTerminal(rec.process ?? rec.role ?? ''), 16)} ${padEnd(forTerminal(cite), 52)} ${forTerminal(rec.message.slice(0, width))}`);
     }
   };
 
@@ -178,13 +189,14 @@ export async function runAnnotate(argv: string[], io: CliIO): Promise<number> {
   const useFast = args.json && ridFilter === null && !args.unmatched && resolver === null && args.engine !== 'sglang';
   let result;
   try {
-    result = await scanLogFile(args.log, onRecord, {
+    result = await scanLogChunks(pacedByOutput(input.chunks(), io), onRecord, {
       engine: args.engine,
+      referenceTime: input.referenceTime,
       fast: useFast ? (state) => vllmFastPath(state, tracker, out.bytes, fastCounters) : undefined,
     });
   } catch (e) {
     out.flush();
-    if (e instanceof LogInputError) { io.err(`hoplens annotate: ${e.message}\n`); return 2; }
+    if (e instanceof LogInputError) { io.err(`hoplens annotate: ${forTerminal(e.message)}\n`); return 2; }
     throw e;
   }
   const engine = result.engine;
@@ -209,7 +221,7 @@ export async function runAnnotate(argv: string[], io: CliIO): Promise<number> {
     const LIST_CAP = 1000;
     const listed = (detail ? [detail.rid] : requests.slice(0, LIST_CAP)).map((r) => tracker.brief(r));
     const summary = {
-      kind: 'summary', file: args.log, engine, lines: result.lines, bytes: result.bytes,
+      kind: 'summary', file: args.log, ...(input.compression ? { compression: input.compression } : {}), engine, lines: result.lines, bytes: result.bytes,
       hopLines: ridFilter !== null ? hopLines : totalHops, unmatched, otherLines, truncatedLines,
       counts: Object.fromEntries(tracker.counts),
       requests: { count: requests.length, listed, truncated: !detail && requests.length > LIST_CAP },
@@ -227,21 +239,21 @@ export async function runAnnotate(argv: string[], io: CliIO): Promise<number> {
   out.flush();
   if (!found) {
     io.out(ridFilter !== null
-      ? `\nNo lines for request ${ridFilter} in ${args.log} (${result.lines} lines scanned, ${requests.length} requests).\n`
-      : `\nNo hops found in ${args.log} (${result.lines} lines scanned${engine ? `, ${engine} log` : ', not a vLLM or SGLang log?'}).\n`);
+      ? `\nNo lines for request ${forTerminal(ridFilter)} in ${shownName} (${result.lines} lines scanned, ${requests.length} requests).\n`
+      : `\nNo hops found in ${shownName} (${result.lines} lines scanned${engine ? `, ${engine} log` : ', not a vLLM or SGLang log?'}).\n`);
     return 1;
   }
   const lines: string[] = [];
   lines.push('');
-  lines.push(`${args.log}: ${engine ?? 'unknown engine'}, ${result.lines} line(s), ${ridFilter !== null ? hopLines : totalHops} hop line(s), ${requests.length} request(s), ${unmatched} line(s) with no known emitter`);
+  lines.push(`${shownName}: ${engine ?? 'unknown engine'}, ${result.lines} line(s), ${ridFilter !== null ? hopLines : totalHops} hop line(s), ${requests.length} request(s), ${unmatched} line(s) with no known emitter`);
   const counts = [...tracker.counts].map(([h, n]) => `${h}×${n}`).join('  ');
   if (counts) lines.push(`hops: ${counts}`);
   if (detail) {
-    lines.push('', `Request ${detail.rid}`);
+    lines.push('', `Request ${forTerminal(detail.rid)}`);
     for (const h of detail.hops) {
       const def = findHop(detail.engine, h.hop);
       const t = h.time !== null && h.resolution ? formatTime(h.time, h.resolution, false).replace('T', ' ') : '';
-      lines.push(`  ${padStart(String(h.line), 7)}  ${padEnd(h.hop, 4)} ${padEnd(h.process ?? h.role ?? '', 16)} ${padEnd(t, 24)} ${padEnd(h.sincePrevious?.text ?? '', 8)} ${def ? def.file : ''}`);
+      lines.push(`  ${padStart(String(h.line), 7)}  ${padEnd(h.hop, 4)} ${padEnd(forTerminal(h.process ?? h.role ?? ''), 16)} ${padEnd(t, 24)} ${padEnd(h.sincePrevious?.text ?? '', 8)} ${def ? def.file : ''}`);
     }
     if (detail.span) lines.push(`  span ${detail.span.text}`);
     if (detail.context.length) lines.push(`  context: ${detail.context.map((c) => `${c.hop}@${c.line}`).join(' ')}`);
@@ -250,7 +262,7 @@ export async function runAnnotate(argv: string[], io: CliIO): Promise<number> {
     const SHOW = 50;
     for (const rid of requests.slice(0, SHOW)) {
       const b = tracker.brief(rid)!;
-      lines.push(`  ${padEnd(rid, 48)} line ${padStart(String(b.firstLine), 7)}  span ${padEnd(b.span?.text ?? '?', 8)} ${b.hops.join(' ')}`);
+      lines.push(`  ${padEnd(forTerminal(rid), 48)} line ${padStart(String(b.firstLine), 7)}  span ${padEnd(b.span?.text ?? '?', 8)} ${b.hops.join(' ')}`);
     }
     if (requests.length > SHOW) lines.push(`  … ${requests.length - SHOW} more (use --rid ID or --json)`);
   }
@@ -261,7 +273,7 @@ export async function runAnnotate(argv: string[], io: CliIO): Promise<number> {
   if (notInLog.length) lines.push('', `Hops with no line in this log: ${notInLog.map((n) => n.hop).join(', ')}`);
   if (args.unmatched && unmatchedSample.length) {
     lines.push('', 'Lines with no known emitter');
-    for (const r of unmatchedSample) lines.push(`${padStart(String(r.line), 7)}  ${r.message.slice(0, width)}`);
+    for (const r of unmatchedSample) lines.push(`${padStart(String(r.line), 7)}  ${forTerminal(r.message.slice(0, width))}`);
   }
   io.out(lines.join('\n') + '\n');
   return 0;

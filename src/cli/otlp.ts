@@ -2,29 +2,35 @@
 // `hoplens otlp --file export.json [--json] [--rid RID]`
 // Receives vLLM's OpenTelemetry spans (OTLP/HTTP, protobuf or JSON) or reads a Collector
 // file-exporter output, and prints the engine's own per-request timing.
-import { createWriteStream, type WriteStream } from 'node:fs';
-import { readCollectorFile } from '../core/otlp/collectorFile';
+import { readCollectorFile, readCollectorStream } from '../core/otlp/collectorFile';
 import { SpanStore, batchSummaryOf, engineTimingOf, requestSnapshotOf } from '../core/otlp/engineTiming';
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_OTLP_PORT, startOtlpReceiver, vllmLaunchHint } from '../core/otlp/receiver';
 import { engineBreakdown, renderBreakdownMarkdown, renderSnapshotsMarkdown } from '../core/otlp/breakdown';
 import type { EngineTiming, OtlpSpan } from '../core/otlp/types';
+import { forTerminal } from '../core/text/terminal';
 import { batchedOut, type CliIO } from './io';
+import { SpanFileWriter } from './spanFile';
 
 const HELP = `usage: hoplens otlp --listen [HOST:]PORT [--out spans.jsonl] [--max-seconds N] [--max-body-mb N]
-       hoplens otlp --file export.json [--json] [--rid RID]
+       hoplens otlp --file export.json|- [--json] [--rid RID]
 
 --listen   run an OTLP/HTTP trace receiver (POST /v1/traces, protobuf or JSON) and print one line
            per finished request (vLLM's llm_request span). Start vLLM with
-             OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/protobuf vllm serve … --otlp-traces-endpoint http://127.0.0.1:${DEFAULT_OTLP_PORT}/v1/traces
-           --out FILE        also write every received span as one JSON object per line
+             OTEL_SERVICE_NAME=vllm OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/protobuf \\
+             vllm serve … --otlp-traces-endpoint http://127.0.0.1:${DEFAULT_OTLP_PORT}/v1/traces
+           --out FILE        also append every export request's spans to FILE as one line of OTLP
+                             JSON (what --file reads). While FILE cannot be written, exporters are
+                             answered 503 with Retry-After: they keep the spans and send them again
            --max-seconds N   stop after N seconds (otherwise Ctrl-C)
            --max-body-mb N   largest request accepted (default ${DEFAULT_MAX_BODY_BYTES / 1024 / 1024})
            Binds to 127.0.0.1 unless HOST says otherwise (a warning is printed then).
---file     read OTLP JSON: the OpenTelemetry Collector file exporter's JSON Lines, or one document
+--file     read OTLP JSON: the OpenTelemetry Collector file exporter's JSON Lines (as --out writes
+           them), or one document; gzip is read as is; - reads standard input
            --json            JSON Lines: one "request" object per llm_request, then one "summary"
            --rid RID         the engine breakdown and step snapshots of one request
 
-exit codes: 0 ok, 1 nothing to show (no spans in the file) or cannot listen, 2 bad input or usage
+exit codes: 0 ok, 1 nothing to show (no spans in the file), cannot listen, or --out still failing
+            when stopped (spans were refused), 2 bad input (not OTLP JSON, --out cannot be opened) or usage
 `;
 
 interface Args {
@@ -94,7 +100,7 @@ function ms(v: number | null): string {
 
 function requestLine(t: EngineTiming): string {
   const when = new Date(t.span.endMs).toISOString().replace('T', ' ').replace('Z', '');
-  return `${when}  ${t.rid}  queue ${ms(t.queueMs)}  prefill ${ms(t.prefillMs)}  decode ${ms(t.decodeMs)}  ` +
+  return `${when}  ${forTerminal(t.rid)}  queue ${ms(t.queueMs)}  prefill ${ms(t.prefillMs)}  decode ${ms(t.decodeMs)}  ` +
     `TTFT ${ms(t.ttftMs)}  E2E ${ms(t.e2eMs)} ms  tokens ${t.promptTokens ?? '—'}→${t.completionTokens ?? '—'}`;
 }
 
@@ -109,14 +115,17 @@ function requestJson(t: EngineTiming): Record<string, unknown> {
     queueMs: r3(t.queueMs), prefillMs: r3(t.prefillMs), decodeMs: r3(t.decodeMs), inferenceMs: r3(t.inferenceMs),
     ttftMs: r3(t.ttftMs), e2eMs: r3(t.e2eMs), promptTokens: t.promptTokens, completionTokens: t.completionTokens,
     traceId: t.span.traceId, spanId: t.span.spanId, startMs: t.span.startMs, endMs: t.span.endMs,
+    startTimeUnixNano: t.span.startTimeUnixNano, endTimeUnixNano: t.span.endTimeUnixNano,
+    status: t.span.status.code, ...(t.span.status.message ? { statusMessage: t.span.status.message } : {}),
   };
 }
 
-export async function runOtlp(argv: string[], io: CliIO): Promise<number> {
+/** `stop` ends a --listen run like Ctrl-C does (tests, embedding). */
+export async function runOtlp(argv: string[], io: CliIO, stop?: AbortSignal): Promise<number> {
   const a = parseArgs(argv);
   if (a === 'help') { io.out(HELP); return 0; }
   if (typeof a === 'string') { io.err(`hoplens otlp: ${a}\n\n${HELP}`); return 2; }
-  return a.listen ? listen(a, a.listen, io) : readFile(a, a.file!, io);
+  return a.listen ? listen(a, a.listen, io, stop) : readFile(a, a.file!, io);
 }
 
 async function readFile(a: Args, path: string, io: CliIO): Promise<number> {
@@ -141,24 +150,27 @@ async function readFile(a: Args, path: string, io: CliIO): Promise<number> {
       }
     }
   };
+  const shownPath = forTerminal(path);
   let r;
   try {
-    r = await readCollectorFile(path, { onSpans });
+    const onWaiting = (m: string): void => io.err(`hoplens otlp: ${forTerminal(m)} (Ctrl-C to stop)\n`);
+    r = path === '-' ? await readCollectorStream(process.stdin, 'standard input', { onSpans }) : await readCollectorFile(path, { onSpans, onWaiting });
   } catch (e) {
-    io.err(`hoplens otlp: ${(e as Error).message}\n`);
+    io.err(`hoplens otlp: ${forTerminal((e as Error).message)}\n`);
     return 2;
   }
-  for (const b of r.badLines) io.err(`hoplens otlp: ${path}:${b.line}: skipped: ${b.message}\n`);
-  if (r.badLineCount > r.badLines.length) io.err(`hoplens otlp: … and ${r.badLineCount - r.badLines.length} more bad line(s)\n`);
+  for (const b of r.badLines) io.err(`hoplens otlp: ${shownPath}:${b.line}: skipped: ${forTerminal(b.message)}\n`);
+  const listedBad = r.badLines.filter((b) => b.spans === undefined).length;
+  if (r.badLineCount > listedBad) io.err(`hoplens otlp: … and ${r.badLineCount - listedBad} more bad line(s)\n`);
   if (store) {
     const st = store.stats();
     Object.assign(counts, { spans: st.spans, requests: st.requests, batches: st.batches, snapshots: st.snapshots });
   }
-  const summary = { kind: 'summary', ...counts, lines: r.lines, badLines: r.badLineCount };
+  const summary = { kind: 'summary', ...counts, lines: r.lines, badLines: r.badLineCount, ...(r.rejectedSpanCount ? { rejectedSpans: r.rejectedSpanCount } : {}) };
   if (store && a.rid !== null) {
     const t = store.timing(a.rid);
     if (!t) {
-      io.err(`hoplens otlp: no llm_request span for '${a.rid}' in ${path} (${counts.requests} request(s) there)\n`);
+      io.err(`hoplens otlp: no llm_request span for '${forTerminal(a.rid)}' in ${shownPath} (${counts.requests} request(s) there)\n`);
       return 1;
     }
     if (a.json) {
@@ -172,7 +184,8 @@ async function readFile(a: Args, path: string, io: CliIO): Promise<number> {
   else if (a.rid === null) {
     out.line(requestTable(rows).trimEnd());
     out.line(`${counts.requests} request(s), ${counts.spans} span(s), ${counts.batches} step batch summar${counts.batches === 1 ? 'y' : 'ies'}, ` +
-      `${counts.snapshots} request snapshot(s)${r.badLineCount ? `, ${r.badLineCount} bad line(s) skipped` : ''}`);
+      `${counts.snapshots} request snapshot(s)${r.badLineCount ? `, ${r.badLineCount} bad line(s) skipped` : ''}` +
+      `${r.rejectedSpanCount ? `, ${r.rejectedSpanCount} bad span(s) skipped` : ''}`);
   }
   out.flush();
   return counts.spans === 0 ? 1 : 0;
@@ -182,7 +195,7 @@ async function readFile(a: Args, path: string, io: CliIO): Promise<number> {
 const TABLE_HEAD = ['request', 'prompt', 'output', 'queue', 'prefill', 'decode', 'inference', 'TTFT', 'E2E'];
 
 function tableRow(t: EngineTiming): string[] {
-  return [t.rid, String(t.promptTokens ?? '—'), String(t.completionTokens ?? '—'),
+  return [forTerminal(t.rid), String(t.promptTokens ?? '—'), String(t.completionTokens ?? '—'),
     ms(t.queueMs), ms(t.prefillMs), ms(t.decodeMs), ms(t.inferenceMs), ms(t.ttftMs), ms(t.e2eMs)];
 }
 
@@ -193,51 +206,72 @@ function requestTable(rows: string[][]): string {
     (rows.length ? '' : '(no llm_request spans)\n') + '(times in ms, from the engine\'s llm_request spans)\n';
 }
 
-async function listen(a: Args, where: { host: string; port: number }, io: CliIO): Promise<number> {
-  let out: WriteStream | null = null;
-  let outError: string | null = null;
+async function listen(a: Args, where: { host: string; port: number }, io: CliIO, stopSignal?: AbortSignal): Promise<number> {
+  let out: SpanFileWriter | null = null;
   if (a.out) {
-    out = createWriteStream(a.out, { flags: 'a' });
-    out.on('error', (e) => { if (!outError) { outError = e.message; io.err(`hoplens otlp: cannot write ${a.out}: ${e.message}\n`); } });
+    try {
+      out = await SpanFileWriter.open(a.out);
+    } catch (e) {
+      io.err(`hoplens otlp: ${forTerminal((e as Error).message)}\n`);
+      return 2;
+    }
   }
   let llmRequests = 0;
-  const onSpans = (spans: OtlpSpan[]): void => {
+  const onSpans = async (spans: OtlpSpan[]): Promise<void> => {
+    // The file first: if it fails, the exporter sends these again and they are printed then.
+    if (out) await out.write(spans);
     const lines: string[] = [];
     for (const s of spans) {
       const t = engineTimingOf(s);
       if (t) { llmRequests++; lines.push(requestLine(t)); }
     }
     if (lines.length) io.out(lines.join('\n') + '\n');
-    if (out && !outError) out.write(spans.map((s) => JSON.stringify(s)).join('\n') + '\n');
   };
-  let rx;
+  let retryAfter = 1;
+  const onSinkState = (failure: string | null): void => {
+    if (failure !== null) {
+      io.err(`hoplens otlp: ${forTerminal(failure)}\nhoplens otlp: answering 503 with Retry-After: ${retryAfter} s until spans can be written again; ` +
+        'the exporters keep them and send them again\n');
+    } else {
+      io.err(`hoplens otlp: writing spans again (${rx?.stats().refused ?? 0} export request(s) were answered 503 meanwhile)\n`);
+    }
+  };
+  let rx: Awaited<ReturnType<typeof startOtlpReceiver>> | undefined;
   try {
-    rx = await startOtlpReceiver({ host: where.host, port: where.port, maxBodyBytes: a.maxBodyBytes, onSpans, onError: (m) => io.err(`hoplens otlp: ${m}\n`) });
+    rx = await startOtlpReceiver({
+      host: where.host, port: where.port, maxBodyBytes: a.maxBodyBytes, onSpans, onSinkState,
+      onError: (m) => io.err(`hoplens otlp: ${forTerminal(m)}\n`),
+    });
   } catch (e) {
-    io.err(`hoplens otlp: ${(e as Error).message}\n`);
-    out?.end();
+    io.err(`hoplens otlp: ${forTerminal((e as Error).message)}\n`);
+    await out?.close();
     return 1;
   }
+  retryAfter = rx.retryAfterSeconds;
   if (rx.warning) io.err(`hoplens otlp: warning: ${rx.warning}\n`);
   io.out(`listening on ${rx.url} (OTLP/HTTP, protobuf or JSON)\n`);
   io.out(`start vLLM with: ${vllmLaunchHint(rx.url)}\n`);
-  if (a.out) io.out(`writing spans to ${a.out}\n`);
+  if (a.out) io.out(`writing spans to ${forTerminal(a.out)} (OTLP JSON Lines)\n`);
 
   await new Promise<void>((resolve) => {
     let timer: NodeJS.Timeout | null = null;
     const stop = (): void => {
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
+      stopSignal?.removeEventListener('abort', stop);
       if (timer) clearTimeout(timer);
       resolve();
     };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
+    if (stopSignal?.aborted) stop(); else stopSignal?.addEventListener('abort', stop);
     if (a.maxSeconds !== null) timer = setTimeout(stop, a.maxSeconds * 1000);
   });
   await rx.close();
-  if (out) await new Promise<void>((r) => out!.end(() => r()));
+  await out?.close();
   const st = rx.stats();
-  io.out(`stopped: ${st.spans} span(s) in ${st.requests} export request(s), ${llmRequests} llm_request, ${st.rejected} rejected\n`);
-  return outError ? 1 : 0;
+  io.out(`stopped: ${st.spans} span(s) in ${st.requests} export request(s), ${llmRequests} llm_request, ${st.rejected} rejected` +
+    `${st.rejectedSpans ? `, ${st.rejectedSpans} bad span(s) refused` : ''}${st.refused ? `, ${st.refused} answered 503 (not kept)` : ''}\n`);
+  // Still failing at the end: some exporter's spans were not kept.
+  return st.sinkFailure ? 1 : 0;
 }

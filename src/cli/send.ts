@@ -1,13 +1,16 @@
 // `hoplens send`: one streaming request timed from the socket (the lab's --mode send).
 // Exit codes: 0 a complete stream, 1 the server or network failed, 2 bad input.
-import { existsSync } from 'node:fs';
-import { aggregateRuns, DEFAULTS, findRequestLogLines, runsReport, sendRepeated, textReport, toJson, type RequestLogLine, type TraceOptions } from '../core/request';
+import { stat } from 'node:fs/promises';
+import { aggregateRuns, countLinesUpTo, DEFAULTS, findRequestLogLines, runsReport, sendRepeated, textReport, toJson, type RequestLogLine, type TraceOptions } from '../core/request';
+import { MAX_TIMER_MS, validateOptions } from '../core/request/build';
+import { forTerminal } from '../core/text/terminal';
 import { warmUpRequestPath } from '../core/request/warmUp';
-import type { CliIO } from './io';
+import { outputRoom, type CliIO } from './io';
 
 const USAGE = `usage: hoplens send [options]
 
-  --url URL              server base URL (default ${DEFAULTS.url})
+  --url URL              server base URL (default ${DEFAULTS.url}; a trailing /v1, as the OpenAI SDK writes it, is fine;
+                         user:password@ is sent as Basic auth and shown as ***)
   --engine E             auto | vllm | sglang (default auto: asks /get_server_info, then /version)
   --api A                chat | completions | sglang-generate (default chat)
   --model M              default: the first model of GET /v1/models
@@ -17,11 +20,13 @@ const USAGE = `usage: hoplens send [options]
   --extra JSON           extra body fields, e.g. '{"top_p":0.9}'
   --rid ID               request id to send (default hoplens-<time>-<random>)
   --api-key-env VAR      read the API key from this environment variable (never pass keys on the command line)
-  --timeout-ms N         whole-request budget (default ${DEFAULTS.timeoutMs})
+  --timeout-ms N         whole-request budget (default ${DEFAULTS.timeoutMs}, at most ${MAX_TIMER_MS})
   --idle-timeout-ms N    longest silence allowed mid-stream (default ${DEFAULTS.idleTimeoutMs})
   --connect-timeout-ms N (default ${DEFAULTS.connectTimeoutMs})
-  --repeat N             send N requests in sequence and report the distribution
-  --log FILE             the server's log: print this request's lines beside the client's times
+  --repeat N             send N requests in sequence and report the distribution (a 429/503 with
+                         Retry-After makes the next run wait as asked, up to 5 minutes)
+  --log FILE             the server's log (a regular file): print this request's lines beside the client's times;
+                         only what the server wrote after the request started is searched
   --frames               print every frame (#, t, dt, chars, kind, text)
   --json                 print one JSON object (with --repeat: one per run, then a summary)
 `;
@@ -96,8 +101,17 @@ export async function runSend(argv: string[], io: CliIO): Promise<number> {
     else o.apiKey = key;
   }
   const logFile = values.get('log');
-  if (logFile !== undefined && !existsSync(logFile)) problems.push(`--log ${logFile}: no such file`);
-  if (problems.length) { io.err(`hoplens send: ${problems.join('\n')}\n`); return 2; }
+  let logSizeAtStart = 0;
+  if (logFile !== undefined) {
+    // A FIFO or a device (/dev/zero) would be read forever: only a regular file is a server log here.
+    const st = await stat(logFile).catch(() => null);
+    if (!st) problems.push(`--log ${logFile}: no such file`);
+    else if (!st.isFile()) problems.push(`--log ${logFile}: not a regular file (${st.isFIFO() ? 'a FIFO' : st.isCharacterDevice() ? 'a character device' : st.isDirectory() ? 'a folder' : 'not a file'}); give the file the server writes its log to`);
+    else logSizeAtStart = st.size;
+  }
+  // The same checks the request makes, before anything is sent, so a bad option is one line and exit 2.
+  if (!problems.length) problems.push(...validateOptions(o));
+  if (problems.length) { io.err(`hoplens send: ${problems.map(forTerminal).join('\n')}\n`); return 2; }
 
   const ac = new AbortController();
   o.signal = ac.signal;
@@ -107,15 +121,19 @@ export async function runSend(argv: string[], io: CliIO): Promise<number> {
     // A fresh process would measure its first TTFT on a cold HTTP path: warm it on loopback first.
     await warmUpRequestPath().catch(() => undefined);
     const results = await sendRepeated(o, repeat, { onRun: () => { /* printed below, with log lines */ } });
+    // The request's lines were written after it started: count the lines before that point once
+    // (newlines only), then search only the part written since.
+    const logMark = logFile ? await countLinesUpTo(logFile, logSizeAtStart).catch(() => ({ offset: 0, lines: 0 })) : null;
     for (const [i, res] of results.entries()) {
       // The server writes its last lines just after the stream ends; give it a moment.
-      const lines = logFile ? await waitForLogLines(logFile, res.record) : null;
+      const lines = logFile && logMark ? await waitForLogLines(logFile, res.record, logMark) : null;
       if (flags.has('json')) {
         io.out(JSON.stringify({ ...toJson(res.record, res.metrics), ...(lines ? { serverLogLines: lines.map((l) => ({ line: l.line, sinceRequestStartMs: l.sinceRequestStartMs, resolution: l.resolution, text: l.text })) } : {}) }) + '\n');
       } else {
         if (repeat > 1) io.out(`\n=== run ${i + 1} of ${repeat}\n`);
         io.out(textReport(res.record, res.metrics, { frames: flags.has('frames') }));
         if (lines) io.out(serverLinesReport(logFile!, lines));
+        await outputRoom(io);
       }
     }
     if (repeat > 1) {
@@ -126,7 +144,7 @@ export async function runSend(argv: string[], io: CliIO): Promise<number> {
     const errors = results.map((r) => r.record.error).filter((e) => e !== null);
     if (errors.some((e) => e!.kind === 'bad-input')) {
       // The report already went to stdout; stderr gets the one line a script would grep.
-      for (const e of errors) if (e!.kind === 'bad-input') io.err(`hoplens send: ${e!.message}\n`);
+      for (const e of errors) if (e!.kind === 'bad-input') io.err(`hoplens send: ${forTerminal(e!.message)}\n`);
       return 2;
     }
     return errors.length ? 1 : 0;
@@ -135,10 +153,13 @@ export async function runSend(argv: string[], io: CliIO): Promise<number> {
   }
 }
 
-async function waitForLogLines(path: string, record: Parameters<typeof findRequestLogLines>[1]): Promise<RequestLogLine[]> {
+async function waitForLogLines(path: string, record: Parameters<typeof findRequestLogLines>[1], from: { offset: number; lines: number }): Promise<RequestLogLine[]> {
   let lines: RequestLogLine[] = [];
   for (let i = 0; i < 5; i++) {
-    lines = await findRequestLogLines(path, record);
+    // A log that shrank since (rotated, truncated) is searched from its start.
+    const size = (await stat(path).catch(() => null))?.size ?? 0;
+    const mark = size >= from.offset ? from : { offset: 0, lines: 0 };
+    lines = await findRequestLogLines(path, record, { fromOffset: mark.offset, linesBefore: mark.lines });
     if (lines.length) break;
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -146,12 +167,12 @@ async function waitForLogLines(path: string, record: Parameters<typeof findReque
 }
 
 function serverLinesReport(path: string, lines: RequestLogLine[]): string {
-  if (!lines.length) return `\nNo line of ${path} mentions this request (is request logging on? vLLM: --enable-log-requests; SGLang: --log-requests).\n`;
-  const out = [`\nServer log ${path}: ${lines.length} line(s) for this request (server clock; 's' = whole seconds, ±1 s)`];
+  if (!lines.length) return `\nNo line of ${forTerminal(path)} mentions this request (is request logging on? vLLM: --enable-log-requests; SGLang: --log-requests).\n`;
+  const out = [`\nServer log ${forTerminal(path)}: ${lines.length} line(s) for this request (server clock; 's' = whole seconds, ±1 s)`];
   for (const l of lines) {
     const t = l.sinceRequestStartMs === null ? ''.padStart(9)
       : l.resolution === 'ms' ? `${(l.sinceRequestStartMs / 1000).toFixed(3)}s`.padStart(9) : `≈${(l.sinceRequestStartMs / 1000).toFixed(0)}s`.padStart(9);
-    out.push(`${String(l.line).padStart(7)}  ${t}  ${l.text.length > 160 ? l.text.slice(0, 159) + '…' : l.text}`);
+    out.push(`${String(l.line).padStart(7)}  ${t}  ${forTerminal(l.text.length > 160 ? l.text.slice(0, 159) + '…' : l.text)}`);
   }
   return out.join('\n') + '\n';
 }

@@ -8,6 +8,7 @@ import { mapToCheckout, displayPath } from '../core/calltrace/paths';
 import { writePerfettoTrace, hopSequenceMarkdown } from '../core/calltrace/export';
 import { DEFAULT_FILTER, parseFilterList } from '../core/calltrace/filter';
 import { readConfig } from '../config';
+import { forWorkbench } from '../core/text/workbench';
 
 async function openAt(file: string, line: number): Promise<void> {
   const c = readConfig().checkouts;
@@ -15,7 +16,7 @@ async function openAt(file: string, line: number): Promise<void> {
   // Otherwise (a trace from a container or another host) map it onto the checkout.
   const mapped = existsSync(file) ? { path: file, via: 'as-written' as const } : mapToCheckout(file, { vllm: c.vllm || undefined, sglang: c.sglang || undefined });
   if (!existsSync(mapped.path)) {
-    void vscode.window.showWarningMessage(`HopLens: ${mapped.path} is not on this machine. Set hoplens.checkouts.vllm (or .sglang) to a checkout and HopLens maps site-packages and container paths onto it.`);
+    void vscode.window.showWarningMessage(`HopLens: ${forWorkbench(mapped.path)} is not on this machine. Set hoplens.checkouts.vllm (or .sglang) to a checkout and HopLens maps site-packages and container paths onto it.`);
     return;
   }
   const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(mapped.path));
@@ -30,7 +31,7 @@ export function registerCallTraceCommands(view: CallTracesViewProvider): vscode.
       if (!uri) return;
       const index = await view.openFolder(uri.fsPath);
       await vscode.commands.executeCommand('hoplens.callTraces.focus');
-      if (index && index.processes().length === 0) void vscode.window.showInformationMessage(`HopLens: no VLLM_TRACE_FUNCTION files in ${uri.fsPath}.`);
+      if (index && index.processes().length === 0) void vscode.window.showInformationMessage(`HopLens: no VLLM_TRACE_FUNCTION files in ${forWorkbench(uri.fsPath)}.`);
       return index;
     }),
     vscode.commands.registerCommand(CommandIds.openCallDefinition, async (node: CallTraceNode) => {
@@ -41,27 +42,30 @@ export function registerCallTraceCommands(view: CallTracesViewProvider): vscode.
     }),
     vscode.commands.registerCommand(CommandIds.loadMoreCalls, (node: CallTraceNode) => { if (node?.kind === 'more') view.loadMore(node); }),
     vscode.commands.registerCommand(CommandIds.refreshCallTraces, () => view.followAll()),
-    vscode.commands.registerCommand(CommandIds.filterCalls, async () => {
+    // Arguments, where a command takes them, are for scripted use (tests, other extensions).
+    vscode.commands.registerCommand(CommandIds.filterCalls, async (valueArg?: string) => {
       const current = view.currentFilter === DEFAULT_FILTER ? 'default' : view.currentFilter.join(', ');
-      const v = await vscode.window.showInputBox({
+      const v = valueArg ?? await vscode.window.showInputBox({
         title: 'Show only these functions (with their callers)', value: current,
         prompt: '"default" = the request path (create_chat_completion, add_request, schedule, execute_model, …); empty = every call',
       });
       if (v === undefined) return;
       view.setFilter(v.trim() === 'default' ? DEFAULT_FILTER : parseFilterList(v));
     }),
-    vscode.commands.registerCommand(CommandIds.findFunction, async () => {
+    vscode.commands.registerCommand(CommandIds.findFunction, async (queryArg?: string, pickArg?: number) => {
       const indexes = view.indexes();
       if (!indexes.length) { void vscode.window.showInformationMessage('HopLens: open a call trace folder first.'); return; }
-      const q = await vscode.window.showInputBox({ title: 'Find a function in the call traces', placeHolder: 'function name, e.g. execute_model' });
+      const q = queryArg ?? await vscode.window.showInputBox({ title: 'Find a function in the call traces', placeHolder: 'function name, e.g. execute_model' });
       if (!q) return;
       const hits = indexes.flatMap(({ index }) => index.search(q, 200).map((h) => ({ h, index })));
-      if (!hits.length) { void vscode.window.showInformationMessage(`HopLens: no call of '${q}' in the open traces.`); return; }
-      const pick = await vscode.window.showQuickPick(hits.map(({ h, index }) => ({
-        label: h.fn, description: `${displayPath(h.file)}:${h.line}`,
-        detail: h.ancestors.map((a) => index.getNode(h.threadKey, a).fn).join(' › ') || '(top level)', h,
-      })), { title: `${hits.length} call(s) of '${q}'`, matchOnDetail: true });
+      if (!hits.length) { void vscode.window.showInformationMessage(`HopLens: no call of '${forWorkbench(q)}' in the open traces.`); return; }
+      const items = hits.map(({ h, index }) => ({
+        label: forWorkbench(h.fn), description: forWorkbench(`${displayPath(h.file)}:${h.line}`),
+        detail: forWorkbench(h.ancestors.map((a) => index.getNode(h.threadKey, a).fn).join(' › ')) || '(top level)', h,
+      }));
+      const pick = pickArg !== undefined ? items[pickArg] : await vscode.window.showQuickPick(items, { title: `${hits.length} call(s) of '${forWorkbench(q)}'`, matchOnDetail: true });
       if (pick) await openAt(pick.h.file, pick.h.line);
+      return items.map((i) => i.h);
     }),
     vscode.commands.registerCommand(CommandIds.exportPerfetto, async (node?: CallTraceNode, targetArg?: vscode.Uri) => {
       if (!node || (node.kind !== 'thread' && node.kind !== 'call')) { void vscode.window.showInformationMessage('HopLens: right-click a thread or a call in the Call Traces view.'); return undefined; }
@@ -72,7 +76,7 @@ export function registerCallTraceCommands(view: CallTracesViewProvider): vscode.
       const maxBytes = readConfig().callTraces.perfettoMaxBytes;
       const res = await writePerfettoTrace(index, [{ threadKey, nodeId: node.kind === 'call' ? node.row.nodeId : undefined }], target.fsPath, { maxBytes });
       const note = res.truncated ? ` — stopped at the ${(maxBytes / 1048576).toFixed(0)} MB limit (setting hoplens.callTraces.perfettoMaxMegabytes)` : '';
-      void vscode.window.showInformationMessage(`HopLens: wrote ${res.events} events (${(res.bytes / 1e6).toFixed(1)} MB) to ${target.fsPath}${note}. Open it in ui.perfetto.dev or chrome://tracing.`);
+      void vscode.window.showInformationMessage(`HopLens: wrote ${res.events} events (${(res.bytes / 1e6).toFixed(1)} MB) to ${forWorkbench(target.fsPath)}${note}. Open it in ui.perfetto.dev or chrome://tracing.`);
       return res;
     }),
     vscode.commands.registerCommand(CommandIds.exportHopSequence, async () => {
@@ -82,6 +86,7 @@ export function registerCallTraceCommands(view: CallTracesViewProvider): vscode.
       const md = indexes.map(({ index }) => hopSequenceMarkdown(index, filter, 500)).join('\n');
       const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: md });
       await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.Beside });
+      return md;
     }),
   );
 }

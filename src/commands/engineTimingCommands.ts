@@ -9,6 +9,7 @@ import type { TracedRequestCommands } from './sendTracedRequestCommand';
 import { readCollectorFile } from '../core/otlp/collectorFile';
 import { queryRequestSpans } from '../core/otlp/query';
 import { readConfig } from '../config';
+import { forWorkbench } from '../core/text/workbench';
 
 export interface EngineTimingCommandDeps {
   service: EngineTimingService;
@@ -24,8 +25,8 @@ export function registerEngineTimingCommands({ service, logs, traced }: EngineTi
     const last = traced.lastResult?.record.logRequestId;
     const known = service.store.requests().map((t) => t.rid);
     if (known.length === 0) return last;
-    const items = [...new Set([...(last ? [last] : []), ...known])].map((rid) => ({ label: rid, description: rid === last ? 'last traced request' : undefined }));
-    return (await vscode.window.showQuickPick(items, { title: 'Engine timing of which request?' }))?.label;
+    const items = [...new Set([...(last ? [last] : []), ...known])].map((rid) => ({ label: forWorkbench(rid), description: rid === last ? 'last traced request' : undefined, rid }));
+    return (await vscode.window.showQuickPick(items, { title: 'Engine timing of which request?' }))?.rid;
   };
 
   return vscode.Disposable.from(
@@ -35,15 +36,19 @@ export function registerEngineTimingCommands({ service, logs, traced }: EngineTi
       const uri = arg ?? (await vscode.window.showOpenDialog({ title: 'OpenTelemetry traces (OTLP JSON, e.g. from the Collector file exporter)', filters: { JSON: ['json', 'jsonl'], All: ['*'] } }))?.[0];
       if (!uri) return 0;
       try {
-        const res = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `HopLens: reading ${uri.fsPath}`, cancellable: true }, (_p, token) => {
+        const res = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `HopLens: reading ${forWorkbench(uri.fsPath)}`, cancellable: true }, (_p, token) => {
           const ac = new AbortController();
           token.onCancellationRequested(() => ac.abort());
           return readCollectorFile(uri.fsPath, { onSpans: (spans) => service.store.add(spans), signal: ac.signal });
         });
-        void vscode.window.showInformationMessage(`HopLens: read ${res.spanCount} span(s) from ${uri.fsPath}${res.badLineCount ? `; ${res.badLineCount} line(s) were not OTLP JSON (first: ${res.badLines[0] ?? ''})` : ''}.`);
+        const firstBad = res.badLines[0];
+        const bad = res.badLineCount || res.rejectedSpanCount
+          ? `; skipped ${res.badLineCount} line(s) that were not OTLP JSON and ${res.rejectedSpanCount} bad span(s)${firstBad ? ` (line ${firstBad.line}: ${forWorkbench(firstBad.message, 160)})` : ''}`
+          : '';
+        void vscode.window.showInformationMessage(`HopLens: read ${res.spanCount} span(s) from ${forWorkbench(uri.fsPath)}${bad}.`);
         return res.spanCount;
       } catch (e) {
-        void vscode.window.showErrorMessage(`HopLens: ${(e as Error).message}`);
+        void vscode.window.showErrorMessage(`HopLens: ${forWorkbench((e as Error).message)}`);
         return 0;
       }
     }),
@@ -51,18 +56,22 @@ export function registerEngineTimingCommands({ service, logs, traced }: EngineTi
       const rid = ridArg ?? await pickRid();
       if (!rid) { void vscode.window.showInformationMessage('HopLens: no request to show: start the trace receiver and send a request, or put the cursor on a request line.'); return undefined; }
       // A team that already runs a Collector with Jaeger or Tempo: fetch this request's spans from there.
-      const queryUrl = readConfig().traces.queryUrl;
+      const { queryUrl, queryService } = readConfig().traces;
+      let lookup: string | undefined;
       if (!service.timing(rid) && queryUrl) {
         try {
-          const found = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `HopLens: looking up ${rid} at ${queryUrl}` }, () => queryRequestSpans({ baseUrl: queryUrl, requestId: rid }));
+          const found = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `HopLens: looking up ${forWorkbench(rid)} at ${forWorkbench(queryUrl)}` },
+            () => queryRequestSpans({ baseUrl: queryUrl, requestId: rid, service: queryService }));
           service.store.add(found.spans);
+          lookup = found.query;
         } catch (e) {
-          void vscode.window.showWarningMessage(`HopLens: ${(e as Error).message}`);
+          lookup = `lookup failed: ${(e as Error).message}`;
+          void vscode.window.showWarningMessage(`HopLens: ${forWorkbench((e as Error).message)}`);
         }
       }
       const last = traced.lastResult;
       const client = last && last.record.logRequestId === rid ? { ttftContentMs: last.metrics.ttftContentMs, e2eMs: last.metrics.e2eMs } : null;
-      return service.showPanel(rid, client);
+      return service.showPanel(rid, client, lookup);
     }),
   );
 }

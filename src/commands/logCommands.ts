@@ -13,6 +13,7 @@ import { requestHopTableMarkdown } from '../core/logs/requestExport';
 import { clonePinnedCheckout, CloneError, PINS } from '../core/source/index';
 import type { Engine } from '../core/logs/model';
 import { readConfig } from '../config';
+import { forWorkbench } from '../core/text/workbench';
 import type { Logger } from '../logging';
 
 export interface LogCommandDeps {
@@ -61,7 +62,7 @@ export function registerLogCommands(deps: LogCommandDeps): vscode.Disposable {
     const ann = await logs.settled(editor.document);
     if (!ann) { void vscode.window.showWarningMessage('HopLens: this document is too large for the editor; use "HopLens: Open Large Server Log…".'); return; }
     if (!ann.hasHops) {
-      void vscode.window.showInformationMessage(`HopLens: no hops found in ${editor.document.fileName.split(/[\\/]/).pop()} (${ann.annotator.records.length} lines, ${ann.annotator.engine ?? 'not a vLLM or SGLang log'}).`);
+      void vscode.window.showInformationMessage(`HopLens: no hops found in ${forWorkbench(editor.document.fileName.split(/[\\/]/).pop() ?? '')} (${ann.annotator.records.length} lines, ${ann.annotator.engine ?? 'not a vLLM or SGLang log'}).`);
     }
     requests.setSource(documentLogSource(editor.document.uri, ann.annotator));
     await vscode.commands.executeCommand('hoplens.requests.focus');
@@ -91,7 +92,7 @@ export function registerLogCommands(deps: LogCommandDeps): vscode.Disposable {
     await vscode.env.clipboard.writeText(md);
     const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: md });
     await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.Beside });
-    void vscode.window.showInformationMessage(`HopLens: hop table of ${rid} copied to the clipboard.`);
+    void vscode.window.showInformationMessage(`HopLens: hop table of ${forWorkbench(rid)} copied to the clipboard.`);
     return md;
   };
 
@@ -108,7 +109,7 @@ export function registerLogCommands(deps: LogCommandDeps): vscode.Disposable {
     const result = loggingConfig(engine, { path: target.fsPath });
     await writeFile(target.fsPath, result.json);
     void vscode.window.showInformationMessage(
-      `HopLens: wrote ${target.fsPath}. Launch with: ${result.envVar}=${target.fsPath} …`, 'Copy Launch Line', 'Open Config').then(async (choice) => {
+      `HopLens: wrote ${forWorkbench(target.fsPath)}. Launch with: ${result.envVar}=${forWorkbench(target.fsPath)} …`, 'Copy Launch Line', 'Open Config').then(async (choice) => {
       if (choice === 'Copy Launch Line') await vscode.env.clipboard.writeText(result.launchLine);
       if (choice === 'Open Config') await vscode.window.showTextDocument(target);
     });
@@ -124,23 +125,23 @@ export function registerLogCommands(deps: LogCommandDeps): vscode.Disposable {
     const target = vscode.Uri.joinPath(parent[0], engine === 'vllm' ? 'vllm' : 'sglang').fsPath;
     const sha = remote?.sha ?? PINS[engine].sha;
     try {
-      const info = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Cloning ${engine} at ${sha.slice(0, 10)}`, cancellable: true }, (progress, token) => {
+      const info = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Cloning ${engine} at ${forWorkbench(sha.slice(0, 10))}`, cancellable: true }, (progress, token) => {
         const ac = new AbortController();
         token.onCancellationRequested(() => ac.abort());
-        return clonePinnedCheckout(engine, target, { url: remote?.url, sha, signal: ac.signal, onProgress: (m: string) => progress.report({ message: m }) });
+        return clonePinnedCheckout(engine, target, { url: remote?.url, sha, signal: ac.signal, onProgress: (m: string) => progress.report({ message: forWorkbench(m) }) });
       });
       await vscode.workspace.getConfiguration('hoplens').update(`checkouts.${engine}`, info.root, vscode.ConfigurationTarget.Global);
-      void vscode.window.showInformationMessage(`HopLens: cloned ${engine} into ${info.root} and set hoplens.checkouts.${engine}.`);
+      void vscode.window.showInformationMessage(`HopLens: cloned ${engine} into ${forWorkbench(info.root)} and set hoplens.checkouts.${engine}.`);
       return info.root;
     } catch (e) {
       const msg = e instanceof CloneError || e instanceof Error ? e.message : String(e);
-      void vscode.window.showErrorMessage(`HopLens: clone failed: ${msg}`);
+      void vscode.window.showErrorMessage(`HopLens: clone failed: ${forWorkbench(msg)}`);
       return undefined;
     }
   };
 
-  const filterRequests = async () => {
-    const value = await vscode.window.showInputBox({ title: 'Filter requests by id', placeHolder: 'part of a request id, e.g. myrun-0001' });
+  const filterRequests = async (valueArg?: string) => {
+    const value = valueArg ?? await vscode.window.showInputBox({ title: 'Filter requests by id', placeHolder: 'part of a request id, e.g. myrun-0001' });
     if (value !== undefined) requests.setFilter(value);
   };
 

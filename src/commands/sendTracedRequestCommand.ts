@@ -5,6 +5,8 @@ import { existsSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { TracedRequestWorker, aggregateRuns, runsReport, validateOptions, findRequestLogLines, countLinesUpTo, type TraceOptions, type TracedRequest } from '../core/request/index';
 import { readConfig } from '../config';
+import { forWorkbench } from '../core/text/workbench';
+import { markdownCode, markdownCodeBlock } from '../core/text/markdown';
 import { CommandIds } from '../commandIds';
 import { RequestReportPanel } from '../providers/request/reportPanel';
 import { documentLogSource } from '../providers/requestsView';
@@ -38,8 +40,8 @@ async function confirmOptions(o: TraceOptions): Promise<TraceOptions | undefined
   const opts = { ...o };
   for (;;) {
     const items: (vscode.QuickPickItem & { id: string })[] = [
-      { id: 'send', label: '$(debug-start) Send', description: `${opts.url} · ${opts.engine} · ${opts.api}` },
-      { id: 'prompt', label: '$(edit) Prompt', description: opts.prompt },
+      { id: 'send', label: '$(debug-start) Send', description: `${forWorkbench(opts.url)} · ${opts.engine} · ${opts.api}` },
+      { id: 'prompt', label: '$(edit) Prompt', description: forWorkbench(opts.prompt ?? '') },
       { id: 'max', label: '$(symbol-number) Max tokens', description: String(opts.maxTokens) },
     ];
     const pick = await vscode.window.showQuickPick(items, { title: 'HopLens: Send Traced Request', placeHolder: 'Send, or change the prompt / max tokens for this request only' });
@@ -91,7 +93,7 @@ export class TracedRequestCommands {
   async send(overrides: SendOverrides = {}): Promise<TracedRequest | undefined> {
     let opts: TraceOptions | undefined = { ...baseOptions(), ...(overrides.prompt !== undefined ? { prompt: overrides.prompt } : {}), ...(overrides.maxTokens !== undefined ? { maxTokens: overrides.maxTokens } : {}) };
     const problems = validateOptions(opts);
-    if (problems.length) { void vscode.window.showErrorMessage(`HopLens: ${problems.join('; ')}. Check the hoplens.server.* settings.`); return undefined; }
+    if (problems.length) { void vscode.window.showErrorMessage(`HopLens: ${forWorkbench(problems.join('; '))}. Check the hoplens.server.* settings.`); return undefined; }
     if (overrides.interactive !== false) opts = await confirmOptions(opts);
     if (!opts) return undefined;
     const apiKey = await this.apiKey();
@@ -119,7 +121,7 @@ export class TracedRequestCommands {
     });
     this.lastPanel = panel;
     this.attachEngineTiming(panel, result);
-    if (record.error) void vscode.window.showWarningMessage(`HopLens: ${record.error.message} ${record.error.hint}`);
+    if (record.error) void vscode.window.showWarningMessage(`HopLens: ${forWorkbench(record.error.message)} ${forWorkbench(record.error.hint)}`);
     return result;
   }
 
@@ -200,7 +202,7 @@ export class TracedRequestCommands {
     if (!n) return undefined;
     const opts = baseOptions();
     const problems = validateOptions(opts);
-    if (problems.length) { void vscode.window.showErrorMessage(`HopLens: ${problems.join('; ')}`); return undefined; }
+    if (problems.length) { void vscode.window.showErrorMessage(`HopLens: ${forWorkbench(problems.join('; '))}`); return undefined; }
     const apiKey = await this.apiKey();
     const results = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `HopLens: ${n} traced requests`, cancellable: true }, (progress, token) => {
       const ac = new AbortController();
@@ -211,7 +213,7 @@ export class TracedRequestCommands {
       });
     });
     const report = runsReport(aggregateRuns(results));
-    const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: `# ${n} traced requests to ${opts.url}\n\n\`\`\`\n${report}\`\`\`\n` });
+    const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: `# ${n} traced requests to ${markdownCode(opts.url)}\n\n${markdownCodeBlock(report)}` });
     await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.Beside });
     return report;
   }

@@ -105,6 +105,12 @@ export function renderHopTable(engine: Engine, opts: { includeLegacy?: boolean }
     out.push(`${pad(r[0], widths[0])}  ${pad(r[1], widths[1])}  ${pad(r[2], widths[2])}  ${pad(r[3], widths[3])}  ${r[5]}`);
     out.push(`${' '.repeat(widths[0] + 2)}${' '.repeat(widths[1] + 2)}turned on by: ${r[4]}`);
   }
+  const worded = table.hops.filter((h) => h.wordings?.length);
+  if (worded.length) {
+    out.push('');
+    out.push('Wordings across versions (each is recognised):');
+    for (const h of worded) for (const w of h.wordings!) out.push(`  ${pad(h.id, widths[0])}  ${w.text}\n  ${' '.repeat(widths[0])}    ${w.versions}`);
+  }
   out.push('');
   out.push('Start the server so these lines actually appear:');
   out.push('');
@@ -127,6 +133,10 @@ export function renderHopTableMarkdown(engine: Engine): string {
   for (const h of table.hops.filter((x) => !x.legacy)) {
     lines.push(`| ${h.id} | ${esc(h.role)} | [${esc(citation(h))}](${pinnedUrl(table, h)}) | ${esc(h.level)} | ${esc(h.gate)} | ${esc(h.meaning)} |`);
   }
+  lines.push('', '## Wordings across versions', '', 'Each hop is recognised in every wording below, whatever the engine version that printed it.', '', '| hop | wording | printed by |', '|---|---|---|');
+  for (const h of table.hops) {
+    for (const w of h.wordings ?? []) lines.push(`| ${h.id} | \`${esc(w.text).replace(/`/g, "'")}\` | ${esc(w.versions)} |`);
+  }
   lines.push('', '## Launch', '', '```sh', table.launchHint, '```', '');
   return lines.join('\n');
 }
@@ -138,6 +148,6 @@ export function hopTableJson(engine: Engine): object[] {
     kind: 'hop', engine, id: h.id, labId: h.labId, role: h.role, process: h.process, level: h.level,
     file: h.file, line: h.line, pinnedSha: table.pinnedSha, url: pinnedUrl(table, h), format: h.format,
     patterns: h.patterns.map((p) => p.source), scope: h.scope, flags: h.flags, gate: h.gate,
-    meaning: h.meaning, missing: h.missing, legacy: h.legacy ?? false,
+    meaning: h.meaning, missing: h.missing, legacy: h.legacy ?? false, wordings: h.wordings ?? [],
   }));
 }

@@ -42,6 +42,18 @@ export interface HopDef {
   missing: { kind: MissingKind; text: string };
   /** An older wording of a hop (still accepted, not expected in a pinned-version log). */
   legacy?: boolean;
+  /** Every wording the patterns accept, with the versions that print it (current first). */
+  wordings?: HopWording[];
+}
+
+/** One wording of a hop's message and where it is printed. */
+export interface HopWording {
+  /** The format as printed, values as `…`. */
+  text: string;
+  /** Engine versions (and file) that print it, with the public log it was checked against when there is one. */
+  versions: string;
+  /** A message printed in this wording (header removed). */
+  example: string;
 }
 
 export interface HopTable {

@@ -51,10 +51,15 @@ export const VLLM_HOPS: HopDef[] = [
     id: 'V1', labId: '1', role: 'api-server', process: 'APIServer', level: 'INFO',
     file: REQUEST_LOGGER, line: 63,
     format: 'Received request %s: params: %s, lora_request: %s.',
-    fileBasenames: ['request_logger.py', 'logger.py'],
+    fileBasenames: ['request_logger.py', 'logger.py', 'async_llm_engine.py'],
     startsWith: ['Received request '],
-    // Older vLLM printed `prompt: …` before `params:` at INFO; both are accepted.
-    patterns: [/^Received request (?<rid>\S+): (?:prompt: .*, )?params: .*$/],
+    // Every wording starts `Received request <id>: ` and a field name; a line cut short after it is still the hop.
+    patterns: [/^Received request (?<rid>\S+): (?:prompt|params|sampling[ _]params): /],
+    wordings: [
+      { text: 'Received request …: params: …, lora_request: ….', versions: '0.11.2 and later (entrypoints/serve/utils/request_logger.py; the prompt moved to the DEBUG line, vllm#29208)', example: 'Received request chatcmpl-a269fdcb7c6ce890: params: SamplingParams(n=1, temperature=0.7), lora_request: None.' },
+      { text: 'Received request …: prompt: …, params: …, prompt_token_ids: …, lora_request: …, prompt_adapter_request: ….', versions: '0.4 to 0.11.1 (entrypoints/logger.py; seen in vllm#9023, vllm#10102, vllm#18916)', example: "Received request cmpl-c52dbd9a95114d1cbfa182e588138c86-0: prompt: 'How to make pizza', params: SamplingParams(n=1), prompt_token_ids: [1, 1128], lora_request: None, prompt_adapter_request: None." },
+      { text: 'Received request …: prompt: …, prefix_pos: …,sampling_params: …, prompt_token_ids: …, lora_request: ….', versions: '0.3 (engine/async_llm_engine.py; seen in vllm#2947)', example: "Received request d9e65a86be2a42a4917ba9fee5e97d9e: prompt: 'hello', prefix_pos: None,sampling_params: SamplingParams(n=1), prompt_token_ids: None, lora_request: None." },
+    ],
     ridKind: 'external', scope: 'request', flags: ['--enable-log-requests'],
     gate: '--enable-log-requests',
     meaning: 'The API server accepted and rendered the request and is about to submit it. The id is the external one: chatcmpl-<id> for chat, cmpl-<id>-<prompt index> for completions, where <id> is X-Request-Id, the body request_id, or a random uuid. The sampling parameters show what the server actually used.',
@@ -64,9 +69,13 @@ export const VLLM_HOPS: HopDef[] = [
     id: 'V2', labId: '2', role: 'api-server', process: 'APIServer', level: 'INFO',
     file: ASYNC_LLM, line: 439,
     format: 'Added request %s.',
-    fileBasenames: ['async_llm.py', 'async_llm_engine.py'],
+    fileBasenames: ['async_llm.py', 'async_llm_engine.py', 'engine.py'],
     startsWith: ['Added request '],
     patterns: [/^Added request (?<internal_rid>\S+?)\.?$/],
+    wordings: [
+      { text: 'Added request <external id>-<8 hex>.', versions: 'V1 engine, about 0.15 and later (v1/engine/async_llm.py)', example: 'Added request chatcmpl-a269fdcb7c6ce890-a8a65d16.' },
+      { text: 'Added request <external id>.', versions: 'V1 engine 0.8 to about 0.14 (v1/engine/async_llm.py; seen in vllm#18916, vllm#34503); V0 engine 0.4 to 0.10 (engine/async_llm_engine.py, engine/multiprocessing/engine.py; seen in vllm#8031)', example: 'Added request chatcmpl-df5dce913d1b4e408c36957694a9163c.' },
+    ],
     ridKind: 'internal', scope: 'request', flags: ['--enable-log-requests'],
     gate: '--enable-log-requests',
     meaning: 'AsyncLLM registered the request with its output processor and sent it over ZMQ to the engine-core process: from here on the request lives in two processes. The id is the internal one, the external id plus "-<8 hex>"; with n>1 each child is logged as "<index>_<internal id>".',
@@ -100,11 +109,18 @@ export const VLLM_HOPS: HopDef[] = [
     id: 'V5', labId: '5', role: 'api-server', process: 'APIServer (stat logger)', level: 'INFO (DEBUG when idle)',
     file: 'vllm/v1/metrics/loggers.py', line: 310,
     format: "{'Engine %03d: ' | '%d Engines Aggregated: '}Avg prompt throughput: %.1f tokens/s, Avg generation throughput: %.1f tokens/s, Running: %d reqs, Waiting: %d reqs, …, GPU KV cache usage: %.1f%%, Prefix cache hit rate: %.1f%%…",
-    fileBasenames: ['loggers.py', 'metrics.py'],
+    fileBasenames: ['loggers.py', 'metrics.py', 'llm_engine.py'],
     // `<n> Engines Aggregated: …` starts with a digit.
     startsWith: ['Engine ', 'Avg prompt throughput: ', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9'],
     // Accepts the V0 form without an engine prefix (and its Swapped/Pending/CPU KV fields).
-    patterns: [/^(?:Engine (?<engine>\d{3}): |(?<n_engines>\d+) Engines Aggregated: )?Avg prompt throughput: [\d.]+ tokens\/s, Avg generation throughput: [\d.]+ tokens\/s, .*$/],
+    // The constant words are all it takes: a line cut short after the first figure is still the hop.
+    patterns: [/^(?:Engine (?<engine>\d{3}): |(?<n_engines>\d+) Engines Aggregated: )?Avg prompt throughput: [\d.]+ tokens\/s/],
+    wordings: [
+      { text: 'Engine 000: Avg prompt throughput: … tokens/s, Avg generation throughput: … tokens/s, Running: … reqs, Waiting: … reqs, GPU KV cache usage: …%, Prefix cache hit rate: …%', versions: 'V1 engine, about 0.9 and later (v1/metrics/loggers.py; seen in vllm#19483, vllm#43295)', example: 'Engine 000: Avg prompt throughput: 72.5 tokens/s, Avg generation throughput: 33.7 tokens/s, Running: 2 reqs, Waiting: 0 reqs, GPU KV cache usage: 0.7%, Prefix cache hit rate: 24.5%' },
+      { text: '<N> Engines Aggregated: Avg prompt throughput: … tokens/s, …', versions: 'V1 with data parallel, when the stats of all engines are logged as one line', example: '2 Engines Aggregated: Avg prompt throughput: 512.3 tokens/s, Avg generation throughput: 1024.5 tokens/s, Running: 12 reqs, Waiting: 0 reqs, GPU KV cache usage: 10.2%, Prefix cache hit rate: 40.0%' },
+      { text: 'Avg prompt throughput: … tokens/s, Avg generation throughput: … tokens/s, Running: … reqs, Waiting: … reqs, GPU KV cache usage: …%, Prefix cache hit rate: …%', versions: 'V1 engine 0.8 (v1/metrics/loggers.py)', example: 'Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 12.0 tokens/s, Running: 1 reqs, Waiting: 0 reqs, GPU KV cache usage: 0.1%, Prefix cache hit rate: 0.0%' },
+      { text: 'Avg prompt throughput: … tokens/s, Avg generation throughput: … tokens/s, Running: … reqs, Swapped: … reqs, Pending: … reqs, GPU KV cache usage: …%, CPU KV cache usage: …%', versions: 'V0 engine: 0.2 to 0.3 (engine/llm_engine.py; seen in vllm#1935, vllm#2595), 0.4 to 0.10 (engine/metrics.py; seen in vllm#3094, vllm#6737, vllm#21422)', example: 'Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 44.9 tokens/s, Running: 2 reqs, Swapped: 0 reqs, Pending: 3 reqs, GPU KV cache usage: 82.1%, CPU KV cache usage: 0.0%' },
+    ],
     ridKind: null, scope: 'batch', flags: ['(default on; off with --disable-log-stats)', 'VLLM_LOG_STATS_INTERVAL'],
     gate: 'stats on (no --disable-log-stats); every VLLM_LOG_STATS_INTERVAL (10 s); DEBUG when idle',
     meaning: 'The periodic summary of the last interval for one engine (or all engines aggregated): prompt and generation throughput, running and waiting requests, KV-cache usage and prefix-cache hits. Not about one request; it tells you what the request shared the GPU with.',
@@ -116,7 +132,11 @@ export const VLLM_HOPS: HopDef[] = [
     format: 'Generated response %s%s: output: %r, finish_reason: %s',
     fileBasenames: ['request_logger.py', 'logger.py'],
     startsWith: ['Generated response '],
-    patterns: [/^Generated response (?<rid>\S+?)(?<stream> \(streaming (?:delta|complete)\))?: output: .*, finish_reason: \S+$/],
+    // The output itself may be cut (--max-log-len, a paste limit): the words before it decide.
+    patterns: [/^Generated response (?<rid>\S+?)(?<stream> \(streaming (?:delta|complete)\))?: output: /],
+    wordings: [
+      { text: 'Generated response …{ (streaming delta)| (streaming complete)}: output: …, finish_reason: …', versions: '0.10.1 and later, with --enable-log-outputs (vllm#20707)', example: "Generated response chatcmpl-p1 (streaming delta): output: 'Hello', finish_reason: None" },
+    ],
     ridKind: 'external', scope: 'request', flags: ['--enable-log-requests', '--enable-log-outputs'],
     gate: '--enable-log-outputs (needs --enable-log-requests); chat and Responses only; deltas need --enable-log-deltas (default on)',
     meaning: 'The frontend logs the text it sends, after detokenisation, so the time is the API server\'s, not the GPU\'s. When streaming, one "(streaming delta)" line per chunk and a final "(streaming complete)" line with the whole text; otherwise one line with the real finish reason.',
@@ -138,10 +158,14 @@ export const VLLM_HOPS: HopDef[] = [
     id: 'V8', labId: '8', role: 'api-server', process: 'APIServer', level: 'INFO',
     file: ASYNC_LLM, line: 761,
     format: 'Aborted request(s) %s.',
-    fileBasenames: ['async_llm.py', 'async_llm_engine.py'],
+    fileBasenames: ['async_llm.py', 'async_llm_engine.py', 'engine.py'],
     startsWith: ['Aborted request'],
     // V0 printed the singular `Aborted request <id>.`.
     patterns: [/^Aborted request(?:\(s\))? (?<rids>\S+?)\.?$/],
+    wordings: [
+      { text: 'Aborted request(s) <id>,<id>….', versions: 'V1 engine (v1/engine/async_llm.py)', example: 'Aborted request(s) chatcmpl-p1-0a1b2c3d.' },
+      { text: 'Aborted request <id>.', versions: 'V0 engine, 0.3 to 0.10 (engine/async_llm_engine.py, engine/multiprocessing/engine.py)', example: 'Aborted request chatcmpl-160b4b31df464a208e6499d66071e79f.' },
+    ],
     ridKind: 'list', scope: 'request', flags: ['--enable-log-requests'],
     gate: '--enable-log-requests; only when a request is aborted',
     meaning: 'AsyncLLM.abort() dropped the frontend state and sent ABORT to the engine core for these internal ids (comma-joined), so both copies of the request end here.',
@@ -175,9 +199,12 @@ export const VLLM_HOPS: HopDef[] = [
     id: 'V11', labId: null, role: 'api-server', process: 'APIServer (V0 engine)', level: 'INFO',
     file: 'vllm/engine/async_llm_engine.py', line: null,
     format: 'Finished request %s.',
-    fileBasenames: ['async_llm_engine.py', 'llm_engine.py'],
+    fileBasenames: ['async_llm_engine.py', 'llm_engine.py', 'engine.py'],
     startsWith: ['Finished request '],
-    patterns: [/^Finished request (?<internal_rid>\S+?)\.$/],
+    patterns: [/^Finished request (?<internal_rid>\S+?)\.?$/],
+    wordings: [
+      { text: 'Finished request <id>.', versions: 'V0 engine, 0.2 to 0.10 (engine/async_llm_engine.py, with --enable-log-requests)', example: 'Finished request chatcmpl-df5dce913d1b4e408c36957694a9163c.' },
+    ],
     ridKind: 'internal', scope: 'request', flags: ['--enable-log-requests'],
     gate: 'V0 engine (vLLM before the V1 engine became the only one) with --enable-log-requests',
     meaning: 'Older vLLM (V0 engine) printed this when a request finished normally. Current vLLM has no such line; accepted so older logs still group.',

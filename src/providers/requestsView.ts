@@ -78,6 +78,11 @@ export class RequestsViewProvider extends Disposable implements vscode.TreeDataP
 
   get currentSource(): RequestLogSource | undefined { return this.source; }
 
+  /** Whether the Requests view is on screen. */
+  get visible(): boolean { return this.view?.visible ?? false; }
+
+  get currentFilter(): string { return this.filter; }
+
   setFilter(filter: string): void {
     this.filter = filter.trim();
     void vscode.commands.executeCommand('setContext', 'hoplens.requestFilterActive', this.filter.length > 0);
@@ -104,7 +109,9 @@ export class RequestsViewProvider extends Disposable implements vscode.TreeDataP
   /** The request ids listed at the top level, in log order: the most recent that pass the filter. */
   private listedRids(s: RequestLogSource): { rids: string[]; total: number } {
     const all: string[] = [];
-    for (const rid of s.tracker.rids()) if (!this.filter || ridMatchesQuery(rid, this.filter)) all.push(rid);
+    // The filter is part of an id, as its input box says (`myrun` finds chatcmpl-myrun-0001), or an id
+    // in any form the server printed it (`chatcmpl-myrun-0001-9e1f0c2d` finds chatcmpl-myrun-0001).
+    for (const rid of s.tracker.rids()) if (!this.filter || rid.includes(this.filter) || ridMatchesQuery(rid, this.filter)) all.push(rid);
     return { rids: all.length > MAX_REQUEST_NODES ? all.slice(-MAX_REQUEST_NODES) : all, total: all.length };
   }
 

@@ -1,7 +1,9 @@
 // Webview pages with a strict CSP: no network, scripts only with this page's nonce, styles
 // and scripts only from media/. Every byte of log or server text goes through escapeHtml.
-import * as vscode from 'vscode';
+// Only VS Code's types are imported, so the page builders run (and are tested) in plain Node.
+import type * as vscode from 'vscode';
 import { randomBytes } from 'node:crypto';
+import { posix } from 'node:path';
 
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"'`]/g, (ch) => `&#${ch.charCodeAt(0)};`);
@@ -17,13 +19,17 @@ export interface WebviewPage {
   data?: unknown;
 }
 
-export function webviewOptions(extensionUri: vscode.Uri): vscode.WebviewOptions & vscode.WebviewPanelOptions {
-  return { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'media')], retainContextWhenHidden: false };
+/** extension/media[/name], as vscode.Uri.joinPath would make it. */
+function mediaUri(extensionUri: vscode.Uri, name?: string): vscode.Uri {
+  return extensionUri.with({ path: posix.join(extensionUri.path, 'media', ...(name ? [name] : [])) });
 }
 
-export function renderWebview(webview: vscode.Webview, extensionUri: vscode.Uri, page: WebviewPage): string {
-  const nonce = randomBytes(16).toString('base64');
-  const media = (name: string) => webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'media', name)).toString();
+export function webviewOptions(extensionUri: vscode.Uri): vscode.WebviewOptions & vscode.WebviewPanelOptions {
+  return { enableScripts: true, localResourceRoots: [mediaUri(extensionUri)], retainContextWhenHidden: false };
+}
+
+export function renderWebview(webview: Pick<vscode.Webview, 'cspSource' | 'asWebviewUri'>, extensionUri: vscode.Uri, page: WebviewPage, nonce = randomBytes(16).toString('base64')): string {
+  const media = (name: string) => webview.asWebviewUri(mediaUri(extensionUri, name)).toString();
   const csp = [
     "default-src 'none'",
     `img-src ${webview.cspSource} data:`,

@@ -1,17 +1,17 @@
 // A user expands a call trace in the HopLens sidebar and clicks a call: its source opens at the line.
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { useWorkbench, type WorkbenchSession } from './workbench';
 import { REPO_ROOT } from '../harness/tools';
+import { makeTempDir } from '../harness/tempDirs';
 
 describe('Call Traces, in the browser', function () {
   this.timeout(180_000);
   let made: { instanceDir: string; engineRoot: string };
   before(() => {
-    const out = mkdtempSync(join(tmpdir(), 'hoplens-e2e-trace-'));
+    const out = makeTempDir('hoplens-e2e-trace-').path;
     const stdout = execFileSync('python3', [join(REPO_ROOT, 'test', 'fixtures', 'calltrace', 'make_trace.py'), out, '--sleep-ms', '20'], { encoding: 'utf8' });
     made = JSON.parse(stdout.trim().split('\n').pop()!);
   });

@@ -1,17 +1,17 @@
 // A user sends one traced request from the palette and reads TTFT and the frames in the report.
 import * as assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+
 import { join } from 'node:path';
 import { useWorkbench, type WorkbenchSession } from './workbench';
 import { startFakeEngineProcess, type FakeEngineProcess } from '../harness/fakeEngineProcess';
+import { makeTempDir } from '../harness/tempDirs';
 
 describe('Send Traced Request, in the browser', function () {
   this.timeout(180_000);
   let engine: FakeEngineProcess;
   let logFile: string;
   before(async () => {
-    logFile = join(mkdtempSync(join(tmpdir(), 'hoplens-e2e-server-')), 'live-vllm.log');
+    logFile = join(makeTempDir('hoplens-e2e-server-').path, 'live-vllm.log');
     engine = await startFakeEngineProcess({ engine: 'vllm', logFile, schedule: 'first=150,frames=20,every=20' });
   });
   after(() => engine?.stop());

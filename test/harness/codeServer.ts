@@ -22,6 +22,8 @@ export interface CodeServerOptions {
   onOutput?: (text: string) => void;
   /** Port on 127.0.0.1 (default 0: any free port). */
   port?: number;
+  /** Workspace trust on: folders open in Restricted Mode (untrusted), without the prompt. Off by default. */
+  workspaceTrust?: boolean;
 }
 
 export interface RunningCodeServer {
@@ -57,11 +59,14 @@ let hooksInstalled = false;
 function installExitHooks(): void {
   if (hooksInstalled) return;
   hooksInstalled = true;
-  process.on('exit', () => { for (const c of live) killGroup(c); });
-  for (const sig of ['SIGINT', 'SIGTERM'] as const) {
-    process.on(sig, () => { for (const c of live) killGroup(c); process.exit(130); });
-  }
+  // Killed first, then their temp folders removed: a SIGKILLed group writes nothing more.
+  process.on('exit', () => {
+    for (const c of live) killGroup(c);
+    for (const t of tempsToRemove) rmSync(t, { recursive: true, force: true });
+  });
+  for (const sig of ['SIGINT', 'SIGTERM'] as const) process.on(sig, () => process.exit(130));
 }
+const tempsToRemove = new Set<string>();
 
 function hermeticEnv(temp: string, extra: Record<string, string> | undefined): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
@@ -93,8 +98,10 @@ function runToEnd(cmd: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs
 export async function startCodeServer(opts: CodeServerOptions): Promise<RunningCodeServer> {
   installExitHooks();
   const temp = mkdtempSync(join(tmpdir(), 'hoplens-cs-'));
+  if (!opts.keepTemp) tempsToRemove.add(temp);
   for (const d of ['user-data/User', 'extensions', 'xdg-config', 'xdg-data', 'tmp']) mkdirSync(join(temp, d), { recursive: true });
-  writeFileSync(join(temp, 'user-data', 'User', 'settings.json'), JSON.stringify({ ...QUIET_SETTINGS, ...opts.settings }, null, 2));
+  const trust = opts.workspaceTrust ? { 'security.workspace.trust.enabled': true, 'security.workspace.trust.startupPrompt': 'never', 'security.workspace.trust.banner': 'never' } : {};
+  writeFileSync(join(temp, 'user-data', 'User', 'settings.json'), JSON.stringify({ ...QUIET_SETTINGS, ...trust, ...opts.settings }, null, 2));
   writeFileSync(join(temp, 'config.yaml'), 'auth: none\n');
   const env = hermeticEnv(temp, opts.env);
   const common = ['--user-data-dir', join(temp, 'user-data'), '--extensions-dir', join(temp, 'extensions'), '--config', join(temp, 'config.yaml')];
@@ -104,7 +111,7 @@ export async function startCodeServer(opts: CodeServerOptions): Promise<RunningC
   }
 
   const args = [opts.tools.codeServerEntry, '--auth', 'none', '--bind-addr', `127.0.0.1:${opts.port ?? 0}`, '--disable-telemetry',
-    '--disable-update-check', '--disable-workspace-trust', '--disable-getting-started-override', '--ignore-last-opened', ...common];
+    '--disable-update-check', ...(opts.workspaceTrust ? [] : ['--disable-workspace-trust']), '--disable-getting-started-override', '--ignore-last-opened', ...common];
   if (opts.smokeTestDriver) args.push('--vscode-option', 'enable-smoke-test-driver');
   const child = spawn(opts.tools.node24, args, { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   live.add(child);
@@ -114,6 +121,7 @@ export async function startCodeServer(opts: CodeServerOptions): Promise<RunningC
     live.delete(child);
     await new Promise((r) => (child.exitCode !== null || child.signalCode !== null ? r(undefined) : child.once('exit', r)));
     if (!opts.keepTemp) rmSync(temp, { recursive: true, force: true });
+    tempsToRemove.delete(temp);
   };
 
   const timeoutMs = opts.startTimeoutMs ?? 60_000;

@@ -50,7 +50,12 @@ async function main(): Promise<number> {
   };
   try {
     browser = await launchBrowser(tools); // first, so a browser failure leaves no server behind
-    server = await startCodeServer({ tools, smokeTestDriver: true, env: { HOPLENS_TEST_OUTPUT: outputFile, ...passThroughEnv() } });
+    server = await startCodeServer({
+      tools, smokeTestDriver: true, env: { HOPLENS_TEST_OUTPUT: outputFile, ...passThroughEnv() },
+      // The untrusted-workspace run (test/harness/untrustedRun.ts): trust on, its own user settings.
+      workspaceTrust: process.env.HOPLENS_WORKSPACE_TRUST === 'untrusted',
+      settings: process.env.HOPLENS_USER_SETTINGS ? JSON.parse(process.env.HOPLENS_USER_SETTINGS) as Record<string, unknown> : undefined,
+    });
     const remote = (p: string) => `vscode-remote://127.0.0.1:${server!.port}${p}`;
     const payload = JSON.stringify([['extensionDevelopmentPath', remote(devPath)], ['extensionTestsPath', remote(testsPath)]]);
     const url = `${server.url}?${folder ? `folder=${encodeURIComponent(folder)}&` : ''}payload=${encodeURIComponent(payload)}`;

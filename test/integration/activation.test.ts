@@ -1,16 +1,24 @@
 // Runs inside a real VS Code extension host (code-server 1.139 here, desktop VS Code elsewhere).
+// This file runs first (files run in name order): the host has not activated HopLens yet.
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
+import { fixture, until } from './fixture';
+import type { HopLensApi } from '../../src/extension';
 
 const EXTENSION_ID = 'hoplens.hoplens';
 
 describe('HopLens activation', () => {
-  it('activates and returns its API', async () => {
-    const ext = vscode.extensions.getExtension(EXTENSION_ID);
+  it('stays inactive until a server log is opened, then activates on it and returns its API', async () => {
+    const ext = vscode.extensions.getExtension<HopLensApi>(EXTENSION_ID);
     assert.ok(ext, `extension ${EXTENSION_ID} is not installed in the host`);
-    const api = (await ext.activate()) as { version: string };
-    assert.equal(ext.isActive, true);
-    assert.equal(api.version, ext.packageJSON.version);
+    assert.equal(ext.isActive, false, 'HopLens activated before anything asked for it (activation must stay lazy)');
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(fixture().vllmLog));
+    assert.equal(doc.languageId, 'log');
+    await until('activation on the log language', () => ext.isActive || undefined);
+    assert.equal(ext.exports.version, ext.packageJSON.version);
+    // The log it woke up for is the one it annotates.
+    const ann = await ext.exports.logs.logs.settled(doc);
+    assert.ok(ann && ann.hasHops, 'the opened log is annotated');
   });
 
   it('registers every contributed command', async () => {
@@ -23,7 +31,11 @@ describe('HopLens activation', () => {
   });
 
   it('opens the HopLens container and its Requests view', async () => {
+    const api = await vscode.extensions.getExtension<HopLensApi>(EXTENSION_ID)!.activate();
+    await vscode.commands.executeCommand('workbench.action.closeSidebar');
+    await until('the Requests view hidden with the side bar', () => !api.logs.requests.visible || undefined);
     await vscode.commands.executeCommand('workbench.view.extension.hoplens');
     await vscode.commands.executeCommand('hoplens.requests.focus');
+    await until('the Requests view on screen', () => api.logs.requests.visible || undefined);
   });
 });

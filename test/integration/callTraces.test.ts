@@ -3,11 +3,12 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, mkdtempSync, readFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fixture, hoplens, until } from './fixture';
 import type { CallTraceNode } from '../../src/providers/calltrace/callTracesView';
+import { DEFAULT_FILTER } from '../../src/core/calltrace/filter';
 
 const REPO = join(__dirname, '..', '..', '..');
 
@@ -46,12 +47,16 @@ describe('Call Traces view', () => {
     };
     const exec = await findCall(threads, 'execute_model', 'vllm/v1/engine/core.py');
     // execute_model sleeps 30 ms: its duration comes from the Call/Return timestamps.
-    assert.ok(exec.row.durationUs! >= 29_000 && exec.row.durationUs! < 2_000_000, `execute_model took ${exec.row.durationUs} µs`);
+    assert.ok(exec.row.durationUs! >= 29_000, `execute_model took ${exec.row.durationUs} µs`);
+    // Paired with its own return: it fits inside the step (or the run of steps) that called it.
+    const step = await findCall(threads, 'step', 'vllm/v1/engine/core.py');
+    assert.ok(exec.row.durationUs! <= step.row.durationUs!, `execute_model ${exec.row.durationUs} µs, step ${step.row.durationUs} µs`);
     const item = view.getTreeItem(exec);
     assert.match(String(item.description), /ms/);
     assert.match(String(item.description), /v1\/engine\/core\.py:\d+/);
 
     // Clicking opens the definition line in the source the trace names.
+    assert.equal(item.command!.command, 'hoplens.callTraces.openDefinition');
     await vscode.commands.executeCommand(item.command!.command, ...(item.command!.arguments ?? []));
     const editor = await until('core.py to open', () => {
       const e = vscode.window.activeTextEditor;
@@ -103,6 +108,149 @@ describe('Call Traces view', () => {
       }, 20_000);
     } finally {
       api.callTraces.setFilter(before);
+    }
+  });
+
+  it('Filter Calls… keeps a function with its callers; Find Function… opens a call; the hop sequence exports as Markdown', async () => {
+    const api = await hoplens();
+    const view = api.callTraces;
+    await vscode.commands.executeCommand('hoplens.openCallTraceFolder', vscode.Uri.file(made.instanceDir));
+    const namesUnder = async (): Promise<Set<string>> => {
+      const [folder] = (await view.getChildren()).filter((n) => n.kind === 'folder' && n.folder.path === made.instanceDir);
+      const names = new Set<string>();
+      const walk = async (nodes: CallTraceNode[]) => {
+        for (const n of nodes) {
+          if (n.kind === 'call') names.add(n.row.fn);
+          if (n.kind === 'process' || n.kind === 'thread' || n.kind === 'call') await walk(await view.getChildren(n));
+        }
+      };
+      await walk(await view.getChildren(folder));
+      return names;
+    };
+    try {
+      await vscode.commands.executeCommand('hoplens.callTraces.filter', 'execute_model');
+      assert.deepEqual(view.currentFilter, ['execute_model']);
+      const filtered = await namesUnder();
+      assert.ok(filtered.has('execute_model'), [...filtered].join(', '));
+      assert.ok(!filtered.has('schedule') && !filtered.has('update_from_output'), `only execute_model and its callers: ${[...filtered].join(', ')}`);
+      const md = await vscode.commands.executeCommand<string>('hoplens.callTraces.exportHopSequence');
+      assert.match(md, /^# Call trace hops\n\nFilter: `execute_model`/);
+      assert.match(md, /\| [\d:.]+ \| (· )*`execute_model` \| `vllm\/v1\/engine\/core\.py:\d+` \| `step` \|/);
+      assert.ok(!md.includes('`schedule`'));
+      assert.ok(vscode.workspace.textDocuments.some((d) => d.languageId === 'markdown' && d.getText() === md), 'the export opened as a document');
+    } finally {
+      await vscode.commands.executeCommand('hoplens.callTraces.filter', 'default');
+    }
+    assert.ok((await namesUnder()).has('schedule'), 'the default filter (the request path) is back');
+
+    const hits = await vscode.commands.executeCommand<{ fn: string; file: string; line: number }[]>('hoplens.callTraces.find', 'execute_model', 0);
+    assert.ok(hits.length >= 1 && hits.every((h) => h.fn === 'execute_model'), JSON.stringify(hits));
+    const editor = await until('the first call of execute_model to open', () => {
+      const e = vscode.window.activeTextEditor;
+      return e && e.document.uri.fsPath === hits[0].file && e.selection.active.line + 1 === hits[0].line ? e : undefined;
+    });
+    assert.match(editor.document.lineAt(hits[0].line - 1).text, /def execute_model/);
+  });
+
+  it('Refresh Call Traces picks up calls appended since the folder was read', async () => {
+    const api = await hoplens();
+    const dir = join(fixture().root, 'traces-refresh', 'vllm-instance-9');
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, 'VLLM_TRACE_FUNCTION_for_process_9_thread_10_at_2026-08-21_22:30:01.123456.log');
+    const core = '/srv/vllm/vllm/v1/engine/core.py';
+    writeFileSync(file, `2026-08-21 22:30:01.000000 Call to step in ${core}:1 from  in :0\n2026-08-21 22:30:01.000500 Return from step in ${core}:2 to  in :0\n`);
+    const root = join(fixture().root, 'traces-refresh');
+    await vscode.commands.executeCommand('hoplens.openCallTraceFolder', vscode.Uri.file(root));
+    const view = api.callTraces;
+    view.setFilter([]);
+    const topCalls = async () => {
+      const [folder] = (await view.getChildren()).filter((n) => n.kind === 'folder' && n.folder.path === root);
+      const [proc] = await view.getChildren(folder);
+      const [thread] = await view.getChildren(proc);
+      return (await view.getChildren(thread)).flatMap((n) => (n.kind === 'call' ? [n.row.fn] : []));
+    };
+    try {
+      assert.deepEqual(await topCalls(), ['step']);
+      appendFileSync(file, `2026-08-21 22:30:02.000000 Call to late_step in ${core}:3 from  in :0\n2026-08-21 22:30:02.000700 Return from late_step in ${core}:4 to  in :0\n`);
+      await vscode.commands.executeCommand('hoplens.callTraces.refresh');
+      // Right after the command: no waiting for a file watcher.
+      assert.deepEqual(await topCalls(), ['step', 'late_step']);
+    } finally {
+      view.setFilter(DEFAULT_FILTER);
+    }
+  });
+
+  it('Load More Calls pages a thread with more calls than one page', async () => {
+    const api = await hoplens();
+    const root = join(fixture().root, 'traces-many');
+    const dir = join(root, 'vllm-instance-11');
+    mkdirSync(dir, { recursive: true });
+    const core = '/srv/vllm/vllm/v1/engine/core.py';
+    const lines: string[] = [];
+    for (let i = 0; i < 450; i++) {
+      const us = String(i * 10).padStart(6, '0');
+      lines.push(`2026-08-21 22:30:01.${us} Call to handle_${i} in ${core}:${i + 1} from  in :0`, `2026-08-21 22:30:01.${String(i * 10 + 5).padStart(6, '0')} Return from handle_${i} in ${core}:${i + 1} to  in :0`);
+    }
+    writeFileSync(join(dir, 'VLLM_TRACE_FUNCTION_for_process_11_thread_12_at_2026-08-21_22:30:01.000000.log'), lines.join('\n') + '\n');
+    await vscode.commands.executeCommand('hoplens.openCallTraceFolder', vscode.Uri.file(root));
+    const view = api.callTraces;
+    view.setFilter([]);
+    try {
+      const [folder] = (await view.getChildren()).filter((n) => n.kind === 'folder' && n.folder.path === root);
+      const [proc] = await view.getChildren(folder);
+      const [thread] = await view.getChildren(proc);
+      const first = await view.getChildren(thread);
+      const more = first[first.length - 1];
+      assert.equal(more.kind, 'more');
+      assert.equal(first.filter((n) => n.kind === 'call').length, 200);
+      assert.match(String(view.getTreeItem(more).label), /more/i);
+      await vscode.commands.executeCommand('hoplens.callTraces.loadMore', more);
+      const next = await view.getChildren(thread);
+      const calls = next.flatMap((n) => (n.kind === 'call' ? [n.row.fn] : []));
+      assert.ok(calls.length > 200, `${calls.length} calls after Load More`);
+      assert.deepEqual(calls.slice(0, 3), ['handle_0', 'handle_1', 'handle_2']);
+      assert.equal(calls[calls.length - 1], `handle_${calls.length - 1}`, 'the next page continues where the first ended');
+    } finally {
+      view.setFilter(DEFAULT_FILTER);
+    }
+  });
+
+  it('opens a folder of 2,000 small trace files from many restarts (one worker pool, not a thread per file), each file once, no walk out of the folder', async function () {
+    this.timeout(120_000);
+    const api = await hoplens();
+    const root = mkdtempSync(join(fixture().root, 'restarts-'));
+    const inst = join(root, 'vllm-instance-restarts');
+    mkdirSync(inst);
+    const core = '/usr/lib/python3/site-packages/vllm/v1/engine/core.py';
+    const body = `2026-08-21 22:30:01.000001 Call to step in ${core}:380 from run_busy_loop in ${core}:870\n` +
+      `2026-08-21 22:30:01.000900 Return from step in ${core}:380 to run_busy_loop in ${core}:870\n`;
+    for (let i = 0; i < 2000; i++) writeFileSync(join(inst, `VLLM_TRACE_FUNCTION_for_process_${20_000 + i}_thread_7_at_2026-08-21_22:30:01.000001.log`), body);
+    symlinkSync('..', join(inst, 'up')); // a loop back up
+    const elsewhere = mkdtempSync(join(tmpdir(), 'hoplens-it-other-job-'));
+    mkdirSync(join(elsewhere, 'vllm-instance-x'));
+    writeFileSync(join(elsewhere, 'vllm-instance-x', 'VLLM_TRACE_FUNCTION_for_process_99_thread_9_at_2026-08-21_22:30:01.000001.log'), body);
+    symlinkSync(elsewhere, join(root, 'link')); // like `link -> /`
+    try {
+      await vscode.commands.executeCommand('hoplens.openCallTraceFolder', vscode.Uri.file(root));
+      const [folder] = (await api.callTraces.getChildren()).filter((n) => n.kind === 'folder' && n.folder.path === root);
+      assert.ok(folder, 'the folder is listed');
+      const children = await api.callTraces.getChildren(folder);
+      const processes = children.filter((n) => n.kind === 'process');
+      assert.equal(processes.length, 2000, 'every restart once (the loop does not list them again)');
+      assert.ok(processes.every((p) => p.kind === 'process' && p.group.pid >= 20_000), 'nothing from the other job behind the link');
+      const note = children.find((n) => n.kind === 'info' && /ignored/.test(n.text));
+      assert.ok(note && note.kind === 'info' && /outside the folder/.test(note.tooltip ?? ''), 'the link out is named in the ignored list');
+      const [thread] = await api.callTraces.getChildren(processes[1999]);
+      const before = api.callTraces.currentFilter;
+      api.callTraces.setFilter([]);
+      try {
+        const calls = await api.callTraces.getChildren(thread);
+        assert.ok(calls.some((c) => c.kind === 'call' && c.row.fn === 'step' && c.row.durationUs === 899), JSON.stringify(calls.map((c) => c.kind === 'call' ? [c.row.fn, c.row.durationUs] : c.kind)));
+      } finally {
+        api.callTraces.setFilter(before);
+      }
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true });
     }
   });
 });

@@ -10,6 +10,12 @@ import { SpanKind } from '@opentelemetry/api';
 import { hoplens, until } from './fixture';
 import type { TracedRequest } from '../../src/core/request/index';
 import { startFakeEngine } from '../../src/testing/fakeEngine/server';
+import type { HopLensApi } from '../../src/extension';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import {
+  EXPORT_SUCCESS, ENGINE_CORE_RESOURCE, VLLM_RESOURCE, assertSameSpans, assertStepTrial, exportBatched, exportOnce, idsWithBadSpans,
+  llmRequestSpan, loadSpan, makeExporter, recordingTracer, stepTracingSpan, withSdkWarnings, type Protocol,
+} from '../unit/otlp/trials';
 
 /** What vLLM's OutputProcessor.do_tracing exports for a finished request (engine-facts §E). */
 async function exportLlmRequest(url: string, exporter: 'proto' | 'json', requestId: string, e2eS: number): Promise<void> {
@@ -99,7 +105,9 @@ describe('Engine timing from OpenTelemetry', () => {
       const panel = api.tracedRequests.lastReport!;
       await until('the engine timing from the server\'s own span', () => (panel.hasEngineTiming ? true : undefined));
       const timing = api.engineTiming.timing(result.record.logRequestId)!;
-      assert.ok(timing.e2eMs! > 80 && timing.e2eMs! <= result.metrics.e2eMs! + 5, `engine e2e ${timing.e2eMs} vs client ${result.metrics.e2eMs}`);
+      // The schedule holds the last of 10 frames until 170 ms after arrival: the engine's own e2e cannot be shorter.
+      // (Its upper end is the fake engine's clock on this busy host, not a property of HopLens.)
+      assert.ok(timing.e2eMs! >= 165, `engine e2e ${timing.e2eMs} (client ${result.metrics.e2eMs})`);
       assert.equal(timing.completionTokens, 10);
     } finally {
       await config.update('server.url', before, vscode.ConfigurationTarget.Workspace);
@@ -108,8 +116,86 @@ describe('Engine timing from OpenTelemetry', () => {
   });
 });
 
+describe('Start Trace Receiver against the official exporters: no span lost silently', () => {
+  const BASE_MS = Date.UTC(2026, 10, 29, 9, 0, 0);
+  before(async () => {
+    await vscode.workspace.getConfiguration('hoplens').update('traces.receiverPort', 0, vscode.ConfigurationTarget.Workspace);
+  });
+  after(async () => {
+    await (await hoplens()).engineTiming.stop();
+    await vscode.workspace.getConfiguration('hoplens').update('traces.receiverPort', undefined, vscode.ConfigurationTarget.Workspace);
+  });
+
+  /** The spans of the store that these sent spans became (the store also holds other tests' spans). */
+  const storedFor = (api: HopLensApi, sent: ReadableSpan[]) => {
+    const ids = new Set(sent.map((s) => s.spanContext().spanId));
+    return api.engineTiming.store.spans().filter((s) => ids.has(s.spanId));
+  };
+
+  it('mixed batch with a bad span, 5,000 spans gzip, six concurrent exporters, step tracing: every span once, field by field', async () => {
+    const api = await hoplens();
+    const receiver = await vscode.commands.executeCommand<{ url: string }>('hoplens.startTraceReceiver');
+    const before = api.engineTiming.store.stats().received;
+    const sent: Array<{ spans: ReadableSpan[]; protocol: Protocol }> = [];
+    for (const protocol of ['protobuf', 'json'] as Protocol[]) {
+      const { tracer, finished } = recordingTracer(VLLM_RESOURCE, 'vllm.llm_engine', idsWithBadSpans(new Map([[1, 'xyz']])));
+      for (let i = 0; i < 3; i++) llmRequestSpan(tracer, `chatcmpl-ext-${protocol}-${i}`, BASE_MS, i, { big: i === 0 });
+      const spans = finished();
+      const { value: r, warnings } = await withSdkWarnings(() => exportOnce(makeExporter(receiver.url, { protocol }), spans));
+      assert.equal(r.code, EXPORT_SUCCESS);
+      assert.match(warnings.join('\n'), /Partial Success.*1 of 3 span\(s\) rejected/);
+      sent.push({ protocol, spans: spans.filter((s) => s.spanContext().spanId !== 'xyz') });
+    }
+    sent.push({ protocol: 'protobuf', spans: await exportBatched(receiver.url, { protocol: 'protobuf', gzip: true }, ENGINE_CORE_RESOURCE, 'vllm.model_loader', (t) => {
+      for (let n = 0; n < 5000; n++) loadSpan(t, BASE_MS, n);
+    }, 5000) });
+    sent.push(...await Promise.all(Array.from({ length: 6 }, async (_, e) => {
+      const protocol: Protocol = e % 2 ? 'json' : 'protobuf';
+      return { protocol, spans: await exportBatched(receiver.url, { protocol, gzip: e >= 3 }, { ...VLLM_RESOURCE, 'vllm.process_id': 7000 + e }, 'vllm.llm_engine',
+        (t) => { for (let i = 0; i < 100; i++) llmRequestSpan(t, `chatcmpl-ext-c${e}-${i}`, BASE_MS, i); }, 50) };
+    })));
+    let step: ReturnType<typeof stepTracingSpan> | undefined;
+    sent.push({ protocol: 'protobuf', spans: await exportBatched(receiver.url, { protocol: 'protobuf' }, ENGINE_CORE_RESOURCE, 'vllm.scheduler.step', (t) => {
+      step = stepTracingSpan(t, BASE_MS, 9, 8, 4, 'protobuf');
+    }) });
+
+    const all = sent.flatMap((r) => r.spans);
+    const protocolOf = new Map(sent.flatMap((r) => r.spans.map((s) => [s.spanContext().spanId, r.protocol] as const)));
+    assert.equal(api.engineTiming.store.stats().received - before, all.length);
+    assertSameSpans(all, storedFor(api, all), (s) => protocolOf.get(s.spanContext().spanId)!, 'Start Trace Receiver');
+    assertStepTrial(step!, (rid) => api.engineTiming.store.snapshots(rid), api.engineTiming.store.batches(), 'Start Trace Receiver');
+    assert.equal(api.engineTiming.timing('chatcmpl-ext-c5-99')!.promptTokens, 812 + 99);
+    assert.match(api.engineTiming.statusText ?? '', /^\$\(radio-tower\) OTLP :\d+ · \d+ spans$/);
+  });
+
+  it('a sink that fails answers 503 and the status bar says it is refusing; the exporter retries and the spans arrive once', async () => {
+    const api = await hoplens();
+    const receiver = await vscode.commands.executeCommand<{ url: string }>('hoplens.startTraceReceiver');
+    const store = api.engineTiming.store;
+    const add = store.add.bind(store);
+    let failing = true;
+    // What an exception in the span handler does (the editor's sink is memory; anything it throws is such a case).
+    store.add = (spans) => { if (failing) throw new Error('the span store is broken'); add(spans); };
+    try {
+      const { tracer, finished } = recordingTracer(VLLM_RESOURCE, 'vllm.llm_engine');
+      for (let i = 0; i < 2; i++) llmRequestSpan(tracer, `chatcmpl-ext-503-${i}`, BASE_MS, i);
+      const spans = finished();
+      const exporting = exportOnce(makeExporter(receiver.url, { protocol: 'protobuf' }), spans);
+      const text = await until('the status bar to say the receiver refuses spans', () => (/refusing/.test(api.engineTiming.statusText ?? '') ? api.engineTiming.statusText : undefined));
+      assert.match(text!, /^\$\(warning\) OTLP :\d+ · \d+ spans · refusing$/);
+      failing = false;
+      const r = await exporting;
+      assert.equal(r.code, EXPORT_SUCCESS, r.error?.message);
+      assertSameSpans(spans, storedFor(api, spans), 'protobuf', 'after the 503');
+      await until('the status bar to recover', () => (/^\$\(radio-tower\)/.test(api.engineTiming.statusText ?? '') ? true : undefined));
+    } finally {
+      store.add = add;
+    }
+  });
+});
+
 describe('Engine timing from a Jaeger query API', () => {
-  it('fetches a request\'s spans by request id when hoplens.traces.queryUrl is set', async () => {
+  it('fetches a request\'s spans by request id from every service when hoplens.traces.queryUrl is set, and says which query ran', async () => {
     const http = await import('node:http');
     const t0 = Date.now() * 1000;
     const trace = {
@@ -125,16 +211,17 @@ describe('Engine timing from a Jaeger query API', () => {
         ],
         logs: [],
       }],
-      processes: { p1: { serviceName: 'vllm', tags: [] } },
+      // vLLM launched without OTEL_SERVICE_NAME: the SDK's default service name.
+      processes: { p1: { serviceName: 'unknown_service', tags: [] } },
     };
     const asked: string[] = [];
     const server = http.createServer((req, res) => {
       const url = new URL(req.url ?? '/', 'http://x');
       asked.push(url.pathname + url.search);
       res.setHeader('Content-Type', 'application/json');
-      if (url.pathname === '/api/services') { res.end(JSON.stringify({ data: ['vllm'], total: 1, errors: null })); return; }
+      if (url.pathname === '/api/services') { res.end(JSON.stringify({ data: ['jaeger-all-in-one', 'unknown_service'], total: 2, errors: null })); return; }
       if (url.pathname === '/api/traces') {
-        const hit = (url.searchParams.get('tags') ?? '').includes('chatcmpl-from-jaeger');
+        const hit = (url.searchParams.get('tags') ?? '').includes('chatcmpl-from-jaeger') && url.searchParams.get('service') === 'unknown_service';
         res.end(JSON.stringify({ data: hit ? [trace] : [], total: 0, limit: 0, offset: 0, errors: null }));
         return;
       }
@@ -153,6 +240,8 @@ describe('Engine timing from a Jaeger query API', () => {
       assert.equal(timing.e2eMs, 1500);
       assert.equal(timing.ttftMs, 250);
       assert.ok(asked.some((a) => a.startsWith('/api/traces?')), asked.join(' '));
+      // The view says which query ran.
+      assert.ok(panel.webview.html.includes(`Jaeger at ${base}: tag gen_ai.request.id=chatcmpl-from-jaeger in 2 of 2 service(s): unknown_service, jaeger-all-in-one; found in unknown_service`), panel.webview.html);
       panel.dispose();
     } finally {
       await config.update('traces.queryUrl', undefined, vscode.ConfigurationTarget.Workspace);
@@ -175,5 +264,20 @@ describe('Engine timing from a Collector file', () => {
     const panel = await vscode.commands.executeCommand<vscode.WebviewPanel>('hoplens.showEngineTiming', 'chatcmpl-c0ffee01');
     assert.equal(panel.title, 'Engine chatcmpl-c0ffee01');
     panel.dispose();
+  });
+});
+
+describe('Stop Trace Receiver', () => {
+  it('closes the port: a span sent afterwards is refused, and the receiver says it is stopped', async () => {
+    const api = await hoplens();
+    await vscode.workspace.getConfiguration('hoplens').update('traces.receiverPort', 0, vscode.ConfigurationTarget.Workspace);
+    const receiver = await vscode.commands.executeCommand<{ url: string }>('hoplens.startTraceReceiver');
+    assert.ok(api.engineTiming.running);
+    const post = () => fetch(receiver.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"resourceSpans":[]}' });
+    assert.equal((await post()).status, 200, 'listening before the stop');
+    await vscode.commands.executeCommand('hoplens.stopTraceReceiver');
+    assert.equal(api.engineTiming.running, false);
+    assert.equal(api.engineTiming.endpoint, undefined);
+    await assert.rejects(post(), (e: Error & { cause?: { code?: string } }) => e.cause?.code === 'ECONNREFUSED', 'the port is closed');
   });
 });

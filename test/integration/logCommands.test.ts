@@ -44,7 +44,7 @@ describe('Log commands', () => {
     editor.selection = new vscode.Selection(line, 0, line, 0);
     const md = await vscode.commands.executeCommand<string>('hoplens.exportHopTable');
     assert.match(md, /### Request `chatcmpl-myrun-0001`/);
-    assert.match(md, /\| L\d+: Added request chatcmpl-myrun-0001-9e1f0c2d\. \| vllm\/v1\/engine\/async_llm\.py:439 \| APIServer \|/);
+    assert.match(md, /\| L\d+: `Added request chatcmpl-myrun-0001-9e1f0c2d\.` \| `vllm\/v1\/engine\/async_llm\.py:439` \| `APIServer` \|/);
     assert.ok(!md.includes('Hello! How can I help?'), 'generated text is redacted by default');
     assert.equal(await vscode.env.clipboard.readText(), md);
   });
@@ -78,6 +78,10 @@ describe('Log commands', () => {
     const md = await until('hop table document', () => vscode.workspace.textDocuments.find((d) => d.languageId === 'markdown' && d.getText().includes('sglang hop table')));
     assert.match(md.getText(), /metrics_reporter\.py/);
     assert.match(md.getText(), /--enable-request-time-stats-logging/);
+    // Which versions print which wording: the older `Prefill batch.` and `Req Time Stats(` are listed with where they were seen.
+    assert.match(md.getText(), /## Wordings across versions/);
+    assert.match(md.getText(), /\| S3 \| `Prefill batch\. #new-seq: …/);
+    assert.match(md.getText(), /\| S5 \| `Req Time Stats\(rid=…/);
   });
 
   it('streams a log too large for the editor from disk and opens a slice around a hop', async () => {

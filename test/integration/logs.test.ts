@@ -36,6 +36,7 @@ describe('Server log annotation', () => {
       assert.ok(cited.some((x) => x?.endsWith(c)), `no lens cites ${c}: ${cited.join(', ')}`);
     }
 
+    assert.equal(added.command!.command, 'hoplens.openSource');
     await vscode.commands.executeCommand(added.command!.command, ...(added.command!.arguments ?? []));
     const target = await until('the checkout file to open', () => {
       const e = vscode.window.activeTextEditor;
@@ -100,17 +101,17 @@ describe('Server log annotation', () => {
     const editor = await openLog(ws.sglangLog);
     const lenses = await until('sglang lenses', async () => {
       const ls = await lensesOf(editor.document.uri);
-      return ls.some((l) => l.command?.title.includes('srt/utils/request_logger.py:110')) ? ls : undefined;
+      return ls.some((l) => l.command?.title.includes('srt/utils/request_logger.py:109')) ? ls : undefined;
     });
     const titles = lenses.map((l) => l.command?.title ?? '');
     assert.ok(titles.some((t) => t.includes('scheduler_components/metrics_reporter.py')), titles.join(' | '));
-    const receive = lenses.find((l) => l.command?.title.includes('request_logger.py:110'))!;
+    const receive = lenses.find((l) => l.command?.title.includes('request_logger.py:109'))!;
     await vscode.commands.executeCommand(receive.command!.command, ...(receive.command!.arguments ?? []));
     const target = await until('request_logger.py to open', () => {
       const e = vscode.window.activeTextEditor;
       return e && e.document.uri.fsPath.endsWith('srt/utils/request_logger.py') ? e : undefined;
     });
-    assert.equal(target.selection.active.line + 1, 110);
+    assert.equal(target.selection.active.line + 1, 109);
   });
 });
 
@@ -137,7 +138,7 @@ describe('SGLang lines that are no hop', () => {
     const load = links.find((l) => l.range.start.line === 0)!;
     assert.equal(editor.document.getText(load.range), '[2026-08-21 22:49:40.101 TP0]');
     assert.ok(load.target!.fsPath.endsWith('python/sglang/srt/model_executor/model_runner.py'), load.target!.fsPath);
-    assert.equal(load.target!.fragment, 'L881');
+    assert.equal(load.target!.fragment, 'L880');
     assert.ok(!links.some((l) => l.range.start.line === 1), 'a line no statement prints gets no link');
     assert.ok(!links.some((l) => l.range.start.line === 2), 'a hop line has its lens, not a header link');
   });

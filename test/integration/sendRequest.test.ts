@@ -14,15 +14,16 @@ describe('Send Traced Request', () => {
     assert.equal(record.status, 200);
     assert.equal(record.engine, 'vllm');
     assert.match(record.requestId, /^hoplens-/);
-    // Schedule first=120 ms: TTFT from the socket cannot be earlier, and a loaded CI box adds little.
-    assert.ok(metrics.ttftContentMs! >= 115 && metrics.ttftContentMs! < 2000, `TTFT ${metrics.ttftContentMs}`);
+    // Schedule first=120 ms: TTFT from the socket cannot be earlier (how close it lands: bench/send.mjs).
+    assert.ok(metrics.ttftContentMs! >= 115, `TTFT ${metrics.ttftContentMs}`);
     assert.ok(metrics.ttftFirstFrameMs! <= metrics.ttftContentMs!);
     // Through the request thread too, the connection set-up is measured apart from TTFT.
-    assert.ok(record.timeline.connectMs !== null && record.timeline.connectMs >= 0 && record.timeline.connectMs < 1000, `connectMs ${record.timeline.connectMs}`);
+    assert.ok(record.timeline.connectMs !== null && record.timeline.connectMs >= 0, `connectMs ${record.timeline.connectMs}`);
+    assert.ok(record.timeline.requestWrittenMs! >= 0 && metrics.headersMs! <= metrics.ttftFirstFrameMs!, JSON.stringify(record.timeline));
     assert.ok(metrics.itlMs && metrics.itlMs.count >= 5, 'ITL distribution over the content frames');
     const content = record.frames.filter((f) => f.kind === 'content');
     const gaps = content.slice(1).map((f, i) => `${(f.t - content[i].t).toFixed(1)}@${f.chunk}`).join(' ');
-    assert.ok(metrics.signatures.some((s) => s.kind === 'coalescing'), `burst of 4 frames in one write is coalescing: ${JSON.stringify(metrics.signatures)}; gaps@chunk: ${gaps}`);
+    assert.ok(metrics.signatures.some((s) => s.kind === 'coalescing'), `6 frames held 240 ms (6× the 40 ms gap) and written in one write read as coalescing: ${JSON.stringify(metrics.signatures)}; gaps@chunk: ${gaps}`);
 
     const tab = await until('report tab', () => vscode.window.tabGroups.all.flatMap((g) => g.tabs)
       .find((t) => t.input instanceof vscode.TabInputWebview && t.label === `Traced ${record.requestId}`));
@@ -60,7 +61,7 @@ describe('Repeat Traced Request', () => {
     const ttft = /TTFT content \(ms\)\s+([\d.]+)/.exec(report);
     assert.ok(ttft && Number(ttft[1]) >= 115, report);
     assert.match(report, /coalescing in 3 run\(s\)/, report);
-    const doc = await until('runs report document', () => vscode.workspace.textDocuments.find((d) => d.getText().includes('3 traced requests to http://127.0.0.1:')));
+    const doc = await until('runs report document', () => vscode.workspace.textDocuments.find((d) => d.getText().includes('3 traced requests to `http://127.0.0.1:')));
     assert.ok(doc.getText().includes(report.trim().split('\n')[0]));
   });
 });

@@ -1,12 +1,13 @@
-// A trace folder as instances → processes → threads → call trees. Indexing runs in worker
-// threads (one file each, two at a time) so the editor never freezes; the finished column
-// arrays are transferred, not copied. Appends to files still being written are read later
+// A trace folder as instances → processes → threads → call trees. Indexing runs in a small
+// pool of worker threads (two by default) that take the files from one queue, so the editor
+// never freezes and a folder of thousands of small files costs no thread start per file; the
+// finished column arrays are transferred, not copied. Appends to files still being written are read later
 // on this thread by `refresh()` (they are small).
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { discoverTraceFiles } from './discovery';
+import { discoverTraceFiles, type DiscoveryOptions } from './discovery';
 import { CancelledError, readTraceFile } from './fileReader';
 import type { IndexReply, IndexRequest } from './protocol';
 import { ThreadTrace, DEFAULT_MAX_NODES } from './threadTrace';
@@ -31,6 +32,8 @@ export interface OpenTraceOptions {
   concurrency?: number;
   /** Calls stored as tree nodes over the whole folder (~57 bytes each); shared out by file size. Default 3.5 M. */
   maxNodesTotal?: number;
+  /** How the folders are walked: depth limit, links out of the root. */
+  discovery?: DiscoveryOptions;
 }
 
 export interface ThreadEntry {
@@ -74,12 +77,13 @@ export function findWorkerScript(): string | null {
 export class CallTraceIndex {
   readonly threads = new Map<string, ThreadEntry>();
 
-  constructor(readonly roots: readonly string[], public discovery: DiscoveryResult, private readonly maxNodes: number) {}
+  constructor(readonly roots: readonly string[], public discovery: DiscoveryResult, private readonly maxNodes: number,
+    private readonly discoveryOptions: DiscoveryOptions = {}) {}
 
-  /** Files that were not indexed: non-trace names and unreadable files/folders. */
+  /** Files that were not indexed: non-trace names, unreadable files/folders, folders and links not walked. */
   get ignored(): IgnoredFile[] {
     const unreadable = [...this.threads.values()].filter((t) => t.error).map((t) => ({ path: t.file.path, reason: t.error! }));
-    return [...this.discovery.ignored, ...this.discovery.errors, ...unreadable];
+    return [...this.discovery.ignored, ...this.discovery.errors, ...this.discovery.skipped, ...unreadable];
   }
 
   threadSummaries(): ThreadSummary[] {
@@ -144,7 +148,7 @@ export class CallTraceIndex {
    * files, and re-indexes files that shrank. Returns the keys of threads that changed.
    */
   async refresh(options: { signal?: AbortSignal } = {}): Promise<string[]> {
-    this.discovery = await discoverTraceFiles(this.roots);
+    this.discovery = await discoverTraceFiles(this.roots, this.discoveryOptions);
     const changed: string[] = [];
     for (const inst of this.discovery.instances) {
       for (const file of inst.files) {
@@ -154,6 +158,8 @@ export class CallTraceIndex {
           this.threads.set(file.path, entry);
         }
         entry.file = file;
+        // Discovery just read every size: a file that has not grown since is not opened again.
+        if (entry.trace && !entry.error && file.size === entry.trace.consumed) continue;
         const before = entry.trace?.consumed ?? -1;
         try {
           if (!entry.trace) entry.trace = new ThreadTrace({ maxNodes: this.maxNodes, expectedCalls: estimateCalls(file.size) });
@@ -177,30 +183,40 @@ export class CallTraceIndex {
 /** Indexes every trace file under `paths` (folders or files). Rejects with CancelledError on abort. */
 export async function openTraceFolder(paths: string | readonly string[], options: OpenTraceOptions = {}): Promise<CallTraceIndex> {
   const roots = typeof paths === 'string' ? [paths] : [...paths];
-  const discovery = await discoverTraceFiles(roots);
+  const discovery = await discoverTraceFiles(roots, options.discovery);
   const files = discovery.instances.flatMap((i) => i.files);
   const budget = options.maxNodesTotal ?? DEFAULT_MAX_NODES;
   const totalBytes = files.reduce((n, f) => n + f.size, 0);
   // Each file gets a share of the node budget by size, so memory stays bounded however big the folder.
   const capFor = (f: TraceFileInfo): number => Math.max(MIN_NODES_PER_THREAD, Math.floor(budget * (totalBytes > 0 ? f.size / totalBytes : 1)));
-  const index = new CallTraceIndex(roots, discovery, Math.max(MIN_NODES_PER_THREAD, Math.floor(budget / Math.max(1, files.length))));
-  const progress: IndexProgress = { bytesDone: 0, bytesTotal: files.reduce((n, f) => n + f.size, 0), filesDone: 0, filesTotal: files.length, currentFile: null };
-  const doneBytes = new Map<string, number>();
+  const index = new CallTraceIndex(roots, discovery, Math.max(MIN_NODES_PER_THREAD, Math.floor(budget / Math.max(1, files.length))), options.discovery);
+  const progress: IndexProgress = { bytesDone: 0, bytesTotal: totalBytes, filesDone: 0, filesTotal: files.length, currentFile: null };
+  // Bytes of finished files plus those of the files being read now: no sum over every file per report.
+  let finishedBytes = 0;
+  const inFlight = new Map<string, number>();
   const report = (path: string, bytes: number): void => {
-    doneBytes.set(path, bytes);
-    let sum = 0;
-    for (const v of doneBytes.values()) sum += v;
+    inFlight.set(path, bytes);
+    let sum = finishedBytes;
+    for (const v of inFlight.values()) sum += v;
     progress.bytesDone = sum;
     progress.currentFile = path;
     options.onProgress?.({ ...progress });
   };
+  const fileDone = (path: string, bytes: number): void => {
+    inFlight.delete(path);
+    finishedBytes += bytes;
+    progress.filesDone++;
+    report(path, 0);
+    inFlight.delete(path);
+  };
   for (const f of files) index.threads.set(f.path, { key: f.path, file: f, trace: null, error: null });
 
   const workerPath = options.mode === 'in-process' ? null : options.workerPath ?? findWorkerScript();
-  const indexOne = workerPath
-    ? (f: TraceFileInfo) => indexInWorker(workerPath, f, capFor(f), report, options.signal)
+  const concurrency = Math.max(1, Math.min(options.concurrency ?? (workerPath ? Math.min(2, availableParallelism()) : 1), Math.max(1, files.length)));
+  const pool = workerPath ? new IndexWorkerPool(workerPath, concurrency) : null;
+  const indexOne = pool
+    ? (f: TraceFileInfo) => pool.index(f, capFor(f), report, options.signal)
     : (f: TraceFileInfo) => indexInProcess(f, capFor(f), report, options.signal);
-  const concurrency = Math.max(1, options.concurrency ?? (workerPath ? Math.min(2, availableParallelism()) : 1));
 
   let next = 0;
   const runLane = async (): Promise<void> => {
@@ -213,11 +229,14 @@ export async function openTraceFolder(paths: string | readonly string[], options
         if (e instanceof CancelledError) throw e;
         entry.error = (e as Error).message;
       }
-      progress.filesDone++;
-      report(f.path, entry.trace?.consumed ?? f.size);
+      fileDone(f.path, entry.trace?.consumed ?? f.size);
     }
   };
-  await Promise.all(Array.from({ length: Math.min(concurrency, Math.max(1, files.length)) }, runLane));
+  try {
+    await Promise.all(Array.from({ length: concurrency }, runLane));
+  } finally {
+    await pool?.close();
+  }
   return index;
 }
 
@@ -230,28 +249,65 @@ async function indexInProcess(f: TraceFileInfo, maxNodes: number, report: (p: st
   return trace;
 }
 
-function indexInWorker(workerPath: string, f: TraceFileInfo, maxNodes: number, report: (p: string, b: number) => void, signal?: AbortSignal): Promise<ThreadTrace> {
-  return new Promise<ThreadTrace>((resolve, reject) => {
-    if (signal?.aborted) { reject(new CancelledError()); return; }
-    const worker = new Worker(workerPath);
-    let settled = false;
-    const finish = (fn: () => void): void => {
-      if (settled) return;
-      settled = true;
-      signal?.removeEventListener('abort', onAbort);
-      void worker.terminate();
-      fn();
-    };
-    const onAbort = (): void => finish(() => reject(new CancelledError()));
-    signal?.addEventListener('abort', onAbort, { once: true });
-    worker.on('message', (msg: IndexReply) => {
-      if (msg.type === 'progress') report(msg.path, msg.bytesDone);
-      else if (msg.type === 'done') finish(() => resolve(new ThreadTrace({}, msg.state)));
-      else finish(() => reject(new Error(msg.message)));
+/**
+ * Worker threads that index one file after another. A worker starts once per pool, not once
+ * per file (~50 ms each); one that dies or is cancelled mid-file is replaced for the next file.
+ */
+class IndexWorkerPool {
+  private idle: Worker[] = [];
+  private readonly all = new Set<Worker>();
+
+  constructor(private readonly workerPath: string, private readonly size: number) {}
+
+  private take(): Worker {
+    const w = this.idle.pop();
+    if (w) return w;
+    const fresh = new Worker(this.workerPath);
+    this.all.add(fresh);
+    fresh.once('exit', () => { this.all.delete(fresh); this.idle = this.idle.filter((x) => x !== fresh); });
+    return fresh;
+  }
+
+  private discard(w: Worker): void {
+    this.all.delete(w);
+    void w.terminate();
+  }
+
+  index(f: TraceFileInfo, maxNodes: number, report: (p: string, b: number) => void, signal?: AbortSignal): Promise<ThreadTrace> {
+    return new Promise<ThreadTrace>((resolve, reject) => {
+      if (signal?.aborted) { reject(new CancelledError()); return; }
+      const worker = this.take();
+      let settled = false;
+      const finish = (keep: boolean, fn: () => void): void => {
+        if (settled) return;
+        settled = true;
+        signal?.removeEventListener('abort', onAbort);
+        worker.off('message', onMessage); worker.off('error', onError); worker.off('exit', onExit);
+        if (keep && this.idle.length < this.size) this.idle.push(worker); else this.discard(worker);
+        fn();
+      };
+      const onAbort = (): void => finish(false, () => reject(new CancelledError()));
+      const onMessage = (msg: IndexReply): void => {
+        if (msg.path !== f.path) return;
+        if (msg.type === 'progress') report(msg.path, msg.bytesDone);
+        else if (msg.type === 'done') finish(true, () => resolve(new ThreadTrace({}, msg.state)));
+        else finish(true, () => reject(new Error(msg.message)));
+      };
+      const onError = (e: Error): void => finish(false, () => reject(e));
+      const onExit = (code: number): void => finish(false, () => reject(new Error(`indexing worker exited with code ${code}`)));
+      signal?.addEventListener('abort', onAbort, { once: true });
+      worker.on('message', onMessage);
+      worker.once('error', onError);
+      worker.once('exit', onExit);
+      const request: IndexRequest = { type: 'index', path: f.path, maxNodes, expectedCalls: estimateCalls(f.size) };
+      worker.postMessage(request);
     });
-    worker.on('error', (e) => finish(() => reject(e)));
-    worker.on('exit', (code) => finish(() => reject(new Error(`indexing worker exited with code ${code}`))));
-    const request: IndexRequest = { type: 'index', path: f.path, maxNodes, expectedCalls: estimateCalls(f.size) };
-    worker.postMessage(request);
-  });
+  }
+
+  async close(): Promise<void> {
+    const workers = [...this.all];
+    this.all.clear();
+    this.idle = [];
+    await Promise.all(workers.map((w) => w.terminate()));
+  }
 }

@@ -4,16 +4,17 @@
 // .replace(" ", "_"))`. Older vLLM used `<tmp>/vllm/<instance>/` without the user, and before that
 // `/tmp/vllm_trace_frame_for_process_…` (VLLM_TRACE_FRAME). SGLang's diffusion runtime carries a
 // copy of the tracer; we accept its wording (`SGLANG_DIFFUSION_TRACE_FUNCTION_for_process_…`).
-import { readdir, stat } from 'node:fs/promises';
+import { readdir, realpath, stat } from 'node:fs/promises';
 import { statSync } from 'node:fs';
 import { userInfo } from 'node:os';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, sep } from 'node:path';
 import type { DiscoveryResult, IgnoredFile, TraceFileInfo, TraceFlavor, TraceInstance } from './types';
 
-const TRACE_NAME = /^(VLLM_TRACE_FUNCTION|SGLANG_DIFFUSION_TRACE_FUNCTION|SGL_DIFFUSION_TRACE_FUNCTION|vllm_trace_frame)_for_process_(\d+)_thread_(\d+)_at_(.+)\.log$/;
+// The datetime part is whatever Python's str(datetime.now()) gave, so any character (even a newline) is kept.
+const TRACE_NAME = /^(VLLM_TRACE_FUNCTION|SGLANG_DIFFUSION_TRACE_FUNCTION|SGL_DIFFUSION_TRACE_FUNCTION|vllm_trace_frame)_for_process_(\d+)_thread_(\d+)_at_([^]+)\.log$/;
 const INSTANCE_DIR = /^vllm-instance-(.+)$/;
 /** How deep below a given folder to look (user/vllm/vllm-instance-x/file is 3 levels). */
-const MAX_DEPTH = 4;
+export const DEFAULT_MAX_DEPTH = 4;
 /** Folders with more entries than this are not walked into further (a huge /tmp). */
 const MAX_ENTRIES_PER_DIR = 20_000;
 
@@ -67,20 +68,43 @@ export function defaultTraceRoots(user: string = pythonUserName(), env: NodeJS.P
   return [join(tmp, user, 'vllm'), join(tmp, 'vllm')];
 }
 
-/** Walks the given folders (or single files) and groups trace files by vLLM instance. */
-export async function discoverTraceFiles(paths: readonly string[], options: { maxDepth?: number } = {}): Promise<DiscoveryResult> {
-  const maxDepth = options.maxDepth ?? MAX_DEPTH;
+export interface DiscoveryOptions {
+  /** Folder levels below each root to walk (default 4). */
+  maxDepth?: number;
+  /** Follow symbolic links that lead outside the roots (default: no, they are listed as skipped). */
+  followLinksOutside?: boolean;
+}
+
+/** True when `path` is `root` or inside it (both real paths). */
+function isInside(path: string, root: string): boolean {
+  return path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
+}
+
+/**
+ * Walks the given folders (or single files) and groups trace files by vLLM instance. Each file
+ * and folder is taken once by its real path (a `sub/up -> ..` loop or two links to one file
+ * count once); links that lead out of the roots are not followed unless asked, and folders the
+ * depth limit kept out are listed in `skipped`, so "no files" is never said for a walk that stopped.
+ */
+export async function discoverTraceFiles(paths: readonly string[], options: DiscoveryOptions = {}): Promise<DiscoveryResult> {
+  const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
   const byDir = new Map<string, TraceInstance>();
   const ignored: IgnoredFile[] = [];
   const errors: IgnoredFile[] = [];
-  const seen = new Set<string>();
+  const skipped: IgnoredFile[] = [];
+  const seenFiles = new Set<string>();
+  const walkedDirs = new Set<string>();
+  const realRoots: string[] = [];
 
-  const addFile = async (path: string, size: number | null): Promise<void> => {
-    if (seen.has(path)) return;
-    seen.add(path);
+  // Files are collected first and added afterwards, so that of several names for one file
+  // (a link beside the file itself) the real one is kept.
+  const found: Array<{ path: string; real: string; viaLink: boolean; size: number | null }> = [];
+  const addFile = async (path: string, real: string, size: number | null): Promise<void> => {
     const name = basename(path);
     const parsed = parseTraceFileName(name);
     if (!parsed) { ignored.push({ path, reason: ignoreReason(name) ?? 'not a trace file' }); return; }
+    if (seenFiles.has(real)) return;
+    seenFiles.add(real);
     const dir = dirname(path);
     let instance = byDir.get(dir);
     if (!instance) {
@@ -93,7 +117,9 @@ export async function discoverTraceFiles(paths: readonly string[], options: { ma
     instance.files.push({ ...parsed, path, instanceId: instance.id, size: fileSize });
   };
 
-  const walk = async (dir: string, depth: number): Promise<void> => {
+  const walk = async (dir: string, realDir: string, depth: number): Promise<void> => {
+    if (walkedDirs.has(realDir)) return;
+    walkedDirs.add(realDir);
     let entries;
     try { entries = await readdir(dir, { withFileTypes: true }); }
     catch (e) { errors.push({ path: dir, reason: (e as Error).message }); return; }
@@ -104,27 +130,45 @@ export async function discoverTraceFiles(paths: readonly string[], options: { ma
       const p = join(dir, entry.name);
       let isFile = entry.isFile();
       let isDir = entry.isDirectory();
+      let real = join(realDir, entry.name);
       if (entry.isSymbolicLink()) {
-        // Follow links; a dangling link with a trace name is still listed, and reported unreadable when indexed.
-        try { const st = await stat(p); isFile = st.isFile(); isDir = st.isDirectory(); } catch { isFile = true; }
+        let target: string | null = null;
+        try { target = await realpath(p); const st = await stat(target); isFile = st.isFile(); isDir = st.isDirectory(); }
+        catch { isFile = true; } // dangling: a trace name is still listed, and reported unreadable when indexed
+        if (target !== null) {
+          if (!options.followLinksOutside && !realRoots.some((r) => isInside(target!, r))) {
+            if (isDir || /TRACE_FUNCTION|trace_frame/.test(entry.name)) skipped.push({ path: p, reason: `a link to ${target}, outside the folder (not followed)` });
+            continue;
+          }
+          real = target;
+        }
       }
       if (isFile) {
-        if (entry.name.endsWith('.log') || /TRACE_FUNCTION|trace_frame/.test(entry.name)) await addFile(p, null);
+        if (entry.name.endsWith('.log') || /TRACE_FUNCTION|trace_frame/.test(entry.name)) found.push({ path: p, real, viaLink: entry.isSymbolicLink(), size: null });
         else if (depth === 0) ignored.push({ path: p, reason: 'not a VLLM_TRACE_FUNCTION file' });
-      } else if (isDir && depth < maxDepth && entries.length <= MAX_ENTRIES_PER_DIR) {
-        await walk(p, depth + 1);
+      } else if (isDir && entries.length <= MAX_ENTRIES_PER_DIR) {
+        if (depth < maxDepth) await walk(p, real, depth + 1);
+        else if (!walkedDirs.has(real)) skipped.push({ path: p, reason: `deeper than ${maxDepth} folder levels below the root (not searched)` });
       }
     }
   };
 
+  const starts: Array<{ path: string; real: string; dir: boolean; size: number }> = [];
   for (const p of paths) {
     let st;
-    try { st = await stat(p); } catch (e) { errors.push({ path: p, reason: (e as Error).message }); continue; }
-    if (st.isDirectory()) await walk(p, 0);
-    else await addFile(p, st.size);
+    let real;
+    try { st = await stat(p); real = await realpath(p); } catch (e) { errors.push({ path: p, reason: (e as Error).message }); continue; }
+    starts.push({ path: p, real, dir: st.isDirectory(), size: st.size });
+    realRoots.push(st.isDirectory() ? real : dirname(real));
   }
+  for (const s of starts) {
+    if (s.dir) await walk(s.path, s.real, 0);
+    else found.push({ path: s.path, real: s.real, viaLink: false, size: s.size });
+  }
+  found.sort((a, b) => Number(a.viaLink) - Number(b.viaLink));
+  for (const f of found) await addFile(f.path, f.real, f.size);
   const instances = [...byDir.values()];
   for (const inst of instances) inst.files.sort((a, b) => a.pid - b.pid || a.tidText.localeCompare(b.tidText) || a.startedAt.localeCompare(b.startedAt));
   instances.sort((a, b) => a.dir.localeCompare(b.dir));
-  return { instances, ignored, errors };
+  return { instances, ignored, errors, skipped };
 }

@@ -5,6 +5,7 @@ import type { CallTraceIndex } from './callTraceIndex';
 import { displayPath } from './paths';
 import type { ThreadTrace } from './threadTrace';
 import type { TraceFileInfo } from './types';
+import { markdownCell, markdownCode } from '../text/markdown';
 
 export const DEFAULT_PERFETTO_MAX_BYTES = 100 * 1024 * 1024;
 const WRITE_BATCH_CHARS = 1 << 20;
@@ -152,18 +153,17 @@ export function* filteredCalls(threadKey: string, trace: ThreadTrace, filter: re
 /** The filtered hop sequence of every thread as Markdown (one table per trace file). */
 export function hopSequenceMarkdown(index: CallTraceIndex, filter: readonly string[], limit = 200): string {
   const out: string[] = ['# Call trace hops', ''];
-  out.push(filter.length > 0 ? `Filter: ${filter.map((f) => `\`${f}\``).join(', ')}` : 'Filter: none (every call)', '');
+  out.push(filter.length > 0 ? `Filter: ${filter.map((f) => markdownCode(f)).join(', ')}` : 'Filter: none (every call)', '');
   for (const s of index.threadSummaries()) {
     const trace = index.trace(s.key);
     const rows: HopRow[] = [];
     let more = 0;
     for (const r of filteredCalls(s.key, trace, filter)) { if (rows.length < limit) rows.push(r); else more++; }
     if (rows.length === 0) continue;
-    out.push(`## pid ${s.file.pid} · thread ${s.file.tidText} · ${s.role}`, '', `\`${s.file.path}\``, '');
+    out.push(`## pid ${s.file.pid} · thread ${s.file.tidText} · ${s.role}`, '', markdownCode(s.file.path), '');
     out.push('| time | function | source | caller | duration |', '|---|---|---|---|---|');
-    const cell = (t: string): string => t.replace(/\|/g, '\\|');
     for (const r of rows) {
-      out.push(`| ${formatTraceTs(r.tsUs).slice(11)} | ${'· '.repeat(Math.min(r.depth, 12))}\`${cell(r.fn)}\` | \`${cell(displayPath(r.file))}:${r.line}\` | ${cell(r.caller)} | ${formatDuration(r.durationUs)} |`);
+      out.push(`| ${formatTraceTs(r.tsUs).slice(11)} | ${'· '.repeat(Math.min(r.depth, 12))}${markdownCell(r.fn)} | ${markdownCell(`${displayPath(r.file)}:${r.line}`)} | ${r.caller ? markdownCell(r.caller) : ''} | ${formatDuration(r.durationUs)} |`);
     }
     if (more > 0) out.push('', `… ${more} more calls (raise the limit)`);
     out.push('');

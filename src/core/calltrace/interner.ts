@@ -4,7 +4,8 @@
 
 import { rangesEqual, viewOf } from './bytes';
 
-const INITIAL_POOL = 1 << 16;
+// Small to start: a folder of thousands of short trace files holds one interner per file.
+const INITIAL_POOL = 1 << 12;
 
 export interface CodeNames {
   fns: string[];

@@ -18,6 +18,8 @@ const NONE = -1;
 /** How far down the stack a return may look for its call before it counts as unmatched. */
 const RETURN_SEARCH_DEPTH = 64;
 const GARBLED_SAMPLES = 5;
+/** Parent links followed one by one before depthOf builds its table instead. */
+const SHORT_DEPTH_WALK = 256;
 /** Default cap on stored calls (per folder, shared by the threads): ~57 bytes each, so 3.5 M ≈ 200 MB. Calls past it are counted. */
 export const DEFAULT_MAX_NODES = 3_500_000;
 
@@ -71,9 +73,9 @@ export class ThreadTrace {
   private stackLine: number[] = [];
 
   /** Call prediction for repeating loops: code → the code called after it last time (same parent)… */
-  private nextAfter = new Int32Array(1024).fill(NONE);
+  private nextAfter = new Int32Array(64).fill(NONE);
   /** …and parent code → the code it called first last time. */
-  private firstCallee = new Int32Array(1024).fill(NONE);
+  private firstCallee = new Int32Array(64).fill(NONE);
 
   private topFirst = NONE;
   private topLast = NONE;
@@ -111,7 +113,7 @@ export class ThreadTrace {
       this.sawCurrent = state.stats.format === 'current' || state.stats.format === 'mixed';
       this.sawLegacy = state.stats.format === 'legacy' || state.stats.format === 'mixed';
     } else {
-      const cap = Math.max(1, Math.min(this.maxNodes, Math.max(1024, Math.ceil((options.expectedCalls ?? 0) * 1.1))));
+      const cap = Math.max(1, Math.min(this.maxNodes, Math.max(128, Math.ceil((options.expectedCalls ?? 0) * 1.1))));
       this.cap = cap;
       this.code = new Int32Array(cap); this.defLine = new Int32Array(cap); this.siteLine = new Int32Array(cap);
       this.callerCode = new Int32Array(cap); this.parent = new Int32Array(cap); this.firstChild = new Int32Array(cap);
@@ -453,10 +455,43 @@ export class ThreadTrace {
     return Math.max(0, d - children);
   }
 
+  /**
+   * Levels above a call. A short walk up the parents; a deep one (a runaway recursion, a hung
+   * process a million calls deep) reads a table of every node's depth built once in one pass,
+   * so listing every call of a deep stack stays linear.
+   */
   depthOf(id: number): number {
+    if (this.depthTable !== null && this.depthTableCount === this.count && this.depthTableSynthetic === this.syntheticLevels) return this.depthTable[id];
     let d = 0;
-    for (let p = this.parent[id]; p !== NONE; p = this.parent[p]) d++;
+    for (let p = this.parent[id]; p !== NONE; p = this.parent[p]) {
+      if (++d > SHORT_DEPTH_WALK) return this.depths()[id];
+    }
     return d;
+  }
+
+  private depthTable: Int32Array | null = null;
+  private depthTableCount = -1;
+  private depthTableSynthetic = -1;
+
+  /** Every node's depth, from one walk of the tree (children lists, no recursion). */
+  private depths(): Int32Array {
+    const table = new Int32Array(this.count);
+    let n = this.topFirst;
+    let d = 0;
+    while (n !== NONE) {
+      table[n] = d;
+      const fc = this.firstChild[n];
+      if (fc !== NONE) { n = fc; d++; continue; }
+      for (;;) {
+        const sib = this.nextSibling[n];
+        if (sib !== NONE) { n = sib; break; }
+        n = this.parent[n];
+        d--;
+        if (n === NONE) break;
+      }
+    }
+    this.depthTable = table; this.depthTableCount = this.count; this.depthTableSynthetic = this.syntheticLevels;
+    return table;
   }
 
   /** Ancestors of a call, outermost first (for revealing a search hit in the tree). */

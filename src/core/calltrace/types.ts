@@ -34,6 +34,8 @@ export interface DiscoveryResult {
   ignored: IgnoredFile[];
   /** Folders that could not be read, with the reason. */
   errors: IgnoredFile[];
+  /** Folders and links not walked into: deeper than the depth limit, or a link out of the root. */
+  skipped: IgnoredFile[];
 }
 
 /** Counters every thread index keeps about what it read. */

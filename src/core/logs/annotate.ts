@@ -3,7 +3,7 @@
 // shape of `hoplens annotate --json`.
 import { promises as fsp } from 'node:fs';
 import type { Engine, LogRecord, TimeResolution } from './model';
-import { createParseState, parseLine } from './parseLine';
+import { createParseState, parseLine, primeState } from './parseLine';
 import type { ParseState } from './parseLine';
 import { RequestTracker } from './requests';
 import { findHop } from '../../hops/index';
@@ -50,6 +50,9 @@ export async function annotateTextInSlices(text: string, engine: Engine | 'auto'
   return { records: a.records, tracker: a.tracker, engine: a.engine };
 }
 
+/** Text read ahead to prime the parser (see primeState). */
+const PRIME_CHARS = 256 * 1024;
+
 /**
  * Incremental annotation of a growing log: feed appended text (or bytes); only new lines are
  * parsed. A partial last line waits for its newline (call flush() to take it as is).
@@ -94,6 +97,7 @@ export class LogAnnotator {
 
   /** Parse appended text; returns the records of the lines it completed. */
   appendText(text: string): LogRecord[] {
+    if (this.lineNo === 0 && this.pending === '') primeState(this.state, text.length > PRIME_CHARS ? text.slice(0, PRIME_CHARS) : text);
     const out: LogRecord[] = [];
     this.consumed += text.length;
     this.tailProbe = (this.tailProbe + text).slice(-256);
@@ -114,6 +118,7 @@ export class LogAnnotator {
   /** Parse appended bytes (from disk); same as appendText but splits by bytes. */
   appendBytes(buf: Buffer): LogRecord[] {
     this.byteOut = [];
+    if (this.lineNo === 0 && !this.byteSplitter) primeState(this.state, buf.toString('utf8', 0, Math.min(buf.length, PRIME_CHARS)));
     if (!this.byteSplitter) {
       this.byteSplitter = new LineSplitter((text, _n, offset, truncated) => {
         this.offset = offset;
@@ -217,6 +222,11 @@ export function citedSource(rec: LogRecord): SourceLocation | null {
     const path = rec.engine === 'vllm' ? vllmPathFromFileinfo(rec.fileinfo) : sglangPathFromFileinfo(rec.fileinfo);
     if (path) return { path, line: rec.lineno, verified: false, drift: 0, method: 'fileinfo' };
   }
+  if (rec.logger && rec.lineno !== null && rec.logger.startsWith(`${rec.engine}.`)) {
+    // A logging layout's %(name)s with %(lineno)d: the module path is the file.
+    const rel = `${rec.logger.replace(/\./g, '/')}.py`;
+    return { path: rec.engine === 'sglang' ? `python/${rel}` : rel, line: rec.lineno, verified: false, drift: 0, method: 'logger' };
+  }
   if (hop && hop.line !== null) {
     // vLLM prints the line of the server that wrote the log; the table's line is the pin's.
     const line = rec.engine === 'vllm' && rec.lineno !== null ? rec.lineno : hop.line;
@@ -232,6 +242,14 @@ const NEEDS_ESCAPE = /["\\\u0000-\u001f\u2028\u2029]/;
 export function jsonString(s: string | null): string {
   if (s === null) return 'null';
   return NEEDS_ESCAPE.test(s) ? JSON.stringify(s) : `"${s}"`;
+}
+
+/**
+ * An integer from a log line (pid, line number, repeat count) as JSON. Digits past what a
+ * double holds exactly (a 309-digit pid parses to Infinity, which is not JSON) become null.
+ */
+export function jsonInt(n: number | null | undefined): string {
+  return n !== null && n !== undefined && Number.isSafeInteger(n) ? String(n) : 'null';
 }
 
 function pad2(n: number): string { return n < 10 ? `0${n}` : `${n}`; }
@@ -265,7 +283,7 @@ function sourceJson(source: SourceLocation | null): string {
   if (source === null) return 'null';
   if (memoSource !== null && source.path === memoSource.path && source.line === memoSource.line && source.verified === memoSource.verified && source.drift === memoSource.drift) return memoSourceJson;
   memoSource = source;
-  return (memoSourceJson = `{"path":${jsonString(source.path)},"line":${source.line},"verified":${source.verified},"drift":${source.drift}}`);
+  return (memoSourceJson = `{"path":${jsonString(source.path)},"line":${jsonInt(source.line)},"verified":${source.verified},"drift":${jsonInt(source.drift)}}`);
 }
 
 /** One `{"kind":"line",…}` object, built by hand (this runs a million times per big log). */
@@ -282,7 +300,7 @@ export function recordJsonLine(rec: LogRecord, source: SourceLocation | null): s
   if (rec.process !== memoProcess) { memoProcess = rec.process; memoProcessJson = jsonString(rec.process); }
   if (rec.fileinfo !== memoFileinfo) { memoFileinfo = rec.fileinfo; memoFileinfoJson = jsonString(rec.fileinfo); }
   const src = sourceJson(source);
-  return `{"kind":"line","line":${rec.line},"engine":"${rec.engine}","format":"${rec.format}","process":${memoProcessJson},"pid":${rec.pid ?? 'null'},"role":${rec.role === null ? 'null' : `"${rec.role}"`},"level":${rec.level === null ? 'null' : `"${rec.level}"`},"time":${time},"timeResolution":${rec.timeResolution ? `"${rec.timeResolution}"` : 'null'},"fileinfo":${memoFileinfoJson},"lineno":${rec.lineno ?? 'null'},"hop":${rec.hop === null ? 'null' : `"${rec.hop}"`},"rid":${jsonString(rec.rid)}${rec.rids ? `,"rids":${JSON.stringify(rec.rids)}` : ''}${rec.continuation ? ',"continuation":true' : ''}${rec.repeated ? `,"repeated":${rec.repeated}` : ''}${rec.truncated ? ',"truncated":true' : ''},"source":${src}}`;
+  return `{"kind":"line","line":${rec.line},"engine":"${rec.engine}","format":"${rec.format}","process":${memoProcessJson},"pid":${jsonInt(rec.pid)},"role":${rec.role === null ? 'null' : `"${rec.role}"`},"level":${rec.level === null ? 'null' : `"${rec.level}"`},"time":${time},"timeResolution":${rec.timeResolution ? `"${rec.timeResolution}"` : 'null'},"fileinfo":${memoFileinfoJson},"lineno":${jsonInt(rec.lineno)},"hop":${rec.hop === null ? 'null' : `"${rec.hop}"`},"rid":${jsonString(rec.rid)}${rec.rids ? `,"rids":${JSON.stringify(rec.rids)}` : ''}${rec.continuation ? ',"continuation":true' : ''}${rec.repeated ? `,"repeated":${jsonInt(rec.repeated)}` : ''}${rec.truncated ? ',"truncated":true' : ''}${rec.prefix !== undefined ? `,"prefix":${jsonString(rec.prefix)}` : ''}${rec.logger !== undefined ? `,"logger":${jsonString(rec.logger)}` : ''}${rec.func !== undefined ? `,"func":${jsonString(rec.func)}` : ''},"source":${src}}`;
 }
 
 /** Resolve through a checkout when one is given, else from the citation. */
@@ -290,8 +308,8 @@ export function sourceFor(rec: LogRecord, resolver: SourceResolver | null): Sour
   if (rec.engine === 'other') return null;
   if (resolver) {
     // SGLang prints no file:line: every line of its own is searched for (by hop, else by text).
-    if (rec.hop === null && rec.fileinfo === null && rec.engine !== 'sglang') return null;
-    const q = { engine: rec.engine, fileinfo: rec.fileinfo, lineno: rec.lineno, message: rec.message, hop: rec.hop, continuation: rec.continuation };
+    if (rec.hop === null && rec.fileinfo === null && rec.engine !== 'sglang' && rec.logger === undefined) return null;
+    const q = { engine: rec.engine, fileinfo: rec.fileinfo, lineno: rec.lineno, message: rec.message, hop: rec.hop, continuation: rec.continuation, module: rec.logger ?? null };
     return resolver.resolve(q);
   }
   return citedSource(rec);

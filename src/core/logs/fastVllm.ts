@@ -352,9 +352,13 @@ export function vllmFastPath(state: ParseState, tracker: RequestTracker, out: By
   const J_HEAD = enc('{"kind":"line","line":');
   const J_UVICORN_TAIL = enc('null,"timeResolution":null,"fileinfo":null,"lineno":null,"hop":"V10","rid":null,"source":null}\n');
 
-  return (b: Buffer, s: number, e: number, lineNo: number): boolean => {
+  return (b: Buffer, s: number, end: number, lineNo: number): boolean => {
     if (state.prevCR || state.forced === 'sglang') return false;
-    if (e - s < 24 || b[e - 1] === 13 || b[e - 1] === 93 /* Ray's `[repeated …]` */) return false;
+    // In a CRLF file (no bare LF seen yet) the CR is the line ending; after a bare LF it is vLLM's multi-line marker.
+    const crlf = b[end - 1] === 13;
+    if (crlf && (state.sawBareLF || b[end - 2] === 13)) return false;
+    const e = crlf ? end - 1 : end;
+    if (e - s < 24 || b[e - 1] === 93 /* Ray's `[repeated …]` */) return false;
     // Colour codes need no scan of their own: around the prefix or the level they break the
     // checks below, and inside an id they fail plainJsonBytes.
     let p = s;
@@ -395,6 +399,7 @@ export function vllmFastPath(state: ParseState, tracker: RequestTracker, out: By
       q += S_HTTP.length; const vs = q; while (q < e && (isDigit(b[q]) || b[q] === 46)) q++;
       if (q === vs || b[q] !== 34 || b[q + 1] !== 32 || !isDigit(b[q + 2]) || !isDigit(b[q + 3]) || !isDigit(b[q + 4])) return false;
       const role = pre.role ?? V10.role;
+      if (!crlf) state.sawBareLF = true;
       tracker.addHop('vllm', 'V10', null, lineNo, null, null, pre.name, role);
       if (out) {
         out.room(1024);
@@ -449,6 +454,7 @@ export function vllmFastPath(state: ParseState, tracker: RequestTracker, out: By
     const hop = r === 1 ? hit.hop : null;
     const role = hop && pre.role === null ? hop.role : pre.role;
     if (state.detected === null) state.detected = 'vllm';
+    if (!crlf) state.sawBareLF = true;
     if (hop) tracker.addHop('vllm', hop.id, rid, lineNo, stampTime, 's', pre.name, role);
     const tail = tailFor(site, hop, rid !== null);
     counters.handled++;

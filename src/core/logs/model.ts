@@ -45,4 +45,10 @@ export interface LogRecord {
   wrappers?: string[];
   /** The physical line was longer than the parse cap; only its start was parsed. */
   truncated?: boolean;
+  /** What stood in front of the engine's header (wrappers, markdown, pasted words, a progress bar), kept for display. */
+  prefix?: string;
+  /** A custom logging layout's %(name)s: the logger, e.g. `sglang.srt.managers.scheduler`. */
+  logger?: string;
+  /** A custom logging layout's %(funcName)s. */
+  func?: string;
 }

@@ -1,8 +1,15 @@
 // Line grammars: one physical log line -> one LogRecord. Pure and synchronous; the hot path
-// of both the editor and the CLI, so every regex is guarded by a cheap first-character test.
+// of both the editor and the CLI, so the engine's own header is tried first at the start of
+// the line, and everything slower (outer wrappers, the header found further in, custom
+// logging layouts) runs only for lines that did not start with it.
 import type { Engine, LogRecord, TimeResolution } from './model';
 import { matchHop } from '../../hops/index';
 import { normaliseRid, splitIdList } from './requestIds';
+import { hasColour, stripColour } from './colour';
+import { dropMarkdownClosers, fractionMs, fractionResolution, inferYear, stripWrapper, type OuterStamp } from './outerPrefix';
+import { readLayoutHeader, type LayoutHeader } from './pythonLayout';
+
+export { inferYear } from './outerPrefix';
 
 export interface ParseState {
   /** Forced engine, or 'auto' (both grammars are tried). */
@@ -18,11 +25,24 @@ export interface ParseState {
   /** SGLang 2024 form has no date: day offset for midnight rollover. */
   dayOffset: number;
   lastSecondOfDay: number;
-  /** Continuation detection: did the previous line end in CR, and what was its header. */
+  /** Continuation detection: did the previous line end in vLLM's multi-line marker, and what was its header. */
   prevCR: boolean;
   prevHeader: string;
   prevRid: string | null;
   prevEngine: Engine | 'other';
+  /**
+   * A line ended in a bare LF. Until one does, the file is taken for CRLF (Windows, `docker
+   * logs` of a `-t` container) and a CR at a line's end is its line ending; after one, a CR
+   * at the end is vLLM's multi-line marker (`\r\n` + the header repeated).
+   */
+  sawBareLF: boolean;
+  /**
+   * Custom logging layouts (by their field signature) known to be an engine's: a line of the
+   * layout named the engine (its logger or path) or printed one of its hops.
+   */
+  layouts: Map<string, Engine>;
+  /** Lines read in a custom layout that no line has yet shown to be an engine's. */
+  unknownLayouts: number;
   /** Memo of the last timestamp text and its value (consecutive lines share a second). */
   stampKey: string;
   stampValue: number;
@@ -44,74 +64,46 @@ export function createParseState(opts: ParseOptions = {}): ParseState {
     detected: null,
     refYear: ref.getFullYear(), refMonth: ref.getMonth() + 1, refDay: ref.getDate(),
     year: null, lastMonth: 0, dayOffset: 0, lastSecondOfDay: -1,
-    prevCR: false, prevHeader: '', prevRid: null, prevEngine: 'other',
+    prevCR: false, prevHeader: '', prevRid: null, prevEngine: 'other', sawBareLF: false, layouts: new Map(), unknownLayouts: 0,
     stampKey: '', stampValue: 0,
     processCache: new Map(),
   };
 }
 
-// ANSI colour: real escapes, and the visible remnants left when a viewer dropped the ESC byte.
-// Real escapes anywhere; visible remnants (`[32mINFO[0m`) are looked for only in the header
-// part, where they break parsing — scanning whole 1 KB messages for them is too costly.
-function hasAnsi(s: string): boolean {
-  return s.indexOf('\x1b') !== -1 || ANSI_REMNANT.test(s.length > 160 ? s.slice(0, 160) : s);
-}
-const ANSI_REMNANT = /\[\d+(?:;\d+)*m/;
-const ANSI_ALL = /(?:\x1b|\^\[)\[[0-9;]*[A-Za-z]|\[\d+(?:;\d+)*m/g;
-
-const VLLM_PREFIX = /^\(([^()]*?) pid=(\d+)(?:, ip=[^()]*)?\) /;
-const VLLM_HEADER = /^(DEBUG|INFO|WARNING|ERROR|CRITICAL) (\d\d)-(\d\d) (\d\d):(\d\d):(\d\d) (\[?)([^\]\s]+):(\d+)\] ?/;
-const VLLM_HOPLENS = /^(DEBUG|INFO|WARNING|ERROR|CRITICAL) (\d{4})-(\d\d)-(\d\d)[ T](\d\d):(\d\d):(\d\d)[.,](\d{3,6}) \[(.+?):(\d+)\] ?/;
+const LEVELS = 'DEBUG|INFO|WARNING|ERROR|CRITICAL';
+// The prefix decorate_logs writes in front of every line of a process, an empty one too.
+const VLLM_PREFIX = /^\(([^()]*?) pid=(\d+)(?:, ip=[^()]*)?\)(?: |$)/;
+// vLLM's header in every version: `[path.py:N]` (≥0.8), `file.py:N]` (≤0.7); milliseconds,
+// a year and full paths when a logging config adds them.
+const VLLM_HEADER = new RegExp(`^(${LEVELS}) (\\d\\d)-(\\d\\d) (\\d\\d):(\\d\\d):(\\d\\d) (\\[?)([^\\]\\s]+):(\\d+)\\] ?`);
+const VLLM_HEADER_LONG = new RegExp(`^(${LEVELS}) (?:(\\d{4})-)?(\\d\\d)-(\\d\\d)[ T](\\d\\d):(\\d\\d):(\\d\\d)(?:[.,](\\d{1,9}))? (\\[?)([^\\]]+?):(\\d+)\\] ?`);
 const UVICORN = /^(DEBUG|INFO|WARNING|ERROR|CRITICAL|TRACE):\s+/;
 const SGLANG_MAIN = /^\[(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d{3}))?((?: [A-Za-z_]+\d*(?:\[\d+\])?)*)\] ?/;
 const SGLANG_2024 = /^\[(\d\d):(\d\d):(\d\d)((?: [A-Za-z_]+\d*)*)\] ?/;
 const SGLANG_HOPLENS = /^\[(\d{4})-(\d\d)-(\d\d)[ T](\d\d):(\d\d):(\d\d)[.,](\d{3,6}) pid=(\d+) (DEBUG|INFO|WARNING|ERROR|CRITICAL) (.+?):(\d+)\] ?/;
-const RANK_TOKEN = /(?:^|[_ ])(DP|PP|PCP|TP|DCP|EP|ATTN_CP|MOE_DP)(\d+)/g;
+// Every rank tag SGLang and vLLM print (TP0, DP0, EP0, PP0, ATTN_CP0, ATTN_DP0, MOE_DP0, …), in any combination.
+const RANK_TOKEN = /(?:^|[_ ])([A-Z][A-Z_]*?)(\d+)(?=$|[_ \]])/g;
 const RAY_REPEATED = / \[repeated (\d+)x across cluster\]$/;
-
-// Outer wrappers, tried only when no engine grammar matched at the current position.
-const W_DOCKER = /^(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(?:[.,](\d+))?(Z|[+-]\d\d:?\d\d) /;
-const W_BRACKET_ISO = /^\[(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(?:[.,](\d+))?(Z|[+-]\d\d:?\d\d)?\] ?/;
-const W_COMPOSE = /^[A-Za-z0-9][\w.-]*\s+\| ?/;
-const W_JOURNALD = /^(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) {1,2}(\d{1,2}) (\d\d):(\d\d):(\d\d) \S+ [^\s:[]+(?:\[\d+\])?: /;
-const W_KUBECTL_PREFIX = /^\[pod\/[^\]\s]+\] /;
-const W_SLURM = /^\d+: /;
 const W_STERN = /^\S+ \S+ /;
-const MONTHS: Record<string, number> = { Jan: 1, Feb: 2, Mar: 3, Apr: 4, May: 5, Jun: 6, Jul: 7, Aug: 8, Sep: 9, Oct: 10, Nov: 11, Dec: 12 };
-
-function fractionToMs(frac: string | undefined): number {
-  if (!frac) return 0;
-  return Number((frac + '000').slice(0, 3)) + (frac.length > 3 ? Number('0.' + frac.slice(3, 9).padEnd(6, '0')) : 0);
-}
-
-function fractionResolution(frac: string | undefined): TimeResolution {
-  if (!frac) return 's';
-  return frac.length <= 3 ? 'ms' : frac.length <= 6 ? 'us' : 'ns';
-}
-
-/** vLLM / journald stamps have no year: the year the log was written, rolling over Dec -> Jan. */
-export function inferYear(state: ParseState, month: number): number {
-  if (state.year === null) {
-    state.year = month > state.refMonth ? state.refYear - 1 : state.refYear;
-  } else if (month < state.lastMonth) {
-    state.year += 1;
-  }
-  state.lastMonth = month;
-  return state.year;
-}
+// Where an engine header may start further into a line: a process prefix, a vLLM level and
+// date, an SGLang bracketed date.
+const HEADER_ANCHOR = new RegExp(`\\((?=[^()]{0,80}? pid=\\d)|(?:${LEVELS}) (?=(?:\\d{4}-)?\\d\\d-\\d\\d[ T]\\d\\d:)|\\[(?=(?:\\d{4}-\\d\\d-\\d\\d[ T])?\\d\\d:\\d\\d:\\d\\d)`, 'g');
+const DATE_ANCHOR = /\d{4}-\d\d-\d\d[ T]\d\d:\d\d/g;
+// A process prefix whose `(` a paste lost: `_AsyncLLMEngine pid=1974) INFO …`.
+const LOST_PREFIX = /(?:^|[\s(])([A-Za-z_][\w.\- =]*?) pid=(\d+)(?:, ip=[^()]*)?\)[*_`]* ?$/;
+/** How far into a line its header is looked for (pasted titles, paths and progress bars are shorter). */
+const SEARCH_WINDOW = 600;
 
 export function processInfo(state: ParseState, name: string): ProcessInfo {
   let info = state.processCache.get(name);
   if (info) return info;
   let role: string | null = null;
   if (/^(?:APIServer|ApiServer)/.test(name)) role = 'api-server';
-  else if (name.startsWith('EngineCore')) role = 'engine-core';
+  else if (/^_?(?:EngineCore|AsyncLLMEngine|LLMEngine|MQLLMEngine)/.test(name)) role = 'engine-core';
   else if (/Worker/.test(name)) role = 'worker';
   else if (name.startsWith('DPSupervisor')) role = 'dp-supervisor';
   else if (name.startsWith('DPCoordinator')) role = 'dp-coordinator';
-  let ranks: Record<string, number> | null = null;
-  RANK_TOKEN.lastIndex = 0;
-  for (let m = RANK_TOKEN.exec(name); m; m = RANK_TOKEN.exec(name)) (ranks ??= {})[m[1]] = Number(m[2]);
+  let ranks = tagRanks(name);
   const rankEq = /rank=(\d+)/.exec(name);
   if (rankEq) (ranks ??= {}).rank = Number(rankEq[1]);
   // EngineCore_N and ApiServer_N (no DP/TP letters) carry an index.
@@ -124,7 +116,7 @@ export function processInfo(state: ParseState, name: string): ProcessInfo {
   return info;
 }
 
-function sglangRanks(tag: string): Record<string, number> | null {
+function tagRanks(tag: string): Record<string, number> | null {
   let ranks: Record<string, number> | null = null;
   RANK_TOKEN.lastIndex = 0;
   for (let m = RANK_TOKEN.exec(tag); m; m = RANK_TOKEN.exec(tag)) (ranks ??= {})[m[1]] = Number(m[2]);
@@ -163,6 +155,7 @@ function parseEngine(s: string, rec: LogRecord, state: ParseState): boolean {
     if (allowSglang) return parseSglang(s, rec, state);
     return false;
   }
+  if (c === 123 /* { */ && allowSglang && s.indexOf('"event"') !== -1) return parseSglangJsonEvent(s, rec);
   if (allowVllm && (c === 73 || c === 68 || c === 87 || c === 69 || c === 67) /* I D W E C */) {
     return parseVllmHeader(s, rec, state);
   }
@@ -187,12 +180,19 @@ function parseVllmHeader(s: string, rec: LogRecord, state: ParseState): boolean 
     rec.message = s.slice(m[0].length);
     return true;
   }
-  m = VLLM_HOPLENS.exec(s);
+  m = VLLM_HEADER_LONG.exec(s);
+  // Without vLLM's bracket, a dated `file.py:N]` is a layout other tools copied: only with evidence it is vLLM's.
+  if (m && !m[9] && (m[2] || /\s/.test(m[10])) && state.forced !== 'vllm' && state.detected !== 'vllm' && !/(?:^|\/)vllm\//.test(m[10])) m = null;
   if (m) {
-    rec.engine = 'vllm'; rec.format = 'vllm-hoplens'; rec.level = m[1];
-    rec.time = Date.UTC(Number(m[2]), Number(m[3]) - 1, Number(m[4]), Number(m[5]), Number(m[6]), Number(m[7])) + fractionToMs(m[8]);
+    rec.engine = 'vllm';
+    // A year or a fraction of a second: a logging config's layout (ours, or the user's).
+    rec.format = m[2] || m[8] ? 'vllm-hoplens' : 'vllm';
+    rec.level = m[1];
+    const month = Number(m[3]);
+    const year = m[2] ? Number(m[2]) : inferYear(state, month);
+    rec.time = Date.UTC(year, month - 1, Number(m[4]), Number(m[5]), Number(m[6]), Number(m[7])) + fractionMs(m[8]);
     rec.timeResolution = fractionResolution(m[8]);
-    rec.fileinfo = m[9]; rec.lineno = Number(m[10]);
+    rec.fileinfo = m[10]; rec.lineno = Number(m[11]);
     rec.message = s.slice(m[0].length);
     return true;
   }
@@ -220,14 +220,14 @@ function parseSglang(s: string, rec: LogRecord, state: ParseState): boolean {
     rec.time = state.stampValue;
     rec.timeResolution = m[7] ? 'ms' : 's';
     const tag = m[8].trim();
-    if (tag) { rec.process = tag; rec.ranks = sglangRanks(tag); rec.role = 'scheduler'; }
+    if (tag) { rec.process = tag; rec.ranks = tagRanks(tag); rec.role = 'scheduler'; }
     rec.message = s.slice(m[0].length);
     return true;
   }
   m = SGLANG_HOPLENS.exec(s);
   if (m) {
     rec.engine = 'sglang'; rec.format = 'sglang-hoplens';
-    rec.time = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6])) + fractionToMs(m[7]);
+    rec.time = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6])) + fractionMs(m[7]);
     rec.timeResolution = fractionResolution(m[7]);
     rec.pid = Number(m[8]); rec.level = m[9]; rec.fileinfo = m[10]; rec.lineno = Number(m[11]);
     rec.message = s.slice(m[0].length);
@@ -243,79 +243,144 @@ function parseSglang(s: string, rec: LogRecord, state: ParseState): boolean {
     rec.time = Date.UTC(state.refYear, state.refMonth - 1, state.refDay + state.dayOffset) + sod * 1000;
     rec.timeResolution = 's';
     const tag = m[4].trim();
-    if (tag) { rec.process = tag; rec.ranks = sglangRanks(tag); rec.role = 'scheduler'; }
+    if (tag) { rec.process = tag; rec.ranks = tagRanks(tag); rec.role = 'scheduler'; }
     rec.message = s.slice(m[0].length);
     return true;
   }
   return false;
 }
 
-interface OuterStamp { time: number; res: TimeResolution; utc: boolean }
+// SGLang's request logger with --log-requests-format json: one event object per line.
+const SGLANG_JSON_EVENTS: Record<string, string> = { 'request.received': 'S2', 'request.received.openai': 'S1', 'request.finished': 'S6' };
 
-/** Remove one outer wrapper; returns the rest or null. Records the wrapper's own timestamp. */
-function stripWrapper(s: string, state: ParseState, wrappers: string[], stamp: { v: OuterStamp | null }): string | null {
-  const c = s.charCodeAt(0);
-  let m: RegExpExecArray | null;
-  if (c >= 48 && c <= 57) {
-    if ((m = W_DOCKER.exec(s))) {
-      const utc = m[8] === 'Z';
-      let t = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6])) + fractionToMs(m[7]);
-      if (!utc) {
-        const off = /([+-])(\d\d):?(\d\d)/.exec(m[8])!;
-        t -= (off[1] === '-' ? -1 : 1) * (Number(off[2]) * 60 + Number(off[3])) * 60000;
-      }
-      stamp.v = { time: t, res: fractionResolution(m[7]), utc: true };
-      wrappers.push('docker');
-      return s.slice(m[0].length);
-    }
-    if ((m = W_SLURM.exec(s))) { wrappers.push('slurm'); return s.slice(m[0].length); }
+function parseSglangJsonEvent(s: string, rec: LogRecord): boolean {
+  let o: unknown;
+  try { o = JSON.parse(s); } catch { return false; }
+  if (o === null || typeof o !== 'object') return false;
+  const ev = o as { event?: unknown; rid?: unknown; timestamp?: unknown };
+  if (typeof ev.event !== 'string' || !(ev.event in SGLANG_JSON_EVENTS)) return false;
+  rec.engine = 'sglang';
+  rec.format = 'sglang-request-json';
+  rec.role = 'tokenizer';
+  if (typeof ev.timestamp === 'string') {
+    const m = /^(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(?:\.(\d{1,9}))?/.exec(ev.timestamp);
+    if (m) { rec.time = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6])) + fractionMs(m[7]); rec.timeResolution = fractionResolution(m[7]); }
   }
-  if (c === 91 /* [ */) {
-    if ((m = W_BRACKET_ISO.exec(s))) {
-      const frac = m[7];
-      let t = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6])) + fractionToMs(frac);
-      const zone = m[8];
-      if (zone && zone !== 'Z') {
-        const off = /([+-])(\d\d):?(\d\d)/.exec(zone)!;
-        t -= (off[1] === '-' ? -1 : 1) * (Number(off[2]) * 60 + Number(off[3])) * 60000;
-      }
-      stamp.v = { time: t, res: fractionResolution(frac), utc: !!zone };
-      wrappers.push('launcher');
-      return s.slice(m[0].length);
-    }
-    if ((m = W_KUBECTL_PREFIX.exec(s))) { wrappers.push('kubectl'); return s.slice(m[0].length); }
-    return null;
-  }
-  if ((m = W_JOURNALD.exec(s))) {
-    const month = MONTHS[m[1]];
-    const year = inferYear(state, month);
-    const t = Date.UTC(year, month - 1, Number(m[2]), Number(m[3]), Number(m[4]), Number(m[5]));
-    if (!stamp.v) stamp.v = { time: t, res: 's', utc: false };
-    wrappers.push('journald');
-    return s.slice(m[0].length);
-  }
-  if ((m = W_COMPOSE.exec(s))) { wrappers.push('compose'); return s.slice(m[0].length); }
-  return null;
+  // The same hops as the text form's lines; the event names them, not a wording.
+  rec.hop = SGLANG_JSON_EVENTS[ev.event];
+  rec.process = 'TokenizerManager';
+  const rid = typeof ev.rid === 'string' ? ev.rid : Array.isArray(ev.rid) && typeof ev.rid[0] === 'string' ? ev.rid[0] : null;
+  if (rid !== null) rec.rid = normaliseRid('sglang', rid, 'sglang');
+  rec.message = s;
+  return true;
 }
 
-const RES_RANK: Record<TimeResolution, number> = { s: 0, ms: 1, us: 2, ns: 3 };
+/** The first position after 0 where an engine's header starts (rec filled), or -1. */
+function findHeader(s: string, rec: LogRecord, state: ParseState): number {
+  const window = s.length > SEARCH_WINDOW ? s.slice(0, SEARCH_WINDOW) : s;
+  HEADER_ANCHOR.lastIndex = 1;
+  for (let m = HEADER_ANCHOR.exec(window); m; m = HEADER_ANCHOR.exec(window)) {
+    const probe = newRecord(rec.line, rec.offset, '');
+    if (parseEngine(s.slice(m.index), probe, state) && surelyEngines(probe, state)) {
+      Object.assign(rec, probe);
+      return m.index;
+    }
+    HEADER_ANCHOR.lastIndex = m.index + 1;
+  }
+  return -1;
+}
 
 /**
- * Parse one physical line (without its `\n`; a trailing `\r` is allowed and marks a
- * multi-line record). Never throws; unknown lines come back as engine "other".
+ * Further into a line, only a header that is surely the engine's counts: vLLM's level, date and
+ * file:line; SGLang's date with a rank tag or milliseconds. A bare `(name pid=N)` or `[date]` in
+ * the middle of another program's line counts only in a log already known to be that engine's
+ * (or when the message is one of its hops).
+ */
+function surelyEngines(r: LogRecord, state: ParseState): boolean {
+  if (r.format === 'vllm-output') return state.detected === 'vllm' || state.forced === 'vllm';
+  if (r.format === 'uvicorn') return false;
+  if (r.format === 'sglang' && r.process === null && r.timeResolution === 's') {
+    return state.detected === 'sglang' || state.forced === 'sglang' || matchHop('sglang', r.message, null, 'sglang') !== null;
+  }
+  return true;
+}
+
+/**
+ * The engine a custom-layout line belongs to: the one its logger or path names; else the one
+ * a line of the same layout was shown to be; else the one whose hop table knows the message.
+ * Another library's line in another layout (httpx, a user's service) stays no engine's line.
+ */
+function layoutEngine(h: LayoutHeader, message: string, state: ParseState): Engine | null {
+  let engine = h.engine ?? state.layouts.get(h.signature) ?? null;
+  if (engine === null) {
+    const v = state.forced !== 'sglang' && matchHop('vllm', message, h.file, 'vllm-custom') !== null;
+    const g = state.forced !== 'vllm' && matchHop('sglang', message, null, 'sglang-custom') !== null;
+    engine = v === g ? null : v ? 'vllm' : 'sglang';
+  }
+  if (engine === null || (state.forced !== null && engine !== state.forced)) return null;
+  if (!state.layouts.has(h.signature) && state.layouts.size < 64) state.layouts.set(h.signature, engine);
+  return engine;
+}
+
+/** Fill `rec` from a custom logging layout found at `at` in `s`; false when it is no engine's line. */
+function parseLayout(s: string, at: number, rec: LogRecord, state: ParseState): boolean {
+  const h = readLayoutHeader(s, at);
+  if (!h) return false;
+  const message = s.slice(h.msgStart);
+  const engine = layoutEngine(h, message, state);
+  if (!engine) { state.unknownLayouts++; return false; }
+  applyLayout(rec, h, engine, message, state);
+  return true;
+}
+
+function applyLayout(rec: LogRecord, h: LayoutHeader, engine: Engine, message: string, state: ParseState): void {
+  rec.engine = engine;
+  rec.format = `${engine}-custom`;
+  rec.time = h.time; rec.timeResolution = h.timeResolution;
+  if (h.timeIsUtc) rec.timeIsUtc = true;
+  rec.level = h.level ?? rec.level;
+  rec.pid = h.pid ?? rec.pid;
+  rec.fileinfo = h.file; rec.lineno = h.lineno;
+  if (h.logger) rec.logger = h.logger;
+  if (h.func) rec.func = h.func;
+  if (h.ranks) { rec.process = h.ranks; rec.ranks = tagRanks(h.ranks); if (engine === 'sglang') rec.role = 'scheduler'; }
+  rec.message = message;
+  if (h.engine && state.detected === null) state.detected = h.engine;
+}
+
+/**
+ * Parse one physical line (without its `\n`; a trailing `\r` is allowed: a CRLF line ending,
+ * or vLLM's multi-line marker in an LF file). Never throws; unknown lines come back as engine "other".
  */
 export function parseLine(text: string, lineNo: number, offset: number, state: ParseState): LogRecord {
   let s = text;
-  const endsCR = s.length > 0 && s.charCodeAt(s.length - 1) === 13;
-  if (endsCR) s = s.slice(0, -1);
-  if (hasAnsi(s)) s = s.replace(ANSI_ALL, '');
-  const rec = newRecord(lineNo, offset, s);
+  let marker = false;
+  const n = s.length;
+  if (n > 0 && s.charCodeAt(n - 1) === 13) {
+    // CR CR LF is the marker after a tty turned its LF into CR LF (`docker logs` of a `-t` container).
+    const double = n > 1 && s.charCodeAt(n - 2) === 13;
+    s = s.slice(0, double ? n - 2 : n - 1);
+    marker = double || state.sawBareLF;
+  } else {
+    state.sawBareLF = true;
+  }
+  if (s.charCodeAt(0) === 0xfeff) s = s.slice(1); // a UTF-8 byte order mark
+  if (s.indexOf('\x1b') !== -1) s = stripColour(s);
+  let rec = newRecord(lineNo, offset, s);
+  let matched = s.length > 0 && parseEngine(s, rec, state);
+  // Colour in its text forms (remnants, caret) is looked for only when the header did not parse:
+  // a header that parsed had none, and most lines are such lines.
+  if ((!matched || rec.format === 'vllm-output') && hasColour(s)) {
+    s = stripColour(s);
+    rec = newRecord(lineNo, offset, s);
+    matched = s.length > 0 && parseEngine(s, rec, state);
+  }
   let wrappers: string[] | null = null;
   const stamp: { v: OuterStamp | null } = { v: null };
   let body = s;
-  let matched = s.length > 0 && parseEngine(s, rec, state);
   if (!matched && s.length > 0) {
     wrappers = [];
+    // Known wrappers one by one, so their own timestamps are kept.
     for (let i = 0; i < 6 && !matched; i++) {
       const rest = stripWrapper(body, state, wrappers, stamp);
       if (rest === null) break;
@@ -325,7 +390,31 @@ export function parseLine(text: string, lineNo: number, offset: number, state: P
     if (!matched) {
       // kubectl/stern print `<pod> <container> ` in front: only believe it if an engine line follows.
       const m = W_STERN.exec(body);
-      if (m && parseEngine(body.slice(m[0].length), rec, state)) { matched = true; wrappers.push('kubectl'); }
+      if (m && parseEngine(body.slice(m[0].length), rec, state)) { matched = true; wrappers.push('kubectl'); body = body.slice(m[0].length); }
+    }
+    if (!matched) {
+      // Anything else in front (markdown, pasted words, a progress bar, a time column of any
+      // shape): the engine's header wherever it stands.
+      const at = findHeader(body, rec, state);
+      if (at > 0) { matched = true; body = body.slice(at); }
+    }
+    if (!matched) {
+      // A custom logging layout: after the wrappers, or from the line's start (its own date may
+      // have looked like a wrapper's), or after whatever stands in front of its date.
+      if (body !== s && parseLayout(body, 0, rec, state)) matched = true;
+      else {
+        // A JSON envelope is no part of the line: search its log field only.
+        const base = wrappers.includes('json') ? body : s;
+        const window = base.length > SEARCH_WINDOW ? base.slice(0, SEARCH_WINDOW) : base;
+        DATE_ANCHOR.lastIndex = 0;
+        for (let m = DATE_ANCHOR.exec(window); m && !matched; m = DATE_ANCHOR.exec(window)) {
+          if (parseLayout(base, m.index, rec, state)) {
+            matched = true;
+            body = base.slice(m.index);
+            if (base === s) { wrappers.length = 0; stamp.v = null; }
+          }
+        }
+      }
     }
     if (!matched) {
       // Unrecognised: keep the whole line (wrapper-stripped) as "other".
@@ -335,9 +424,29 @@ export function parseLine(text: string, lineNo: number, offset: number, state: P
       state.prevCR = false;
       return r;
     }
-    rec.wrappers = wrappers;
+    if (wrappers.length) rec.wrappers = wrappers;
+    const prefix = s.endsWith(body) ? s.slice(0, s.length - body.length) : '';
+    if (prefix) {
+      rec.prefix = prefix;
+      if (rec.process === null && rec.engine === 'vllm') {
+        // `_AsyncLLMEngine pid=1974) INFO …`: the prefix lost its `(`.
+        const lost = LOST_PREFIX.exec(prefix);
+        if (lost) {
+          const info = processInfo(state, lost[1]);
+          rec.process = info.name; rec.pid = Number(lost[2]); rec.role = info.role; rec.ranks = info.ranks;
+        }
+      }
+    }
   }
   if (!matched) { state.prevCR = false; return rec; }
+
+  if (rec.engine === 'sglang' && rec.format === 'sglang' && isLayoutAfterSglang(rec.message)) {
+    // `[date] [INFO] sglang.srt.managers.scheduler: …`: a logging config that kept SGLang's bracketed date.
+    const h = readLayoutHeader(body, 0);
+    if (h && h.msgStart > body.length - rec.message.length && (h.logger !== null || h.file !== null)) {
+      applyLayout(rec, h, 'sglang', body.slice(h.msgStart), state);
+    }
+  }
 
   // The outer stamp wins when it is finer (docker's nanoseconds beat vLLM's whole seconds).
   if (stamp.v && (rec.timeResolution === null || RES_RANK[stamp.v.res] > RES_RANK[rec.timeResolution])) {
@@ -345,30 +454,34 @@ export function parseLine(text: string, lineNo: number, offset: number, state: P
   }
   if (rec.engine !== 'other' && state.detected === null && rec.format !== 'uvicorn' && rec.format !== 'vllm-output') state.detected = rec.engine;
 
+  // The header as printed (for multi-line records), before the message is tidied.
+  const headerLength = body.length - rec.message.length;
   let msg = rec.message;
+  if (rec.prefix !== undefined) msg = dropMarkdownClosers(msg, rec.prefix);
+  // Terminal padding after a pasted line is no part of the message.
+  const last = msg.charCodeAt(msg.length - 1);
+  if (last === 32 || last === 9) msg = msg.trimEnd();
   if (msg.length > 28 && msg.charCodeAt(msg.length - 1) === 93 && msg.endsWith(' across cluster]')) {
     const r = RAY_REPEATED.exec(msg);
-    if (r) { rec.repeated = Number(r[1]); msg = msg.slice(0, r.index); rec.message = msg; }
+    if (r) { rec.repeated = Number(r[1]); msg = msg.slice(0, r.index); }
+  }
+  rec.message = msg;
+
+  // Multi-line vLLM record: continuation lines repeat the header after the marker.
+  if (state.prevCR && rec.engine === 'vllm' && rec.fileinfo !== null && headerLength === state.prevHeader.length && body.startsWith(state.prevHeader)) {
+    rec.continuation = true;
+    rec.rid = state.prevRid;
+    state.prevCR = marker;
+    return rec;
   }
 
-  // Multi-line vLLM record: continuation lines repeat the header after a CR LF.
-  if (state.prevCR && rec.engine === 'vllm' && rec.fileinfo !== null) {
-    const header = body.slice(0, body.length - msg.length);
-    if (header === state.prevHeader) {
-      rec.continuation = true;
-      rec.rid = state.prevRid;
-      state.prevCR = endsCR;
-      return rec;
-    }
-  }
-
-  if (rec.engine !== 'other') {
+  if (rec.engine !== 'other' && rec.hop === null) {
     const hm = matchHop(rec.engine, msg, rec.fileinfo, rec.format);
     if (hm) {
       const hop = hm.hop;
       rec.hop = hop.id;
       if (rec.engine === 'sglang') {
-        if (hop.role === 'tokenizer' && hop.level.includes('request logger')) rec.format = 'sglang-request';
+        if (hop.role === 'tokenizer' && hop.level.includes('request logger') && rec.format === 'sglang') rec.format = 'sglang-request';
         if (rec.role === null) rec.role = hop.role;
         if (rec.process === null) rec.process = hop.role === 'tokenizer' ? 'TokenizerManager' : 'Scheduler';
       } else if (rec.role === null) {
@@ -388,12 +501,41 @@ export function parseLine(text: string, lineNo: number, offset: number, state: P
       }
     }
   }
-  if (endsCR) {
-    state.prevHeader = body.slice(0, body.length - msg.length);
+  if (marker) {
+    state.prevHeader = body.slice(0, headerLength);
     state.prevRid = rec.rid;
   }
-  state.prevCR = endsCR;
+  state.prevCR = marker;
   return rec;
+}
+
+/** An SGLang message that opens with more header fields: a level in brackets or a level word, a logger name. */
+function isLayoutAfterSglang(message: string): boolean {
+  const c = message.charCodeAt(0);
+  return (c === 91 /* [ */ && /^\[(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\]/.test(message))
+    || ((c === 73 || c === 68 || c === 87 || c === 69 || c === 67) && /^(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)[: ]+(?:sglang\.|\S+\.py:\d)/.test(message));
+}
+
+const RES_RANK: Record<TimeResolution, number> = { s: 0, ms: 1, us: 2, ns: 3 };
+
+/**
+ * Learn from the first lines of a log what a later line may be the first to show: the engine,
+ * and which custom logging layouts are the engine's (a start-up line in a layout that only a
+ * hop line further down proves). The lines themselves are parsed again afterwards.
+ */
+export function primeState(state: ParseState, sample: string, maxLines = 2000): void {
+  const probe = createParseState({ engine: state.forced ?? 'auto' });
+  let pos = 0;
+  for (let n = 1; n <= maxLines && pos < sample.length; n++) {
+    let nl = sample.indexOf('\n', pos);
+    if (nl < 0) nl = sample.length;
+    parseLine(sample.slice(pos, nl), n, pos, probe);
+    pos = nl + 1;
+    // Nothing left to learn: the engine is known and no line used a layout not yet shown to be its.
+    if ((probe.detected !== null || probe.forced !== null) && probe.unknownLayouts === 0) break;
+  }
+  if (state.detected === null) state.detected = probe.detected;
+  for (const [layout, engine] of probe.layouts) if (!state.layouts.has(layout)) state.layouts.set(layout, engine);
 }
 
 /** Engine from the first recognisable lines of a text (for `--engine auto`). */

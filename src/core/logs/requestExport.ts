@@ -3,6 +3,7 @@
 import type { LogRecord } from './model';
 import type { RequestGroup } from './requests';
 import type { SourceLocation } from '../source/types';
+import { markdownCell, markdownCode } from '../text/markdown';
 
 const REDACTIONS: [RegExp, string][] = [
   // vLLM request logger: prompt (DEBUG details) and outputs.
@@ -31,14 +32,12 @@ export interface HopExportRow {
   source: SourceLocation | null;
 }
 
-function cell(s: string, max = 160): string {
-  const clipped = s.length > max ? s.slice(0, max - 1) + '…' : s;
-  return clipped.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/`/g, '\\`').replace(/[\r\n]+/g, ' ');
-}
+// Log text, ids and paths go into code spans: shown as printed, never a link, HTML or a new column.
+const cell = (s: string, maxChars = 160): string => markdownCell(s, { maxChars });
 
 export function requestHopTableMarkdown(group: RequestGroup, rows: HopExportRow[], opts: { includeText: boolean; logName: string }): string {
   const out: string[] = [];
-  out.push(`### Request \`${cell(group.rid)}\` (${group.engine}) in ${cell(opts.logName)}`);
+  out.push(`### Request ${markdownCode(group.rid)} (${group.engine}) in ${markdownCode(opts.logName)}`);
   out.push('');
   out.push('| observed line | file:line | process | Δ |');
   out.push('|---|---|---|---|');
@@ -48,13 +47,13 @@ export function requestHopTableMarkdown(group: RequestGroup, rows: HopExportRow[
     const where = source ? `${source.path}:${source.line}${source.drift ? ` (drift ${source.drift > 0 ? '+' : ''}${source.drift})` : ''}` : '—';
     const h = deltas.get(record.line);
     const delta = h?.sincePrevious ? `+${h.sincePrevious.text}` : 'first';
-    out.push(`| L${record.line}: ${cell(msg)} | ${cell(where)} | ${cell(record.process ?? record.role ?? '')} | ${delta} |`);
+    out.push(`| L${record.line}: ${cell(msg)} | ${source ? cell(where) : '—'} | ${cell(record.process ?? record.role ?? '')} | ${delta} |`);
   }
   if (group.missing.length) {
     out.push('');
     out.push('Hops this request did not print:');
     out.push('');
-    for (const m of group.missing) out.push(`- ${m.hop}: ${cell(m.reason, 300)}`);
+    for (const m of group.missing) out.push(`- ${m.hop}: ${m.reason}`);
   }
   if (!opts.includeText) {
     out.push('');

@@ -3,7 +3,7 @@
 // their first bytes only; invalid UTF-8 decodes to U+FFFD; binary files are refused.
 import { createReadStream, promises as fsp } from 'node:fs';
 import type { Engine, LogRecord } from './model';
-import { createParseState, parseLine } from './parseLine';
+import { createParseState, parseLine, primeState } from './parseLine';
 import type { ParseState } from './parseLine';
 
 /** Lines longer than this are truncated for parsing (but counted, and their bytes skipped). */
@@ -133,21 +133,33 @@ export async function checkLogFile(path: string): Promise<{ size: number; mtimeM
   return { size: st.size, mtimeMs: st.mtimeMs };
 }
 
+/** Bytes of the first chunk read ahead to prime the parser (see primeState). */
+const PRIME_BYTES = 256 * 1024;
+
 /** Stream a log file through the parser; `onRecord` sees every line in order. */
 export async function scanLogFile(path: string, onRecord: (rec: LogRecord) => void, opts: ScanOptions = {}): Promise<ScanResult> {
   const info = await checkLogFile(path);
-  const state = opts.state ?? createParseState({ engine: opts.engine ?? 'auto', referenceTime: info.mtimeMs });
+  const stream = createReadStream(path, { highWaterMark: CHUNK, start: opts.startOffset ?? 0 });
+  return scanLogChunks(stream, onRecord, { ...opts, referenceTime: info.mtimeMs });
+}
+
+/** Stream any source of log bytes (a pipe, standard input, a decompressed file) through the parser. */
+export async function scanLogChunks(chunks: AsyncIterable<Buffer>, onRecord: (rec: LogRecord) => void,
+  opts: ScanOptions & { referenceTime?: number } = {}): Promise<ScanResult> {
+  const state = opts.state ?? createParseState({ engine: opts.engine ?? 'auto', referenceTime: opts.referenceTime });
+  // Learn the engine and its logging layouts from the first chunk (never waiting for more: a pipe may be live).
+  let prime = !opts.state && (opts.startOffset ?? 0) === 0;
   const splitter = new LineSplitter((text, lineNo, offset, truncated) => {
     const rec = parseLine(text, lineNo, offset, state);
     if (truncated) rec.truncated = true;
     onRecord(rec);
   }, { lineNo: opts.startLine ?? 0, offset: opts.startOffset ?? 0 }, opts.fast ? opts.fast(state) : null);
-  const stream = createReadStream(path, { highWaterMark: CHUNK, start: opts.startOffset ?? 0 });
   let bytes = 0;
-  for await (const chunk of stream) {
-    if (opts.signal?.aborted) { stream.destroy(); break; }
-    bytes += (chunk as Buffer).length;
-    splitter.push(chunk as Buffer);
+  for await (const chunk of chunks) {
+    if (opts.signal?.aborted) break;
+    if (prime) { primeState(state, chunk.toString('utf8', 0, Math.min(chunk.length, PRIME_BYTES))); prime = false; }
+    bytes += chunk.length;
+    splitter.push(chunk);
   }
   const partialTail = splitter.pendingBytes;
   splitter.end();

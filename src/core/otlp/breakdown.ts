@@ -1,5 +1,6 @@
 // The engine's own view of one request (vLLM's llm_request span) beside the client's
 // measurement, and the part nobody measures: client e2e − engine e2e.
+import { forTerminal } from '../text/terminal';
 import type { EngineTiming, RequestSnapshot, BatchSummary } from './types';
 
 export interface ClientTiming {
@@ -71,8 +72,9 @@ function ms(v: number | null): string {
   return v === null ? '—' : v.toFixed(1);
 }
 
+/** A Markdown table cell from data: pipes escaped, control characters made visible (a newline would end the row, ESC would act on a terminal). */
 function cell(s: string): string {
-  return s.replace(/\|/g, '\\|');
+  return forTerminal(s).replace(/\|/g, '\\|');
 }
 
 export function renderBreakdownMarkdown(b: EngineBreakdown): string {
@@ -95,7 +97,7 @@ export function renderSnapshotsMarkdown(snaps: RequestSnapshot[]): string {
   const lines = ['| step | phase | scheduled | computed | output | preempt | KV alloc | KV cached |', '|---:|---|---:|---:|---:|---:|---:|---:|'];
   const n = (v: number | null | undefined): string => (v === null || v === undefined ? '—' : String(v));
   for (const s of snaps) {
-    lines.push(`| ${s.stepId} | ${s.phase ?? '—'} | ${n(s.scheduledTokens)} | ${n(s.computedTokens)} | ${n(s.outputTokens)} | ${n(s.preemptions)} | ${n(s.kvBlocksAllocated)} | ${n(s.kvBlocksCached)} |`);
+    lines.push(`| ${s.stepId} | ${cell(s.phase ?? '—')} | ${n(s.scheduledTokens)} | ${n(s.computedTokens)} | ${n(s.outputTokens)} | ${n(s.preemptions)} | ${n(s.kvBlocksAllocated)} | ${n(s.kvBlocksCached)} |`);
   }
   return lines.join('\n') + '\n';
 }

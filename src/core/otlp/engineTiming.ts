@@ -1,6 +1,7 @@
 // What HopLens derives from received spans: vLLM's per-request `llm_request` timing, the step
 // tracing events of the inference-sim/vllm fork (engine-facts.md §E), and a bounded store.
 import { externalFromInternal } from '../logs/requestIds';
+import { msOfNanos } from './decode';
 import type { AttrValue, BatchSummary, EngineTiming, OtlpSpan, RequestSnapshot, SpanEvent, SpanStoreSnapshot } from './types';
 
 export const LLM_REQUEST_SPAN = 'llm_request';
@@ -25,6 +26,7 @@ export function ridFromExternalId(raw: string): string {
 
 function num(v: AttrValue | undefined): number | null {
   if (typeof v === 'number') return Number.isFinite(v) ? v : null;
+  if (typeof v === 'bigint') return Number(v);
   if (typeof v === 'string' && v.trim() !== '') {
     const n = Number(v);
     return Number.isFinite(n) ? n : null;
@@ -39,7 +41,7 @@ function secondsToMs(v: AttrValue | undefined): number | null {
 
 function str(v: AttrValue | undefined): string | null {
   if (typeof v === 'string') return v;
-  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  if (typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean') return String(v);
   return null;
 }
 
@@ -65,16 +67,23 @@ export function engineTimingOf(span: OtlpSpan): EngineTiming | null {
   };
 }
 
+function nanosOfAttr(v: AttrValue | undefined): bigint | null {
+  if (typeof v === 'bigint') return v;
+  if (typeof v === 'number' && Number.isInteger(v)) return BigInt(v);
+  if (typeof v === 'string' && /^\d+$/.test(v.trim())) return BigInt(v.trim());
+  return null;
+}
+
 export function batchSummaryOf(ev: SpanEvent): BatchSummary | null {
   if (ev.name !== BATCH_SUMMARY_EVENT) return null;
   const a = ev.attributes;
   const stepId = num(a['step.id']);
   if (stepId === null) return null;
-  const startNs = num(a['step.ts_start_ns']);
+  const startBig = nanosOfAttr(a['step.ts_start_ns']);
   return {
     stepId,
     // step.ts_start_ns is wall-clock in the fork; the event time is the fallback.
-    timeMs: startNs !== null && startNs > 1e17 ? startNs / 1e6 : ev.timeMs,
+    timeMs: startBig !== null && startBig > 100_000_000_000_000_000n ? msOfNanos(startBig) : ev.timeMs,
     durationUs: num(a['step.duration_us']),
     running: num(a['queue.running_depth']),
     waiting: num(a['queue.waiting_depth']),
@@ -176,7 +185,14 @@ export class SpanStore {
   add(spans: OtlpSpan[]): void {
     for (const span of spans) this.addOne(span);
     this.compact();
-    for (const l of this.listeners) l();
+    this.notify();
+  }
+
+  /** A listener that throws must not make add() fail: its spans are already kept. */
+  private notify(): void {
+    for (const l of this.listeners) {
+      try { l(); } catch { /* the listener's own problem */ }
+    }
   }
 
   private addOne(span: OtlpSpan): void {
@@ -293,6 +309,6 @@ export class SpanStore {
     this.spanRing = []; this.spanHead = 0;
     this.timingByRid.clear(); this.spansByRid.clear(); this.snapshotsByRid.clear();
     this.snapshotCount = 0; this.batchList = []; this.batchHead = 0;
-    for (const l of this.listeners) l();
+    this.notify();
   }
 }

@@ -1,7 +1,7 @@
 // Fetch one request's spans from a tracing backend the team already runs (Jaeger or Tempo),
 // by gen_ai.request.id, instead of receiving them ourselves (`hoplens.traces.queryUrl`).
-import { decodeOtlpJson, OtlpDecodeError } from './decode';
-import type { AttrValue, OtlpSpan, SpanEvent } from './types';
+import { decodeOtlpJson, intOf, msOfNanos, OtlpDecodeError } from './decode';
+import type { AttrValue, OtlpSpan, SpanEvent, SpanLink, SpanStatus } from './types';
 
 export type TraceBackend = 'jaeger' | 'tempo';
 
@@ -11,7 +11,10 @@ export interface TraceQueryOptions {
   /** The value of gen_ai.request.id (the external id: chatcmpl-…, cmpl-…-0). */
   requestId: string;
   backend?: TraceBackend | 'auto';
-  /** Jaeger needs a service; vLLM's is whatever OTEL_SERVICE_NAME said (default here: vllm). */
+  /**
+   * The service the spans were filed under: vLLM's is whatever OTEL_SERVICE_NAME said, and
+   * "unknown_service" without it. Empty: every service is searched (Jaeger asks per service).
+   */
   service?: string;
   timeoutMs?: number;
   /** How far back Jaeger searches (ms). */
@@ -22,6 +25,8 @@ export interface TraceQueryResult {
   backend: TraceBackend;
   traceIds: string[];
   spans: OtlpSpan[];
+  /** Which query ran, in words, for the view ("Jaeger at …: gen_ai.request.id=… in services …"). */
+  query: string;
 }
 
 export class TraceQueryError extends Error {
@@ -103,22 +108,63 @@ interface JaegerSpan {
 }
 interface JaegerTrace { traceID: string; spans?: JaegerSpan[]; processes?: Record<string, { serviceName?: string; tags?: JaegerKV[] }> }
 
+/** Jaeger searches one service at a time; this many are asked at once. */
+const JAEGER_PARALLEL_SERVICES = 4;
+/** A Jaeger with more services than this is searched in the likeliest ones only (and says so). */
+const JAEGER_MAX_SERVICES = 60;
+
+/** vLLM's likely names first, Jaeger's own last. */
+function servicesInOrder(services: string[]): string[] {
+  const rank = (s: string): number => (/vllm/i.test(s) ? 0 : /^unknown_service/.test(s) ? 1 : /^jaeger/.test(s) ? 3 : 2);
+  return [...new Set(services)].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
+}
+
 async function queryJaeger(base: string, opts: TraceQueryOptions, timeoutMs: number): Promise<TraceQueryResult> {
   const endUs = Date.now() * 1000;
   const startUs = endUs - (opts.lookbackMs ?? 7 * 24 * 3600 * 1000) * 1000;
-  const params = new URLSearchParams({
-    service: opts.service ?? 'vllm',
-    tags: JSON.stringify({ 'gen_ai.request.id': opts.requestId }),
-    start: String(startUs), end: String(endUs), limit: '20',
-  });
-  const body = await getJson(`${base}/api/traces?${params.toString()}`, timeoutMs) as { data?: JaegerTrace[] | null; errors?: Array<{ msg?: string }> | null };
-  if (body.errors && body.errors.length && !(body.data && body.data.length)) {
-    throw new TraceQueryError(`Jaeger: ${body.errors.map((e) => e.msg ?? JSON.stringify(e)).join('; ')}`);
+  const tag = `gen_ai.request.id=${opts.requestId}`;
+  let services: string[];
+  let skipped = 0;
+  if (opts.service && opts.service.trim() !== '') services = [opts.service.trim()];
+  else {
+    const listed = await getJson(`${base}/api/services`, timeoutMs) as { data?: unknown };
+    const all = servicesInOrder(Array.isArray(listed.data) ? listed.data.filter((x): x is string => typeof x === 'string' && x !== '') : []);
+    services = all.slice(0, JAEGER_MAX_SERVICES);
+    skipped = all.length - services.length;
   }
-  const traces = Array.isArray(body.data) ? body.data : [];
+  const searchOne = async (service: string): Promise<JaegerTrace[]> => {
+    const params = new URLSearchParams({
+      service,
+      tags: JSON.stringify({ 'gen_ai.request.id': opts.requestId }),
+      start: String(startUs), end: String(endUs), limit: '20',
+    });
+    const body = await getJson(`${base}/api/traces?${params.toString()}`, timeoutMs) as { data?: JaegerTrace[] | null; errors?: Array<{ msg?: string }> | null };
+    if (body.errors && body.errors.length && !(body.data && body.data.length)) {
+      throw new TraceQueryError(`Jaeger: ${body.errors.map((e) => e.msg ?? JSON.stringify(e)).join('; ')}`);
+    }
+    return Array.isArray(body.data) ? body.data : [];
+  };
+  const traces: JaegerTrace[] = [];
+  const foundIn: string[] = [];
+  const tried: string[] = [];
+  for (let i = 0; i < services.length && traces.length === 0; i += JAEGER_PARALLEL_SERVICES) {
+    const batch = services.slice(i, i + JAEGER_PARALLEL_SERVICES);
+    tried.push(...batch);
+    const results = await Promise.all(batch.map(searchOne));
+    results.forEach((r, j) => { if (r.length) { foundIn.push(batch[j]); traces.push(...r); } });
+  }
+  // The same trace can hold spans of several services: keep each trace once.
+  const unique = [...new Map(traces.map((t) => [normaliseHexId(t.traceID, 32), t])).values()];
   const spans: OtlpSpan[] = [];
-  for (const t of traces) for (const s of t.spans ?? []) spans.push(jaegerSpanToOtlp(s, t.processes ?? {}));
-  return { backend: 'jaeger', traceIds: traces.map((t) => normaliseHexId(t.traceID, 32)), spans };
+  for (const t of unique) for (const s of t.spans ?? []) spans.push(jaegerSpanToOtlp(s, t.processes ?? {}));
+  const where = opts.service && opts.service.trim() !== '' ? `service "${services[0]}" (hoplens.traces.queryService)`
+    : services.length === 0 ? 'no service (Jaeger lists none yet)'
+      : `${tried.length} of ${services.length + skipped} service(s): ${tried.join(', ')}${skipped ? ` (${skipped} more not searched)` : ''}`;
+  const outcome = foundIn.length ? `found in ${foundIn.join(', ')}` : 'no trace found';
+  return {
+    backend: 'jaeger', traceIds: unique.map((t) => normaliseHexId(t.traceID, 32)), spans,
+    query: `Jaeger at ${base}: tag ${tag} in ${where}; ${outcome}`,
+  };
 }
 
 function normaliseHexId(id: string, len: number): string {
@@ -127,20 +173,30 @@ function normaliseHexId(id: string, len: number): string {
 
 function jaegerValue(kv: JaegerKV): AttrValue {
   const v = kv.value;
-  if (kv.type === 'int64' || kv.type === 'float64') return typeof v === 'number' ? v : Number(v);
+  if (kv.type === 'int64') return intOf(v);
+  if (kv.type === 'float64') return typeof v === 'number' ? v : Number(v);
   if (kv.type === 'bool') return v === true || v === 'true';
   if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return v;
   return v === undefined || v === null ? null : JSON.stringify(v);
 }
 
+const NANOS_PER_US = 1000n;
+
 function jaegerSpanToOtlp(s: JaegerSpan, processes: Record<string, { serviceName?: string; tags?: JaegerKV[] }>): OtlpSpan {
   const attributes: Record<string, AttrValue> = {};
   let kind = 'UNSPECIFIED';
   let scope = '';
+  let scopeVersion = '';
+  let traceState = '';
+  const status: SpanStatus = { code: 'UNSET', message: '' };
   for (const kv of s.tags ?? []) {
-    // Jaeger folds OTLP's span kind and scope into tags; take them back out.
+    // Jaeger folds OTLP's span kind, scope, status and trace state into tags; take them back out.
     if (kv.key === 'span.kind') kind = String(kv.value).toUpperCase();
     else if (kv.key === 'otel.library.name' || kv.key === 'otel.scope.name') scope = String(kv.value);
+    else if (kv.key === 'otel.library.version' || kv.key === 'otel.scope.version') scopeVersion = String(kv.value);
+    else if (kv.key === 'otel.status_code') status.code = String(kv.value).toUpperCase() === 'ERROR' ? 'ERROR' : String(kv.value).toUpperCase() === 'OK' ? 'OK' : 'UNSET';
+    else if (kv.key === 'otel.status_description') status.message = String(kv.value);
+    else if (kv.key === 'w3c.tracestate') traceState = String(kv.value);
     else attributes[kv.key] = jaegerValue(kv);
   }
   const events: SpanEvent[] = (s.logs ?? []).map((log) => {
@@ -150,33 +206,52 @@ function jaegerSpanToOtlp(s: JaegerSpan, processes: Record<string, { serviceName
       if (f.key === 'event') name = String(f.value);
       else attrs[f.key] = jaegerValue(f);
     }
-    return { name, timeMs: log.timestamp / 1000, attributes: attrs };
+    const t = BigInt(Math.round(log.timestamp)) * NANOS_PER_US;
+    return { name, timeUnixNano: t.toString(), timeMs: msOfNanos(t), attributes: attrs, droppedAttributesCount: 0 };
   });
   const proc = s.processID ? processes[s.processID] : undefined;
   const resource: Record<string, AttrValue> = {};
   if (proc?.serviceName) resource['service.name'] = proc.serviceName;
   for (const kv of proc?.tags ?? []) resource[kv.key] = jaegerValue(kv);
-  const parent = (s.references ?? []).find((r) => r.refType === 'CHILD_OF');
+  const refs = s.references ?? [];
+  const parent = refs.find((r) => r.refType === 'CHILD_OF');
+  const links: SpanLink[] = refs.filter((r) => r !== parent).map((r) => ({
+    traceId: normaliseHexId(r.traceID, 32), spanId: normaliseHexId(r.spanID, 16), traceState: '', attributes: {}, droppedAttributesCount: 0, flags: 0,
+  }));
+  const start = BigInt(Math.round(s.startTime)) * NANOS_PER_US;
+  const end = start + BigInt(Math.round(s.duration)) * NANOS_PER_US;
   return {
     traceId: normaliseHexId(s.traceID, 32),
     spanId: normaliseHexId(s.spanID, 16),
     parentSpanId: parent ? normaliseHexId(parent.spanID, 16) : null,
+    traceState,
+    flags: 0,
     name: s.operationName,
     kind,
-    startMs: s.startTime / 1000,
-    endMs: (s.startTime + s.duration) / 1000,
+    startTimeUnixNano: start.toString(),
+    endTimeUnixNano: end.toString(),
+    startMs: msOfNanos(start),
+    endMs: msOfNanos(end),
     attributes,
+    droppedAttributesCount: 0,
     events,
+    droppedEventsCount: 0,
+    links,
+    droppedLinksCount: 0,
+    status,
     resource,
     scope,
+    scopeVersion,
   };
 }
 
 // ---- Tempo (/api/search by tag, then /api/traces/{id} as OTLP JSON) ----
 
 async function queryTempo(base: string, opts: TraceQueryOptions, timeoutMs: number): Promise<TraceQueryResult> {
-  // logfmt value, quoted because request ids may contain '-' and other separators.
-  const tag = `gen_ai.request.id=${JSON.stringify(opts.requestId)}`;
+  // logfmt values, quoted because request ids may contain '-' and other separators. Tempo
+  // searches every service unless service.name is given.
+  const service = opts.service?.trim() ?? '';
+  const tag = `${service ? `service.name=${JSON.stringify(service)} ` : ''}gen_ai.request.id=${JSON.stringify(opts.requestId)}`;
   const search = await getJson(`${base}/api/search?tags=${encodeURIComponent(tag)}&limit=20`, timeoutMs) as { traces?: Array<{ traceID?: string }> };
   const ids = (search.traces ?? []).map((t) => t.traceID).filter((x): x is string => typeof x === 'string' && x !== '');
   const spans: OtlpSpan[] = [];
@@ -184,11 +259,14 @@ async function queryTempo(base: string, opts: TraceQueryOptions, timeoutMs: numb
     const body = await getJson(`${base}/api/traces/${encodeURIComponent(id)}`, timeoutMs) as { trace?: unknown };
     try {
       // /api/traces answers {batches:[…]}; /api/v2/traces wraps TracesData in {trace:{…}}.
-      spans.push(...decodeOtlpJson(body && typeof body === 'object' && 'trace' in body ? body.trace : body));
+      spans.push(...decodeOtlpJson(body && typeof body === 'object' && 'trace' in body ? body.trace : body).spans);
     } catch (e) {
       if (e instanceof OtlpDecodeError) throw new TraceQueryError(`Tempo trace ${id} is not OTLP JSON: ${e.message}`);
       throw e;
     }
   }
-  return { backend: 'tempo', traceIds: ids.map((i) => normaliseHexId(i, 32)), spans };
+  return {
+    backend: 'tempo', traceIds: ids.map((i) => normaliseHexId(i, 32)), spans,
+    query: `Tempo at ${base}: search tags ${tag} (${service ? 'one service' : 'all services'}); ${ids.length ? `${ids.length} trace(s) found` : 'no trace found'}`,
+  };
 }

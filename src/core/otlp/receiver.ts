@@ -1,24 +1,52 @@
 // A small OTLP/HTTP trace receiver (POST /v1/traces, protobuf or JSON, optionally gzip), answering
-// like an OpenTelemetry Collector so vLLM's exporter is content. Bad requests are answered and
-// counted; the server and what it already received are unaffected.
+// as the OTLP specification asks (opentelemetry-proto docs/specification.md, "OTLP/HTTP Response"):
+//   200, empty response          every span kept;
+//   200, partial_success         some spans could not be read: the rest are kept, the bad ones
+//                                counted in rejected_spans with the reason (exporters must not retry);
+//   400 / 413 / 415 + Status     the request cannot be read at all (not retried);
+//   503 + Retry-After + Status   the spans were read but could not be kept (the sink failed): a
+//                                retryable answer, so the exporter keeps them and sends them again.
+// Bad requests are answered and counted; the server and what it already received are unaffected.
 import * as http from 'node:http';
 import * as zlib from 'node:zlib';
 import type { AddressInfo } from 'node:net';
-import { decodeOtlpJson, decodeOtlpProtobuf, emptyExportResponseProtobuf } from './decode';
+import { decodeOtlpJson, decodeOtlpProtobuf, emptyExportResponseProtobuf, partialSuccessResponseProtobuf, type DecodedTraces, type RejectedSpan } from './decode';
 import type { OtlpSpan } from './types';
 
 export interface OtlpReceiverOptions {
   host?: string;
   port?: number;
   maxBodyBytes?: number;
-  onSpans(spans: OtlpSpan[]): void;
+  /**
+   * Keeps the spans of one export request. Return (or resolve) once they are kept; throw (or
+   * reject) when they cannot be: the exporter is then answered 503 with Retry-After, keeps the
+   * spans and sends them again, so the sink must keep all of a call's spans or none.
+   */
+  onSpans(spans: OtlpSpan[]): void | Promise<void>;
   onError?(message: string): void;
+  /** The sink started failing (its error), or keeps spans again (null). */
+  onSinkState?(failure: string | null): void;
+  /** After each export request was answered (counters changed). */
+  onExport?(): void;
+  /** Retry-After of a 503 (seconds). */
+  retryAfterSeconds?: number;
 }
 
 export interface OtlpReceiverStats {
+  /** POST /v1/traces requests that were read (whatever the answer). */
   requests: number;
+  /** Spans kept. */
   spans: number;
+  /** Requests refused as unreadable (4xx). */
   rejected: number;
+  /** Spans refused because they could not be read (in partial_success answers and 400s). */
+  rejectedSpans: number;
+  /** Requests answered 503 because the sink could not keep their spans (the exporter retries). */
+  refused: number;
+  /** Senders that went away before their body was complete. */
+  aborted: number;
+  /** The sink's error while it is failing; null when the last batch was kept. */
+  sinkFailure: string | null;
 }
 
 export interface OtlpReceiver {
@@ -28,21 +56,27 @@ export interface OtlpReceiver {
   port: number;
   /** Set when bound to a non-loopback address: anyone who can reach it can send spans. */
   warning?: string;
+  /** What a 503 tells exporters to wait before they send again. */
+  retryAfterSeconds: number;
   close(): Promise<void>;
   stats(): OtlpReceiverStats;
 }
 
 export const DEFAULT_OTLP_PORT = 4318;
 export const DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;
+export const DEFAULT_RETRY_AFTER_SECONDS = 1;
 
 export function isLoopbackHost(host: string): boolean {
   const h = host.replace(/^\[|\]$/g, '').toLowerCase();
   return h === 'localhost' || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h) || h === '::ffff:127.0.0.1';
 }
 
-/** The vLLM launch line for this endpoint. */
+/**
+ * The vLLM launch line for this endpoint. vLLM sets no service.name, so without
+ * OTEL_SERVICE_NAME its spans are filed under "unknown_service" in Jaeger or Tempo.
+ */
 export function vllmLaunchHint(url: string): string {
-  return `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/protobuf vllm serve <model> --otlp-traces-endpoint ${url}`;
+  return `OTEL_SERVICE_NAME=vllm OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/protobuf vllm serve <model> --otlp-traces-endpoint ${url}`;
 }
 
 // google.rpc.Status { int32 code = 1; string message = 2; } — the collector's error body. Written
@@ -60,6 +94,9 @@ function varint(n: number): Buffer {
   return Buffer.from(bytes);
 }
 
+// gRPC codes in Status.code (the spec lets clients ignore them; they help in a packet capture).
+const GRPC_CODE: Record<number, number> = { 400: 3, 404: 5, 405: 12, 413: 8, 415: 3, 503: 14 };
+
 type BodyFormat = 'protobuf' | 'json';
 
 function formatOf(contentType: string | undefined): BodyFormat | null {
@@ -69,36 +106,96 @@ function formatOf(contentType: string | undefined): BodyFormat | null {
   return null;
 }
 
+const MAX_LISTED_REJECTIONS = 3;
+
+/** The partial_success error_message: how many, and the first few reasons. */
+export function rejectionMessage(rejected: RejectedSpan[], total: number): string {
+  const listed = rejected.slice(0, MAX_LISTED_REJECTIONS).map((r) => r.message).join('; ');
+  const more = rejected.length > MAX_LISTED_REJECTIONS ? `; and ${rejected.length - MAX_LISTED_REJECTIONS} more` : '';
+  return `${rejected.length} of ${total} span(s) rejected: ${listed}${more}`;
+}
+
 export function startOtlpReceiver(opts: OtlpReceiverOptions): Promise<OtlpReceiver> {
   const host = opts.host ?? '127.0.0.1';
   const port = opts.port ?? DEFAULT_OTLP_PORT;
   const maxBody = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const stats: OtlpReceiverStats = { requests: 0, spans: 0, rejected: 0 };
-  const report = (m: string): void => { try { opts.onError?.(m); } catch { /* a faulty listener must not stop the server */ } };
+  const retryAfter = String(Math.max(0, Math.round(opts.retryAfterSeconds ?? DEFAULT_RETRY_AFTER_SECONDS)));
+  const stats: OtlpReceiverStats = { requests: 0, spans: 0, rejected: 0, rejectedSpans: 0, refused: 0, aborted: 0, sinkFailure: null };
+  // Listeners run inside request handling; a faulty one must not stop the server.
+  const report = (m: string): void => { try { opts.onError?.(m); } catch { /* ignored */ } };
+  const exported = (): void => { try { opts.onExport?.(); } catch { /* ignored */ } };
+  const sinkState = (failure: string | null): void => {
+    const changed = (failure === null) !== (stats.sinkFailure === null);
+    stats.sinkFailure = failure;
+    if (changed) try { opts.onSinkState?.(failure); } catch { /* ignored */ }
+  };
 
-  const reply = (res: http.ServerResponse, status: number, format: BodyFormat, message?: string): void => {
-    if (res.headersSent) return;
-    let body: Buffer;
-    if (status === 200) body = format === 'json' ? Buffer.from('{}') : Buffer.from(emptyExportResponseProtobuf());
-    else {
-      // gRPC codes: 3 INVALID_ARGUMENT, 8 RESOURCE_EXHAUSTED, 5 NOT_FOUND, 12 UNIMPLEMENTED.
-      const code = status === 400 ? 3 : status === 413 ? 8 : status === 404 ? 5 : 12;
-      body = format === 'json' ? Buffer.from(JSON.stringify({ code, message })) : statusProtobuf(code, message ?? '');
-    }
+  const send = (res: http.ServerResponse, status: number, format: BodyFormat, body: Buffer, headers: Record<string, string> = {}): void => {
+    if (res.headersSent || res.destroyed) return;
     res.writeHead(status, {
+      ...headers,
       'Content-Type': format === 'json' ? 'application/json' : 'application/x-protobuf',
-      'Content-Length': body.length,
+      'Content-Length': String(body.length),
     });
     res.end(body);
+  };
+
+  const ok = (res: http.ServerResponse, format: BodyFormat, partial?: { rejectedSpans: number; errorMessage: string }): void => {
+    let body: Buffer;
+    if (!partial) body = format === 'json' ? Buffer.from('{}') : Buffer.from(emptyExportResponseProtobuf());
+    else if (format === 'json') {
+      // int64 in OTLP/JSON is a decimal string (proto3 JSON mapping).
+      body = Buffer.from(JSON.stringify({ partialSuccess: { rejectedSpans: String(partial.rejectedSpans), errorMessage: partial.errorMessage } }));
+    } else body = Buffer.from(partialSuccessResponseProtobuf(partial.rejectedSpans, partial.errorMessage));
+    send(res, 200, format, body);
+  };
+
+  const fail = (res: http.ServerResponse, status: number, format: BodyFormat, message: string, headers?: Record<string, string>): void => {
+    const code = GRPC_CODE[status] ?? 2;
+    const body = format === 'json' ? Buffer.from(JSON.stringify({ code, message })) : statusProtobuf(code, message);
+    send(res, status, format, body, headers);
   };
 
   const reject = (res: http.ServerResponse, status: number, format: BodyFormat, message: string): void => {
     stats.rejected++;
     report(message);
-    reply(res, status, format, message);
+    fail(res, status, format, message);
+    exported();
+  };
+
+  const keep = async (res: http.ServerResponse, format: BodyFormat, decoded: DecodedTraces): Promise<void> => {
+    const { spans, rejected } = decoded;
+    const total = spans.length + rejected.length;
+    if (spans.length === 0 && rejected.length > 0) {
+      // Nothing usable: a plain 400 makes the exporter report it as a failed export.
+      stats.rejectedSpans += rejected.length;
+      return reject(res, 400, format, `malformed OTLP ${format}: ${rejectionMessage(rejected, total)}`);
+    }
+    try {
+      if (spans.length > 0) await opts.onSpans(spans);
+    } catch (e) {
+      const why = (e as Error)?.message ?? String(e);
+      stats.refused++;
+      const failure = `could not keep ${spans.length} span(s): ${why}`;
+      sinkState(failure);
+      fail(res, 503, format, `${failure}; retry later`, { 'Retry-After': retryAfter });
+      exported();
+      return;
+    }
+    stats.spans += spans.length;
+    if (spans.length > 0) sinkState(null);
+    if (rejected.length > 0) {
+      stats.rejectedSpans += rejected.length;
+      const message = rejectionMessage(rejected, total);
+      report(`kept ${spans.length} span(s); ${message}`);
+      ok(res, format, { rejectedSpans: rejected.length, errorMessage: message });
+    } else ok(res, format);
+    exported();
   };
 
   const server = http.createServer((req, res) => {
+    // Taken now: once the sender is gone its socket no longer knows its address.
+    const from = `${req.socket.remoteAddress ?? '?'}:${req.socket.remotePort ?? '?'}`;
     const path = (req.url ?? '').split('?')[0];
     const format = formatOf(req.headers['content-type']);
     if (path !== '/v1/traces') {
@@ -142,7 +239,13 @@ export function startOtlpReceiver(opts: OtlpReceiverOptions): Promise<OtlpReceiv
       }
       chunks.push(c);
     });
-    req.on('error', (e) => { report(`request from ${req.socket.remoteAddress} failed: ${e.message}`); });
+    req.on('error', (e) => {
+      if (tooBig) return;
+      stats.aborted++;
+      const of = Number.isFinite(declared) ? ` of ${declared}` : '';
+      report(`export request from ${from} ended after ${size}${of} bytes (${e.message}): the sender went away; nothing from it was kept`);
+      exported();
+    });
     req.on('end', () => {
       if (tooBig) return;
       let body = Buffer.concat(chunks);
@@ -155,19 +258,13 @@ export function startOtlpReceiver(opts: OtlpReceiverOptions): Promise<OtlpReceiv
           return reject(res, 400, format, `body is not valid gzip: ${m}`);
         }
       }
-      let spans: OtlpSpan[];
+      let decoded: DecodedTraces;
       try {
-        spans = format === 'protobuf' ? decodeOtlpProtobuf(body) : decodeOtlpJson(body.toString('utf8'));
+        decoded = format === 'protobuf' ? decodeOtlpProtobuf(body) : decodeOtlpJson(body.toString('utf8'));
       } catch (e) {
         return reject(res, 400, format, `malformed OTLP ${format}: ${(e as Error).message}`);
       }
-      stats.spans += spans.length;
-      try {
-        if (spans.length > 0) opts.onSpans(spans);
-      } catch (e) {
-        report(`handling ${spans.length} span(s) failed: ${(e as Error).message}`);
-      }
-      reply(res, 200, format);
+      void keep(res, format, decoded);
     });
   });
   // Bound the damage of a slow or stuck sender.
@@ -197,6 +294,7 @@ export function startOtlpReceiver(opts: OtlpReceiverOptions): Promise<OtlpReceiv
         url: `http://${urlHost}:${actual}/v1/traces`,
         host,
         port: actual,
+        retryAfterSeconds: Number(retryAfter),
         close: () => new Promise<void>((done) => {
           server.close(() => done());
           server.closeAllConnections();

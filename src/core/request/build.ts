@@ -39,11 +39,27 @@ export const DEFAULTS = {
   connectTimeoutMs: 10_000,
 };
 
+/** The longest wait Node's timers can hold (2^31 − 1 ms, about 24.8 days); a longer one fires after 1 ms. */
+export const MAX_TIMER_MS = 2_147_483_647;
+
+/**
+ * The server's root from a URL as people write it: the OpenAI SDK and most docs give the base
+ * URL with `/v1` (`http://host:8000/v1`); our paths (/v1/…, /version, /generate) start at the root.
+ */
+export function serverRootUrl(url: string): string {
+  return url.replace(/\/+$/, '').replace(/\/v1$/, '');
+}
+
+/** The URL with any `user:password@` replaced, for everything that is printed, stored or exported. */
+export function redactUrl(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#@]*@/i, '$1***@');
+}
+
 /** Checks options a user typed; returns a message per problem (empty when fine). */
 export function validateOptions(o: TraceOptions): string[] {
   const problems: string[] = [];
   let u: URL | null = null;
-  try { u = new URL(o.url); } catch { problems.push(`server URL '${o.url}' is not a URL (expected e.g. http://127.0.0.1:8000)`); }
+  try { u = new URL(o.url); } catch { problems.push(`server URL '${redactUrl(o.url)}' is not a URL (expected e.g. http://127.0.0.1:8000)`); }
   if (u && u.protocol !== 'http:' && u.protocol !== 'https:') problems.push(`server URL must start with http:// or https:// (got '${u.protocol}')`);
   if (o.engine !== undefined && !['auto', 'vllm', 'sglang'].includes(o.engine)) problems.push(`engine must be auto, vllm or sglang (got '${o.engine}')`);
   if (o.api !== undefined && !['chat', 'completions', 'sglang-generate'].includes(o.api)) problems.push(`api must be chat, completions or sglang-generate (got '${o.api}')`);
@@ -51,6 +67,7 @@ export function validateOptions(o: TraceOptions): string[] {
   if (o.temperature !== undefined && (!Number.isFinite(o.temperature) || o.temperature < 0)) problems.push(`temperature must be a number ≥ 0 (got ${o.temperature})`);
   for (const [name, v] of [['timeout', o.timeoutMs], ['idle timeout', o.idleTimeoutMs], ['connect timeout', o.connectTimeoutMs]] as const) {
     if (v !== undefined && (!Number.isFinite(v) || v <= 0)) problems.push(`${name} must be a positive number of milliseconds (got ${v})`);
+    else if (v !== undefined && v > MAX_TIMER_MS) problems.push(`${name} must be at most ${MAX_TIMER_MS} ms (about 24 days; a timer cannot wait longer) (got ${v})`);
   }
   if (o.requestId !== undefined && !/^[A-Za-z0-9._:-]{1,200}$/.test(o.requestId)) {
     problems.push(`request id '${o.requestId}' may only use letters, digits and . _ : - (it goes into a header and into log lines)`);

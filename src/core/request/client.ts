@@ -1,6 +1,6 @@
 // One traced streaming request, end to end: detect the engine, pick the model, send,
 // record every frame with its socket arrival time, and say clearly what went wrong.
-import { buildRequest, DEFAULTS, joinUrl, validateOptions, type TraceOptions } from './build';
+import { buildRequest, DEFAULTS, joinUrl, redactUrl, serverRootUrl, validateOptions, type TraceOptions } from './build';
 import { httpStatusError, makeError, networkError, serverErrorMessage } from './errors';
 import { computeMetrics, type TraceMetrics } from './metrics';
 import { StreamRecorder } from './recorder';
@@ -53,8 +53,8 @@ export function simpleRequest(transport: HttpTransport, clock: Clock, url: strin
       end() { done({ status, headers: resHeaders, text: Buffer.concat(parts).toString('utf8') }); },
       error(err) {
         if ((err as { code?: string }).code === 'HOPLENS_CANCELLED') done(makeError('cancelled', 'Cancelled.', 'Send it again when ready.'));
-        else if ((err as { code?: string }).code === 'HOPLENS_TIMEOUT') done(makeError('timeout', `GET ${url} got no answer within ${timeoutMs} ms.`, 'Check that the server is up and not overloaded.'));
-        else done(networkError(err, url, 'connect', 0));
+        else if ((err as { code?: string }).code === 'HOPLENS_TIMEOUT') done(makeError('timeout', `GET ${redactUrl(url)} got no answer within ${timeoutMs} ms.`, 'Check that the server is up and not overloaded.'));
+        else done(networkError(err, redactUrl(url), 'connect', 0));
       },
     });
     const timer = setTimeout(() => ex.abort(Object.assign(new Error('timeout'), { code: 'HOPLENS_TIMEOUT' })), timeoutMs);
@@ -104,7 +104,7 @@ export async function listModels(baseUrl: string, authHeaders: Record<string, st
   if (r.status !== 200) return httpStatusError(r.status, r.text, '', []);
   const j = parseJson(r.text) as { data?: unknown } | undefined;
   if (!j || !Array.isArray(j.data)) {
-    return makeError('http-status', `GET ${url} did not return a model list.`, 'Set the model explicitly.', { status: r.status });
+    return makeError('http-status', `GET ${redactUrl(url)} did not return a model list.`, 'Set the model explicitly.', { status: r.status });
   }
   return j.data.map((m) => (m && typeof m === 'object' && typeof (m as { id?: unknown }).id === 'string' ? (m as { id: string }).id : '')).filter(Boolean);
 }
@@ -113,7 +113,7 @@ function emptyRecord(o: TraceOptions, engine: Engine, api: Api, model: string, r
   const ids = serverIdsFor(engine, api, requestId);
   return {
     engine, api, model, requestId, serverIds: ids.ids, logRequestId: ids.logId, serverIdPattern: ids.pattern.source,
-    request: { url: o.url, method: 'POST', headers: {}, body: {} },
+    request: { url: redactUrl(o.url), method: 'POST', headers: {}, body: {} },
     status: null, responseHeaders: {},
     timeline: { startedAtEpochMs: startedAt, connectMs: null, requestWrittenMs: null, headersMs: null, firstByteMs: null, endMs: null },
     frames: [], chunks: 0, sawDone: false, error, warnings: [],
@@ -121,7 +121,8 @@ function emptyRecord(o: TraceOptions, engine: Engine, api: Api, model: string, r
 }
 
 /** Sends one traced streaming request. Never throws and never waits forever: the result carries any error. */
-export async function sendTracedRequest(o: TraceOptions, deps: TraceDeps = {}): Promise<TracedRequest> {
+export async function sendTracedRequest(options: TraceOptions, deps: TraceDeps = {}): Promise<TracedRequest> {
+  const o: TraceOptions = { ...options, url: serverRootUrl(options.url) };
   const clock = deps.clock ?? monotonicClock;
   const transport = deps.transport ?? new NodeHttpTransport(clock);
   const finish = (record: TraceRecord): TracedRequest => ({ record, metrics: computeMetrics(record) });
@@ -166,11 +167,14 @@ export async function sendTracedRequest(o: TraceOptions, deps: TraceDeps = {}): 
   }
 
   const spec = buildRequest(engine, requestedApi, model, requestId, o);
+  // The record (printed, exported, shown) never holds credentials from the URL; the socket gets them.
+  const realUrl = spec.url;
+  spec.url = redactUrl(spec.url);
   const record = emptyRecord(o, engine, requestedApi, model, requestId, null, Date.now());
   record.request = spec;
   record.warnings.push(...warnings);
   deps.onPhase?.('sending');
-  const streamed = await stream(record, o, auth, transport, clock, deps);
+  const streamed = await stream(record, realUrl, o, auth, transport, clock, deps);
   if (streamed.error?.kind === 'unknown-model' && knownModels.length === 0 && requestedApi !== 'sglang-generate') {
     // Name the models the server does serve, so the hint is actionable.
     const m = await listModels(o.url, auth, { transport, clock }, 3000);
@@ -179,7 +183,7 @@ export async function sendTracedRequest(o: TraceOptions, deps: TraceDeps = {}): 
   return finish(streamed);
 }
 
-function stream(record: TraceRecord, o: TraceOptions, auth: Record<string, string>, transport: HttpTransport, clock: Clock, deps: TraceDeps): Promise<TraceRecord> {
+function stream(record: TraceRecord, realUrl: string, o: TraceOptions, auth: Record<string, string>, transport: HttpTransport, clock: Clock, deps: TraceDeps): Promise<TraceRecord> {
   const timeoutMs = o.timeoutMs ?? DEFAULTS.timeoutMs;
   const idleTimeoutMs = o.idleTimeoutMs ?? DEFAULTS.idleTimeoutMs;
   const recorder = new StreamRecorder(record.api, o.generateTextMode ?? 'auto');
@@ -221,6 +225,12 @@ function stream(record: TraceRecord, o: TraceOptions, auth: Record<string, strin
       if (idleTimer) clearTimeout(idleTimer);
       o.signal?.removeEventListener('abort', onAbort);
       record.frames = recorder.frames;
+      if (recorder.tail) {
+        record.tail = recorder.tail;
+        const total = recorder.frames.length + recorder.tail.frames;
+        record.warnings.push(`The stream sent ${total.toLocaleString('en-US')} frames: per-frame detail (frames table, plots, signatures) is kept for the first ${recorder.frames.length.toLocaleString('en-US')}; `
+          + `counts, tokens, TTFT, end-to-end time and the ITL statistics cover all of them (ITL percentiles past frame ${recorder.frames.length.toLocaleString('en-US')} from a histogram, within ±1%).`);
+      }
       record.chunks = recorder.chunks;
       record.sawDone = recorder.sawDone;
       const unparseable = recorder.frames.filter((f) => f.kind === 'unparseable').length;
@@ -230,7 +240,7 @@ function stream(record: TraceRecord, o: TraceOptions, auth: Record<string, strin
     };
 
     const ex = transport.start(
-      { url: record.request.url, method: 'POST', headers: { ...record.request.headers, ...auth }, body: JSON.stringify(record.request.body), connectTimeoutMs: o.connectTimeoutMs ?? DEFAULTS.connectTimeoutMs },
+      { url: realUrl, method: 'POST', headers: { ...record.request.headers, ...auth }, body: JSON.stringify(record.request.body), connectTimeoutMs: o.connectTimeoutMs ?? DEFAULTS.connectTimeoutMs },
       {
         connected(t) {
           record.timeline.connectMs = t - started;
@@ -252,8 +262,10 @@ function stream(record: TraceRecord, o: TraceOptions, auth: Record<string, strin
         chunk(bytes, t) {
           armIdle();
           if (record.timeline.firstByteMs === null) record.timeline.firstByteMs = rel(t);
-          if (isSse) recorder.push(bytes, rel(t));
-          else if (bodySize < MAX_ERROR_BODY) { bodyParts.push(Buffer.from(bytes)); bodySize += bytes.byteLength; }
+          if (isSse) {
+            recorder.push(bytes, rel(t));
+            if (recorder.fatal !== null) ex.abort(Object.assign(new Error(recorder.fatal), { code: 'HOPLENS_FRAME_TOO_LARGE' }));
+          } else if (bodySize < MAX_ERROR_BODY) { bodyParts.push(Buffer.from(bytes)); bodySize += bytes.byteLength; }
         },
         end(t) {
           record.timeline.endMs = rel(t);
@@ -271,11 +283,14 @@ function stream(record: TraceRecord, o: TraceOptions, auth: Record<string, strin
         error(err, t) {
           record.timeline.endMs = rel(t);
           if (isSse) recorder.end(rel(t));
-          const n = recorder.frames.length;
+          const n = recorder.frames.length + (recorder.tail?.frames ?? 0);
           const code = err.code;
           if (code === 'HOPLENS_CANCELLED') {
             record.error = makeError('cancelled', `Cancelled by the user after ${n} frame(s).`,
               'The server logs this as an abort: open the server log lines to see it.');
+          } else if (code === 'HOPLENS_FRAME_TOO_LARGE') {
+            record.error = makeError('frame-too-large', `${err.message} Stopped after ${n} frame(s) and ${(recorder.bytes / 1024 / 1024).toFixed(0)} MB.`,
+              'This is not an OpenAI-style event stream (or a proxy broke it): check the URL and any proxy in between.');
           } else if (code === 'HOPLENS_TIMEOUT') {
             record.error = makeError('timeout', `The request did not finish within ${timeoutMs} ms (${n} frame(s) received).`,
               'Raise the request timeout, or lower max tokens.');
@@ -325,21 +340,57 @@ function streamOutcomeError(recorder: StreamRecorder, errorFrameSeen: boolean): 
   return null;
 }
 
+/** The longest Retry-After honoured between runs; a longer one is cut to this (and said). */
+export const MAX_RETRY_AFTER_MS = 5 * 60_000;
+
+/** Milliseconds a Retry-After header asks for (delta-seconds or an HTTP date), or null. */
+export function retryAfterMs(value: string | undefined, now = Date.now()): number | null {
+  if (value === undefined) return null;
+  const v = value.trim();
+  if (/^\d+(\.\d+)?$/.test(v)) return Number(v) * 1000;
+  const at = Date.parse(v);
+  return Number.isFinite(at) ? Math.max(0, at - now) : null;
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) { resolve(); return; }
+    const onAbort = (): void => { clearTimeout(timer); resolve(); };
+    const timer = setTimeout(() => { signal?.removeEventListener('abort', onAbort); resolve(); }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
 /**
  * "Repeat Traced Request… N": N requests in sequence (never in parallel, so runs do not
  * disturb each other), each with its own request id. Stops early when the signal aborts.
+ * A 429 or 503 with Retry-After makes the next run wait as long as the server asked.
  */
-export async function sendRepeated(o: TraceOptions, runs: number, deps: TraceDeps & { onRun?: (run: number, result: TracedRequest) => void } = {}): Promise<TracedRequest[]> {
+export async function sendRepeated(o: TraceOptions, runs: number, deps: TraceDeps & {
+  onRun?: (run: number, result: TracedRequest) => void;
+  /** Waits between runs (tests); default a timer that the signal cuts short. */
+  wait?: (ms: number, signal?: AbortSignal) => Promise<void>;
+} = {}): Promise<TracedRequest[]> {
   const results: TracedRequest[] = [];
   const base = o.requestId ?? newRequestId();
   for (let i = 0; i < runs; i++) {
     if (o.signal?.aborted) break;
     const res = await sendTracedRequest({ ...o, requestId: runs > 1 ? `${base}.${i + 1}` : base }, deps);
     results.push(res);
-    deps.onRun?.(i + 1, res);
     // After the first run the engine and model are known: skip discovery on later runs.
     o = { ...o, engine: res.record.engine, ...(res.record.model ? { model: res.record.model } : {}) };
-    if (res.record.error?.kind === 'cancelled' || res.record.error?.kind === 'bad-input') break;
+    if (res.record.error?.kind === 'cancelled' || res.record.error?.kind === 'bad-input') { deps.onRun?.(i + 1, res); break; }
+    const status = res.record.status;
+    const asked = status === 429 || status === 503 ? retryAfterMs(res.record.responseHeaders['retry-after']) : null;
+    if (asked !== null && i + 1 < runs) {
+      const ms = Math.min(asked, MAX_RETRY_AFTER_MS);
+      res.record.warnings.push(`The server answered ${status} with Retry-After: ${res.record.responseHeaders['retry-after']}; the next run waited ${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`
+        + `${ms < asked ? ` (cut from ${(asked / 1000).toFixed(0)} s to ${MAX_RETRY_AFTER_MS / 1000} s)` : ''}.`);
+      deps.onRun?.(i + 1, res);
+      await (deps.wait ?? sleep)(ms, o.signal);
+    } else {
+      deps.onRun?.(i + 1, res);
+    }
   }
   return results;
 }

@@ -1,8 +1,10 @@
 // A traced request as JSON (the `hoplens send --json` shape), Markdown, a terminal table,
 // and curl. None of them ever contains the API key: it is not in the record at all.
 import { toCurl } from './build';
+import { forTerminal } from '../text/terminal';
 import type { Distribution, RunsSummary, TraceMetrics } from './metrics';
 import type { TraceRecord } from './types';
+import { markdownCell, markdownCode } from '../text/markdown';
 
 const r3 = (v: number | null | undefined): number | null => (v === null || v === undefined || !Number.isFinite(v) ? null : Math.round(v * 1000) / 1000);
 
@@ -21,7 +23,9 @@ export interface TraceJson {
   e2eMs: number | null;
   outputTokens: number | null;
   itlMs: { mean: number | null; p50: number | null; p90: number | null; p99: number | null; max: number | null } | null;
+  /** Per-frame detail, up to FRAME_DETAIL_CAP frames (framesReceived counts them all). */
   frames: { t: number | null; bytes: number; kind: string; chars: number }[];
+  framesReceived: number;
   signatures: { kind: string; explanation: string; atFrame: number | null }[];
   error: null | { kind: string; message: string; hint: string; status?: number; serverMessage?: string; code?: string };
   // Beyond the documented shape, for tools that want more.
@@ -57,6 +61,7 @@ export function toJson(r: TraceRecord, m: TraceMetrics): TraceJson {
     outputTokens: m.outputTokens,
     itlMs: dist(m.itlMs),
     frames: r.frames.map((f) => ({ t: r3(f.t), bytes: f.bytes, kind: f.kind, chars: f.chars })),
+    framesReceived: m.framesReceived,
     signatures: m.signatures.map((s) => ({ kind: s.kind, explanation: s.explanation, atFrame: s.atFrame })),
     error: r.error ? { ...r.error } : null,
     engine: r.engine,
@@ -121,27 +126,27 @@ export function framesTable(r: TraceRecord): string {
   const lines = ['   #     t(ms)   dt(ms)  chars  kind         text'];
   let prev = 0;
   for (const f of r.frames) {
-    lines.push(`${String(f.index).padStart(4)} ${f.t.toFixed(2).padStart(9)} ${(f.t - prev).toFixed(2).padStart(8)} ${String(f.chars).padStart(6)}  ${f.kind.padEnd(11)}  ${clip(reprText(f.text), 50)}`);
+    lines.push(`${String(f.index).padStart(4)} ${f.t.toFixed(2).padStart(9)} ${(f.t - prev).toFixed(2).padStart(8)} ${String(f.chars).padStart(6)}  ${f.kind.padEnd(11)}  ${forTerminal(clip(reprText(f.text), 50))}`);
     prev = f.t;
   }
   return lines.join('\n');
 }
 
-/** The readable report for a terminal. */
+/** The readable report for a terminal; every text the server or the user supplied has its control characters made visible. */
 export function textReport(r: TraceRecord, m: TraceMetrics, opts: { frames?: boolean } = {}): string {
-  const out: string[] = [`POST ${r.request.url}`];
+  const out: string[] = [`POST ${forTerminal(r.request.url)}`];
   if (r.status !== null) out.push(`HTTP ${r.status}, headers at ${ms(m.headersMs)}`);
   // Nothing arrived: the table would be all n/a, so only the identity rows and the error.
   const rows = r.frames.length === 0 && r.error ? summaryRows(r, m).slice(0, 4) : summaryRows(r, m);
   const w = Math.max(...rows.map(([k]) => k.length));
   out.push('', 'Measured from the client (socket arrival, monotonic clock; t = 0 when the connection is up and the request goes out)', '-'.repeat(w + 34));
-  for (const [k, v] of rows) out.push(`${k.padEnd(w)}  ${v}`);
+  for (const [k, v] of rows) out.push(`${k.padEnd(w)}  ${forTerminal(v)}`);
   for (const s of m.signatures) out.push('', `${s.kind}: ${s.explanation}`);
-  for (const wmsg of r.warnings) out.push('', `warning: ${wmsg}`);
+  for (const wmsg of r.warnings) out.push('', `warning: ${forTerminal(wmsg)}`);
   if (r.error) {
-    out.push('', `error (${r.error.kind}): ${r.error.message}`);
-    if (r.error.serverMessage && !r.error.message.includes(r.error.serverMessage)) out.push(`server said: ${r.error.serverMessage}`);
-    out.push(`try: ${r.error.hint}`);
+    out.push('', `error (${r.error.kind}): ${forTerminal(r.error.message)}`);
+    if (r.error.serverMessage && !r.error.message.includes(r.error.serverMessage)) out.push(`server said: ${forTerminal(r.error.serverMessage)}`);
+    out.push(`try: ${forTerminal(r.error.hint)}`);
   }
   if (opts.frames) out.push('', framesTable(r));
   return out.join('\n') + '\n';
@@ -153,24 +158,25 @@ function mdEscape(s: string): string {
 
 /** Markdown: summary, signatures, error, frames table. `redactText` hides prompt and outputs. */
 export function toMarkdown(r: TraceRecord, m: TraceMetrics, opts: { redactText?: boolean } = {}): string {
-  const out: string[] = [`### HopLens traced request \`${r.requestId}\``, '', `\`POST ${r.request.url}\``, '', '| | |', '|---|---|'];
-  for (const [k, v] of summaryRows(r, m)) out.push(`| ${mdEscape(k)} | ${mdEscape(v)} |`);
+  // Server text (model, ids, errors, output) goes into code spans: shown as sent, never a link or HTML.
+  const out: string[] = [`### HopLens traced request ${markdownCode(r.requestId)}`, '', markdownCode(`POST ${r.request.url}`), '', '| | |', '|---|---|'];
+  for (const [k, v] of summaryRows(r, m)) out.push(`| ${mdEscape(k)} | ${markdownCell(v)} |`);
   if (m.signatures.length) {
     out.push('', '**Signatures**', '');
     for (const s of m.signatures) out.push(`- **${s.kind}**: ${mdEscape(s.explanation)}`);
   }
   if (r.error) {
-    out.push('', `**Error (${r.error.kind})**: ${mdEscape(r.error.message)}`, '', `Try: ${mdEscape(r.error.hint)}`);
+    out.push('', `**Error (${r.error.kind})**: ${markdownCode(r.error.message)}`, '', `Try: ${markdownCode(r.error.hint)}`);
   }
   if (r.warnings.length) {
     out.push('');
-    for (const w of r.warnings) out.push(`- warning: ${mdEscape(w)}`);
+    for (const w of r.warnings) out.push(`- warning: ${markdownCode(w)}`);
   }
   out.push('', '| # | t (ms) | Δt (ms) | kind | chars | text |', '|---:|---:|---:|---|---:|---|');
   let prev = 0;
   for (const f of r.frames) {
-    const text = opts.redactText ? (f.text ? '…' : '') : mdEscape(clip(f.text, 80));
-    out.push(`| ${f.index} | ${f.t.toFixed(2)} | ${(f.t - prev).toFixed(2)} | ${f.kind} | ${f.chars} | ${text ? '`' + text + '`' : ''} |`);
+    const text = opts.redactText ? (f.text ? '…' : '') : f.text ? markdownCell(f.text, { maxChars: 80 }) : '';
+    out.push(`| ${f.index} | ${f.t.toFixed(2)} | ${(f.t - prev).toFixed(2)} | ${f.kind} | ${f.chars} | ${text} |`);
     prev = f.t;
   }
   out.push('', `_Client times are socket arrival on a monotonic clock; server log stamps have whole seconds (vLLM) or ms at best (SGLang)._`);
@@ -190,6 +196,6 @@ export function runsReport(s: RunsSummary): string {
     row('p99 ITL per run (ms)', s.itlP99AcrossRunsMs), row('TPOT (ms)', s.tpotMs), row('E2E (ms)', s.e2eMs)];
   const sig = Object.entries(s.signatureCounts).filter(([, n]) => n > 0).map(([k, n]) => `${k} in ${n} run(s)`);
   if (sig.length) out.push(`signatures: ${sig.join(', ')}`);
-  for (const f of s.failed) out.push(`run ${f.run} failed (${f.kind}): ${f.message}`);
+  for (const f of s.failed) out.push(`run ${f.run} failed (${f.kind}): ${forTerminal(f.message)}`);
   return out.join('\n') + '\n';
 }

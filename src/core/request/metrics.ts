@@ -3,6 +3,7 @@
 // TPOT = (E2EL − TTFT) / (output tokens − 1). Plus the lab's point: TTFT to the first
 // frame at all (vLLM's empty role frame) differs from TTFT to the first content.
 import { OUTPUT_KINDS, type Frame, type TraceRecord } from './types';
+import { GapHistogram } from './streamTail';
 
 export interface Distribution {
   count: number;
@@ -89,29 +90,52 @@ export function computeMetrics(r: TraceRecord): TraceMetrics {
   }
 
   const ttftContentMs = output.length ? output[0].t : null;
-  const last = frames.length ? frames[frames.length - 1].t : null;
+  const tail = r.tail ?? null;
+  const last = tail && tail.frames > 0 ? tail.lastT : frames.length ? frames[frames.length - 1].t : null;
   const e2eMs = r.timeline.endMs ?? last;
-  const tpotMs = ttftContentMs !== null && e2eMs !== null && outputTokens !== null && outputTokens > 1
-    ? (e2eMs - ttftContentMs) / (outputTokens - 1) : null;
+  // Past the detail cap the counts continue in the tail, and the ITL statistics come from one histogram of every gap.
+  const allOutput = output.length + (tail?.outputFrames ?? 0);
+  const totalTokens = tail ? (tail.lastCumulativeTokens ?? lastCumulative ?? (allOutput || null)) : outputTokens;
+  const tokensSource = tail ? ((tail.lastCumulativeTokens ?? lastCumulative) !== null ? 'usage' : allOutput ? 'frames' : null) : outputTokensSource;
+  const tpotMs = ttftContentMs !== null && e2eMs !== null && totalTokens !== null && totalTokens > 1
+    ? (e2eMs - ttftContentMs) / (totalTokens - 1) : null;
+  const merged = (values: readonly number[], past: GapHistogram | null): Distribution | null => {
+    if (!past || past.count === 0) return distribution(values);
+    const h = GapHistogram.from(past);
+    const all = new GapHistogram();
+    for (const v of values) all.add(v);
+    return mergeHistograms(all, h).distribution();
+  };
+  const framesReceived = frames.length + (tail?.frames ?? 0);
+  const unparseable = frames.filter((f) => f.kind === 'unparseable').length + (tail?.unparseable ?? 0);
 
   return {
-    framesReceived: frames.length,
-    outputFrames: output.length,
-    framesWithoutOutput: frames.length - output.length,
-    unparseableFrames: frames.filter((f) => f.kind === 'unparseable').length,
+    framesReceived,
+    outputFrames: allOutput,
+    framesWithoutOutput: framesReceived - allOutput,
+    unparseableFrames: unparseable,
     ttftContentMs,
     ttftFirstFrameMs: frames.length ? frames[0].t : null,
     headersMs: r.timeline.headersMs,
     firstByteMs: r.timeline.firstByteMs,
     e2eMs,
-    outputTokens,
-    outputTokensSource,
+    outputTokens: totalTokens,
+    outputTokensSource: tokensSource,
     tpotMs,
-    itlMs: distribution(gaps),
-    itlPerTokenMs: tokensKnown ? distribution(perToken) : null,
+    itlMs: merged(gaps, tail ? tail.itl : null),
+    itlPerTokenMs: tokensKnown || (tail !== null && tail.itlPerToken.count > 0) ? merged(perToken, tail ? tail.itlPerToken : null) : null,
     multiTokenFrames,
     signatures: detectSignatures(output, gaps),
   };
+}
+
+function mergeHistograms(a: GapHistogram, b: GapHistogram): GapHistogram {
+  const ja = a.toJSON() as { count: number; sum: number; min: number; max: number; counts: number[] };
+  const jb = GapHistogram.from(b).toJSON() as typeof ja;
+  return GapHistogram.from({
+    count: ja.count + jb.count, sum: ja.sum + jb.sum, min: Math.min(ja.min, jb.min), max: Math.max(ja.max, jb.max),
+    counts: ja.counts.map((c, i) => c + jb.counts[i]),
+  });
 }
 
 function fmt(ms: number): string {

@@ -1,3 +1,4 @@
+import type { StreamTail } from './streamTail';
 // The data model of one traced streaming request: what was sent, every SSE frame as it
 // arrived on the socket, and what went wrong. Pure data; no I/O here.
 
@@ -68,6 +69,7 @@ export type TraceErrorKind =
   | 'no-done'
   | 'no-output'
   | 'cancelled'
+  | 'frame-too-large'
   | 'network';
 
 export interface TraceError {
@@ -123,7 +125,10 @@ export interface TraceRecord {
   status: number | null;
   responseHeaders: Record<string, string>;
   timeline: Timeline;
+  /** Frames with full detail: every frame up to FRAME_DETAIL_CAP (streamTail.ts), and any error frame. */
   frames: Frame[];
+  /** Statistics of the frames past the detail cap; absent when every frame is in `frames`. */
+  tail?: StreamTail | null;
   /** How many socket chunks the body arrived in. */
   chunks: number;
   sawDone: boolean;

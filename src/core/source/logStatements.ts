@@ -200,7 +200,20 @@ function evalOperand(tokens: Tok[], ctx: Scope, nameDepth: number): Seg[] {
   const segs: Seg[] = [];
   while (k < tokens.length && tokens[k].kind === 'str') {
     const s = tokens[k].str!;
-    for (const p of s.parts) segs.push(p === WILD ? WILD : { lit: p, logFmt: true, line: tokens[k].line });
+    let field = 0;
+    for (const p of s.parts) {
+      if (p !== WILD) { segs.push({ lit: p, logFmt: true, line: tokens[k].line }); continue; }
+      // `prefix = f"Req Time Stats(…)"; logger.info(f"{prefix}: {…}")`: the variable's own text.
+      const name = s.fields?.[field++] ?? null;
+      const assigned = name !== null && nameDepth < 2 ? ctx.assignments(name, false, nameDepth + 1) : [];
+      if (assigned.length) {
+        const last = assigned[assigned.length - 1];
+        segs.push(...last.segs);
+        if (last.openEnded) segs.push(WILD);
+      } else {
+        segs.push(WILD);
+      }
+    }
     k++;
   }
   if (k === 0) return [WILD];

@@ -81,10 +81,17 @@ export interface CompiledPattern {
 
 export function compilePattern(p: Pattern, openEnded = false): CompiledPattern {
   const lits = p.filter((x): x is string => typeof x === 'string' && x !== '');
+  let anchoredEnd = !openEnded && p.length > 0 && typeof p[p.length - 1] === 'string';
+  if (anchoredEnd) {
+    // Printed messages come with trailing spaces dropped (terminal padding, pasted lines): so does
+    // the text they are checked against (`…#queue-req: {n}, ` matches `…#queue-req: 0,`).
+    const last = lits[lits.length - 1].trimEnd();
+    if (last === '') { lits.pop(); anchoredEnd = false; } else lits[lits.length - 1] = last;
+  }
   return {
     lits,
     anchoredStart: p.length > 0 && typeof p[0] === 'string',
-    anchoredEnd: !openEnded && p.length > 0 && typeof p[p.length - 1] === 'string',
+    anchoredEnd,
     weight: lits.reduce((n, s) => n + s.length, 0),
   };
 }
@@ -117,6 +124,37 @@ export function matchesPattern(c: CompiledPattern, message: string): boolean {
     return message.length - tail.length >= pos && message.endsWith(tail);
   }
   return true;
+}
+
+/**
+ * Literal characters of the pattern that a message cut short (a terminal's width, a paste limit,
+ * --max-log-len) still shows, or -1 when the message cannot be the start of what the pattern
+ * prints. The message must start as the pattern does and hold its literals in order until it
+ * ends, inside a value or inside a literal.
+ */
+export function cutShortWeight(c: CompiledPattern, message: string): number {
+  const { lits } = c;
+  if (lits.length === 0 || !c.anchoredStart) return -1;
+  if (!message.startsWith(lits[0])) return lits[0].startsWith(message) ? message.length : -1;
+  let pos = lits[0].length;
+  let weight = pos;
+  for (let i = 1; i < lits.length; i++) {
+    const at = message.indexOf(lits[i], pos);
+    if (at < 0) {
+      // Cut inside the value before this literal, or inside the literal: its start ends the message.
+      // A later literal in what is left means a part is missing, not cut: another wording.
+      const tail = message.slice(pos);
+      for (let j = i + 1; j < lits.length; j++) if (lits[j].trim().length >= 4 && tail.includes(lits[j])) return -1;
+      for (let k = Math.min(tail.length, lits[i].length - 1); k > 0; k--) {
+        if (tail.endsWith(lits[i].slice(0, k))) return weight + k;
+      }
+      return weight;
+    }
+    pos = at + lits[i].length;
+    weight += lits[i].length;
+  }
+  // Every literal is there: not cut (a full match is matchesPattern's to judge).
+  return -1;
 }
 
 /**

@@ -34,7 +34,7 @@ export const PINS: Record<Engine, EnginePin> = {
 export interface HopCitation {
   /** Path relative to the checkout root. */
   path: string;
-  /** 1-based line the hop table cites (the call line for vLLM, the string line for SGLang). */
+  /** 1-based line the hop table cites: the first line of the logging call, for both engines. */
   line: number;
 }
 

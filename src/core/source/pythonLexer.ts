@@ -12,6 +12,11 @@ export interface StrInfo {
   bytes: boolean;
   /** The literal value (escapes decoded); for f-strings, literal parts and wildcards. */
   parts: Pattern;
+  /**
+   * f-strings: for each wildcard of `parts` in order, the variable it prints when the field is
+   * a bare name with no conversion or format (`{prefix}`), else null.
+   */
+  fields?: Array<string | null>;
 }
 
 export interface Tok {
@@ -128,6 +133,14 @@ function readString(src: string, start: number, prefix: string): { info: StrInfo
   const n = src.length;
   const parts: Pattern = [];
   let lit = '';
+  const fields: Array<string | null> = [];
+  /** Pushes `lit` and a wildcard, keeping `fields` aligned with the wildcards (adjacent ones merge). */
+  const wild = (name: string | null) => {
+    if (lit === '' && parts.length > 0 && parts[parts.length - 1] === WILD) fields[fields.length - 1] = null;
+    else fields.push(name);
+    pushParts(parts, [lit, WILD]);
+    lit = '';
+  };
   while (i < n) {
     const ch = src[i];
     if (src.startsWith(quote, i)) { i += quote.length; break; }
@@ -155,7 +168,7 @@ function readString(src: string, start: number, prefix: string): { info: StrInfo
       }
       if (nx === 'N' && src[i + 2] === '{') {
         const close = src.indexOf('}', i + 3);
-        if (close > 0) { pushParts(parts, [lit, WILD]); lit = ''; i = close + 1; continue; }
+        if (close > 0) { wild(null); i = close + 1; continue; }
       }
       lit += ch + (nx ?? '');
       i += 2;
@@ -165,8 +178,7 @@ function readString(src: string, start: number, prefix: string): { info: StrInfo
       if (src[i + 1] === '{') { lit += '{'; i += 2; continue; }
       const r = readFieldExpr(src, i + 1, quote);
       if (r.debugText) lit += r.debugText;
-      pushParts(parts, [lit, WILD]);
-      lit = '';
+      wild(r.name);
       i = r.end;
       continue;
     }
@@ -175,7 +187,7 @@ function readString(src: string, start: number, prefix: string): { info: StrInfo
     i++;
   }
   pushParts(parts, [lit]);
-  return { info: { f: isF, bytes, parts }, end: i };
+  return { info: isF ? { f: isF, bytes, parts, fields } : { f: isF, bytes, parts }, end: i };
 }
 
 /**
@@ -183,7 +195,7 @@ function readString(src: string, start: number, prefix: string): { info: StrInfo
  * offset after the closing `}`, and for the `{expr=}` debug form the text it prints
  * before the value (`expr=`).
  */
-function readFieldExpr(src: string, start: number, outerQuote: string): { end: number; debugText: string | null } {
+function readFieldExpr(src: string, start: number, outerQuote: string): { end: number; debugText: string | null; name: string | null } {
   let depth = 0;
   let i = start;
   const n = src.length;
@@ -221,5 +233,7 @@ function readFieldExpr(src: string, start: number, outerQuote: string): { end: n
   }
   const expr = src.slice(start, exprEnd < 0 ? i : exprEnd);
   const dbg = /^\s*[^=!<>]*?=\s*$/.test(expr) && /=\s*$/.test(expr) && !/[=!<>]=\s*$/.test(expr) ? expr : null;
-  return { end: i, debugText: dbg };
+  // `{prefix}` alone (the field closes right after the name) prints the variable as it is.
+  const bare = exprEnd < 0 || src[exprEnd] === '}' ? /^\s*([A-Za-z_]\w*)\s*$/.exec(expr) : null;
+  return { end: i, debugText: dbg, name: bare ? bare[1] : null };
 }

@@ -7,7 +7,7 @@ import type { Engine } from '../logs/model';
 import { HOP_TABLES } from '../../hops';
 import { comparePin, inspectCheckout, type CheckoutInfo, type PinStatus } from './checkout';
 import { FileIndex, listPythonFiles } from './fileIndex';
-import { compilePattern, matchesPattern, patternLines, patternText, WILD, type CompiledPattern } from './messagePattern';
+import { compilePattern, cutShortWeight, matchesPattern, patternLines, patternText, WILD, type CompiledPattern } from './messagePattern';
 import type { HopCitation } from './pins';
 import {
   buildStatementIndex,
@@ -89,7 +89,16 @@ interface MemoEntry {
   /** The last unverified answer, and how many times verifying failed. */
   miss: SourceLocation | null;
   misses: number;
+  /**
+   * Hop memos: the message shapes already searched for. A hop can be printed by several
+   * statements of one checkout (a decode line with and without the graph field); a shape not
+   * seen before is searched for instead of taking the first remembered statement that fits.
+   */
+  shapes?: Set<string>;
 }
+
+/** Shapes searched per hop before the memo answers alone (request lines of a long log differ in text, not statement). */
+const SHAPES_PER_HOP = 256;
 
 function matchesAny(compiled: readonly CompiledVariantPair[], message: string): boolean {
   for (let i = 0; i < compiled.length; i++) if (variantMatches(compiled[i], message) >= 0) return true;
@@ -223,18 +232,47 @@ class Resolver implements CheckoutSourceResolver {
     }
   }
 
-  resolve(q: SourceQuery): SourceLocation | null {
-    if (q.engine !== this.engine) return null;
+  resolve(query: SourceQuery): SourceLocation | null {
+    if (query.engine !== this.engine) return null;
+    let q = query;
+    if (!q.fileinfo && q.module) {
+      // A logging layout printed the logger (a module path) instead of the file.
+      const path = this.pathOfModule(q.module);
+      if (path) q = { ...q, fileinfo: path };
+    }
     const message = q.message.endsWith('\r') ? q.message.slice(0, -1) : q.message;
     const continuation = q.continuation === true;
     // Logs repeat the same few statements millions of times: remember what each printed
     // file:line (or hop) resolved to, and re-check only that statement against the message.
     const byPrinted = !!q.fileinfo && q.lineno != null;
     const memo = this.memoFor(q, message, byPrinted, continuation, false);
-    if (memo) {
+    if (memo && !byPrinted && q.hop && !continuation) {
+      memo.shapes ??= new Set();
+      const shape = memo.shapes.size < SHAPES_PER_HOP ? messageShape(message) : null;
+      if (shape !== null && !memo.shapes.has(shape)) {
+        memo.shapes.add(shape);
+        const found = this.resolveUncached(q, message, continuation);
+        this.remember(memo, found);
+        return found;
+      }
+    }
+    if (memo && !byPrinted && q.hop && !continuation) {
+      // Of the statements this hop resolved to, the one that prints the most of this message.
+      let best: SourceLocation | null = null;
+      let bestWeight = -1;
+      for (const v of memo.verified) {
+        for (const c of v.compiled) {
+          const w = variantMatches(c, message);
+          if (w > bestWeight) { bestWeight = w; best = v.loc; }
+        }
+      }
+      if (best) return best;
+    } else if (memo) {
       for (const v of memo.verified) {
         if (continuation ? this.continuationWeight(v.stmt, message) >= 0 : matchesAny(v.compiled, message)) return v.loc;
       }
+    }
+    if (memo) {
       // A text of this shape (digits aside, shape taken whole) matched no statement before: no new search.
       if (!byPrinted && !q.hop && memo.verified.length === 0 && memo.misses > 0 && message.length <= SHAPE_CHARS) return memo.miss;
       if (byPrinted && memo.misses >= 3) {
@@ -246,7 +284,10 @@ class Resolver implements CheckoutSourceResolver {
     }
     const found = this.resolveUncached(q, message, continuation);
     const entry = memo ?? this.memoFor(q, message, byPrinted, continuation, true);
-    if (entry) this.remember(entry, found);
+    if (entry) {
+      this.remember(entry, found);
+      if (!byPrinted && q.hop && !continuation) (entry.shapes ??= new Set()).add(messageShape(message));
+    }
     return found;
   }
 
@@ -287,8 +328,27 @@ class Resolver implements CheckoutSourceResolver {
     }
   }
 
+  /** The checkout file a module path (`sglang.srt.managers.scheduler`) is, or null. */
+  private pathOfModule(module: string): string | null {
+    const rel = module.replace(/\./g, '/');
+    for (const candidate of [`/${rel}.py`, `/${rel}/__init__.py`]) {
+      const found = this.files.candidates(candidate);
+      if (found.length === 1) return found[0];
+    }
+    return null;
+  }
+
   private resolveUncached(q: SourceQuery, message: string, continuation: boolean): SourceLocation | null {
     let fallback: SourceLocation | null = null;
+    if (q.fileinfo && (q.lineno === null || q.lineno === undefined) && !continuation) {
+      // The file is named but not the line: the hop's own statement when it is in that file,
+      // else the statement of the file that prints the message.
+      const cands = this.files.candidates(q.fileinfo);
+      const viaHop = this.byHop(q.hop, message);
+      if (viaHop && cands.includes(viaHop.path)) return viaHop;
+      const inFile = this.searchFiles(cands, message, null);
+      if (inFile) return { path: inFile.path, line: inFile.line, verified: true, drift: 0, method: 'fileinfo+literal' };
+    }
     if (q.fileinfo && q.lineno !== null && q.lineno !== undefined) {
       const r = this.byFileinfo(q.fileinfo, q.lineno, message, continuation);
       if (r && r.verified) return r;
@@ -350,6 +410,13 @@ class Resolver implements CheckoutSourceResolver {
     return c;
   }
 
+  /** Literal weight of `s` that a cut-short `message` still shows (-1: it cannot be the start of what `s` prints). */
+  private cutWeight(s: IndexedStatement, message: string): number {
+    let w = -1;
+    for (const v of s.variants) w = Math.max(w, cutShortWeight(compilePattern(v.p, v.open), message));
+    return w;
+  }
+
   /** Literal weight with which `s` can print `message` (-1: it cannot). */
   private weight(s: IndexedStatement, message: string, continuation: boolean): number {
     if (continuation) return this.continuationWeight(s, message);
@@ -386,37 +453,38 @@ class Resolver implements CheckoutSourceResolver {
     return best;
   }
 
-  /** vLLM prints (and cites) the call line; SGLang's citations name the line where the text starts. */
-  private reportedLine(s: IndexedStatement, textLine: number): number {
-    return this.engine === 'vllm' ? s.line : textLine;
+  /** A statement is named by its call's first line: what Python's %(lineno)d prints, for both engines. */
+  private reportedLine(s: IndexedStatement, _textLine: number): number {
+    return s.line;
   }
 
   private byFileinfo(fileinfo: string, lineno: number, message: string, continuation: boolean, searchMoved = true): SourceLocation | null {
     let cands = this.candidateMemo.get(fileinfo);
     if (!cands) { cands = this.files.candidates(fileinfo); this.candidateMemo.set(fileinfo, cands); }
     if (cands.length === 0) return null;
-    // 1. The printed line holds a statement that prints this message.
-    let exact: { path: string; w: number } | null = null;
+    // 1. The printed line holds a statement that prints this message. A line inside the call
+    //    (older Pythons print one) names the same statement, at its first line.
+    let exact: { path: string; line: number; w: number } | null = null;
     for (const path of cands) {
       const fs = this.statementsOf(path);
       for (const s of fs?.byLine.get(lineno) ?? []) {
         const w = this.weight(s, message, continuation);
-        if (w >= 0 && (!exact || w > exact.w)) exact = { path, w };
+        if (w >= 0 && (!exact || w > exact.w)) exact = { path, line: s.line, w };
       }
     }
-    if (exact) return { path: exact.path, line: lineno, verified: true, drift: 0, method: 'fileinfo' };
-    // 2. The checkout is at another commit: the same statement elsewhere in the same file.
-    let moved: { path: string; line: number; w: number } | null = null;
-    if (!continuation && searchMoved) {
+    if (!exact && !continuation) {
+      // A line cut short: the statement at the printed line prints what it still shows.
       for (const path of cands) {
-        for (const s of this.statementsOf(path)?.all ?? []) {
-          const w = this.weight(s, message, false);
-          if (w <= 0 || !specificEnough(w, message)) continue;
-          const d = Math.abs(s.line - lineno);
-          if (!moved || d < Math.abs(moved.line - lineno) || (d === Math.abs(moved.line - lineno) && w > moved.w)) moved = { path, line: s.line, w };
+        for (const s of this.statementsOf(path)?.byLine.get(lineno) ?? []) {
+          const w = this.cutWeight(s, message);
+          if (w >= CUT_MIN_WEIGHT && (!exact || w > exact.w)) exact = { path, line: s.line, w };
         }
       }
     }
+    if (exact) return { path: exact.path, line: exact.line, verified: true, drift: 0, method: 'fileinfo' };
+    // 2. The checkout is at another commit: the same statement elsewhere in the file, or in
+    //    any file the printed name fits (a basename several files share).
+    const moved = !continuation && searchMoved ? this.searchFiles(cands, message, lineno) : null;
     if (moved) return { path: moved.path, line: moved.line, verified: true, drift: moved.line - lineno, method: 'fileinfo+literal' };
     // 3. Unverified: the printed line of the likeliest file (one with a logging call there).
     if (!this.index && !this.syncFileReads) {
@@ -429,6 +497,22 @@ class Resolver implements CheckoutSourceResolver {
         ? 'this line of the checkout holds no logging call, and no statement in the file prints this message (is the checkout at another commit?)'
         : 'the file could not be read';
     return { path: withCall ?? cands[0], line: lineno, verified: false, drift: 0, method: 'fileinfo', note };
+  }
+
+  /** The statement of these files that prints `message` (specific enough to claim it), nearest to `near` when given, else the most literal. */
+  private searchFiles(cands: readonly string[], message: string, near: number | null): { path: string; line: number } | null {
+    let best: { path: string; line: number; w: number } | null = null;
+    for (const path of cands) {
+      for (const s of this.statementsOf(path)?.all ?? []) {
+        const w = this.weight(s, message, false);
+        if (w <= 0 || !specificEnough(w, message)) continue;
+        if (!best) { best = { path, line: s.line, w }; continue; }
+        const d = near === null ? 0 : Math.abs(s.line - near);
+        const bd = near === null ? 0 : Math.abs(best.line - near);
+        if (d < bd || (d === bd && w > best.w)) best = { path, line: s.line, w };
+      }
+    }
+    return best;
   }
 
   private byHop(hop: string | null, message: string): SourceLocation | null {
@@ -447,6 +531,15 @@ class Resolver implements CheckoutSourceResolver {
       const bd = best ? (best.line === cit.line || best.s.line === cit.line ? 0 : Math.abs(best.line - cit.line)) : Infinity;
       if (!best || d < bd || (d === bd && w > best.w)) best = { s, line: atCitation ? cit.line : line, w };
     }
+    if (!best) {
+      // The hop's line cut short: the statement of the cited file that prints what it still shows, nearest the citation.
+      for (const s of fs.all) {
+        const w = this.cutWeight(s, message);
+        if (w < CUT_MIN_WEIGHT) continue;
+        const d = Math.abs(s.line - cit.line);
+        if (!best || d < Math.abs(best.line - cit.line) || (d === Math.abs(best.line - cit.line) && w > best.w)) best = { s, line: s.line, w };
+      }
+    }
     if (!best) return null;
     return { path: cit.path, line: best.line, verified: true, drift: best.line - cit.line, method: 'hop-table' };
   }
@@ -455,7 +548,8 @@ class Resolver implements CheckoutSourceResolver {
     if (!this.index) return null;
     const cit = hop ? this.citations[hop] : undefined;
     const prefer = [cit?.path, fallback?.path].filter((x): x is string => !!x);
-    const [best] = this.index.search(message, { preferPaths: prefer, limit: 1 });
+    // A hop line keeps its constant words even when cut short: let it match by what it shows.
+    const [best] = this.index.search(message, { preferPaths: prefer, limit: 1, cutMinWeight: hop ? CUT_MIN_WEIGHT : undefined });
     if (!best) return null;
     const line = this.reportedLine(best.statement, best.variant.textLine);
     const drift = cit && cit.path === best.statement.path ? line - cit.line : 0;
@@ -464,6 +558,8 @@ class Resolver implements CheckoutSourceResolver {
 }
 
 const SHAPE_CHARS = 160;
+/** Literal characters a cut-short line must still show of a statement to be verified by them. */
+const CUT_MIN_WEIGHT = 12;
 /** A message with its numbers blanked and its tail cut: lines printed by one statement mostly share it. */
 function messageShape(message: string): string {
   return (message.length > SHAPE_CHARS ? message.slice(0, SHAPE_CHARS) : message).replace(/\d+/g, '0');

@@ -8,10 +8,10 @@ import { Worker } from 'node:worker_threads';
 import type { Engine } from '../logs/model';
 import type { CheckoutInfo } from './checkout';
 import { findLogStatements } from './logStatements';
-import { compilePattern, matchesPattern, patternLines, type CompiledPattern, type Pattern } from './messagePattern';
+import { compilePattern, cutShortWeight, matchesPattern, patternLines, type CompiledPattern, type Pattern } from './messagePattern';
 
 /** Bump when the index layout or the parser's output changes: old cache files are ignored. */
-export const INDEX_FORMAT = 5;
+export const INDEX_FORMAT = 6;
 /** Larger .py files are skipped (generated tables, vendored blobs), with a reason in the index. */
 export const MAX_SOURCE_BYTES = 4 * 1024 * 1024;
 
@@ -242,6 +242,8 @@ export interface StatementMatch {
   variant: IndexedVariant;
   /** Literal characters the match consumed: higher is more specific. */
   weight: number;
+  /** Matched as a message cut short (by the literal text it still shows). */
+  cut?: boolean;
 }
 
 interface CompiledVariant {
@@ -379,7 +381,12 @@ export class StatementIndex {
   }
 
   /** Statements that can print `message`, most specific first. */
-  search(message: string, opts: { preferPaths?: readonly string[]; limit?: number } = {}): StatementMatch[] {
+  /**
+   * Statements that can print `message`, most specific first. With `cutMinWeight`, a message cut
+   * short (it ends inside a value or a literal) also matches by the literal text it still shows,
+   * at least that many characters, ranked after every full match.
+   */
+  search(message: string, opts: { preferPaths?: readonly string[]; limit?: number; cutMinWeight?: number } = {}): StatementMatch[] {
     this.ensureKeys();
     const text = message.length > 2 * SCAN_LIMIT ? message.slice(0, SCAN_LIMIT) + '\n' + message.slice(-SCAN_LIMIT) : message;
     const seen = new Set<number>();
@@ -395,11 +402,15 @@ export class StatementIndex {
           const c = this.compiledAt(ci);
           const w = variantMatches(c, message);
           if (w >= 0 && specificEnough(w, message)) out.push({ statement: this.data.statements[c.stmt], variant: c.variant, weight: w });
+          else if (w < 0 && opts.cutMinWeight !== undefined) {
+            const cut = cutShortWeight(c.whole, message);
+            if (cut >= opts.cutMinWeight) out.push({ statement: this.data.statements[c.stmt], variant: c.variant, weight: cut, cut: true });
+          }
         }
       }
     });
     const prefer = new Set(opts.preferPaths ?? []);
-    out.sort((a, b) => b.weight - a.weight || Number(prefer.has(b.statement.path)) - Number(prefer.has(a.statement.path)) || a.statement.path.localeCompare(b.statement.path) || a.statement.line - b.statement.line);
+    out.sort((a, b) => Number(a.cut ?? false) - Number(b.cut ?? false) || b.weight - a.weight || Number(prefer.has(b.statement.path)) - Number(prefer.has(a.statement.path)) || a.statement.path.localeCompare(b.statement.path) || a.statement.line - b.statement.line);
     return out.slice(0, opts.limit ?? 5);
   }
 }

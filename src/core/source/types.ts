@@ -12,6 +12,8 @@ export interface SourceQuery {
   hop: string | null;
   /** A continuation line of a multi-line record (vLLM repeats the header after each `\n`). */
   continuation?: boolean;
+  /** A custom logging layout's %(name)s (`sglang.srt.managers.scheduler`): a module path names the file. */
+  module?: string | null;
 }
 
 export interface SourceLocation {

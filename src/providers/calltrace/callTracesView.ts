@@ -9,6 +9,7 @@ import { defaultTraceRoots } from '../../core/calltrace/discovery';
 import { displayPath } from '../../core/calltrace/paths';
 import { formatDuration } from '../../core/calltrace/export';
 import { DEFAULT_FILTER } from '../../core/calltrace/filter';
+import { forWorkbench } from '../../core/text/workbench';
 import { readConfig } from '../../config';
 import { CommandIds } from '../../commandIds';
 import { Disposable } from '../../util/dispose';
@@ -84,7 +85,7 @@ export class CallTracesViewProvider extends Disposable implements vscode.TreeDat
     const f = this.folder(path);
     f.error = undefined;
     try {
-      f.index = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `HopLens: indexing call traces in ${path}`, cancellable: true }, (progress, token) => {
+      f.index = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `HopLens: indexing call traces in ${forWorkbench(path)}`, cancellable: true }, (progress, token) => {
         const ac = new AbortController();
         token.onCancellationRequested(() => ac.abort());
         let lastPct = 0;

@@ -83,7 +83,8 @@ export class FileInfoLinkProvider implements vscode.DocumentLinkProvider<FileInf
     for (const [from, to] of windows) for (let i = from; i <= to && i < records.length; i++) {
       const rec = records[i];
       if (rec.engine === 'other') continue;
-      if (rec.engine === 'sglang' && rec.fileinfo === null && rec.hop === null && !rec.continuation) {
+      // No file:line printed (SGLang's own layout, or a layout that prints the logger's name): the statement found for the text.
+      if ((rec.engine === 'sglang' || rec.logger !== undefined) && rec.fileinfo === null && rec.hop === null && !rec.continuation) {
         let src = this.resolved.get(rec);
         if (src === undefined) {
           if (incomplete || performance.now() - started > SEARCH_BUDGET_MS) { incomplete = true; continue; }
@@ -105,9 +106,17 @@ export class FileInfoLinkProvider implements vscode.DocumentLinkProvider<FileInf
     return links;
   }
 
-  /** A link on the `[time rank]` header of an SGLang line, resolved now (nothing when no statement prints it). */
+  /** A link on the logger name a layout printed, or on the `[time rank]` header of an SGLang line (nothing when no statement prints it). */
   private sglangLink(doc: vscode.TextDocument, i: number, rec: LogRecord, src: ResolvedSource): FileInfoLink | null {
     const text = doc.lineAt(i).text;
+    if (rec.logger !== undefined) {
+      const at = text.indexOf(rec.logger);
+      if (at >= 0) {
+        const link = new FileInfoLink(new vscode.Range(i, at, i, at + rec.logger.length), doc.uri, i);
+        this.describe(link, src);
+        return link;
+      }
+    }
     const msgAt = rec.message ? text.lastIndexOf(rec.message) : -1;
     const close = msgAt > 0 ? text.lastIndexOf(']', msgAt) : -1;
     const open = close > 0 ? text.lastIndexOf('[', close) : -1;

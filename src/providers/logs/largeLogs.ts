@@ -4,6 +4,7 @@
 import * as vscode from 'vscode';
 import { open, stat } from 'node:fs/promises';
 import { LogFileFollower } from '../../core/logs/annotate';
+import { forWorkbench } from '../../core/text/workbench';
 import { Disposable } from '../../util/dispose';
 import type { RequestLogSource } from '../requestsView';
 
@@ -82,7 +83,7 @@ export class LargeLogService extends Disposable implements vscode.TextDocumentCo
 
   async openFile(uri: vscode.Uri): Promise<LargeLog | undefined> {
     const log = new LargeLog(uri);
-    const ok = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `HopLens: reading ${log.label}`, cancellable: true }, async (progress, token) => {
+    const ok = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `HopLens: reading ${forWorkbench(log.label)}`, cancellable: true }, async (progress, token) => {
       const { size } = await stat(uri.fsPath);
       let last = 0;
       await log.readAppended((bytes) => {

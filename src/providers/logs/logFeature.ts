@@ -14,6 +14,7 @@ import { LargeLogService, SLICE_SCHEME } from './largeLogs';
 import { RequestsViewProvider, documentLogSource } from '../requestsView';
 import { registerLogCommands } from '../../commands/logCommands';
 import { CommandIds } from '../../commandIds';
+import { forWorkbench } from '../../core/text/workbench';
 import type { Logger } from '../../logging';
 
 export interface LogFeature {
@@ -78,9 +79,9 @@ export function createLogFeature(context: vscode.ExtensionContext, log: Logger):
         if (!large) return;
         requests.setSource(large);
         await vscode.commands.executeCommand('hoplens.requests.focus');
-        if (large.tracker.requestCount === 0) void vscode.window.showInformationMessage(`HopLens: no hops found in ${large.label} (${large.linesRead} lines).`);
+        if (large.tracker.requestCount === 0) void vscode.window.showInformationMessage(`HopLens: no hops found in ${forWorkbench(large.label)} (${large.linesRead} lines).`);
       } catch (e) {
-        void vscode.window.showErrorMessage(`HopLens: ${(e as Error).message}`);
+        void vscode.window.showErrorMessage(`HopLens: ${forWorkbench((e as Error).message)}`);
       }
     }),
   );

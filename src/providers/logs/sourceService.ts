@@ -10,6 +10,7 @@ import { detectEngine } from '../../core/logs/parseLine';
 import { createSourceResolver, discoverCheckouts, publicSourceUrl, type CheckoutSourceResolver } from '../../core/source/index';
 import type { SourceLocation } from '../../core/source/types';
 import { readConfig } from '../../config';
+import { forWorkbench } from '../../core/text/workbench';
 import { Disposable } from '../../util/dispose';
 import type { Logger } from '../../logging';
 
@@ -112,7 +113,7 @@ export class SourceService extends Disposable {
     } catch (e) {
       const msg = e instanceof Error ? e.message : String(e);
       this.log.warn(`${engine} checkout ${dir}: ${msg}`);
-      if (configured) void vscode.window.showWarningMessage(`HopLens: the ${engine} checkout setting does not point at a usable checkout: ${msg}`);
+      if (configured) void vscode.window.showWarningMessage(`HopLens: the ${engine} checkout setting does not point at a usable checkout: ${forWorkbench(msg)}`);
       this.ready.set(engine, null);
       return null;
     }
@@ -125,7 +126,7 @@ export class SourceService extends Disposable {
     this.pinWarned.add(engine);
     this.log.warn(r.pin.message);
     this.status.text = r.pin.state === 'differs' ? `$(git-commit) ${engine} ≠ pin` : `$(git-commit) ${engine}: no commit`;
-    this.status.tooltip = `${r.pin.message}\nHopLens checks each line against this checkout and reports drift.`;
+    this.status.tooltip = `${forWorkbench(r.pin.message)}\nHopLens checks each line against this checkout and reports drift.`;
     this.status.show();
   }
 

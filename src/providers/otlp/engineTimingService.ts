@@ -6,6 +6,8 @@ import { SpanStore } from '../../core/otlp/engineTiming';
 import { startOtlpReceiver, isLoopbackHost, vllmLaunchHint, type OtlpReceiver } from '../../core/otlp/receiver';
 import type { EngineTiming } from '../../core/otlp/types';
 import { readConfig } from '../../config';
+import { forWorkbench } from '../../core/text/workbench';
+import { forTerminal } from '../../core/text/terminal';
 import { CommandIds } from '../../commandIds';
 import { Disposable } from '../../util/dispose';
 import { renderWebview, webviewOptions } from '../webviewHtml';
@@ -35,33 +37,54 @@ export class EngineTimingService extends Disposable {
   private updateStatus(): void {
     if (!this.receiver) { this.status.hide(); return; }
     const st = this.receiver.stats();
-    this.status.text = `$(radio-tower) OTLP :${this.receiver.port} · ${st.spans} span${st.spans === 1 ? '' : 's'}`;
-    this.status.tooltip = `HopLens is receiving OpenTelemetry traces at ${this.receiver.url}\n${st.requests} export request(s), ${st.rejected} rejected.\nLaunch vLLM with:\n${vllmLaunchHint(this.receiver.url)}\n\nClick to stop.`;
+    const count = `OTLP :${this.receiver.port} · ${st.spans} span${st.spans === 1 ? '' : 's'}`;
+    const counts = `${st.requests} export request(s): ${st.rejected} refused as unreadable` +
+      `${st.rejectedSpans ? `, ${st.rejectedSpans} bad span(s) refused` : ''}${st.refused ? `, ${st.refused} answered 503` : ''}.`;
+    if (st.sinkFailure) {
+      this.status.text = `$(warning) ${count} · refusing`;
+      this.status.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
+      this.status.tooltip = `HopLens cannot keep the spans it receives: ${forWorkbench(st.sinkFailure)}.\n` +
+        `Exporters are answered 503 with Retry-After: ${this.receiver.retryAfterSeconds} s, so they keep their spans and send them again.\n${counts}\n\nClick to stop.`;
+    } else {
+      this.status.text = `$(radio-tower) ${count}`;
+      this.status.backgroundColor = undefined;
+      this.status.tooltip = `HopLens is receiving OpenTelemetry traces at ${forWorkbench(this.receiver.url)}\n${counts}\nLaunch vLLM with:\n${forWorkbench(vllmLaunchHint(this.receiver.url))}\n\nClick to stop.`;
+    }
     this.status.show();
+  }
+
+  /** What the status bar item says now (tests). */
+  get statusText(): string | undefined {
+    return this.receiver ? this.status.text : undefined;
   }
 
   async start(): Promise<OtlpReceiver | undefined> {
     if (this.receiver) return this.receiver;
     const { receiverHost: host, receiverPort: port } = readConfig().traces;
     if (!isLoopbackHost(host)) {
-      const go = await vscode.window.showWarningMessage(`HopLens: the trace receiver would listen on ${host}, not only on this machine: anyone who can reach it can send spans. Start it anyway?`, { modal: true }, 'Start');
+      const go = await vscode.window.showWarningMessage(`HopLens: the trace receiver would listen on ${forWorkbench(host)}, not only on this machine: anyone who can reach it can send spans. Start it anyway?`, { modal: true }, 'Start');
       if (go !== 'Start') return undefined;
     }
     try {
       this.receiver = await startOtlpReceiver({
         host, port,
         onSpans: (spans) => this.store.add(spans),
-        onError: (msg) => this.log.warn(`trace receiver: ${msg}`),
+        onError: (msg) => this.log.warn(`trace receiver: ${forTerminal(msg)}`),
+        onSinkState: (failure) => {
+          if (failure) this.log.error(`trace receiver: ${forTerminal(failure)}; answering 503 with Retry-After until spans can be kept again`);
+          else this.log.info('trace receiver: keeping spans again');
+        },
+        onExport: () => this.updateStatus(),
       });
     } catch (e) {
-      void vscode.window.showErrorMessage(`HopLens: could not start the trace receiver: ${(e as Error).message}`);
+      void vscode.window.showErrorMessage(`HopLens: could not start the trace receiver: ${forWorkbench((e as Error).message)}`);
       return undefined;
     }
     await vscode.commands.executeCommand('setContext', 'hoplens.traceReceiverRunning', true);
     this.updateStatus();
     const hint = vllmLaunchHint(this.receiver.url);
     this.log.info(`trace receiver listening at ${this.receiver.url}; launch vLLM with: ${hint}`);
-    void vscode.window.showInformationMessage(`HopLens: receiving traces at ${this.receiver.url}. Launch vLLM with --otlp-traces-endpoint ${this.receiver.url} and OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/protobuf.`, 'Copy Launch Line')
+    void vscode.window.showInformationMessage(`HopLens: receiving traces at ${forWorkbench(this.receiver.url)}. Launch vLLM with --otlp-traces-endpoint ${forWorkbench(this.receiver.url)} and OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/protobuf.`, 'Copy Launch Line')
       .then((c) => { if (c) void vscode.env.clipboard.writeText(hint); });
     return this.receiver;
   }
@@ -95,7 +118,7 @@ export class EngineTimingService extends Disposable {
   }
 
   /** A panel with the request's engine breakdown, step snapshots and batch summaries. */
-  showPanel(rid: string, client: ClientTimes | null): vscode.WebviewPanel {
+  showPanel(rid: string, client: ClientTimes | null, lookup?: string): vscode.WebviewPanel {
     const panel = vscode.window.createWebviewPanel('hoplens.engineTiming', `Engine ${rid}`, vscode.ViewColumn.Beside, webviewOptions(this.extensionUri));
     const render = () => {
       const timing = this.store.timing(rid) ?? null;
@@ -103,7 +126,7 @@ export class EngineTimingService extends Disposable {
       const from = timing ? timing.span.startMs : snaps[0]?.timeMs;
       const to = timing ? timing.span.endMs : snaps[snaps.length - 1]?.timeMs;
       const batches = from !== undefined && to !== undefined ? this.store.batches().filter((b) => b.timeMs >= from - 1000 && b.timeMs <= to + 1000) : [];
-      const note = this.receiver ? `Receiving at ${this.receiver.url}` : 'Receiver stopped';
+      const note = (this.receiver ? `Receiving at ${this.receiver.url}` : 'Receiver stopped') + (lookup ? ` · ${lookup}` : '');
       panel.webview.html = renderWebview(panel.webview, this.extensionUri, {
         title: `Engine timing ${rid}`, bodyHtml: engineTimingBodyHtml(rid, timing, client, snaps, batches, note), styles: ['report.css'],
       });

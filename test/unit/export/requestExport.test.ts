@@ -4,6 +4,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { annotateText, citedSource } from '../../../src/core/logs/annotate';
 import { redactMessage, requestHopTableMarkdown } from '../../../src/core/logs/requestExport';
+import { forTerminal } from '../../../src/core/text/terminal';
+import { activeMarkup, formattingMarkup, renderMarkdown } from '../text/markdownRender';
 
 const SPEC = join(__dirname, '..', '..', '..', '..', 'test', 'fixtures', 'logs');
 
@@ -31,8 +33,38 @@ test('a request from the constructed vLLM log exports as a Markdown hop table', 
   const rows = group.hops.map((h) => { const record = ann.records[h.line - 1]; return { record, source: citedSource(record) }; });
   const md = requestHopTableMarkdown(group, rows, { includeText: false, logName: 'vllm.log' });
   assert.match(md, /\| observed line \| file:line \| process \| Δ \|/);
-  assert.match(md, /Added request chatcmpl-myrun-0001-9e1f0c2d\. \| vllm\/v1\/engine\/async_llm\.py:439 \| APIServer \|/);
+  assert.match(md, /\| L11: `Added request chatcmpl-myrun-0001-9e1f0c2d\.` \| `vllm\/v1\/engine\/async_llm\.py:439` \| `APIServer` \| \+≤1 s \|/);
+  assert.match(md, /^### Request `chatcmpl-myrun-0001` \(vllm\) in `vllm\.log`$/m);
   assert.ok(!md.includes('Hello! How can I help?'), 'output text must be redacted by default');
   const withText = requestHopTableMarkdown(group, rows, { includeText: true, logName: 'vllm.log' });
   assert.ok(withText.includes('Hello! How can I help?'));
+});
+
+test('a request whose client-chosen id is link, HTML or code-span syntax exports as text: no link, ids readable', () => {
+  // vLLM prints the X-Request-Id a client sent, after its own prefix: the id is the client's text.
+  const fixture = readFileSync(join(SPEC, 'vllm_info_chat_and_abort.log'), 'utf8').split('\n').filter((l) => l.includes('myrun-0001'));
+  const ids = ['[x](command:workbench.action.terminal.new)', '[run](command:workbench.action.terminal.sendSequence?%7B%22text%22%3A%22id%5Cn%22%7D)',
+    '[j](javascript:alert(1))', '<img/src=x/onerror=alert(1)>', 'a`b``c|d', '<https://evil.example>', '**bold**_em_'];
+  const exportFor = (id: string, includeText: boolean) => {
+    const ann = annotateText(fixture.map((l) => l.replaceAll('myrun-0001', id)).join('\n') + '\n', 'auto');
+    const group = ann.tracker.get(`chatcmpl-${id}`);
+    assert.ok(group, `${id}: requests ${[...ann.tracker.rids()].join(', ')}`);
+    const rows = group.hops.map((h) => { const record = ann.records[h.line - 1]; return { record, source: citedSource(record) }; });
+    return requestHopTableMarkdown(group, rows, { includeText, logName: `${id}.log` });
+  };
+  const tags = (html: ReturnType<typeof renderMarkdown>) => html.elements.map((e) => e.tagName).join(' ');
+  for (const includeText of [false, true]) {
+    const plain = renderMarkdown(exportFor('myrun-0001', includeText));
+    for (const id of ids) {
+      const md = exportFor(id, includeText);
+      const r = renderMarkdown(md);
+      assert.deepEqual(activeMarkup(r), [], `${id}:\n${md}\n${r.html}`);
+      // The same document as for a plain id: no element more or less (no emphasis, no extra column).
+      assert.equal(tags(r), tags(plain), `${id}:\n${r.html}`);
+      assert.deepEqual(formattingMarkup(r), formattingMarkup(plain));
+      // The heading names the id and the log exactly as printed.
+      assert.deepEqual(r.codeTexts.slice(0, 2), [forTerminal(`chatcmpl-${id}`), `${id}.log`]);
+      assert.ok(r.codeTexts.includes(`Added request chatcmpl-${id}-9e1f0c2d.`), r.codeTexts.join('\n'));
+    }
+  }
 });

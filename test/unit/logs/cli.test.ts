@@ -64,7 +64,7 @@ test('annotate --rid keeps only that request, in any of its id forms', async () 
 test('annotate table: hop rows, requests and the reasons for missing lines', async () => {
   const { code, out } = await run('annotate', join(FIX, 'sglang_tp2_request.log'));
   assert.equal(code, 0);
-  assert.match(out, /S5\s+TP0\s+python\/sglang\/srt\/managers\/schedule_batch\.py:1804/);
+  assert.match(out, /S5\s+TP0\s+python\/sglang\/srt\/managers\/schedule_batch\.py:1812/);
   assert.match(out, /my-req-1/);
   assert.match(out, /S7 .*path: Path not taken/);
   const unmatched = await run('annotate', join(FIX, 'sglang_tp2_request.log'), '--unmatched');
@@ -126,7 +126,7 @@ test('map: table with citations and launch flags; --json one object per hop', as
   const objs = j.out.trim().split('\n').map((l) => JSON.parse(l));
   const hops = objs.filter((o) => o.kind === 'hop');
   assert.deepEqual(hops.map((h) => h.id), ['S1', 'S2', 'S3', 'S4', 'S5', 'S6', 'S7', 'S8', 'S9']);
-  assert.equal(hops[4].url, 'https://github.com/sgl-project/sglang/blob/7d893255c359bb8ab74d2870c8ac865fb57230d6/python/sglang/srt/managers/schedule_batch.py#L1804');
+  assert.equal(hops[4].url, 'https://github.com/sgl-project/sglang/blob/7d893255c359bb8ab74d2870c8ac865fb57230d6/python/sglang/srt/managers/schedule_batch.py#L1812');
   assert.equal(objs[objs.length - 1].kind, 'summary');
   assert.equal((await run('map')).code, 2);
   assert.equal((await run('map', '--engine', 'tgi')).code, 2);

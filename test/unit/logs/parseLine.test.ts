@@ -100,14 +100,53 @@ test('older vLLM (<=0.7) without the opening bracket, and without a process pref
 test('multi-line record: continuation lines repeat the header after CR LF', () => {
   const st = createParseState({ referenceTime: REF });
   const lines = [
+    '(Worker_TP1 pid=3072) INFO 08-21 22:41:02 [v1/worker/gpu_worker.py:120] Memory profiling takes 3.20 seconds',
     '(Worker_TP1 pid=3072) ERROR 08-21 22:41:03 [v1/executor/multiproc_executor.py:1050] WorkerProc hit an exception.\r',
     '(Worker_TP1 pid=3072) ERROR 08-21 22:41:03 [v1/executor/multiproc_executor.py:1050] Traceback (most recent call last):\r',
     '(Worker_TP1 pid=3072) ERROR 08-21 22:41:03 [v1/executor/multiproc_executor.py:1050] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.',
     '(Worker_TP1 pid=3072) ERROR 08-21 22:41:03 [v1/executor/multiproc_executor.py:1050] A new record.',
   ];
   const recs = lines.map((l, i) => parseLine(l, i + 1, 0, st));
-  assert.deepEqual(recs.map((r) => r.continuation), [false, true, true, false]);
-  assert.ok(recs.every((r) => r.process === 'Worker_TP1' && r.lineno === 1050 && !r.message.endsWith('\r')));
+  assert.deepEqual(recs.map((r) => r.continuation), [false, false, true, true, false]);
+  assert.ok(recs.every((r) => r.process === 'Worker_TP1' && !r.message.endsWith('\r')));
+});
+
+// Two `Added request` lines of the same second share their whole header: in a CRLF file the
+// second one was taken for a continuation of the first and lost its hop.
+const SAME_HEADER = [
+  '(APIServer pid=1) INFO 08-21 22:30:05 [async_llm.py:439] Added request chatcmpl-a-0a1b2c3d.',
+  '(APIServer pid=1) INFO 08-21 22:30:05 [async_llm.py:439] Added request chatcmpl-b-1a2b3c4d.',
+  '(APIServer pid=1) INFO 08-21 22:30:05 [async_llm.py:439] Added request chatcmpl-c-2a3b4c5d.',
+];
+
+test('CRLF line endings (Windows, docker logs of a -t container): every line is its own record', () => {
+  const st = createParseState({ referenceTime: REF });
+  const recs = SAME_HEADER.map((l, i) => parseLine(l + '\r', i + 1, 0, st));
+  assert.deepEqual(recs.map((r) => [r.hop, r.rid, r.continuation]), [['V2', 'chatcmpl-a', false], ['V2', 'chatcmpl-b', false], ['V2', 'chatcmpl-c', false]]);
+  assert.ok(recs.every((r) => !r.message.includes('\r')));
+});
+
+test('CRLF file through a tty: the multi-line marker is CR CR LF and still joins continuation lines', () => {
+  const st = createParseState({ referenceTime: REF });
+  const lines = [
+    SAME_HEADER[0] + '\r',
+    '(EngineCore pid=9) ERROR 08-21 22:41:03 [core.py:700] EngineCore failed to start.\r\r',
+    '(EngineCore pid=9) ERROR 08-21 22:41:03 [core.py:700] Traceback (most recent call last):\r',
+    SAME_HEADER[1] + '\r',
+  ];
+  const recs = lines.map((l, i) => parseLine(l, i + 1, 0, st));
+  assert.deepEqual(recs.map((r) => r.continuation), [false, false, true, false]);
+  assert.equal(recs[3].hop, 'V2');
+});
+
+test('a UTF-8 byte order mark in front of line 1 is not part of the line', () => {
+  const st = createParseState({ referenceTime: REF });
+  const v = parseLine('\ufeff' + SAME_HEADER[0], 1, 0, st);
+  assert.equal(v.engine, 'vllm');
+  assert.equal(v.hop, 'V2');
+  assert.equal(v.process, 'APIServer');
+  const sg = parseLine('\ufeff[2026-08-21 22:50:10 TP0] Decode batch, #running-req: 1, #token: 49, token usage: 0.00, cuda graph: True, gen throughput (token/s): 93.24, #queue-req: 0', 1, 0, createParseState({ referenceTime: REF }));
+  assert.equal(sg.hop, 'S4');
 });
 
 test('uvicorn access lines, with and without the process prefix', () => {

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { bufferIO } from '../../../src/cli/io';
 import { runOtlp } from '../../../src/cli/otlp';
 import { FIXTURES, exportFixtureWithSdk, tempDir } from './helpers';
+import { readCollectorFile } from '../../../src/core/otlp/collectorFile';
 
 const EXPORT = join(FIXTURES, 'collector_export.jsonl');
 
@@ -80,15 +81,22 @@ test('--listen prints the launch line, one line per llm_request, writes --out an
     url = /listening on (\S+)/.exec(io.stdout)?.[1] ?? '';
   }
   assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/v1\/traces$/);
-  assert.match(io.stdout, new RegExp(`OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/protobuf vllm serve <model> --otlp-traces-endpoint ${url.replace(/[.]/g, '\\.')}`));
+  assert.match(io.stdout, new RegExp(`OTEL_SERVICE_NAME=vllm OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/protobuf vllm serve <model> --otlp-traces-endpoint ${url.replace(/[.]/g, '\\.')}`));
   await exportFixtureWithSdk(url, 'protobuf', Date.UTC(2026, 10, 29, 9, 0, 0));
   assert.equal(await run, 0);
   assert.match(io.stdout, /chatcmpl-hl0001\s+queue 12\.5\s+prefill 168\.0\s+decode 1050\.0\s+TTFT 182\.5\s+E2E 1240\.5 ms\s+tokens 812→128/);
   assert.match(io.stdout, /cmpl-hl0002-0\s+queue 4\.0/);
   assert.match(io.stdout, /stopped: 4 span\(s\) in \d+ export request\(s\), 2 llm_request, 0 rejected/);
-  const written = readFileSync(outFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-  assert.equal(written.length, 4);
-  assert.deepEqual(written.map((s) => s.name).sort(), ['llm_core', 'llm_request', 'llm_request', 'scheduler_steps_1']);
+  // --out writes OTLP JSON Lines (one TracesData per export request): --file reads it back.
+  const lines = readFileSync(outFile, 'utf8').trim().split('\n');
+  assert.ok(lines.every((l) => Array.isArray(JSON.parse(l).resourceSpans)));
+  const back = await readCollectorFile(outFile);
+  assert.equal(back.badLineCount, 0);
+  assert.deepEqual(back.spans.map((s) => s.name).sort(), ['llm_core', 'llm_request', 'llm_request', 'scheduler_steps_1']);
+  const again = bufferIO();
+  assert.equal(await runOtlp(['--file', outFile], again), 0);
+  assert.equal(again.stderr, '');
+  assert.match(again.stdout, /2 request\(s\), 4 span\(s\), 3 step batch summaries, 4 request snapshot\(s\)$/m);
 });
 
 test('--listen on a port in use exits 1 and says so; a non-loopback host warns', async () => {

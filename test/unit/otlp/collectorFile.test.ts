@@ -21,6 +21,7 @@ test('a collector file with a bad line: good lines decode, the bad one is counte
   assert.deepEqual(r.spans.map((s) => s.name), ['llm_request', 'llm_request', 'scheduler_steps_7', 'Load weights']);
   const load = r.spans[3];
   assert.equal(load.attributes['code.lineno'], 269, 'intValue strings become numbers');
+  assert.equal(load.startTimeUnixNano, '1764406740000000000');
   assert.equal(load.endMs - load.startMs, 30_000);
   assert.equal(load.resource['vllm.process_name'], 'EngineCore_DP0');
 
@@ -60,13 +61,22 @@ test('a pretty-printed single OTLP JSON document is read as one; a missing file 
   await assert.rejects(readCollectorFile(dir), /is a directory/);
 });
 
-test('JSON that is not OTLP is an OtlpDecodeError with a plain message', () => {
+test('JSON that cannot be OTLP is an OtlpDecodeError; a bad span is rejected alone; unknown fields are ignored', () => {
   assert.throws(() => decodeOtlpJson('[1,2]'), (e: Error) => e instanceof OtlpDecodeError && /must be an object/.test(e.message));
-  assert.throws(() => decodeOtlpJson('{"hello": 1}'), /no "resourceSpans"/);
   assert.throws(() => decodeOtlpJson({ resourceSpans: {} }), /resourceSpans must be an array/);
-  assert.throws(() => decodeOtlpJson({ resourceSpans: [{ scopeSpans: [{ spans: [{ traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', startTimeUnixNano: 'soon' }] }] }] }),
-    /startTimeUnixNano is not a number of nanoseconds/);
-  assert.deepEqual(decodeOtlpJson({}), []);
+  const bad = decodeOtlpJson({ resourceSpans: [{ scopeSpans: [{ spans: [
+    { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', startTimeUnixNano: 'soon' },
+    { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203332', name: 'fine' },
+    { spanId: 'b7ad6b7169203333' },
+  ] }] }] });
+  assert.deepEqual(bad.spans.map((s) => s.name), ['fine']);
+  assert.deepEqual(bad.rejected, [
+    { where: 'resourceSpans[0].scopeSpans[0].spans[0]', message: 'resourceSpans[0].scopeSpans[0].spans[0].startTimeUnixNano is not a number of nanoseconds: "soon"' },
+    { where: 'resourceSpans[0].scopeSpans[0].spans[2]', message: 'resourceSpans[0].scopeSpans[0].spans[2].traceId is missing' },
+  ]);
+  // OTLP/JSON receivers must ignore unknown fields: an object without resourceSpans is an empty request.
+  assert.deepEqual(decodeOtlpJson('{"hello": 1}'), { spans: [], rejected: [], hasResourceSpans: false });
+  assert.deepEqual(decodeOtlpJson({}), { spans: [], rejected: [], hasResourceSpans: false });
 });
 
 test('breakdown: engine stages next to the client, and the unmeasured residual', async () => {

@@ -1,7 +1,6 @@
 // Sends the vLLM-shaped fixture spans through the real OpenTelemetry JS SDK and its OTLP/HTTP
 // exporters (protobuf and JSON), as vLLM's Python exporter would to our receiver.
-import { readFileSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SpanKind } from '@opentelemetry/api';
 import type { Attributes } from '@opentelemetry/api';
@@ -9,6 +8,7 @@ import { BasicTracerProvider, SimpleSpanProcessor, BatchSpanProcessor } from '@o
 import { Resource } from '@opentelemetry/resources';
 import { OTLPTraceExporter as ProtoExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { makeTempDir } from '../../harness/tempDirs';
 
 export const FIXTURES = join(__dirname, '..', '..', '..', '..', 'test', 'fixtures', 'otlp');
 
@@ -49,5 +49,5 @@ export async function exportFixtureWithSdk(url: string, protocol: 'protobuf' | '
 }
 
 export function tempDir(prefix = 'hoplens-otlp-'): string {
-  return mkdtempSync(join(tmpdir(), prefix));
+  return makeTempDir(prefix).path;
 }

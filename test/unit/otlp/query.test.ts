@@ -89,6 +89,38 @@ test('Jaeger: auto-detected, searched by service and the gen_ai.request.id tag, 
   }
 });
 
+test('Jaeger: vLLM without OTEL_SERVICE_NAME is filed under unknown_service; the lookup searches every service and says which', async () => {
+  const asked: string[] = [];
+  const srv = await fakeServer((url, res) => {
+    if (url.pathname === '/api/services') return json(res, 200, { data: ['jaeger-all-in-one', 'frontend', 'unknown_service'], total: 3, errors: null });
+    if (url.pathname === '/api/traces') {
+      const service = url.searchParams.get('service') ?? '';
+      asked.push(service);
+      const tags = JSON.parse(url.searchParams.get('tags') ?? '{}');
+      const hit = service === 'unknown_service' && tags['gen_ai.request.id'] === 'chatcmpl-c0ffee01';
+      const trace = { ...jaegerTrace, processes: { p1: { serviceName: 'unknown_service', tags: [] } } };
+      return json(res, 200, { data: hit ? [trace] : [], total: 0, limit: 0, offset: 0, errors: null });
+    }
+    json(res, 404, { errors: [{ code: 404, msg: 'not found' }] });
+  });
+  try {
+    const r = await queryRequestSpans({ baseUrl: srv.base, requestId: 'chatcmpl-c0ffee01', backend: 'jaeger' });
+    assert.equal(r.spans.length, 1);
+    assert.equal(r.spans[0].resource['service.name'], 'unknown_service');
+    assert.deepEqual(asked.sort(), ['frontend', 'jaeger-all-in-one', 'unknown_service']);
+    assert.equal(r.query, `Jaeger at ${srv.base}: tag gen_ai.request.id=chatcmpl-c0ffee01 in 3 of 3 service(s): unknown_service, frontend, jaeger-all-in-one; found in unknown_service`);
+
+    // With the service set (hoplens.traces.queryService), only that one is asked — and the view says so.
+    asked.length = 0;
+    const named = await queryRequestSpans({ baseUrl: srv.base, requestId: 'chatcmpl-c0ffee01', backend: 'jaeger', service: 'vllm' });
+    assert.deepEqual(asked, ['vllm']);
+    assert.deepEqual(named.spans, []);
+    assert.equal(named.query, `Jaeger at ${srv.base}: tag gen_ai.request.id=chatcmpl-c0ffee01 in service "vllm" (hoplens.traces.queryService); no trace found`);
+  } finally {
+    await srv.close();
+  }
+});
+
 test('Tempo: auto-detected, search by tag then the trace as OTLP JSON (batches and v2 shapes)', async () => {
   const line = JSON.parse(readFileSync(join(FIXTURES, 'collector_export.jsonl'), 'utf8').split('\n')[0]);
   const srv = await fakeServer((url, res) => {
@@ -113,8 +145,11 @@ test('Tempo: auto-detected, search by tag then the trace as OTLP JSON (batches a
     assert.ok(srv.seen.some((p) => p.startsWith('/api/search?tags=gen_ai.request.id%3D%22cmpl-c0ffee02-0%22')));
     const v2 = await queryRequestSpans({ baseUrl: srv.base, requestId: 'chatcmpl-c0ffee01', backend: 'tempo' });
     assert.equal(v2.spans.length, 2);
+    await queryRequestSpans({ baseUrl: srv.base, requestId: 'chatcmpl-c0ffee01', backend: 'tempo', service: 'vllm' });
+    assert.ok(srv.seen.includes(`/api/search?tags=${encodeURIComponent('service.name="vllm" gen_ai.request.id="chatcmpl-c0ffee01"')}&limit=20`), srv.seen.join(' '));
     const none = await queryRequestSpans({ baseUrl: srv.base, requestId: 'chatcmpl-gone', backend: 'tempo' });
-    assert.deepEqual(none, { backend: 'tempo', traceIds: [], spans: [] });
+    assert.deepEqual({ ...none, query: '' }, { backend: 'tempo', traceIds: [], spans: [], query: '' });
+    assert.equal(none.query, `Tempo at ${srv.base}: search tags gen_ai.request.id="chatcmpl-gone" (all services); no trace found`);
   } finally {
     await srv.close();
   }
@@ -124,7 +159,7 @@ test('clear errors: unreachable, timeout, HTTP error, not a tracing backend, bad
   const dead = await fakeServer(() => {});
   const deadBase = dead.base;
   await dead.close();
-  await assert.rejects(queryRequestSpans({ baseUrl: deadBase, requestId: 'x', backend: 'jaeger' }), /cannot reach http:\/\/127\.0\.0\.1:\d+\/api\/traces.*ECONNREFUSED/);
+  await assert.rejects(queryRequestSpans({ baseUrl: deadBase, requestId: 'x', backend: 'jaeger' }), /cannot reach http:\/\/127\.0\.0\.1:\d+\/api\/services.*ECONNREFUSED/);
 
   const slow = await fakeServer(() => { /* never answers */ });
   try {
@@ -139,7 +174,7 @@ test('clear errors: unreachable, timeout, HTTP error, not a tracing backend, bad
     res.end('<html>grafana</html>');
   });
   try {
-    await assert.rejects(queryRequestSpans({ baseUrl: broken.base, requestId: 'x', backend: 'jaeger' }), /HTTP 500 from .*storage down/);
+    await assert.rejects(queryRequestSpans({ baseUrl: broken.base, requestId: 'x', backend: 'jaeger', service: 'vllm' }), /HTTP 500 from .*storage down/);
     await assert.rejects(queryRequestSpans({ baseUrl: broken.base, requestId: 'x' }), /does not look like Jaeger or Tempo/);
   } finally {
     await broken.close();

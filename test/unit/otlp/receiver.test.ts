@@ -7,6 +7,7 @@ import { startOtlpReceiver } from '../../../src/core/otlp/receiver';
 import { SpanStore } from '../../../src/core/otlp/engineTiming';
 import { encodeExportRequestProtobuf } from '../../../src/core/otlp/decode';
 import { exportFixtureWithSdk } from './helpers';
+import type { OtlpSpan } from '../../../src/core/otlp/types';
 
 async function post(url: string, body: Buffer | string, headers: Record<string, string>): Promise<{ status: number; body: Buffer; type: string | null }> {
   const res = await fetch(url, { method: 'POST', body, headers });
@@ -199,10 +200,12 @@ test('a port in use is a clear error that suggests another port; non-loopback bi
 
 test('the store is bounded: past the cap the oldest spans go and are counted', () => {
   const store = new SpanStore({ maxSpans: 3, maxSnapshots: 2 });
-  const mk = (i: number) => ({
-    traceId: '0'.repeat(32), spanId: String(i).padStart(16, '0'), parentSpanId: null, name: 'llm_request', kind: 'SERVER',
-    startMs: i, endMs: i + 1, attributes: { 'gen_ai.request.id': `chatcmpl-r${i}`, 'gen_ai.latency.e2e': 0.001 * i }, resource: {}, scope: 'vllm.llm_engine',
-    events: [{ name: 'step.REQUEST_SNAPSHOT', timeMs: i, attributes: { 'step.id': i, 'request.id': `chatcmpl-r${i}-0123abcd`, 'request.phase': 'DECODE' } }],
+  const mk = (i: number): OtlpSpan => ({
+    traceId: '0'.repeat(32), spanId: String(i).padStart(16, '0'), parentSpanId: null, traceState: '', flags: 0, name: 'llm_request', kind: 'SERVER',
+    startTimeUnixNano: String(i * 1e6), endTimeUnixNano: String((i + 1) * 1e6), startMs: i, endMs: i + 1,
+    attributes: { 'gen_ai.request.id': `chatcmpl-r${i}`, 'gen_ai.latency.e2e': 0.001 * i }, droppedAttributesCount: 0,
+    resource: {}, scope: 'vllm.llm_engine', scopeVersion: '', links: [], droppedLinksCount: 0, droppedEventsCount: 0, status: { code: 'UNSET', message: '' },
+    events: [{ name: 'step.REQUEST_SNAPSHOT', timeUnixNano: String(i * 1e6), timeMs: i, droppedAttributesCount: 0, attributes: { 'step.id': i, 'request.id': `chatcmpl-r${i}-0123abcd`, 'request.phase': 'DECODE' } }],
   });
   store.add([mk(1), mk(2), mk(3), mk(4), mk(5)]);
   const st = store.stats();

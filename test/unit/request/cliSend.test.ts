@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { runSend } from '../../../src/cli/send';
 import { bufferIO } from '../../../src/cli/io';
 import { startFakeEngine } from '../../../src/testing/fakeEngine/server';
+import { makeTempDir } from '../../harness/tempDirs';
 
 test('--json prints one object with the documented fields; exit 0 on a complete stream', async () => {
   const h = await startFakeEngine({ engine: 'vllm', schedule: 'first=30,every=5' });
@@ -90,10 +91,9 @@ test('--repeat N reports the distribution across runs', async () => {
 });
 
 test('--log FILE lists this request\'s server lines (and only its lines) beside the client times', async () => {
-  const { mkdtempSync, writeFileSync, readFileSync } = await import('node:fs');
+  const { writeFileSync, readFileSync } = await import('node:fs');
   const { join } = await import('node:path');
-  const { tmpdir } = await import('node:os');
-  const log = join(mkdtempSync(join(tmpdir(), 'hoplens-cli-')), 'vllm.log');
+  const log = join(makeTempDir('hoplens-cli-').path, 'vllm.log');
   writeFileSync(log, readFileSync(join(__dirname, '..', '..', '..', '..', 'test', 'fixtures', 'request', 'vllm_info_chat_and_abort.log')));
   const h = await startFakeEngine({ engine: 'vllm', schedule: 'first=5,every=2', logFile: log });
   try {

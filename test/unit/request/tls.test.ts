@@ -64,7 +64,10 @@ test('trusted through NODE_EXTRA_CA_CERTS: hoplens send streams over TLS, the ha
   assert.equal(j.error, null);
   assert.equal(j.status, 200);
   assert.ok(j.connectMs > 0, `connectMs ${j.connectMs}`);
-  // The proxy adds no delay of its own: TTFT is the server's 80 ms plus loopback, whatever the handshake cost.
-  assert.ok(j.ttftContentMs >= 79 && j.ttftContentMs < 80 + 40, `TTFT ${j.ttftContentMs} (connect ${j.connectMs})`);
+  // t = 0 is the end of the handshake: headers, the first frame and the first content frame come
+  // after it in that order, the content no earlier than the server's 80 ms. (How close to 80 ms
+  // it lands is a speed figure: bench/send.mjs.)
+  assert.ok(j.headersMs >= 0 && j.headersMs <= j.ttftFirstFrameMs && j.ttftFirstFrameMs <= j.ttftContentMs, `headers ${j.headersMs}, first frame ${j.ttftFirstFrameMs}, content ${j.ttftContentMs}`);
+  assert.ok(j.ttftContentMs >= 79, `TTFT ${j.ttftContentMs} (connect ${j.connectMs})`);
   assert.equal(j.frames.filter((f: { kind: string }) => f.kind === 'content').length, 6);
 });

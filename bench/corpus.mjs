@@ -1,0 +1,90 @@
+#!/usr/bin/env node
+// Scores `hoplens annotate --json --checkout` on the real-shapes corpus (test/fixtures/real-logs):
+// per class, how many engine lines are parsed as the engine's, hop lines tagged (with their
+// request id), lines resolved to the true statement (verified), and the precision of every
+// claim made. With --before, a second build is scored on the same inputs in the same run.
+//
+//   node bench/corpus.mjs [--before path/to/old/dist/cli.js] [--misses]
+//
+// The mini checkouts are built with git under a temporary folder, which is removed at the end.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as esbuild from 'esbuild';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const argv = process.argv.slice(2);
+const opt = (name) => { const i = argv.indexOf(name); return i >= 0 ? argv[i + 1] : undefined; };
+const BEFORE = opt('--before');
+const MISSES = argv.includes('--misses');
+const AFTER = join(root, 'dist', 'cli.js');
+const CORPUS = join(root, 'test', 'fixtures', 'real-logs');
+
+if (!existsSync(AFTER)) spawnSync('node', ['esbuild.mjs'], { cwd: root, stdio: 'inherit' });
+const work = mkdtempSync(join(tmpdir(), 'hoplens-corpus-'));
+const lib = join(work, 'corpus-lib.cjs');
+await esbuild.build({ entryPoints: [join(root, 'test', 'corpus', 'corpus.ts')], bundle: true, platform: 'node', format: 'cjs', outfile: lib, logLevel: 'warning' });
+const C = createRequire(import.meta.url)(lib);
+
+// Which item of the issue each corpus file measures.
+const CLASS = {
+  'prefixes-vllm': '1 prefixes (vLLM)', 'prefixes-sglang': '1 prefixes (SGLang)', colour: '2 colour codes',
+  'vllm-eras': '3 vLLM headers/prefixes', 'layouts-vllm': '3/4 vLLM custom layouts', 'layouts-sglang': '4 SGLang tags/layouts',
+  'hops-vllm-v0': '5 hops vLLM V0', 'hops-vllm-v1': '5 hops vLLM V1', 'hops-sglang-0.4': '5 hops SGLang 0.4/6 call line',
+  'hops-sglang-pin': '5 hops SGLang pin/6 call line', 'drift-vllm': '7 drift', 'line-endings': '11.2 CRLF + BOM', foreign: 'foreign logs (precision)',
+  'foreign-in-vllm': 'foreign lines in a vLLM log',
+};
+
+function run(cli, file, checkoutDir) {
+  const log = join(work, `${file.name}.log`);
+  writeFileSync(log, C.logText(file));
+  const args = [cli, 'annotate', log, '--json'];
+  if (checkoutDir) args.push('--checkout', checkoutDir);
+  const r = spawnSync('node', args, { encoding: 'utf8', maxBuffer: 64 << 20, env: { ...process.env, HOPLENS_CACHE_DIR: join(work, 'cache') } });
+  return C.outcomesFromJson(r.stdout ?? '');
+}
+
+const files = C.readCorpus(CORPUS);
+const checkouts = new Map();
+const rows = [];
+const totals = { vllm: [C.emptyScore(), C.emptyScore()], sglang: [C.emptyScore(), C.emptyScore()], all: [C.emptyScore(), C.emptyScore()] };
+for (const f of files) {
+  let dir = null;
+  if (f.checkout) {
+    dir = checkouts.get(f.checkout);
+    if (!dir) { dir = join(work, 'checkouts', f.checkout); C.buildCheckout(f.checkout, dir, CORPUS); checkouts.set(f.checkout, dir); }
+  }
+  const scores = [BEFORE, AFTER].map((cli) => {
+    if (!cli) return null;
+    const outcomes = run(cli, f, dir);
+    const s = C.emptyScore();
+    for (const l of f.lines) C.scoreLine(s, l, outcomes.get(l.n));
+    return s;
+  });
+  rows.push({ f, before: scores[0], after: scores[1] });
+  const engine = f.lines.some((l) => l.engine === 'sglang') ? 'sglang' : f.lines.some((l) => l.engine === 'vllm') ? 'vllm' : null;
+  for (const [i, s] of scores.entries()) {
+    if (!s) continue;
+    C.addScore(totals.all[i], s);
+    if (engine) C.addScore(totals[engine][i], s);
+  }
+}
+
+const pct = (a, b) => (b === 0 ? '   —  ' : `${((100 * a) / b).toFixed(1).padStart(5)}%`);
+const cell = (s, a, b) => (s ? pct(s[a], s[b]) : '');
+const prec = (s) => (s ? `${pct(s.claims - s.wrong, s.claims)}` : '');
+const pair = (before, after, f) => (before ? `${f(before)} → ${f(after)}` : f(after));
+const head = `${'class'.padEnd(32)} ${'lines'.padStart(5)}  ${'parsed (n)'.padEnd(BEFORE ? 22 : 12)}  ${'hops tagged (n)'.padEnd(BEFORE ? 22 : 12)}  ${'resolved (n)'.padEnd(BEFORE ? 22 : 12)}  precision`;
+console.log(head);
+console.log('-'.repeat(head.length + 10));
+const line = (label, lines, b, a) => console.log(`${label.padEnd(32)} ${String(lines).padStart(5)}  ${`${pair(b, a, (s) => cell(s, 'parsed', 'engineLines'))} (${a.engineLines})`.padEnd(BEFORE ? 22 : 12)}  ${`${pair(b, a, (s) => cell(s, 'tagged', 'hopLines'))} (${a.hopLines})`.padEnd(BEFORE ? 22 : 12)}  ${`${pair(b, a, (s) => cell(s, 'resolved', 'statementLines'))} (${a.statementLines})`.padEnd(BEFORE ? 22 : 12)}  ${pair(b, a, prec)} (${a.claims} claims)`);
+for (const r of rows) line(CLASS[r.f.name] ?? r.f.name, r.f.lines.length, r.before, r.after);
+console.log('-'.repeat(head.length + 10));
+for (const k of ['vllm', 'sglang', 'all']) line(k === 'all' ? 'all classes' : `all ${k} classes`, totals[k][1].lines, BEFORE ? totals[k][0] : null, totals[k][1]);
+if (MISSES) {
+  for (const r of rows) for (const m of r.after.misses) console.log(`  ${r.f.name}:${m.n}  ${m.why}`);
+}
+rmSync(work, { recursive: true, force: true });

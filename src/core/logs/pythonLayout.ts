@@ -1,0 +1,186 @@
+// Lines written through a custom Python logging config (VLLM_LOGGING_CONFIG_PATH,
+// SGLANG_LOGGING_CONFIG_PATH, a dictConfig of the user's own). Rather than one regex per
+// layout, the header is read as a run of the fields Python's LogRecord can print, in any
+// order and with any punctuation between them: %(asctime)s, %(levelname)s, %(process)d,
+// %(name)s, %(filename)s / %(pathname)s with %(lineno)d, %(module)s:%(funcName)s:%(lineno)d,
+// and SGLang's rank tags inside brackets. The message starts at the first word that is
+// none of these. What the fields name (logger, file, line, function) is kept so the
+// statement can be found and verified.
+import type { Engine, TimeResolution } from './model';
+import { fractionMs, fractionResolution, zoned } from './outerPrefix';
+
+export interface LayoutHeader {
+  time: number | null;
+  timeResolution: TimeResolution | null;
+  /** True when the stamp carried a zone (Z or an offset): the time is real UTC. */
+  timeIsUtc: boolean;
+  level: string | null;
+  pid: number | null;
+  /** %(name)s: the logger, e.g. `sglang.srt.managers.scheduler`. */
+  logger: string | null;
+  /** %(filename)s or %(pathname)s as printed. */
+  file: string | null;
+  lineno: number | null;
+  /** %(funcName)s, when the layout prints it next to the line. */
+  func: string | null;
+  /** SGLang rank tags printed inside the header, e.g. `DP0 TP1`. */
+  ranks: string | null;
+  /** Index in the line where the message starts. */
+  msgStart: number;
+  /** The engine the logger name or path names, if any. */
+  engine: Engine | null;
+  /** The kinds of fields in print order (`T L P [F]`): lines of one layout share it. */
+  signature: string;
+}
+
+const STAMP = /(\d{4})-(\d\d)-(\d\d)[ T](\d\d):(\d\d):(\d\d)(?:[.,](\d{1,9}))?(Z|[+-]\d\d:?\d\d)?/y;
+const LEVEL = /(DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL)\b:?/y;
+const PID = /(?:pid[=:]\s?|PID[=:]\s?)?(\d{1,9})(?=[\s\]|)\-:,]|$)/y;
+// file.py:123, /a/b/file.py:123, file.py:123:func, file.py:func:123
+const LOCATION = /([\w./\\-]*?[\w-]\.py)(?::([A-Za-z_<][\w<>]*))?:(\d{1,7})(?::([A-Za-z_<][\w<>]*))?(?![\w.])/y;
+// loguru's and many configs' module:function:line (`scheduler:event_loop:1103`)
+const MODULE_FUNC_LINE = /([A-Za-z_][\w.]*):([A-Za-z_<][\w<>]*):(\d{1,7})(?![\w.])/y;
+// %(name)s: a dotted module path (`sglang.srt.managers.scheduler`), or Python's own `root` / `__main__`.
+const LOGGER = /((?:[A-Za-z_]\w*\.)+[A-Za-z_]\w*|root|__main__)(?=[\s:\]|)\-,]|$)/y;
+/** What may follow a logger name that is surely a field: punctuation, not just a space before the message. */
+const AFTER_FIELD = /\s*(?:[:\]|)\-,]|$)/y;
+// %(funcName)s written as `func()`.
+const FUNC_CALL = /([A-Za-z_]\w*)\(\)/y;
+const RANK_TAG = /[A-Z][A-Z_]*\d+(?:\[\d+\])?(?=[\s\]]|$)/y;
+const SEPARATOR = /(?:\s*(?:[-|:>—–]+|::)\s*)|\s+/y;
+
+function stick(re: RegExp, s: string, at: number): RegExpExecArray | null {
+  re.lastIndex = at;
+  return re.exec(s);
+}
+
+function engineOf(name: string): Engine | null {
+  const n = name.replace(/\\/g, '/');
+  if (/^sglang(?:\.|$)|\/sglang\//.test(n)) return 'sglang';
+  if (/^vllm(?:\.|$)|\/vllm\//.test(n)) return 'vllm';
+  return null;
+}
+
+type Field = 'time' | 'level' | 'pid' | 'location' | 'logger' | 'func' | 'rank';
+const KIND_LETTER: Record<Field, string> = { time: 'T', level: 'L', pid: 'P', location: 'F', logger: 'N', func: 'C', rank: 'R' };
+
+/**
+ * Reads the header fields at `start`. Returns null unless the header has a timestamp and at
+ * least one field that places the line (level, logger, file:line), so that a sentence that
+ * happens to start with a date is never taken for a header.
+ */
+export function readLayoutHeader(s: string, start = 0): LayoutHeader | null {
+  const h: LayoutHeader = {
+    time: null, timeResolution: null, timeIsUtc: false, level: null, pid: null, logger: null, file: null,
+    lineno: null, func: null, ranks: null, msgStart: start, engine: null, signature: '',
+  };
+  const kinds: string[] = [];
+  const limit = Math.min(s.length, start + 400);
+  let pos = start;
+  let fields = 0;
+  let lastField: Field | null = null;
+  for (let guard = 0; guard < 16 && pos < limit; guard++) {
+    const open = s.charCodeAt(pos);
+    if (open === 91 /* [ */ || open === 40 /* ( */) {
+      const close = s.indexOf(open === 91 ? ']' : ')', pos + 1);
+      if (close < 0 || close - pos > 300) break;
+      const inner = readGroup(s, pos + 1, close, h, kinds);
+      if (inner === 0) break;
+      fields += inner;
+      lastField = 'location';
+      pos = close + 1;
+    } else {
+      const f = readField(s, pos, h, fields > 0, lastField);
+      if (f === null) break;
+      kinds.push(KIND_LETTER[f.field]);
+      fields++;
+      lastField = f.field;
+      pos = f.end;
+    }
+    const sep = stick(SEPARATOR, s, pos);
+    if (sep) pos += sep[0].length;
+    else if (pos < s.length) break;
+  }
+  // Back off to the start of the word that stopped the walk (the message).
+  h.msgStart = pos;
+  h.signature = kinds.join(' ');
+  if (h.time === null || fields < 2) return null;
+  if (h.level === null && h.file === null && h.logger === null) return null;
+  return h;
+}
+
+/** Fields inside `[…]` or `(…)`; 0 when anything in it is not a field (it is message text then). */
+function readGroup(s: string, from: number, to: number, h: LayoutHeader, kinds: string[]): number {
+  let pos = from;
+  let n = 0;
+  const ranks: string[] = [];
+  const mark = kinds.length;
+  kinds.push('[');
+  while (pos < to) {
+    while (pos < to && s.charCodeAt(pos) === 32) pos++;
+    if (pos >= to) break;
+    const r = stick(RANK_TAG, s, pos);
+    if (r && r.index + r[0].length <= to) { ranks.push(r[0]); pos += r[0].length; n++; if (kinds[kinds.length - 1] !== 'R') kinds.push('R'); continue; }
+    const f = readField(s, pos, h, true, null);
+    if (f === null || f.end > to) { kinds.length = mark; return 0; }
+    kinds.push(KIND_LETTER[f.field]);
+    n++;
+    pos = f.end;
+    const sep = stick(SEPARATOR, s, pos);
+    if (sep && sep.index + sep[0].length <= to) pos += sep[0].length;
+  }
+  if (ranks.length) h.ranks = ranks.join(' ');
+  kinds.push(']');
+  return n;
+}
+
+function readField(s: string, pos: number, h: LayoutHeader, inHeader: boolean, last: Field | null): { field: Field; end: number } | null {
+  const c = s.charCodeAt(pos);
+  let m: RegExpExecArray | null;
+  if (c >= 48 && c <= 57) {
+    if (h.time === null && (m = stick(STAMP, s, pos))) {
+      h.time = zoned(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6])) + fractionMs(m[7]), m[8]);
+      h.timeResolution = fractionResolution(m[7]);
+      h.timeIsUtc = !!m[8];
+      return { field: 'time', end: pos + m[0].length };
+    }
+    // A bare number is %(process)d only between other header fields.
+    if (inHeader && h.pid === null && last !== null && (m = stick(PID, s, pos))) {
+      h.pid = Number(m[1]);
+      return { field: 'pid', end: pos + m[0].length };
+    }
+    return null;
+  }
+  if (h.level === null && (m = stick(LEVEL, s, pos))) {
+    h.level = m[1] === 'WARN' ? 'WARNING' : m[1] === 'FATAL' ? 'CRITICAL' : m[1];
+    return { field: 'level', end: pos + m[0].length };
+  }
+  if (h.pid === null && (c === 112 || c === 80) && (m = stick(PID, s, pos)) && m[0].length > m[1].length) {
+    h.pid = Number(m[1]);
+    return { field: 'pid', end: pos + m[0].length };
+  }
+  if (h.file === null && (m = stick(LOCATION, s, pos))) {
+    h.file = m[1]; h.lineno = Number(m[3]); h.func = m[2] ?? m[4] ?? null;
+    h.engine ??= engineOf(m[1]);
+    return { field: 'location', end: pos + m[0].length };
+  }
+  if (h.file === null && (m = stick(MODULE_FUNC_LINE, s, pos))) {
+    h.logger ??= m[1]; h.func = m[2]; h.lineno = Number(m[3]);
+    h.engine ??= engineOf(m[1]);
+    return { field: 'location', end: pos + m[0].length };
+  }
+  if (h.logger === null && (m = stick(LOGGER, s, pos))) {
+    // `torch.compile takes 18 s` after the level is message text: a name only followed by a space
+    // counts when it is the engine's own logger.
+    const end = pos + m[0].length;
+    if (!stick(AFTER_FIELD, s, end) && engineOf(m[1]) === null) return null;
+    h.logger = m[1];
+    h.engine ??= engineOf(m[1]);
+    return { field: 'logger', end: pos + m[0].length };
+  }
+  if (inHeader && h.func === null && (m = stick(FUNC_CALL, s, pos))) {
+    h.func = m[1];
+    return { field: 'func', end: pos + m[0].length };
+  }
+  return null;
+}

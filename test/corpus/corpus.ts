@@ -1,0 +1,167 @@
+// The real-shapes corpus (test/fixtures/real-logs): lines shaped as engines and the tools around
+// them print them, each with the answer expected of `hoplens annotate --json --checkout`. Read
+// by the unit test (test/unit/logs/corpus.test.ts) and by the scorer (bench/corpus.mjs).
+//
+// A corpus file holds one class of the issue:
+//   #! checkout: NAME      the mini checkout the lines resolve into (checkouts/NAME.json, or vllm-pin / sglang-pin)
+//   #! eol: crlf           the log is written with CR LF line endings
+//   #! bom                 the log starts with a UTF-8 byte order mark
+//   #! source: TEXT        where the next lines come from (for the README; not read)
+//   <engine> <hop|-> <path:line|-|none> [rid=ID] | <the line as printed>
+// engine is vllm, sglang or other; `-` leaves that part unjudged; `none` means no source at all.
+// ⟨ESC⟩ ⟨CR⟩ ⟨TAB⟩ in a line stand for those bytes.
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { initRepo, pythonFile, SGLANG_FILES, VLLM_FILES } from '../unit/source/fixtureCheckout';
+
+export type EngineLabel = 'vllm' | 'sglang' | 'other';
+
+export interface CorpusLine {
+  /** 1-based line number in the written log. */
+  n: number;
+  engine: EngineLabel;
+  hop: string | null;
+  /** `path:line`, `none` (no source), or null (not judged). */
+  statement: string | null;
+  rid: string | null;
+  text: string;
+}
+
+export interface CorpusFile {
+  name: string;
+  checkout: string | null;
+  crlf: boolean;
+  bom: boolean;
+  lines: CorpusLine[];
+}
+
+export const CORPUS_DIR = join(__dirname, '..', '..', '..', 'test', 'fixtures', 'real-logs');
+
+const TOKENS: Record<string, string> = { '⟨ESC⟩': '\x1b', '⟨CR⟩': '\r', '⟨TAB⟩': '\t' };
+
+export function readCorpus(dir = CORPUS_DIR): CorpusFile[] {
+  return readdirSync(dir).filter((f) => f.endsWith('.corpus')).sort().map((f) => readCorpusFile(join(dir, f), f.replace(/\.corpus$/, '')));
+}
+
+function readCorpusFile(path: string, name: string): CorpusFile {
+  const file: CorpusFile = { name, checkout: null, crlf: false, bom: false, lines: [] };
+  for (const raw of readFileSync(path, 'utf8').split('\n')) {
+    if (raw.startsWith('#!')) {
+      const m = /^#!\s*(\w+)(?::\s*(.*))?$/.exec(raw);
+      if (m?.[1] === 'checkout') file.checkout = m[2].trim();
+      else if (m?.[1] === 'eol') file.crlf = m[2].trim() === 'crlf';
+      else if (m?.[1] === 'bom') file.bom = true;
+      continue;
+    }
+    if (raw.startsWith('#') || raw.trim() === '') continue;
+    const bar = raw.indexOf(' | ');
+    if (bar < 0) throw new Error(`${name}: no ' | ' in ${raw}`);
+    const labels = raw.slice(0, bar).split(/\s+/);
+    const [engine, hop, statement] = labels;
+    if (engine !== 'vllm' && engine !== 'sglang' && engine !== 'other') throw new Error(`${name}: engine label ${engine}`);
+    const rid = labels.slice(3).find((l) => l.startsWith('rid='))?.slice(4) ?? null;
+    let text = raw.slice(bar + 3);
+    for (const [token, byte] of Object.entries(TOKENS)) text = text.split(token).join(byte);
+    file.lines.push({ n: file.lines.length + 1, engine, hop: hop === '-' ? null : hop, statement: statement === '-' ? null : statement, rid, text });
+  }
+  return file;
+}
+
+/** The log exactly as the corpus file describes it (line endings, BOM). */
+export function logText(f: CorpusFile): string {
+  const eol = f.crlf ? '\r\n' : '\n';
+  return (f.bom ? '\ufeff' : '') + f.lines.map((l) => l.text).join(eol) + eol;
+}
+
+interface CheckoutSpec { engine: string; files: Record<string, string | Record<string, string>> }
+
+/** Writes the named mini checkout into `root` as a git repository; returns its engine. */
+export function buildCheckout(name: string, root: string, dir = CORPUS_DIR): 'vllm' | 'sglang' {
+  mkdirSync(root, { recursive: true });
+  if (name === 'vllm-pin') { initRepo(root, VLLM_FILES); return 'vllm'; }
+  if (name === 'sglang-pin') { initRepo(root, SGLANG_FILES); return 'sglang'; }
+  const spec = JSON.parse(readFileSync(join(dir, 'checkouts', `${name}.json`), 'utf8')) as CheckoutSpec;
+  const files: Record<string, string> = {};
+  for (const [path, body] of Object.entries(spec.files)) {
+    files[path] = typeof body === 'string' ? body : pythonFile(Object.fromEntries(Object.entries(body).map(([k, v]) => [Number(k), v])));
+  }
+  initRepo(root, files);
+  writeFileSync(join(root, '.corpus-checkout'), name);
+  return spec.engine === 'sglang' ? 'sglang' : 'vllm';
+}
+
+/** What `annotate --json` said about one line. */
+export interface Outcome {
+  engine: string;
+  hop: string | null;
+  rid: string | null;
+  source: { path: string; line: number; verified: boolean } | null;
+}
+
+export interface Score {
+  lines: number;
+  /** Lines labelled as an engine's, and those parsed as that engine's. */
+  engineLines: number;
+  parsed: number;
+  /** Lines labelled with a hop, and those tagged with it (and its rid, when labelled). */
+  hopLines: number;
+  tagged: number;
+  /** Lines labelled with a statement, and those resolved (verified) to it. */
+  statementLines: number;
+  resolved: number;
+  /** Lines where the tool claimed anything (an engine, a hop, a source), and those with a wrong claim. */
+  claims: number;
+  wrong: number;
+  /** Line numbers with a miss or a wrong claim, for reports. */
+  misses: Array<{ n: number; why: string }>;
+}
+
+export function emptyScore(): Score {
+  return { lines: 0, engineLines: 0, parsed: 0, hopLines: 0, tagged: 0, statementLines: 0, resolved: 0, claims: 0, wrong: 0, misses: [] };
+}
+
+/** Scores one line's outcome against its labels. */
+export function scoreLine(score: Score, l: CorpusLine, o: Outcome | undefined): void {
+  const got: Outcome = o ?? { engine: 'other', hop: null, rid: null, source: null };
+  score.lines++;
+  const why: string[] = [];
+  if (l.engine !== 'other') {
+    score.engineLines++;
+    if (got.engine === l.engine) score.parsed++; else why.push(`engine ${got.engine}`);
+  }
+  if (l.hop) {
+    score.hopLines++;
+    const ridOk = l.rid === null || got.rid === l.rid;
+    if (got.hop === l.hop && ridOk) score.tagged++; else why.push(`hop ${got.hop} rid ${got.rid}`);
+  }
+  const src = got.source && got.source.verified ? `${got.source.path}:${got.source.line}` : null;
+  if (l.statement && l.statement !== 'none') {
+    score.statementLines++;
+    if (src === l.statement) score.resolved++; else why.push(`source ${got.source ? `${got.source.path}:${got.source.line}${got.source.verified ? '' : ' (unverified)'}` : 'null'}`);
+  }
+  const claimed = got.engine !== 'other' || got.hop !== null || got.source !== null;
+  if (claimed) {
+    score.claims++;
+    const wrongEngine = got.engine !== 'other' && got.engine !== l.engine;
+    const wrongHop = got.hop !== null && got.hop !== l.hop;
+    const wrongSource = l.statement === 'none' ? got.source !== null : l.statement !== null && src !== null && src !== l.statement;
+    if (wrongEngine || wrongHop || wrongSource) { score.wrong++; why.push('wrong claim'); }
+  }
+  if (why.length) score.misses.push({ n: l.n, why: why.join(', ') });
+}
+
+export function addScore(into: Score, s: Score): void {
+  into.lines += s.lines; into.engineLines += s.engineLines; into.parsed += s.parsed; into.hopLines += s.hopLines;
+  into.tagged += s.tagged; into.statementLines += s.statementLines; into.resolved += s.resolved; into.claims += s.claims; into.wrong += s.wrong;
+}
+
+/** Outcomes by line number from `annotate --json` output (JSON Lines). */
+export function outcomesFromJson(stdout: string): Map<number, Outcome> {
+  const out = new Map<number, Outcome>();
+  for (const line of stdout.split('\n')) {
+    if (!line.startsWith('{"kind":"line"')) continue;
+    const o = JSON.parse(line) as { line: number; engine: string; hop: string | null; rid: string | null; source: Outcome['source'] };
+    out.set(o.line, { engine: o.engine, hop: o.hop, rid: o.rid, source: o.source });
+  }
+  return out;
+}

@@ -1,0 +1,65 @@
+// Every line of the real-shapes corpus (test/fixtures/real-logs, one file per class of issue 10)
+// gets the answer it is labelled with: the engine's lines parsed as that engine's, hops tagged
+// with their request id, the statement resolved (and verified) in a git checkout of the engine,
+// and other programs' lines left alone. The editor's annotator and `annotate --json --checkout`
+// are both checked, since they share the core.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { main } from '../../../src/cli';
+import { bufferIO } from '../../../src/cli/io';
+import { annotateText } from '../../../src/core/logs/annotate';
+import { buildCheckout, emptyScore, logText, outcomesFromJson, readCorpus, scoreLine } from '../../corpus/corpus';
+
+const corpus = readCorpus();
+let work = '';
+const checkouts = new Map<string, string>();
+
+before(() => {
+  work = mkdtempSync(join(tmpdir(), 'hoplens-corpus-'));
+  process.env.HOPLENS_CACHE_DIR = join(work, 'cache');
+});
+after(() => rmSync(work, { recursive: true, force: true }));
+
+test('the corpus covers every class of the issue with labelled lines', () => {
+  const names = corpus.map((f) => f.name);
+  for (const n of ['prefixes-vllm', 'prefixes-sglang', 'colour', 'vllm-eras', 'layouts-sglang', 'layouts-vllm', 'hops-vllm-v0', 'hops-vllm-v1',
+    'hops-sglang-0.4', 'hops-sglang-pin', 'drift-vllm', 'line-endings', 'foreign', 'foreign-in-vllm']) assert.ok(names.includes(n), n);
+  assert.ok(corpus.reduce((n, f) => n + f.lines.length, 0) > 200);
+});
+
+for (const file of corpus) {
+  test(`${file.name}: the editor's annotator parses and tags every line as labelled`, () => {
+    const { records } = annotateText(logText(file));
+    assert.equal(records.length, file.lines.length);
+    const wrong: string[] = [];
+    for (const l of file.lines) {
+      const r = records[l.n - 1];
+      const engine = r.engine === 'other' ? 'other' : r.engine;
+      if (engine !== l.engine) wrong.push(`line ${l.n}: engine ${engine}, want ${l.engine}`);
+      if (r.hop !== l.hop) wrong.push(`line ${l.n}: hop ${r.hop}, want ${l.hop}`);
+      if (l.rid !== null && r.rid !== l.rid) wrong.push(`line ${l.n}: rid ${r.rid}, want ${l.rid}`);
+    }
+    assert.deepEqual(wrong, []);
+  });
+
+  test(`${file.name}: annotate --json --checkout resolves every labelled statement and claims nothing wrong`, async () => {
+    let dir: string | undefined;
+    if (file.checkout) {
+      dir = checkouts.get(file.checkout);
+      if (!dir) { dir = join(work, 'checkouts', file.checkout); buildCheckout(file.checkout, dir); checkouts.set(file.checkout, dir); }
+    }
+    const log = join(work, `${file.name}.log`);
+    writeFileSync(log, logText(file));
+    const io = bufferIO();
+    await main(['annotate', log, '--json', ...(dir ? ['--checkout', dir] : [])], io);
+    const outcomes = outcomesFromJson(io.stdout);
+    assert.equal(outcomes.size, file.lines.length, io.stderr);
+    const score = emptyScore();
+    for (const l of file.lines) scoreLine(score, l, outcomes.get(l.n));
+    assert.deepEqual(score.misses, []);
+    assert.equal(score.wrong, 0);
+  });
+}
