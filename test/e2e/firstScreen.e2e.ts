@@ -120,6 +120,9 @@ describe('The first screen of a big vLLM log, opened from the Explorer', functio
     await status.click();
     await streamed.waitFor({ timeout: 10_000 }).catch(async () => { await status.click(); await streamed.waitFor(); });
     await s.screenshot('large-log-choices');
+    await s.page.keyboard.press('Escape');
+    // The same choices from the palette, while such a log is the active editor.
+    await s.runCommand('HopLens: Lenses for a Large Log…');
     await s.page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Show CodeLens' }).first().click();
     // VS Code decides when it creates the document: HopLens reopens it, now with lenses.
     const deadline = Date.now() + 120_000;

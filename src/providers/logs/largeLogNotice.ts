@@ -59,6 +59,8 @@ export class LargeLogNotice extends Disposable {
 
   private render(): void {
     const s = this.current;
+    // Offers "HopLens: Lenses for a Large Log…" in the palette while such a log is active.
+    void vscode.commands.executeCommand('setContext', 'hoplens.largeLogActive', s !== undefined);
     if (!s) { this.item.hide(); return; }
     const args = encodeURIComponent(JSON.stringify([s.uri.toString()]));
     const streamed = `[Open it in the streamed view](command:${CommandIds.openLargeLog}?${args}) (HopLens: Open Large Server Log…)`;
