@@ -27,6 +27,7 @@ export const CommandIds = {
   // Internal: invoked by lenses, links and tree items, hidden from the palette.
   openSource: 'hoplens.openSource',
   revealLogLine: 'hoplens.revealLogLine',
+  largeLogOptions: 'hoplens.largeLogOptions',
 } as const;
 
 export type CommandId = (typeof CommandIds)[keyof typeof CommandIds];

@@ -38,7 +38,9 @@ function documentFor(uri: vscode.Uri): vscode.TextDocument | undefined {
 export function registerLogCommands(deps: LogCommandDeps): vscode.Disposable {
   const { logs, sources, requests, largeLogs } = deps;
 
-  const openSource = async (uri: vscode.Uri, line0: number) => {
+  /** From lenses and links with a Uri; from the hover's command link with its string. */
+  const openSource = async (arg: vscode.Uri | string, line0: number) => {
+    const uri = typeof arg === 'string' ? vscode.Uri.parse(arg) : arg;
     const doc = documentFor(uri) ?? await vscode.workspace.openTextDocument(uri);
     const rec = logs.get(doc)?.record(line0);
     const src = rec ? sources.locate(rec) : null;

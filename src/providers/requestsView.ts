@@ -17,11 +17,19 @@ export interface RequestLogSource {
   readonly uri: vscode.Uri;
   readonly tracker: RequestTracker;
   readonly engine: Engine | null;
+  /** True while the log is still being read: the list is not complete yet. */
+  readonly reading?: boolean;
 }
 
-/** The Requests view's source for an annotated document. */
-export function documentLogSource(uri: vscode.Uri, annotator: { tracker: RequestTracker; engine: Engine | null }): RequestLogSource {
-  return { label: uri.path.split('/').pop() ?? uri.path, uri, tracker: annotator.tracker, engine: annotator.engine };
+/** The Requests view's source for an annotated document (follows it when annotation starts over). */
+export function documentLogSource(uri: vscode.Uri, annotator: { tracker: RequestTracker; engine: Engine | null }, progress?: { readonly catchingUp: boolean }): RequestLogSource {
+  return {
+    label: uri.path.split('/').pop() ?? uri.path,
+    uri,
+    get tracker() { return annotator.tracker; },
+    get engine() { return annotator.engine; },
+    get reading() { return progress?.catchingUp ?? false; },
+  };
 }
 
 type Brief = NonNullable<ReturnType<RequestTracker['brief']>>;
@@ -121,7 +129,9 @@ export class RequestsViewProvider extends Disposable implements vscode.TreeDataP
     const s = this.source;
     if (!s) { this.view.message = undefined; this.view.description = undefined; return; }
     const n = s.tracker.requestCount;
-    this.view.description = s.label;
+    // The count says whether the list is complete: a big log is listed while it is read.
+    const count = `${n.toLocaleString('en-US')} request${n === 1 ? '' : 's'}`;
+    this.view.description = `${s.label} · ${s.reading ? `${count} so far, reading…` : count}`;
     this.view.message = n === 0
       ? `No requests found in ${s.label}${s.engine ? '' : ' (not a vLLM or SGLang log)'}.`
       : this.filter ? `Filter: ${this.filter}` : undefined;

@@ -1,6 +1,6 @@
 // A user's session in VS Code (code-server) in Chromium: the packaged .vsix installed in a
 // fresh profile, a workspace folder opened, and the actions a person takes, each with a timeout.
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page, Locator } from 'playwright-core';
 import { resolveTools, REPO_ROOT } from '../harness/tools';
@@ -175,9 +175,176 @@ export class WorkbenchSession {
     await this.page.locator('.pane-header', { hasText: 'Requests' }).first().waitFor();
   }
 
+  /** Shows the Explorer and clicks a workspace file in it, expanding its folders first. */
+  async clickInExplorer(relativePath: string): Promise<void> {
+    const tree = this.page.locator('.explorer-folders-view');
+    // The activity bar icon of the open container closes the side bar: click it only when hidden.
+    if (!(await tree.isVisible())) await this.page.locator('.activitybar [aria-label^="Explorer"]').first().click();
+    await tree.waitFor();
+    const parts = relativePath.split('/');
+    for (let i = 0; i < parts.length; i++) {
+      const row = tree.locator('.monaco-list-row', { has: this.page.locator('.label-name', { hasText: new RegExp(`^${parts[i].replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) }) }).first();
+      await row.waitFor({ timeout: 30_000 });
+      if (i < parts.length - 1) {
+        if ((await row.getAttribute('aria-expanded')) !== 'true') await row.click();
+      } else {
+        await row.click();
+      }
+    }
+  }
+
+  /**
+   * Opens a log from the Explorer, then shows the HopLens container (a user who opens a log and
+   * looks at its requests), and watches the page every 20 ms, in the page itself, until hop
+   * information, a link and the complete Requests view have shown or `timeoutMs` passed. Clicks
+   * "Open Anyway" when VS Code asks, as a user would. Times count from the click in the Explorer.
+   */
+  async openFromExplorerAndWatch(relativePath: string, requests: number, timeoutMs: number): Promise<FirstScreenTimes> {
+    const name = relativePath.split('/').pop()!;
+    await this.page.evaluate(installFirstScreenWatch, { requestsDescription: `${name} · ${requests.toLocaleString('en-US')} request${requests === 1 ? '' : 's'}` });
+    const openedAt = Date.now();
+    await this.clickInExplorer(relativePath);
+    await this.openHopLens();
+    const deadline = openedAt + timeoutMs;
+    let seen: WatchState;
+    for (;;) {
+      seen = await this.page.evaluate(() => (globalThis as unknown as PageGlobals).__hoplensWatch!);
+      if ((seen.hop !== null && seen.link !== null && seen.requests !== null) || Date.now() > deadline) break;
+      await this.page.waitForTimeout(200);
+    }
+    await this.page.evaluate(() => { const g = globalThis as unknown as PageGlobals; g.clearInterval(g.__hoplensWatch!.timer); });
+    const since = (t: number | null) => (t === null ? null : t - openedAt);
+    return { openedAt, textMs: since(seen.text), linkMs: since(seen.link), lensMs: since(seen.lens), hopMs: since(seen.hop), hopText: seen.hopText, requestsMs: since(seen.requests) };
+  }
+
+  /**
+   * The line of HopLens's output channel that contains `text`, and when it was logged (Date.now()
+   * clock), waiting up to `timeoutMs` for the log file to be written; null when there is none.
+   */
+  async extensionLog(text: string, timeoutMs = 5_000): Promise<{ at: number; line: string } | null> {
+    if (!this.server) return null;
+    const logs = join(this.server.temp, 'user-data', 'logs');
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      for (const session of existsSync(logs) ? readdirSync(logs) : []) {
+        for (const host of readdirSync(join(logs, session)).filter((n) => n.startsWith('exthost'))) {
+          const file = join(logs, session, host, 'hoplens.hoplens', 'HopLens.log');
+          if (!existsSync(file)) continue;
+          const line = readFileSync(file, 'utf8').split('\n').find((l) => l.includes(text));
+          // "2026-12-01 07:41:20.123 [info] …", local time
+          const m = line && /^(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)\.(\d{3})/.exec(line);
+          if (m) return { at: new Date(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], +m[6], +m[7]).getTime(), line: line.slice(m[0].length) };
+        }
+      }
+      if (Date.now() > deadline) return null;
+      await this.page.waitForTimeout(250);
+    }
+  }
+
+  /** A hop lens, or the hop column's note, drawn inside the editor's visible area now (its text). */
+  async hopInfoOnScreen(): Promise<string | null> {
+    return this.page.evaluate(() => {
+      const g = globalThis as unknown as PageGlobals;
+      const editor = g.document.querySelector('.part.editor .editor-instance .monaco-editor');
+      if (!editor) return null;
+      const box = editor.getBoundingClientRect();
+      const onScreen = (e: PageElement) => { const r = e.getBoundingClientRect(); return r.height > 0 && r.top >= box.top && r.bottom <= box.bottom; };
+      const lens = [...editor.querySelectorAll('.codelens-decoration a')].find((a) => /^hop [A-Za-z0-9]+ · /.test(a.textContent ?? '') && onScreen(a));
+      if (lens) return lens.textContent;
+      for (const e of editor.querySelectorAll('.view-lines .view-line span[class*="ced-"]')) {
+        const content = g.getComputedStyle(e, '::before').content.replace(/^"|"$/g, '').replace(/\u00a0/g, ' ').trim();
+        if (/^hop [A-Za-z0-9]+$/.test(content) && onScreen(e)) return content;
+      }
+      return null;
+    });
+  }
+
+  /** The HopLens status bar item about a large log, or null when it is not shown. */
+  async largeLogStatus(): Promise<string | null> {
+    const item = this.page.locator('[id="hoplens.hoplens.largeLog"], [id$=".largeLog"]').first();
+    return (await item.isVisible().catch(() => false)) ? (await item.innerText()).trim() : null;
+  }
+
   notification(text: string | RegExp): Locator {
     return this.page.locator('.notifications-toasts .notification-toast', { hasText: text }).first();
   }
+}
+
+export interface FirstScreenTimes {
+  /** Date.now() of the click in the Explorer; the times below count from it. */
+  openedAt: number;
+  /** A line of the log drawn in the editor. */
+  textMs: number | null;
+  /** A `[file:line]` link drawn (VS Code underlines detected links on hover; the span is there). */
+  linkMs: number | null;
+  /** A hop CodeLens drawn with its title. */
+  lensMs: number | null;
+  /** Any hop information: a lens, or the inline hop note HopLens draws where VS Code shows no lens. */
+  hopMs: number | null;
+  hopText: string | null;
+  /** The Requests view says it lists every request of the log (its count, no longer "reading"). */
+  requestsMs: number | null;
+}
+
+interface WatchState { timer: number; text: number | null; link: number | null; lens: number | null; hop: number | null; hopText: string | null; requests: number | null }
+
+/** The little of the DOM the page watch uses (the tests compile without the DOM library). */
+interface PageElement {
+  readonly textContent: string | null;
+  readonly className: string;
+  querySelector(selector: string): PageElement | null;
+  querySelectorAll(selector: string): Iterable<PageElement>;
+  click(): void;
+  getBoundingClientRect(): { top: number; bottom: number; height: number };
+}
+interface PageGlobals {
+  document: PageElement;
+  setInterval(f: () => void, ms: number): number;
+  clearInterval(id: number): void;
+  getComputedStyle(e: PageElement, pseudo: string): { content: string };
+  __hoplensWatch?: WatchState;
+}
+
+/** Runs in the page: records when each thing is first drawn in the editor area. */
+function installFirstScreenWatch(expect: { requestsDescription: string }): void {
+  const g = globalThis as unknown as PageGlobals;
+  if (g.__hoplensWatch) g.clearInterval(g.__hoplensWatch.timer);
+  const state: WatchState = { timer: 0, text: null, link: null, lens: null, hop: null, hopText: null, requests: null };
+  const HOP = /^\s*hop [A-Za-z0-9]+ · /;
+  // The editor draws spaces as no-break spaces.
+  const text = (e: PageElement) => (e.textContent ?? '').replace(/\u00a0/g, ' ');
+  state.timer = g.setInterval(() => {
+    if (state.requests === null) {
+      const header = [...g.document.querySelectorAll('.pane-header')].find((h) => text(h).includes('Requests'));
+      const description = header ? text(header) : '';
+      if (description.includes(expect.requestsDescription) && !description.includes('reading')) state.requests = Date.now();
+    }
+    const editor = g.document.querySelector('.part.editor .editor-instance .monaco-editor');
+    if (!editor) {
+      // Above the remote's large-file limit VS Code asks first; a user clicks "Open Anyway".
+      const anyway = [...g.document.querySelectorAll('.part.editor a, .part.editor .monaco-button')].find((b) => b.textContent?.trim() === 'Open Anyway');
+      anyway?.click();
+      return;
+    }
+    const now = Date.now();
+    if (state.text === null && [...editor.querySelectorAll('.view-lines .view-line')].some((l) => text(l).includes(' pid='))) state.text = now;
+    if (state.link === null && editor.querySelector('.view-lines .detected-link')) state.link = now;
+    if (state.lens === null || state.hop === null) {
+      const lens = [...editor.querySelectorAll('.codelens-decoration a')].find((a) => HOP.test(text(a)));
+      if (lens && state.lens === null) state.lens = now;
+      // Where VS Code shows no lens, HopLens's note is a decoration drawn before the line's
+      // text: CSS content of an empty span's ::before, in the view line.
+      let note: string | undefined;
+      if (!lens) {
+        for (const e of editor.querySelectorAll('.view-lines .view-line span[class*="ced-"]')) {
+          const content = g.getComputedStyle(e, '::before').content.replace(/^"|"$/g, '').replace(/\u00a0/g, ' ');
+          if (/^hop [A-Za-z0-9]+$/.test(content.trim())) { note = content; break; }
+        }
+      }
+      if ((lens || note) && state.hop === null) { state.hop = now; state.hopText = lens ? text(lens).trim() : note!.trim(); }
+    }
+  }, 20);
+  g.__hoplensWatch = state;
 }
 
 async function openWorkbench(browser: Browser, url: string): Promise<Page> {

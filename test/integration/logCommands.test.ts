@@ -101,8 +101,15 @@ describe('Log commands', () => {
     let longestStall = 0;
     let tick = Date.now();
     const probe = setInterval(() => { const now = Date.now(); longestStall = Math.max(longestStall, now - tick - 2); tick = now; }, 2);
+    // Opened in an editor, VS Code gives HopLens no text: the status bar says so and what to do.
+    await vscode.commands.executeCommand('vscode.open', vscode.Uri.file(file));
+    const notice = await until('the status bar notice', () => api.logs.notice.state);
+    assert.equal(notice.kind, 'notHandedOver');
+    assert.equal(notice.uri.fsPath, file);
+    await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
     const t0 = Date.now();
-    await vscode.commands.executeCommand('hoplens.openLargeLog', vscode.Uri.file(file));
+    // As the notice's link passes it: the URI as a string.
+    await vscode.commands.executeCommand('hoplens.openLargeLog', vscode.Uri.file(file).toString());
     clearInterval(probe);
     // What VS Code asks of the Requests view for the top level of this log, as one call.
     const t1 = Date.now();

@@ -5,29 +5,43 @@ import * as vscode from 'vscode';
 import type { LogDocumentService } from './logDocuments';
 import type { ResolvedSource, SourceService } from './sourceService';
 import type { LogRecord } from '../../core/logs/model';
-import { isWindowed, lineWindows } from './visibleWindow';
+import { isWindowed, lineWindows, visibleLines, WINDOW_SLACK_LINES } from './visibleWindow';
+import { ServedWindows } from './servedWindows';
 import { Disposable } from '../../util/dispose';
 
 /**
- * Registers the link provider, and for big logs registers it again when the user scrolls far:
- * VS Code has no "links changed" event, and re-registering is what makes it ask again.
+ * Registers the link provider, and registers it again when a new answer would differ near the
+ * screen (the user scrolled far in a big log, lines under the last answer were parsed since, a
+ * checkout became ready): VS Code has no "links changed" event, and re-registering is what makes
+ * it ask again — and drop the links it is computing, so it is not done for nothing.
  */
 export class FileInfoLinks extends Disposable {
   private registration: vscode.Disposable | undefined;
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly selector: vscode.DocumentSelector, private readonly provider: FileInfoLinkProvider, sources: SourceService) {
+  constructor(private readonly selector: vscode.DocumentSelector, private readonly provider: FileInfoLinkProvider, sources: SourceService, logs: LogDocumentService) {
     super();
     this.register();
     // A checkout or its index became ready; or the provider ran out of time for this pass.
     this._register(sources.onDidChange(() => { provider.forget(); this.register(); }));
-    provider.onIncomplete = () => { clearTimeout(this.timer); this.timer = setTimeout(() => this.register(), 50); };
+    provider.onIncomplete = () => this.registerSoon(50);
+    this._register(logs.onDidChange((uri) => {
+      const ann = logs.find(uri);
+      if (ann && provider.served.staleAfterParsing(uri.toString(), ann.annotator.records.length, ann.generation)) this.registerSoon(50);
+    }));
+    this._register(logs.onDidClose((uri) => provider.served.forget(uri.toString())));
     this._register(vscode.window.onDidChangeTextEditorVisibleRanges((e) => {
-      if (!isWindowed(e.textEditor.document.lineCount)) return;
+      const doc = e.textEditor.document;
+      if (!isWindowed(doc.lineCount)) return;
       clearTimeout(this.timer);
-      this.timer = setTimeout(() => this.register(), 300);
+      this.timer = setTimeout(() => { if (provider.served.staleAfterScrolling(doc.uri.toString(), visibleLines(doc))) this.register(); }, 300);
     }));
     this._register({ dispose: () => { clearTimeout(this.timer); this.registration?.dispose(); } });
+  }
+
+  private registerSoon(ms: number): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.register(), ms);
   }
 
   private register(): void {
@@ -49,18 +63,21 @@ export class FileInfoLinkProvider implements vscode.DocumentLinkProvider<FileInf
 
   /** What each SGLang record resolved to, so a pass that ran out of time is not repeated. */
   private resolved = new WeakMap<LogRecord, ResolvedSource | null>();
+  /** The windows answered per document, to ask VS Code again only when an answer would differ. */
+  readonly served = new ServedWindows(WINDOW_SLACK_LINES);
 
   constructor(private readonly logs: LogDocumentService, private readonly sources: SourceService) {}
 
   /** The checkout changed: answers given so far may be wrong. */
-  forget(): void { this.resolved = new WeakMap(); }
+  forget(): void { this.resolved = new WeakMap(); this.served.clear(); }
 
   provideDocumentLinks(doc: vscode.TextDocument): FileInfoLink[] {
     const ann = this.logs.get(doc);
     if (!ann) return [];
     const links: FileInfoLink[] = [];
     const records = ann.annotator.records;
-    const windows = lineWindows(doc, isWindowed(records.length) ? records.length : 0);
+    const windows = lineWindows(doc, doc.lineCount);
+    this.served.remember(doc.uri.toString(), { windows, parsedLines: records.length, generation: ann.generation, lineCount: doc.lineCount });
     const started = performance.now();
     let incomplete = false;
     for (const [from, to] of windows) for (let i = from; i <= to && i < records.length; i++) {

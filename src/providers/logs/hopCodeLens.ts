@@ -1,17 +1,20 @@
 // `hop 2 · api-server · v1/engine/async_llm.py:439` above every line a request hop printed.
-// Lenses are listed cheaply for the whole document and resolved (source lookup, title,
-// command) only when VS Code shows them, so a 50,000-line log costs what is on screen.
+// Big logs are served around the visible range. Lenses near the screen come with their titles
+// (no resolve round trip, no blank rows while VS Code asks); the rest are resolved as VS Code
+// shows them. VS Code hears "changed" only when an answer would differ near the screen.
 import * as vscode from 'vscode';
 import type { LogDocumentService } from './logDocuments';
 import type { SourceService } from './sourceService';
-import { displaySource, driftText, hopDef, hopLabel } from './hopPresentation';
+import { hopDef, hopTitle } from './hopPresentation';
 import { CommandIds } from '../../commandIds';
 import { Disposable } from '../../util/dispose';
-import { isWindowed, lineWindows } from './visibleWindow';
+import { aroundVisible, inWindows, isWindowed, visibleLines, WINDOW_MARGIN_LINES, WINDOW_SLACK_LINES } from './visibleWindow';
+import { ServedWindows, type LineWindow } from './servedWindows';
 
-
-/** Up to this many lenses are resolved when listed; more are resolved as VS Code shows them. */
+/** Up to this many lenses are all resolved when listed; more are resolved near the screen. */
 const RESOLVE_EAGERLY_UP_TO = 1000;
+/** Lines around the visible ones whose lenses are listed with their titles. */
+const TITLED_MARGIN_LINES = 100;
 
 class HopLens extends vscode.CodeLens {
   constructor(range: vscode.Range, readonly doc: vscode.TextDocument, readonly line: number) { super(range); }
@@ -20,38 +23,49 @@ class HopLens extends vscode.CodeLens {
 export class HopCodeLensProvider extends Disposable implements vscode.CodeLensProvider<HopLens> {
   private readonly changed = this._register(new vscode.EventEmitter<void>());
   readonly onDidChangeCodeLenses = this.changed.event;
+  private readonly served = new ServedWindows(WINDOW_SLACK_LINES);
 
   constructor(private readonly logs: LogDocumentService, private readonly sources: SourceService) {
     super();
-    this._register(logs.onDidChange(() => this.changed.fire()));
-    this._register(sources.onDidChange(() => this.changed.fire()));
-    // For big logs the listed window follows scrolling.
+    this._register(logs.onDidChange((uri) => {
+      const ann = logs.find(uri);
+      if (ann && this.served.staleAfterParsing(uri.toString(), ann.annotator.records.length, ann.generation)) this.changed.fire();
+    }));
+    this._register(logs.onDidClose((uri) => this.served.forget(uri.toString())));
+    this._register(sources.onDidChange(() => { this.served.clear(); this.changed.fire(); }));
+    // For big logs the listed window follows scrolling, once the screen nears its edge.
     let timer: NodeJS.Timeout | undefined;
     this._register(vscode.window.onDidChangeTextEditorVisibleRanges((e) => {
-      if (!isWindowed(e.textEditor.document.lineCount)) return;
+      const doc = e.textEditor.document;
+      if (!isWindowed(doc.lineCount)) return;
       clearTimeout(timer);
-      timer = setTimeout(() => this.changed.fire(), 150);
+      timer = setTimeout(() => { if (this.served.staleAfterScrolling(doc.uri.toString(), visibleLines(doc))) this.changed.fire(); }, 150);
     }));
     this._register({ dispose: () => clearTimeout(timer) });
   }
 
   provideCodeLenses(doc: vscode.TextDocument): HopLens[] {
     const ann = this.logs.get(doc);
-    if (!ann || !ann.hasHops) return [];
-    const lenses: HopLens[] = [];
+    if (!ann) return [];
     const records = ann.annotator.records;
     let hopLines = 0;
     for (const n of ann.annotator.tracker.counts.values()) hopLines += n;
+    // While a big log is still being parsed, its hop count is not known yet: serve by window.
+    const windowed = isWindowed(doc.lineCount) && (ann.catchingUp || isWindowed(hopLines));
+    const windows: LineWindow[] = windowed ? aroundVisible(doc, WINDOW_MARGIN_LINES) : [[0, doc.lineCount - 1]];
+    this.served.remember(doc.uri.toString(), { windows, parsedLines: records.length, generation: ann.generation, lineCount: doc.lineCount });
+    const lenses: HopLens[] = [];
     const seen = new Set<number>();
-    for (const [from, to] of lineWindows(doc, hopLines)) {
+    for (const [from, to] of windows) {
       const end = Math.min(to, records.length - 1);
       for (let i = from; i <= end; i++) {
         const rec = records[i];
         if (rec.hop !== null && !rec.continuation && !seen.has(i)) { seen.add(i); lenses.push(new HopLens(new vscode.Range(i, 0, i, 0), doc, i)); }
       }
     }
-    // A typical log: titles now, so no blank lens rows flash while VS Code resolves them.
-    if (lenses.length <= RESOLVE_EAGERLY_UP_TO) for (const lens of lenses) this.resolveCodeLens(lens);
+    // Titles now for what is on screen, so the first screen needs no second round trip.
+    const titled = lenses.length <= RESOLVE_EAGERLY_UP_TO ? null : aroundVisible(doc, TITLED_MARGIN_LINES);
+    for (const lens of lenses) if (!titled || inWindows(lens.line, titled)) this.resolveCodeLens(lens);
     return lenses;
   }
 
@@ -60,12 +74,8 @@ export class HopCodeLensProvider extends Disposable implements vscode.CodeLensPr
     const def = rec ? hopDef(rec) : undefined;
     if (!rec || !def) { lens.command = { title: '', command: '' }; return lens; }
     const src = this.sources.locate(rec);
-    const where = src ? displaySource(src.location) : `${def.process}, no source line`;
-    const drift = src ? driftText(src.location) : '';
-    const title = `${hopLabel(def)} · ${rec.role ?? def.role} · ${where}${drift ? ` (${drift})` : ''}${src && !src.local ? ' ↗' : ''}`;
-    lens.command = src
-      ? { title, command: CommandIds.openSource, arguments: [lens.doc.uri, lens.line], tooltip: src.local ? `Open ${src.target.fsPath}:${src.location.line}` : `Open ${src.target.toString()} (no local checkout)` }
-      : { title, command: '' };
+    const { title, tooltip } = hopTitle(rec, def, src);
+    lens.command = src ? { title, command: CommandIds.openSource, arguments: [lens.doc.uri, lens.line], tooltip } : { title, command: '' };
     return lens;
   }
 }

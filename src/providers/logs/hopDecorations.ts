@@ -1,14 +1,24 @@
-// A faint end-of-line note on each hop: the time since the previous hop of the same request.
-// Only the visible lines (and a margin) are decorated, so huge logs cost what is on screen.
+// Faint notes on hop lines: at the end, the time since the previous hop of the same request; and
+// where VS Code shows no CodeLens (a log over 20 MiB or 300,000 lines with large-file
+// optimisations on, see editorLimits.ts), a column before the text that names each line's hop
+// (`hop 2`), so hops stand out at a glance and the log text stays aligned. VS Code draws such files
+// without injected text (no inlay hints) but keeps decorations; the rest of what a lens says is
+// in the hover, with a link to the source, and the `[file:line]` link opens it too. Only the
+// visible lines (and a margin) are decorated, so huge logs cost what is on screen.
 import * as vscode from 'vscode';
 import type { LogDocumentService } from './logDocuments';
+import { hopDef, hopLabel, hopLabelWidth } from './hopPresentation';
 import { Disposable } from '../../util/dispose';
 
 const MARGIN_LINES = 200;
 
-export class HopDeltaDecorations extends Disposable {
-  private readonly type = this._register(vscode.window.createTextEditorDecorationType({
+export class HopDecorations extends Disposable {
+  private readonly delta = this._register(vscode.window.createTextEditorDecorationType({
     after: { color: new vscode.ThemeColor('hoplens.hopDelta'), margin: '0 0 0 2em', fontStyle: 'italic' },
+    rangeBehavior: vscode.DecorationRangeBehavior.ClosedClosed,
+  }));
+  private readonly lensNote = this._register(vscode.window.createTextEditorDecorationType({
+    before: { color: new vscode.ThemeColor('hoplens.hopDelta'), margin: '0 1.5em 0 0' },
     rangeBehavior: vscode.DecorationRangeBehavior.ClosedClosed,
   }));
   private pending: NodeJS.Timeout | undefined;
@@ -29,30 +39,34 @@ export class HopDeltaDecorations extends Disposable {
 
   update(editor: vscode.TextEditor): void {
     const ann = this.logs.get(editor.document);
-    if (!ann || !ann.hasHops) { editor.setDecorations(this.type, []); return; }
+    if (!ann || !ann.hasHops) { editor.setDecorations(this.delta, []); editor.setDecorations(this.lensNote, []); return; }
     const tracker = ann.annotator.tracker;
-    const options: vscode.DecorationOptions[] = [];
+    const deltas: vscode.DecorationOptions[] = [];
+    const notes: vscode.DecorationOptions[] = [];
+    const noteWidth = ann.noCodeLens ? hopLabelWidth(ann.annotator.engine ?? 'vllm') + 1 : 0;
     const groups = new Map<string, ReturnType<typeof tracker.get>>();
     for (const visible of editor.visibleRanges) {
       const from = Math.max(0, visible.start.line - MARGIN_LINES);
       const to = Math.min(editor.document.lineCount - 1, visible.end.line + MARGIN_LINES);
       for (let line = from; line <= to; line++) {
         const rec = ann.record(line);
+        if (noteWidth > 0) {
+          // Every line gets the column (blank on lines that are no hop), so the text stays aligned.
+          const def = rec && !rec.continuation ? hopDef(rec) : undefined;
+          notes.push({ range: new vscode.Range(line, 0, line, 0), renderOptions: { before: { contentText: (def ? hopLabel(def) : '').padEnd(noteWidth, '\u00a0') } } });
+        }
         if (!rec || rec.hop === null || rec.continuation) continue;
         const rid = rec.rid;
-        let text: string;
-        if (rid === null) {
-          continue;
-        } else {
-          if (!groups.has(rid)) groups.set(rid, tracker.get(rid));
-          const hop = groups.get(rid)?.hops.find((h) => h.line === line + 1);
-          if (!hop) continue;
-          text = hop.sincePrevious ? `Δ ${hop.sincePrevious.text} since previous hop` : 'first hop of this request';
-        }
+        if (rid === null) continue;
+        if (!groups.has(rid)) groups.set(rid, tracker.get(rid));
+        const hop = groups.get(rid)?.hops.find((h) => h.line === line + 1);
+        if (!hop) continue;
+        const text = hop.sincePrevious ? `Δ ${hop.sincePrevious.text} since previous hop` : 'first hop of this request';
         const end = editor.document.lineAt(line).range.end;
-        options.push({ range: new vscode.Range(end, end), renderOptions: { after: { contentText: `  ${text}` } } });
+        deltas.push({ range: new vscode.Range(end, end), renderOptions: { after: { contentText: `  ${text}` } } });
       }
     }
-    editor.setDecorations(this.type, options);
+    editor.setDecorations(this.delta, deltas);
+    editor.setDecorations(this.lensNote, notes);
   }
 }

@@ -4,6 +4,7 @@ import type { LogDocumentService } from './logDocuments';
 import type { SourceService } from './sourceService';
 import { displaySource, driftText, hopDef, hopLabel } from './hopPresentation';
 import { citation, getHopTable } from '../../hops/index';
+import { CommandIds } from '../../commandIds';
 
 export class HopHoverProvider implements vscode.HoverProvider {
   constructor(private readonly logs: LogDocumentService, private readonly sources: SourceService) {}
@@ -15,7 +16,8 @@ export class HopHoverProvider implements vscode.HoverProvider {
     const src = this.sources.locate(rec);
     if (!def && !src) return undefined;
     const md = new vscode.MarkdownString(undefined, true);
-    md.isTrusted = false;
+    // Log text is appended escaped (appendText); the one command is ours: open the source.
+    md.isTrusted = { enabledCommands: [CommandIds.openSource] };
     md.supportHtml = false;
     if (def) {
       const table = getHopTable(def.engine);
@@ -33,6 +35,8 @@ export class HopHoverProvider implements vscode.HoverProvider {
       md.appendMarkdown(src.local ? 'Checkout: ' : 'No local checkout: opens the pinned file on the public repository: ');
       md.appendText(displaySource(loc));
       if (src.local) md.appendMarkdown(loc.verified ? ' — verified: the logging call there matches this message' : ' — not verified against the message');
+      const args = encodeURIComponent(JSON.stringify([doc.uri.toString(), position.line]));
+      md.appendMarkdown(` · [Open](command:${CommandIds.openSource}?${args})`);
       const drift = driftText(loc);
       if (drift) md.appendMarkdown(`\n\nDrift: the statement is ${drift} from the line the server printed (the checkout is at another commit than the server).`);
       md.appendMarkdown('\n\n');

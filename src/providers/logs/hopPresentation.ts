@@ -1,7 +1,9 @@
 // Words shared by the lens, the hover, the tree and exports: how a hop and a source read.
-import { findHop, type HopDef } from '../../hops/index';
+import { findHop, getHopTable, type HopDef } from '../../hops/index';
+import type { Engine } from '../../core/logs/model';
 import type { LogRecord } from '../../core/logs/model';
 import type { SourceLocation } from '../../core/source/types';
+import type { ResolvedSource } from './sourceService';
 
 /** "v1/engine/async_llm.py:439" — the path under the engine's package, as engineers say it. */
 export function displaySource(loc: SourceLocation): string {
@@ -22,4 +24,22 @@ export function driftText(loc: SourceLocation): string {
   if (loc.drift === 0) return '';
   const n = Math.abs(loc.drift);
   return `${loc.drift > 0 ? '+' : '−'}${n} line${n === 1 ? '' : 's'}`;
+}
+
+/**
+ * What a lens (or, where VS Code shows no lens, the note at the start of the line) says about a
+ * hop: `hop 2 · api-server · v1/engine/async_llm.py:439`, with drift, and ↗ when it opens the
+ * pinned file on the public repository; and the tooltip of its action.
+ */
+export function hopTitle(rec: LogRecord, def: HopDef, src: ResolvedSource | null): { title: string; tooltip: string | undefined } {
+  const where = src ? displaySource(src.location) : `${def.process}, no source line`;
+  const drift = src ? driftText(src.location) : '';
+  const title = `${hopLabel(def)} · ${rec.role ?? def.role} · ${where}${drift ? ` (${drift})` : ''}${src && !src.local ? ' ↗' : ''}`;
+  const tooltip = !src ? undefined : src.local ? `Open ${src.target.fsPath}:${src.location.line}` : `Open ${src.target.toString()} (no local checkout)`;
+  return { title, tooltip };
+}
+
+/** Characters of the longest label of an engine's hops ("hop V0b"): the width of a column of them. */
+export function hopLabelWidth(engine: Engine): number {
+  return Math.max(...getHopTable(engine).hops.map((h) => hopLabel(h).length));
 }

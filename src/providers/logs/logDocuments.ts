@@ -8,9 +8,12 @@ import type { LogRecord } from '../../core/logs/model';
 import { Disposable } from '../../util/dispose';
 import type { Logger } from '../../logging';
 import { SLICE_SCHEME } from './largeLogs';
+import { NOT_SYNCED_ABOVE_CHARS, mebibytes, vscodeShowsNoCodeLens } from './editorLimits';
 
-/** VS Code hands extensions documents up to 50 MB; beyond that use "Open Large Server Log". */
-const MAX_IN_EDITOR_CHARS = 50 * 1024 * 1024;
+/** VS Code hands extensions documents up to 50 MiB; beyond that use "Open Large Server Log". */
+const MAX_IN_EDITOR_CHARS = NOT_SYNCED_ABOVE_CHARS;
+/** Documents from this many lines on are worth a line in the output channel when they arrive. */
+const BIG_LOG_LINES = 5_000;
 /** Work on the extension host thread per turn of the event loop. */
 const SLICE_BUDGET_MS = 25;
 const SLICE_CHARS = 128 * 1024;
@@ -27,6 +30,20 @@ export interface LogDocumentAnnotation {
   readonly catchingUp: boolean;
   /** Time spent parsing on this thread so far (the rest of a catch-up is yielding). */
   readonly parseMs: number;
+  /** Changes each time annotation starts over (an edit that is not an append). */
+  readonly generation: number;
+  /** Length of the text when VS Code handed the document over. */
+  readonly chars: number;
+  /**
+   * VS Code shows no CodeLens on this document: it was over 20 MiB or 300,000 lines with
+   * `editor.largeFileOptimizations` on when VS Code created it (fixed for the document's life).
+   */
+  readonly noCodeLens: boolean;
+}
+
+/** Names of server logs: `.log`, `.out`, `.err`, with an optional rotation number (`vllm.log.1`). */
+export function isLogFileName(name: string): boolean {
+  return /\.(log|out|err)(\.\d+)?$/i.test(name);
 }
 
 class Entry implements LogDocumentAnnotation {
@@ -38,6 +55,9 @@ class Entry implements LogDocumentAnnotation {
   tail = '';
   catchingUp = false;
   parseMs = 0;
+  generation = 0;
+  chars = -1;
+  noCodeLens = false;
   constructor(readonly uri: vscode.Uri) {}
   record(line: number): LogRecord | undefined { return this.annotator.records[line]; }
   get hasHops(): boolean { return this.annotator.tracker.counts.size > 0; }
@@ -49,14 +69,23 @@ export class LogDocumentService extends Disposable {
   private readonly changed = this._register(new vscode.EventEmitter<vscode.Uri>());
   /** Fires after a document's annotation changed (new lines, a reset, forced on). */
   readonly onDidChange = this.changed.event;
+  private readonly closed = this._register(new vscode.EventEmitter<vscode.Uri>());
+  /** Fires when an annotated document was closed (its annotation is gone). */
+  readonly onDidClose = this.closed.event;
 
   constructor(private readonly log: Logger) {
     super();
     this._register(vscode.workspace.onDidChangeTextDocument((e) => {
       if (this.entries.has(e.document.uri.toString()) && e.contentChanges.length > 0) this.get(e.document);
     }));
-    this._register(vscode.workspace.onDidCloseTextDocument((d) => this.entries.delete(d.uri.toString())));
-    this._register(vscode.workspace.onDidOpenTextDocument((d) => { if (this.isCandidate(d)) this.get(d); }));
+    this._register(vscode.workspace.onDidCloseTextDocument((d) => { if (this.entries.delete(d.uri.toString())) this.closed.fire(d.uri); }));
+    this._register(vscode.workspace.onDidOpenTextDocument((d) => {
+      if (!this.isCandidate(d)) return;
+      // When VS Code handed a big log over, in the output channel's timestamps: the time from
+      // the text on screen to this line is VS Code's copy of the document, not HopLens's work.
+      if (d.lineCount >= BIG_LOG_LINES) this.log.info(`${d.uri.path.split('/').pop()}: VS Code handed over ${d.lineCount} lines`);
+      this.get(d);
+    }));
   }
 
   /** Server logs: the `log` language, a `.log`/`.out`/`.err` name, or a document the user asked to annotate. */
@@ -64,7 +93,7 @@ export class LogDocumentService extends Disposable {
     if (this.forced.has(doc.uri.toString())) return true;
     if (doc.uri.scheme === SLICE_SCHEME) return true; // a slice of a large server log
     if (doc.uri.scheme !== 'file' && doc.uri.scheme !== 'untitled' && doc.uri.scheme !== 'vscode-remote') return false;
-    return doc.languageId === 'log' || /\.(log|out|err)(\.\d+)?$/i.test(doc.fileName);
+    return doc.languageId === 'log' || isLogFileName(doc.fileName);
   }
 
   /** Annotate a document even if it does not look like a log (the Annotate This Log command). */
@@ -81,6 +110,11 @@ export class LogDocumentService extends Disposable {
       this.get(doc);
     }
     return entry;
+  }
+
+  /** The annotation of an open document, if it has one (no parsing starts). */
+  find(uri: vscode.Uri): LogDocumentAnnotation | undefined {
+    return this.entries.get(uri.toString());
   }
 
   /** The annotation so far (parsing continues in the background), or undefined for non-logs. */
@@ -102,9 +136,16 @@ export class LogDocumentService extends Disposable {
       while (entry.version !== doc.version && this.entries.get(doc.uri.toString()) === entry) {
         entry.version = doc.version;
         let text = doc.getText();
+        if (entry.chars < 0) {
+          // VS Code decides this once, when it creates the model: so do we, on first sight.
+          entry.chars = text.length;
+          const optimizations = vscode.workspace.getConfiguration('editor', { uri: doc.uri, languageId: doc.languageId }).get<boolean>('largeFileOptimizations', true);
+          entry.noCodeLens = vscodeShowsNoCodeLens(text.length, doc.lineCount, optimizations);
+          if (entry.noCodeLens) this.log.info(`${doc.uri.path.split('/').pop()}: ${mebibytes(text.length)}, ${doc.lineCount} lines: VS Code shows no CodeLens on it (editor.largeFileOptimizations); HopLens draws a hop column before the text instead`);
+        }
         if (text.length > MAX_IN_EDITOR_CHARS) {
           // VS Code does not hand such documents to extensions; if one arrives, leave it alone.
-          entry.annotator.reset(); entry.fed = 0; entry.tail = '';
+          entry.annotator.reset(); entry.fed = 0; entry.tail = ''; entry.generation++;
           break;
         }
         // The last line without a newline is still a line the user sees: take it as complete.
@@ -112,7 +153,7 @@ export class LogDocumentService extends Disposable {
         // fed, and annotation starts over, so nothing is mis-parsed.
         if (text.length > 0 && !text.endsWith('\n')) text += '\n';
         const grew = text.length >= entry.fed && text.startsWith(entry.tail, entry.fed - entry.tail.length);
-        if (!grew) { entry.annotator.reset(); entry.fed = 0; entry.tail = ''; }
+        if (!grew) { entry.annotator.reset(); entry.fed = 0; entry.tail = ''; entry.generation++; }
         let pos = entry.fed;
         while (pos < text.length) {
           const sliceStart = Date.now();
@@ -138,7 +179,7 @@ export class LogDocumentService extends Disposable {
     } finally {
       entry.catchingUp = false;
     }
-    if (lines > 20_000) this.log.info(`annotated ${lines} lines of ${doc.uri.fsPath} in ${Date.now() - started} ms (in slices of ≤${SLICE_BUDGET_MS} ms)`);
+    if (lines > 20_000) this.log.info(`annotated ${lines} lines of ${doc.uri.fsPath} in ${Date.now() - started} ms (${entry.parseMs} ms of it parsing, in slices of ≤${SLICE_BUDGET_MS} ms)`);
     this.changed.fire(doc.uri);
   }
 }

@@ -2,15 +2,20 @@
 // or found in the workspace, else the cited file at the pinned commit on the public repository.
 import * as vscode from 'vscode';
 import { existsSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Engine, LogRecord } from '../../core/logs/model';
 import { citedSource, sourceFor } from '../../core/logs/annotate';
+import { detectEngine } from '../../core/logs/parseLine';
 import { createSourceResolver, discoverCheckouts, publicSourceUrl, type CheckoutSourceResolver } from '../../core/source/index';
 import type { SourceLocation } from '../../core/source/types';
 import { readConfig } from '../../config';
 import { forWorkbench } from '../../core/text/workbench';
 import { Disposable } from '../../util/dispose';
 import type { Logger } from '../../logging';
+
+/** Enough of a log's start to tell vLLM from SGLang (detectEngine reads up to 2,000 lines). */
+const HEAD_BYTES = 256 * 1024;
 
 export interface ResolvedSource {
   engine: Engine;
@@ -23,6 +28,8 @@ export interface ResolvedSource {
 export class SourceService extends Disposable {
   private readonly resolvers = new Map<Engine, Promise<CheckoutSourceResolver | null>>();
   private readonly pinWarned = new Set<Engine>();
+  /** Logs whose engine's checkout was started by prepareFor() (a tab that becomes active again is not re-read). */
+  private readonly prepared = new Set<string>();
   private readonly changed = this._register(new vscode.EventEmitter<void>());
   /** Fires when a checkout became available or changed (lenses re-resolve). */
   readonly onDidChange = this.changed.event;
@@ -45,6 +52,27 @@ export class SourceService extends Disposable {
       this.resolvers.set(engine, p);
     }
     return p;
+  }
+
+  /**
+   * A log is being opened: start opening its engine's checkout now, from the head of the file on
+   * disk, so that it is ready when VS Code has handed the document over (seconds later for a big
+   * log) and the first lenses already point into the checkout.
+   */
+  async prepareFor(uri: vscode.Uri): Promise<void> {
+    if (uri.scheme !== 'file' || this.prepared.has(uri.toString())) return;
+    this.prepared.add(uri.toString());
+    let head = '';
+    try {
+      const fh = await open(uri.fsPath, 'r');
+      try {
+        const buf = Buffer.alloc(HEAD_BYTES);
+        const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
+        head = buf.toString('utf8', 0, bytesRead);
+      } finally { await fh.close(); }
+    } catch { return; } // not readable here: the document path will find the engine later
+    const engine = detectEngine(head.split('\n'));
+    if (engine) void this.resolver(engine);
   }
 
   /** Synchronous peek: the resolver when it is already open. */

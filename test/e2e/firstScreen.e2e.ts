@@ -1,0 +1,141 @@
+// The first screen of a big vLLM log, as a user meets it: the log is opened from the Explorer
+// (with "Open Anyway" when VS Code asks), then the HopLens container is shown, and the page is
+// watched for the first visible log line, the first `[file:line]` link, the first hop lens — or,
+// above VS Code's 20 MiB large-file limit where no extension gets CodeLens, the hop note HopLens
+// puts at the start of the line instead — and for the Requests view listing every request.
+// Times are printed as ratios to the time the text became visible, never asserted (timing on a
+// shared machine is noise); what is asserted is that hop information reaches the screen.
+//
+//   HOPLENS_FIRST_SCREEN_MIB=1,10,19,21 (the default) picks the generated sizes.
+import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { REPO_ROOT } from '../harness/tools';
+import { useWorkbench, type WorkbenchSession, type FirstScreenTimes } from './workbench';
+import { writeVllmLog, type GeneratedLog } from './generatedLog';
+
+const SIZES_MIB = (process.env.HOPLENS_FIRST_SCREEN_MIB ?? '1,10,19,21').split(',').map(Number);
+
+interface Row { name: string; log: GeneratedLog; times: FirstScreenTimes; handedOverMs: number | null; annotateMs: number | null; cliMs: number }
+
+function seconds(ms: number | null): string {
+  return ms === null ? 'never' : `${(ms / 1000).toFixed(1)} s`;
+}
+
+function ratio(ms: number | null, textMs: number | null): string {
+  return ms === null || textMs === null ? 'never' : `${seconds(ms)} (${(ms / textMs).toFixed(2)}×)`;
+}
+
+describe('The first screen of a big vLLM log, opened from the Explorer', function () {
+  this.timeout(300_000);
+  const session = useWorkbench();
+  let s: WorkbenchSession;
+  const rows: Row[] = [];
+  const logs = new Map<string, { path: string; log: GeneratedLog }>();
+  // The demo's small log first: HopLens activates on it, as when a user starts with the demo.
+  const names = ['vllm.log', ...SIZES_MIB.map((mib) => `vllm-${mib}mib.log`)];
+
+  before(async () => {
+    s = session();
+    const demo = s.workspace.vllmLog;
+    logs.set('vllm.log', { path: demo, log: { bytes: statSync(demo).size, lines: readFileSync(demo, 'utf8').split('\n').length - 1, requests: 2 } });
+    for (const mib of SIZES_MIB) {
+      const path = join(s.workspace.root, 'logs', `vllm-${mib}mib.log`);
+      logs.set(`vllm-${mib}mib.log`, { path, log: await writeVllmLog(path, mib * 1024 * 1024) });
+    }
+  });
+
+  after(() => {
+    if (rows.length === 0) return;
+    const lines = rows.map((r) => `    ${r.name} (${(r.log.bytes / 1048576).toFixed(r.log.bytes < 1048576 ? 3 : 1)} MiB, ${r.log.lines.toLocaleString('en-US')} lines, ${r.log.requests.toLocaleString('en-US')} requests) | ${seconds(r.times.textMs)} | ${ratio(r.handedOverMs, r.times.textMs)} | ${ratio(r.times.linkMs, r.times.textMs)} | ${ratio(r.times.hopMs, r.times.textMs)}${r.times.lensMs === null ? ' (no CodeLens: the hop column)' : ''} | ${ratio(r.times.requestsMs, r.times.textMs)} | ${r.annotateMs === null ? '—' : seconds(r.annotateMs)} | ${seconds(r.cliMs)}`);
+    process.stdout.write(`\n    first screen, from the click in the Explorer (× = ratio to the time the text became visible):\n    log | text visible | extension host has the text | first link | first hop information | all requests listed | annotated in the extension host | hoplens annotate --json (CLI)\n${lines.join('\n')}\n`);
+  });
+
+  for (const name of names) {
+    it(`${name}: links and hop information on the first screen, and every request in the Requests view`, async () => {
+      const { path, log } = logs.get(name)!;
+      await s.runCommand('View: Close All Editors');
+      const times = await s.openFromExplorerAndWatch(`logs/${name}`, log.requests, 120_000);
+      const status = await s.largeLogStatus();
+      // VS Code's copy of the document to the extension host, as HopLens's output channel saw it.
+      const handedOver = await s.extensionLog(`${name}: VS Code handed over`);
+      // "annotated 102174 lines of …/vllm-19mib.log in 2773 ms (1630 ms of it parsing, …)"
+      const annotated = await s.extensionLog(`/${name} in `, 1_000);
+      const annotateMs = annotated ? Number(/ in (\d+) ms/.exec(annotated.line)?.[1]) : null;
+      await s.screenshot(`first-screen-${name}`);
+      const t0 = Date.now();
+      const cli = spawnSync(process.execPath, [join(REPO_ROOT, 'dist', 'cli.js'), 'annotate', path, '--json'], { stdio: ['ignore', 'ignore', 'pipe'] });
+      rows.push({ name, log, times, handedOverMs: handedOver === null ? null : handedOver.at - times.openedAt, annotateMs, cliMs: Date.now() - t0 });
+      assert.equal(cli.status, 0, cli.stderr.toString());
+      assert.notEqual(times.textMs, null, 'the log text never became visible');
+      assert.notEqual(times.linkMs, null, 'no [file:line] link on the first screen');
+      assert.notEqual(times.hopMs, null, 'no hop information on the first screen');
+      // As a lens reads: the hop, the process, and the source line it opens; the column where
+      // VS Code shows no lens names the hop (the hover says the rest).
+      assert.match(times.hopText ?? '', times.lensMs === null ? /^hop [A-Za-z0-9]+$/ : /^hop [A-Za-z0-9]+ · api-server · [\w/]+\.py:\d+/);
+      assert.notEqual(times.requestsMs, null, `the Requests view never said it lists all ${log.requests} requests`);
+      if (log.bytes > 20 * 1024 * 1024) {
+        assert.equal(times.lensMs, null, 'a lens on a log VS Code handles as a large file: the size limit moved, update editorLimits.ts');
+        assert.match(status ?? '', /no CodeLens/, 'the status bar does not say why there are no lenses');
+      } else {
+        assert.notEqual(times.lensMs, null, 'no CodeLens');
+        assert.equal(status, null, `status bar says '${status}' on a log that has lenses`);
+      }
+      if (name === 'vllm.log') return;
+      // The end of the log: the lenses (or the hop column) follow the user there.
+      await s.page.locator('.part.editor .margin-view-overlays .line-numbers').nth(2).click();
+      await s.page.keyboard.press('Control+End');
+      await s.page.locator('[id="status.editor.selection"]', { hasText: `Ln ${(log.lines + 1).toLocaleString('en-US').replace(/,/g, '')},` }).waitFor({ timeout: 15_000 });
+      const deadline = Date.now() + 60_000;
+      let atEnd: string | null = null;
+      while (!(atEnd = await s.hopInfoOnScreen()) && Date.now() < deadline) await s.page.waitForTimeout(250);
+      await s.screenshot(`first-screen-${name}-end`);
+      assert.ok(atEnd, 'no hop information at the end of the log');
+    });
+  }
+
+  it('over 20 MiB: a hop line\'s hover opens its source; the status bar turns CodeLens on for such logs at the user\'s choice', async () => {
+    const mib = SIZES_MIB.find((m) => m > 20) ?? 21;
+    const name = `vllm-${mib}mib.log`;
+    if (!logs.has(name)) logs.set(name, { path: join(s.workspace.root, 'logs', name), log: await writeVllmLog(join(s.workspace.root, 'logs', name), mib * 1024 * 1024) });
+    await s.runCommand('View: Close All Editors');
+    const times = await s.openFromExplorerAndWatch(`logs/${name}`, logs.get(name)!.log.requests, 120_000);
+    assert.match(times.hopText ?? '', /^hop [A-Za-z0-9]+$/);
+    // VS Code may bring the log back where it was left (the end): go to the top.
+    await s.page.locator('.part.editor .margin-view-overlays .line-numbers').nth(2).click();
+    await s.page.keyboard.press('Control+Home');
+    await s.page.locator('[id="status.editor.selection"]', { hasText: 'Ln 1,' }).waitFor({ timeout: 15_000 });
+    // Line 2 is the request's "Added request" line: hop 2, printed at v1/engine/async_llm.py:439.
+    await s.page.locator('.part.editor .view-lines .view-line').nth(1).hover({ position: { x: 300, y: 5 } });
+    const hover = s.page.locator('.monaco-hover', { hasText: 'hop 2 (V2)' }).first();
+    await hover.waitFor({ timeout: 15_000 });
+    assert.match(await hover.innerText(), /Checkout: v1\/engine\/async_llm\.py:439/);
+    await s.screenshot('large-log-hover');
+    await hover.locator('a', { hasText: /^Open$/ }).click();
+    await s.page.locator('.tab.active', { hasText: 'async_llm.py' }).waitFor({ timeout: 15_000 });
+    await s.page.locator('[id="status.editor.selection"]', { hasText: 'Ln 439,' }).waitFor({ timeout: 15_000 });
+
+    // Back to the log (the source replaced its preview tab): the status bar says why no lenses.
+    await s.openFromExplorerAndWatch(`logs/${name}`, logs.get(name)!.log.requests, 120_000);
+    const status = s.page.locator('[id$=".largeLog"]', { hasText: 'no CodeLens' }).first();
+    await status.waitFor({ timeout: 60_000 });
+    const streamed = s.page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Open in the streamed view' }).first();
+    await status.click();
+    await streamed.waitFor({ timeout: 10_000 }).catch(async () => { await status.click(); await streamed.waitFor(); });
+    await s.screenshot('large-log-choices');
+    await s.page.keyboard.press('Escape');
+    // The same choices from the palette, while such a log is the active editor.
+    await s.runCommand('HopLens: Lenses for a Large Log…');
+    await s.page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Show CodeLens' }).first().click();
+    // VS Code decides when it creates the document: HopLens reopens it, now with lenses.
+    const deadline = Date.now() + 120_000;
+    let lens: string | null = null;
+    while (!/^hop [A-Za-z0-9]+ · api-server · /.test(lens = await s.hopInfoOnScreen() ?? '') && Date.now() < deadline) await s.page.waitForTimeout(250);
+    assert.match(lens ?? '', /^hop [A-Za-z0-9]+ · api-server · /, 'no lens after turning large-file optimisations off');
+    assert.equal(await s.largeLogStatus(), null, 'the status bar still says there are no lenses');
+    const settings = JSON.parse(readFileSync(join(s.workspace.root, '.vscode', 'settings.json'), 'utf8'));
+    assert.deepEqual(settings['[log]'], { 'editor.largeFileOptimizations': false }, 'set for log files of this folder only');
+    await s.screenshot('large-log-with-lenses');
+  });
+});
