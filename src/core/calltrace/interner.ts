@@ -2,7 +2,7 @@
 // a hash of the bytes finds the candidate id, a byte comparison confirms it, and only a new
 // key is decoded to text (once).
 
-import { rangesEqual, viewOf } from './bytes';
+import { rangesEqual, viewOf } from '../bytes';
 
 // Small to start: a folder of thousands of short trace files holds one interner per file.
 const INITIAL_POOL = 1 << 12;

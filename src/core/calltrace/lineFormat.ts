@@ -8,7 +8,7 @@
 // Paths may hold spaces and colons: the file ends at the first ":<digits> from " / ":<digits> to ",
 // and the caller's file at the last ":<digits>" of the line.
 
-import { rangesEqual, viewOf } from './bytes';
+import { rangesEqual, viewOf } from '../bytes';
 
 export const EVENT_NONE = 0;
 export const EVENT_CALL = 1;

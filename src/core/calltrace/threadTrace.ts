@@ -1,7 +1,7 @@
 // The call tree of one trace file (one process thread), built in one streaming pass.
 // Every call is a row in column arrays (typed arrays, no object per event); children are a
 // linked list (firstChild / nextSibling), so expanding a node costs O(its children).
-import { rangesEqual, viewOf } from './bytes';
+import { rangesEqual, viewOf } from '../bytes';
 import { CodeInterner, type CodeNames } from './interner';
 import { CALL_TO, COLON, DIGIT_0, DIGIT_9, EVENT_CALL, FROM_WORD, ParsedLine, RETURN_FROM, SPACE, TimestampReader, digitsToEnd, parseCaller, parseTraceLine } from './lineFormat';
 import type { CallRow, ChildrenPage, PageOptions, ProcessRole, ThreadStats } from './types';

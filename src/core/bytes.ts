@@ -1,5 +1,5 @@
 // Comparing byte ranges four bytes at a time: DataView reads at any offset are inlined by V8
-// and beat a byte loop several times over on the ~40-byte ranges the indexer checks per line.
+// and beat a byte loop several times over on the short ranges the log and trace readers check per line.
 
 const views = new WeakMap<Buffer, DataView>();
 
