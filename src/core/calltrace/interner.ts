@@ -20,7 +20,8 @@ export class CodeInterner {
   /** Keys whose hash collided with another key (rare): exact text → id. */
   private readonly collided = new Map<string, number>();
   private pool = Buffer.allocUnsafe(INITIAL_POOL);
-  private poolView = viewOf(this.pool);
+  /** The key bytes of every id, and where each starts, its length and its function name's length: read in place by the indexer's inlined checks. */
+  poolView = viewOf(this.pool);
   /** View of the last line buffer seen (the reader reuses one buffer per file). */
   private lastBuf: Buffer | null = null;
   private lastView: DataView | null = null;
@@ -29,6 +30,9 @@ export class CodeInterner {
   private keyLen: number[] = [];
   /** Bytes of the function name at the start of each key. */
   private fnLen: number[] = [];
+  get keyStarts(): readonly number[] { return this.keyStart; }
+  get keyLengths(): readonly number[] { return this.keyLen; }
+  get fnLengths(): readonly number[] { return this.fnLen; }
 
   get size(): number { return this.fns.length; }
 
