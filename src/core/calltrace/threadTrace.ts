@@ -67,9 +67,26 @@ function keyAt(buf: Buffer, view: DataView, ks: number, ke: number, e: number, p
   if (ke >= e || buf[ke] !== COLON) return false;
   const len = ke - ks;
   const head = Math.min(len, fnLen + 4);
-  if (!rangesEqual(pool, keyStart, view, ks, head)) return false;
+  if (!sameBytes(view, ks, pool, keyStart, head)) return false;
   const tail = len - 24 > head ? len - 24 : head;
-  return rangesEqual(pool, keyStart + tail, view, ks + tail, len - tail);
+  return sameBytes(view, ks + tail, pool, keyStart + tail, len - tail);
+}
+
+/**
+ * a[aAt, aAt + len) equals b[bAt, bAt + len), eight bytes per read: as doubles, which compare
+ * equal exactly when their bytes do, except NaN (never equal: a false "differ" only sends the
+ * line to the full parse) and zero (+0 and -0 are equal: checked again as integers).
+ */
+function sameBytes(a: DataView, aAt: number, b: DataView, bAt: number, len: number): boolean {
+  if (len < 8) return rangesEqual(a, aAt, b, bAt, len);
+  const last = len - 8;
+  for (let i = 0; ; i += 8) {
+    if (i > last) i = last;
+    const x = a.getFloat64(aAt + i, true);
+    if (x !== b.getFloat64(bAt + i, true)) return false;
+    if (x === 0 && (a.getInt32(aAt + i + 4, true) !== b.getInt32(bAt + i + 4, true))) return false;
+    if (i === last) return true;
+  }
 }
 
 const MIN_PREDICTOR = 1024;
@@ -256,9 +273,10 @@ export class ThreadTrace {
       let t: number;
       let tsEnd: number;
       const sec = ts.lastSecondUs;
-      if (sec >= 0 && e - pos > 27 && view.getInt32(pos, true) === tsPrefix.getInt32(0, true) && view.getInt32(pos + 4, true) === tsPrefix.getInt32(4, true)
-        && view.getInt32(pos + 8, true) === tsPrefix.getInt32(8, true) && view.getInt32(pos + 12, true) === tsPrefix.getInt32(12, true)
-        && view.getInt32(pos + 15, true) === tsPrefix.getInt32(15, true) && buf[pos + 19] === DOT) {
+      // (Eight bytes per read as doubles: the prefix is digits and punctuation, never a NaN or a zero.)
+      if (sec >= 0 && e - pos > 27 && view.getFloat64(pos, true) === tsPrefix.getFloat64(0, true)
+        && view.getFloat64(pos + 8, true) === tsPrefix.getFloat64(8, true) && view.getFloat64(pos + 11, true) === tsPrefix.getFloat64(11, true)
+        && buf[pos + 19] === DOT) {
         let micros = 0;
         let i = pos + 20;
         for (; i < pos + 26; i++) {
@@ -281,7 +299,7 @@ export class ThreadTrace {
         // it returns to, is not needed).
         const ks = tsEnd + 1 + RETURN_FROM.length;
         const ke = ks + keyLen[top];
-        if (ks > e || !rangesEqual(view, tsEnd + 1, RETURN_FROM_VIEW, 0, RETURN_FROM.length) || !keyAt(buf, view, ks, ke, e, pool, keyStart[top], fnLen[top])) { stoppedAt = nl; break; }
+        if (ks > e || !sameBytes(view, tsEnd + 1, RETURN_FROM_VIEW, 0, RETURN_FROM.length) || !keyAt(buf, view, ks, ke, e, pool, keyStart[top], fnLen[top])) { stoppedAt = nl; break; }
         let d = ke + 1;
         while (d < e && buf[d] >= DIGIT_0 && buf[d] <= DIGIT_9) d++;
         if (d === ke + 1 || (d < e && buf[d] !== SPACE)) { stoppedAt = nl; break; }
@@ -296,7 +314,7 @@ export class ThreadTrace {
         if (predicted === NONE) { stoppedAt = nl; break; }
         const ks = tsEnd + 1 + CALL_TO.length;
         const ke = ks + keyLen[predicted];
-        if (ks > e || !rangesEqual(view, tsEnd + 1, CALL_TO_VIEW, 0, CALL_TO.length) || !keyAt(buf, view, ks, ke, e, pool, keyStart[predicted], fnLen[predicted])) { stoppedAt = nl; break; }
+        if (ks > e || !sameBytes(view, tsEnd + 1, CALL_TO_VIEW, 0, CALL_TO.length) || !keyAt(buf, view, ks, ke, e, pool, keyStart[predicted], fnLen[predicted])) { stoppedAt = nl; break; }
         let d = ke + 1;
         let line = 0;
         while (d < e && buf[d] >= DIGIT_0 && buf[d] <= DIGIT_9) { line = line * 10 + (buf[d] - DIGIT_0); d++; }
