@@ -1,8 +1,8 @@
 // The call tree of one trace file (one process thread), built in one streaming pass.
 // Every call is a row in column arrays (typed arrays, no object per event); children are a
 // linked list (firstChild / nextSibling), so expanding a node costs O(its children).
-import { rangesEqual, viewOf } from '../bytes';
-import { CodeInterner, type CodeNames } from './interner';
+import { rangesEqual, sameBytes, viewOf } from '../bytes';
+import { CodeInterner, keyBytesMatch, type CodeNames } from './interner';
 import { CALL_TO, COLON, DIGIT_0, DIGIT_9, DOT, EVENT_CALL, FROM_WORD, ParsedLine, RETURN_FROM, SPACE, TimestampReader, digitsToEnd, parseCaller, parseTraceLine } from './lineFormat';
 import type { CallRow, ChildrenPage, PageOptions, ProcessRole, ThreadStats } from './types';
 
@@ -58,35 +58,9 @@ export function emptyStats(): ThreadStats {
 function growInt(a: Int32Array, cap: number): Int32Array { const b = new Int32Array(cap); b.set(a); return b; }
 function growF64(a: Float64Array, cap: number): Float64Array { const b = new Float64Array(cap); b.set(a); return b; }
 
-/**
- * The interner's key at `keyAt` in the pool is the one at buf[ks, ke), followed by ':' before the
- * line's end `e`: its function name with " in ", and the last 24 bytes of its file (as
- * CodeInterner.quickMatch, on values the indexer's loop holds in locals).
- */
+/** The interner's key (at `keyStart` in the pool) stands at buf[ks, ke), followed by ':' before the line's end `e`. */
 function keyAt(buf: Buffer, view: DataView, ks: number, ke: number, e: number, pool: DataView, keyStart: number, fnLen: number): boolean {
-  if (ke >= e || buf[ke] !== COLON) return false;
-  const len = ke - ks;
-  const head = Math.min(len, fnLen + 4);
-  if (!sameBytes(view, ks, pool, keyStart, head)) return false;
-  const tail = len - 24 > head ? len - 24 : head;
-  return sameBytes(view, ks + tail, pool, keyStart + tail, len - tail);
-}
-
-/**
- * a[aAt, aAt + len) equals b[bAt, bAt + len), eight bytes per read: as doubles, which compare
- * equal exactly when their bytes do, except NaN (never equal: a false "differ" only sends the
- * line to the full parse) and zero (+0 and -0 are equal: checked again as integers).
- */
-function sameBytes(a: DataView, aAt: number, b: DataView, bAt: number, len: number): boolean {
-  if (len < 8) return rangesEqual(a, aAt, b, bAt, len);
-  const last = len - 8;
-  for (let i = 0; ; i += 8) {
-    if (i > last) i = last;
-    const x = a.getFloat64(aAt + i, true);
-    if (x !== b.getFloat64(bAt + i, true)) return false;
-    if (x === 0 && (a.getInt32(aAt + i + 4, true) !== b.getInt32(bAt + i + 4, true))) return false;
-    if (i === last) return true;
-  }
+  return ke < e && buf[ke] === COLON && keyBytesMatch(view, ks, ke - ks, pool, keyStart, fnLen);
 }
 
 const MIN_PREDICTOR = 1024;
