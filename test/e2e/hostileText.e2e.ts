@@ -88,10 +88,7 @@ describe('Hostile text and the API key, in the browser', function () {
     await s.page.keyboard.press('Enter');
     await s.notification('API key stored').waitFor();
     server.authorizations.length = 0;
-    await s.runCommand('HopLens: Send Traced Request');
-    const send = s.page.locator('.quick-input-widget .monaco-list-row', { hasText: url }).filter({ hasText: 'Send' }).first();
-    await send.waitFor();
-    await send.click();
+    await s.runCommandAndAccept('HopLens: Send Traced Request', ['Send', url]);
     await s.page.locator('.tab', { hasText: /Traced hoplens-/ }).first().waitFor({ timeout: 60_000 });
     const frame = s.page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
     const summary = frame.locator('#summary');
@@ -103,10 +100,7 @@ describe('Hostile text and the API key, in the browser', function () {
 
   it('a server error carrying a command link: the warning after the request shows it as text', async () => {
     server.mode = 'hostile-500';
-    await s.runCommand('HopLens: Send Traced Request');
-    const send = s.page.locator('.quick-input-widget .monaco-list-row', { hasText: url }).filter({ hasText: 'Send' }).first();
-    await send.waitFor();
-    await send.click();
+    await s.runCommandAndAccept('HopLens: Send Traced Request', ['Send', url]);
     const toast = s.notification('engine core died');
     await toast.waitFor({ timeout: 60_000 });
     await s.screenshot('hostile-server-error-warning');

@@ -20,12 +20,8 @@ describe('Send Traced Request, in the browser', function () {
   beforeEach(() => { s = session(); });
 
   it('palette → Send Traced Request → the report shows TTFT and the frames table', async () => {
-    await s.runCommand('HopLens: Send Traced Request');
-    // The quick pick lets the user change prompt / max tokens; accept with "Send". Its row names
-    // the server, which tells it apart from the palette row that was just closed.
-    const send = s.page.locator('.quick-input-widget .monaco-list-row', { hasText: engine.url }).filter({ hasText: 'Send' }).first();
-    await send.waitFor();
-    await send.click();
+    // Accept the quick pick's "Send" row; its server URL tells it apart from the palette row.
+    await s.runCommandAndAccept('HopLens: Send Traced Request', ['Send', engine.url]);
     const tab = s.page.locator('.tab', { hasText: /Traced hoplens-/ }).first();
     await tab.waitFor({ timeout: 60_000 });
     const frame = s.page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');

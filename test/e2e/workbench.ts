@@ -91,6 +91,28 @@ export class WorkbenchSession {
     }
   }
 
+  /**
+   * Runs a palette command that opens a quick pick, then accepts the row that has all of `rowTexts`
+   * with Enter once it is the focused row. A quick pick can close under the pointer (focus taken by
+   * a webview or a toast as it opens), so a click on it races; a closed pick is opened again.
+   */
+  async runCommandAndAccept(title: string, rowTexts: string[]): Promise<void> {
+    let row = this.page.locator('.quick-input-widget .monaco-list-row.focused');
+    for (const t of rowTexts) row = row.filter({ hasText: t });
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.runCommand(title);
+        await row.first().waitFor({ timeout: 15_000 });
+        await this.page.keyboard.press('Enter');
+        await this.page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 10_000 });
+        return;
+      } catch (e) {
+        if (attempt >= 2) throw e;
+        await this.page.keyboard.press('Escape');
+      }
+    }
+  }
+
   async openPalette(): Promise<Locator> {
     const input = this.page.locator('.quick-input-widget input');
     await this.page.locator('.monaco-workbench').click({ position: { x: 700, y: 5 } }).catch(() => undefined);
