@@ -13,10 +13,12 @@
 //                                               output is /dev/null; in the byte locale, as in a UTF-8 locale
 //                                               GNU grep 3.8 took ~28× the CPU on this ERE
 //   cat LOG > file                              the disk/page-cache floor
+//   node bench/readFloor.mjs LOG > file         Node's floor: read the file, find the line ends (nothing else)
 //   lab12_run.py --mode annotate                the lab's reference script
 // Call traces (a generated VLLM_TRACE_FUNCTION folder, --trace-mb in two threads' files):
 //   hoplens calltrace DIR --json > file         full index (every thread's call tree) and the request-path listing
 //   cat FILES | wc -l > file                    the read floor
+//   node bench/readFloor.mjs --threads 2 FILES  Node's floor, in as many threads as the indexer uses
 //   lab12_run.py --mode calltrace               the lab's flat listing (no tree)
 //
 // What lnav is asked to do, so the comparison is fair. lnav 0.11 (Debian's) runs headless
@@ -75,6 +77,7 @@ const LAB = opt('--lab', [join(repo, '..', 'shared'), join(repo, '..', '..', 'sh
 const dataDir = join(repo, 'bench', 'data');
 const outDir = join(dataDir, 'peers-out');
 const CLI = join(repo, 'dist', 'cli.js');
+const FLOOR = join(repo, 'bench', 'readFloor.mjs');
 
 // ------------------------------------------------------------------ tools from Debian
 function ensureDebian(pkg, probe, withoutIt) {
@@ -360,7 +363,7 @@ async function main() {
   console.log(`${lnavVersion ?? 'lnav: skipped'}; lab: ${LAB ?? 'skipped'}; runs: ${RUNS}, alternating`);
 
   const o = (name) => join(outDir, name);
-  const vars = { CLI, LOG: logPath, RID: rid, LAB: LAB ?? '', HOP_ERE: ere, TRACE_DIR: traceDir };
+  const vars = { CLI, FLOOR, LOG: logPath, RID: rid, LAB: LAB ?? '', HOP_ERE: ere, TRACE_DIR: traceDir };
   const T = (t) => ({ okStatus: [], ...t, vars: { ...vars, ...t.vars, OUT: t.out } });
   const tools = [
     T({ id: 'hl', job: 'annotate', label: 'hoplens annotate --json > file', out: o('hoplens.jsonl'), cmd: 'node "$CLI" annotate "$LOG" --json > "$OUT"' }),
@@ -371,9 +374,11 @@ async function main() {
       vars: { SQL: `;${LNAV_SELECT} WHERE rid = ${sqlString(rid)} OR rid GLOB ${sqlString(`${rid}-*`)}` }, cmd: 'lnav -n -c "$SQL" -c ":write-jsonlines-to -" "$LOG" > "$OUT"' }),
     T({ id: 'grep', job: 'annotate', label: "LC_ALL=C grep -cE '<hop regexes>' > file", out: o('grep.txt'), cmd: 'LC_ALL=C grep -cE -e "$HOP_ERE" "$LOG" > "$OUT"' }),
     T({ id: 'cat', job: 'annotate', label: 'cat > file', out: o('cat.log'), cmd: 'cat "$LOG" > "$OUT"' }),
+    T({ id: 'floor', job: 'annotate', label: 'node: read, split lines (floor) > file', out: o('floor.txt'), cmd: 'node "$FLOOR" "$LOG" > "$OUT"' }),
     LAB && T({ id: 'lab', job: 'annotate', label: 'lab12_run.py --mode annotate > file', out: o('lab.txt'), cmd: 'python3 "$LAB" --mode annotate --engine vllm --log "$LOG" > "$OUT"' }),
     T({ id: 'hl-ct', job: 'call traces', label: 'hoplens calltrace DIR --json > file', out: o('hoplens-calltrace.jsonl'), cmd: 'node "$CLI" calltrace "$TRACE_DIR" --json > "$OUT"' }),
     T({ id: 'cat-ct', job: 'call traces', label: 'cat FILES \\| wc -l > file', out: o('wc.txt'), cmd: `cat ${traceFiles} | wc -l > "$OUT"` }),
+    T({ id: 'floor-ct', job: 'call traces', label: 'node: read, split lines, 2 threads (floor) > file', out: o('floor-ct.txt'), cmd: `node "$FLOOR" --threads 2 ${traceFiles} > "$OUT"` }),
     LAB && T({ id: 'lab-ct', job: 'call traces', label: 'lab12_run.py --mode calltrace > file', out: o('lab-calltrace.txt'), cmd: 'python3 "$LAB" --mode calltrace --trace-dir "$TRACE_DIR" > "$OUT"' }),
   ].filter(Boolean);
   // Which peer each row is compared with (the same job's lnav, cat and lab rows).
@@ -447,6 +452,9 @@ async function main() {
   goal(`call traces ≥ 10× faster than the lab: ${show(vs('hl-ct', 'lab-ct'), true)} faster`, atMost(vs('hl-ct', 'lab-ct'), 0.1));
   goal(`call-trace peak RSS ≤ 256 MiB: ${f0(g('hl-ct')?.rss)} MiB`, g('hl-ct')?.rss == null ? null : g('hl-ct').rss <= 256);
   timeGoal("moonshot, annotate at grep -cE's time", 'hl', 'grep', 1);
+  console.log('\nthe machine (not a goal): Node only reading the same bytes and finding the line ends, ÷ the peer');
+  console.log(`  log: ${show(vs('floor', 'cat'))} of cat's; HopLens annotate --json is ${show(vs('hl', 'floor'))} of that floor`);
+  console.log(`  call traces: ${show(vs('floor-ct', 'cat-ct'))} of cat | wc -l's; HopLens calltrace is ${show(vs('hl-ct', 'floor-ct'))} of that floor`);
 
   console.log('\nchecks (outputs of the first round):');
   for (const line of checks) console.log(`  ${line}`);
@@ -488,6 +496,15 @@ async function runChecks(tools, { rid }) {
     const hlRid = m ? Number(m[1]) : null;
     const lnavRid = has('lnav-rid') ? await countLines(out('lnav-rid')) : null;
     lines.push(`${mark(hlRid !== null && (lnavRid === null || lnavRid === hlRid))} one request (${rid}): HopLens ${hlRid ?? '?'} hop lines, lnav ${lnavRid ?? '—'} rows`);
+  }
+  if (has('floor') && summary) {
+    const n = Number(readFileSync(out('floor'), 'utf8').trim());
+    lines.push(`${mark(n === summary.lines)} the floor read ${n0(n)} lines; HopLens's summary: ${n0(summary.lines)}`);
+  }
+  if (has('floor-ct') && has('cat-ct')) {
+    const n = Number(readFileSync(out('floor-ct'), 'utf8').trim());
+    const wc = Number(readFileSync(out('cat-ct'), 'utf8').trim());
+    lines.push(`${mark(n === wc)} the call-trace floor read ${n0(n)} lines; wc -l ${n0(wc)}`);
   }
   if (has('lab')) {
     const m = /: (\d+) hop line\(s\), (\d+) line\(s\) with no known emitter/.exec(readFileSync(out('lab'), 'utf8').slice(0, 4096));

@@ -1,10 +1,5 @@
 // `hoplens` — the same core as the extension, for terminals over SSH and for benchmarks.
 // Exit codes: 0 ok, 1 nothing found, 2 bad input or usage (or output that cannot be written).
-import { runMap } from './cli/map';
-import { runAnnotate } from './cli/annotate';
-import { runSend } from './cli/send';
-import { runCalltrace } from './cli/calltrace';
-import { runOtlp } from './cli/otlp';
 import type { CliIO } from './cli/io';
 import { processIO } from './cli/io';
 
@@ -26,11 +21,13 @@ Run 'hoplens <command> --help' for a command's options.`;
 export async function main(argv: string[], io: CliIO): Promise<number> {
   const [cmd, ...rest] = argv;
   switch (cmd) {
-    case 'map': return runMap(rest, io);
-    case 'annotate': return runAnnotate(rest, io);
-    case 'send': return runSend(rest, io);
-    case 'calltrace': return runCalltrace(rest, io);
-    case 'otlp': return runOtlp(rest, io);
+    // Each command's code is loaded when it runs: a start-up pays only for its own (the OTLP
+    // decoder, say, is not set up for `annotate`).
+    case 'map': return (await import('./cli/map')).runMap(rest, io);
+    case 'annotate': return (await import('./cli/annotate')).runAnnotate(rest, io);
+    case 'send': return (await import('./cli/send')).runSend(rest, io);
+    case 'calltrace': return (await import('./cli/calltrace')).runCalltrace(rest, io);
+    case 'otlp': return (await import('./cli/otlp')).runOtlp(rest, io);
     case undefined: case '-h': case '--help': case 'help':
       io.out(USAGE + '\n');
       return cmd === undefined ? 2 : 0;

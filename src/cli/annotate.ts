@@ -10,7 +10,7 @@ import { detectEngine } from '../core/logs/parseLine';
 import { RequestTracker } from '../core/logs/requests';
 import type { RequestGroup } from '../core/logs/requests';
 import { recordJsonLine, sourceFor, formatTime } from '../core/logs/annotate';
-import { ridMatchesQuery } from '../core/logs/requestIds';
+import { ridQueryMatcher } from '../core/logs/requestIds';
 import { ByteOut, vllmFastPath } from '../core/logs/fastVllm';
 import type { FastPathCounters } from '../core/logs/fastVllm';
 import { findHop, getHopTable } from '../hops/index';
@@ -157,6 +157,7 @@ async function annotateInput(args: Args, input: LogInput, io: CliIO): Promise<nu
   let hopLines = 0, unmatched = 0, otherLines = 0, truncatedLines = 0, ridLines = 0;
   const unmatchedSample: LogRecord[] = [];
   const ridFilter = args.rid;
+  const wanted = ridFilter === null ? null : ridQueryMatcher(ridFilter);
   const width = args.width;
   if (!args.json) out.line(`${padStart('line', 7)}  ${padEnd('hop', 4)} ${padEnd('process', 16)} ${padEnd('file:line', 52)} observed`);
 
@@ -164,8 +165,8 @@ async function annotateInput(args: Args, input: LogInput, io: CliIO): Promise<nu
     tracker.add(rec);
     if (rec.engine === 'other') otherLines++;
     if (rec.truncated) truncatedLines++;
-    if (ridFilter !== null) {
-      const hit = rec.rid !== null && (ridMatchesQuery(rec.rid, ridFilter) || (rec.rids?.some((r) => ridMatchesQuery(r, ridFilter)) ?? false));
+    if (wanted !== null) {
+      const hit = rec.rid !== null && (wanted(rec.rid) || (rec.rids?.some(wanted) ?? false));
       if (!hit) return;
       ridLines++;
     }
@@ -184,15 +185,17 @@ async function annotateInput(args: Args, input: LogInput, io: CliIO): Promise<nu
     }
   };
 
-  // Plain `--json` over the whole file: common vLLM lines skip the string parser entirely.
+  // Common vLLM lines skip the string parser entirely: with plain `--json` the fast path writes
+  // their output itself; with `--rid` it only feeds the tracker (every line counts towards the
+  // summary) and leaves the request's own lines to the parser, which prints them as before.
   const fastCounters: FastPathCounters = { handled: 0, unmatched: 0 };
-  const useFast = args.json && ridFilter === null && !args.unmatched && resolver === null && args.engine !== 'sglang';
+  const useFast = args.engine !== 'sglang' && (wanted !== null || (args.json && !args.unmatched && resolver === null));
   let result;
   try {
     result = await scanLogChunks(pacedByOutput(input.chunks(), io), onRecord, {
       engine: args.engine,
       referenceTime: input.referenceTime,
-      fast: useFast ? (state) => vllmFastPath(state, tracker, out.bytes, fastCounters) : undefined,
+      fast: useFast ? (state) => vllmFastPath(state, tracker, wanted === null ? out.bytes : null, fastCounters, wanted) : undefined,
     });
   } catch (e) {
     out.flush();
@@ -200,14 +203,15 @@ async function annotateInput(args: Args, input: LogInput, io: CliIO): Promise<nu
     throw e;
   }
   const engine = result.engine;
-  unmatched += fastCounters.unmatched;
+  // With --rid only the request's lines count as unmatched, and those never take the fast path.
+  if (wanted === null) unmatched += fastCounters.unmatched;
   const totalHops = [...tracker.counts.values()].reduce((a, b) => a + b, 0);
 
   // Per-hop: how many requests lack it, and why.
   const requests = [...tracker.rids()];
   let detail: RequestGroup | null = null;
   if (ridFilter !== null) {
-    const rid = requests.find((r) => ridMatchesQuery(r, ridFilter));
+    const rid = requests.find(wanted!);
     detail = rid ? tracker.get(rid) : null;
   }
   const missingAgg = new Map<string, { requests: number; kind: string; reason: string }>();

@@ -91,7 +91,8 @@ describe('Log commands', () => {
     const ws = createWriteStream(file);
     let requests = 0;
     let bytes = 0;
-    while (bytes < 60 * 1024 * 1024) { // over VS Code's 50 MB limit for extensions
+    const megabytes = Number(process.env.HOPLENS_LARGE_LOG_MB ?? 60); // over VS Code's 50 MB limit for extensions; 200 for issue 14's figure
+    while (bytes < megabytes * 1024 * 1024) {
       const n = String(requests++).padStart(7, '0');
       const chunk = sample.map((l) => l.replace(/myrun-0001/g, `big-${n}`).replace(/5c1d8e0f2a9b4e6d8f7a6b5c4d3e2f10/g, `b${n}`)).join('\n') + '\n';
       bytes += chunk.length;

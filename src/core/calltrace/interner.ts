@@ -2,7 +2,7 @@
 // a hash of the bytes finds the candidate id, a byte comparison confirms it, and only a new
 // key is decoded to text (once).
 
-import { rangesEqual, viewOf } from './bytes';
+import { rangesEqual, sameBytes, viewOf } from '../bytes';
 
 // Small to start: a folder of thousands of short trace files holds one interner per file.
 const INITIAL_POOL = 1 << 12;
@@ -10,6 +10,17 @@ const INITIAL_POOL = 1 << 12;
 export interface CodeNames {
   fns: string[];
   files: string[];
+}
+
+/**
+ * quickMatch on raw positions (the indexer's loop holds them in locals): the key of `len` bytes
+ * at `keyStart` in the pool, whose function name is `fnLen` bytes, is the one at view[at, at + len).
+ */
+export function keyBytesMatch(view: DataView, at: number, len: number, pool: DataView, keyStart: number, fnLen: number): boolean {
+  const head = Math.min(len, fnLen + 4);
+  if (!sameBytes(view, at, pool, keyStart, head)) return false;
+  const tail = len - 24 > head ? len - 24 : head;
+  return sameBytes(view, at + tail, pool, keyStart + tail, len - tail);
 }
 
 export class CodeInterner {
@@ -20,7 +31,8 @@ export class CodeInterner {
   /** Keys whose hash collided with another key (rare): exact text → id. */
   private readonly collided = new Map<string, number>();
   private pool = Buffer.allocUnsafe(INITIAL_POOL);
-  private poolView = viewOf(this.pool);
+  /** The key bytes of every id, and where each starts, its length and its function name's length: read in place by the indexer's inlined checks. */
+  poolView = viewOf(this.pool);
   /** View of the last line buffer seen (the reader reuses one buffer per file). */
   private lastBuf: Buffer | null = null;
   private lastView: DataView | null = null;
@@ -29,6 +41,9 @@ export class CodeInterner {
   private keyLen: number[] = [];
   /** Bytes of the function name at the start of each key. */
   private fnLen: number[] = [];
+  get keyStarts(): readonly number[] { return this.keyStart; }
+  get keyLengths(): readonly number[] { return this.keyLen; }
+  get fnLengths(): readonly number[] { return this.fnLen; }
 
   get size(): number { return this.fns.length; }
 
@@ -88,12 +103,7 @@ export class CodeInterner {
   quickMatch(id: number, buf: Buffer, start: number, end: number): boolean {
     const len = end - start;
     if (this.keyLen[id] !== len || end > buf.length) return false;
-    const view = this.viewFor(buf);
-    const at = this.keyStart[id];
-    const head = Math.min(len, this.fnLen[id] + 4);
-    if (!rangesEqual(this.poolView, at, view, start, head)) return false;
-    const tail = len - 24 > head ? len - 24 : head;
-    return rangesEqual(this.poolView, at + tail, view, start + tail, len - tail);
+    return keyBytesMatch(this.viewFor(buf), start, len, this.poolView, this.keyStart[id], this.fnLen[id]);
   }
 
   private viewFor(buf: Buffer): DataView {

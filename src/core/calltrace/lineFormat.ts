@@ -8,7 +8,7 @@
 // Paths may hold spaces and colons: the file ends at the first ":<digits> from " / ":<digits> to ",
 // and the caller's file at the last ":<digits>" of the line.
 
-import { rangesEqual, viewOf } from './bytes';
+import { rangesEqual, viewOf } from '../bytes';
 
 export const EVENT_NONE = 0;
 export const EVENT_CALL = 1;
@@ -16,6 +16,7 @@ export const EVENT_RETURN = 2;
 
 export const SPACE = 0x20;
 export const COLON = 0x3a;
+export const DOT = 0x2e;
 export const DIGIT_0 = 0x30;
 export const DIGIT_9 = 0x39;
 
@@ -83,12 +84,15 @@ export class TimestampReader {
   /** Parses "YYYY-MM-DD HH:MM:SS[.ffffff]" at pos; returns the end position or -1. Sets `value` (µs). */
   value = 0;
 
-  /** The first 19 bytes (date and time to the second) of the last timestamp read, and its value. */
+  /**
+   * The first 19 bytes (date and time to the second) of the last timestamp read, and its value
+   * (-1: none yet). Read, never written, by the indexer's inlined check of the next line.
+   */
   private readonly lastPrefix = Buffer.alloc(19);
-  private readonly prefixView = viewOf(this.lastPrefix);
+  readonly prefixView = viewOf(this.lastPrefix);
   private lastBuf: Buffer | null = null;
   private lastView: DataView | null = null;
-  private lastSecondUs = -1;
+  lastSecondUs = -1;
 
   read(buf: Buffer, pos: number, end: number): number {
     if (pos + 19 > end) return -1;

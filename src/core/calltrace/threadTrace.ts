@@ -1,9 +1,9 @@
 // The call tree of one trace file (one process thread), built in one streaming pass.
 // Every call is a row in column arrays (typed arrays, no object per event); children are a
 // linked list (firstChild / nextSibling), so expanding a node costs O(its children).
-import { rangesEqual, viewOf } from './bytes';
-import { CodeInterner, type CodeNames } from './interner';
-import { CALL_TO, COLON, DIGIT_0, DIGIT_9, EVENT_CALL, FROM_WORD, ParsedLine, RETURN_FROM, SPACE, TimestampReader, digitsToEnd, parseCaller, parseTraceLine } from './lineFormat';
+import { rangesEqual, sameBytes, viewOf } from '../bytes';
+import { CodeInterner, keyBytesMatch, type CodeNames } from './interner';
+import { CALL_TO, COLON, DIGIT_0, DIGIT_9, DOT, EVENT_CALL, FROM_WORD, ParsedLine, RETURN_FROM, SPACE, TimestampReader, digitsToEnd, parseCaller, parseTraceLine } from './lineFormat';
 import type { CallRow, ChildrenPage, PageOptions, ProcessRole, ThreadStats } from './types';
 
 const LETTER_R = 0x52;
@@ -58,6 +58,24 @@ export function emptyStats(): ThreadStats {
 function growInt(a: Int32Array, cap: number): Int32Array { const b = new Int32Array(cap); b.set(a); return b; }
 function growF64(a: Float64Array, cap: number): Float64Array { const b = new Float64Array(cap); b.set(a); return b; }
 
+/** The interner's key (at `keyStart` in the pool) stands at buf[ks, ke), followed by ':' before the line's end `e`. */
+function keyAt(buf: Buffer, view: DataView, ks: number, ke: number, e: number, pool: DataView, keyStart: number, fnLen: number): boolean {
+  return ke < e && buf[ke] === COLON && keyBytesMatch(view, ks, ke - ks, pool, keyStart, fnLen);
+}
+
+const MIN_PREDICTOR = 1024;
+const MAX_PREDICTOR = 1 << 16;
+
+/**
+ * The predictor's slot for a call made inside `parentCode` (defined at `parentLine`: torch's
+ * `forward` of every module shares one name and file) after a child `prevCode` (NONE: the first).
+ */
+function predictorSlot(parentCode: number, parentLine: number, prevCode: number, mask: number): number {
+  let h = Math.imul(parentCode + 1, 0x9e3779b1) ^ Math.imul(prevCode + 2, 0x85ebca6b) ^ Math.imul(parentLine, 0xc2b2ae35);
+  h ^= h >>> 15;
+  return h & mask;
+}
+
 export class ThreadTrace {
   count = 0;
   private cap: number;
@@ -65,17 +83,20 @@ export class ThreadTrace {
   private parent: Int32Array; private firstChild: Int32Array; private nextSibling: Int32Array; private childCount: Int32Array;
   private start: Float64Array; private end: Float64Array; private offset: Float64Array; private flags: Uint8Array;
 
-  // The open calls, innermost last. `node` is NONE for calls past the node cap.
-  private stackNode: number[] = [];
-  private stackCode: number[] = [];
-  private stackLast: number[] = [];
-  private stackStart: number[] = [];
-  private stackLine: number[] = [];
+  // The open calls, innermost at depth - 1, in typed columns. `node` is NONE for calls past the node cap.
+  private depth = 0;
+  private stackNode = new Int32Array(64);
+  private stackCode = new Int32Array(64);
+  private stackLast = new Int32Array(64);
+  private stackStart = new Float64Array(64);
+  private stackLine = new Int32Array(64);
 
-  /** Call prediction for repeating loops: code → the code called after it last time (same parent)… */
-  private nextAfter = new Int32Array(64).fill(NONE);
-  /** …and parent code → the code it called first last time. */
-  private firstCallee = new Int32Array(64).fill(NONE);
+  /**
+   * Call prediction for repeating loops: what a call (its code and the line it is defined at)
+   * called last time after the same previous child, or first. A hint only, checked against the
+   * line's bytes, so the table is direct-mapped and overwritten freely.
+   */
+  private predictor = new Int32Array(MIN_PREDICTOR).fill(NONE);
 
   private topFirst = NONE;
   private topLast = NONE;
@@ -103,8 +124,8 @@ export class ThreadTrace {
       this.code = c.code; this.defLine = c.defLine; this.siteLine = c.siteLine; this.callerCode = c.callerCode;
       this.parent = c.parent; this.firstChild = c.firstChild; this.nextSibling = c.nextSibling; this.childCount = c.childCount;
       this.start = c.start; this.end = c.end; this.offset = c.offset; this.flags = c.flags;
-      this.stackNode = state.stack.node; this.stackCode = state.stack.code; this.stackLast = state.stack.last;
-      this.stackStart = state.stack.start; this.stackLine = state.stack.line;
+      const st = state.stack;
+      for (let i = 0; i < st.code.length; i++) this.pushFrame(st.node[i], st.code[i], st.last[i], st.start[i], st.line[i]);
       this.topFirst = state.top.first; this.topLast = state.top.last; this.topCount = state.top.count;
       this.interner = CodeInterner.fromNames(state.names);
       this.stats = state.stats;
@@ -134,7 +155,11 @@ export class ThreadTrace {
         parent: this.parent, firstChild: this.firstChild, nextSibling: this.nextSibling, childCount: this.childCount,
         start: this.start, end: this.end, offset: this.offset, flags: this.flags,
       },
-      stack: { node: this.stackNode, code: this.stackCode, last: this.stackLast, start: this.stackStart, line: this.stackLine },
+      stack: {
+        node: Array.from(this.stackNode.subarray(0, this.depth)), code: Array.from(this.stackCode.subarray(0, this.depth)),
+        last: Array.from(this.stackLast.subarray(0, this.depth)), start: Array.from(this.stackStart.subarray(0, this.depth)),
+        line: Array.from(this.stackLine.subarray(0, this.depth)),
+      },
       top: { first: this.topFirst, last: this.topLast, count: this.topCount },
       names: this.interner.names(),
       stats: this.stats,
@@ -156,20 +181,150 @@ export class ThreadTrace {
    * caller keeps for the next chunk.
    */
   feed(buf: Buffer, from: number, to: number, fileOffset: number): number {
-    let pos = from;
     const stats = this.stats;
+    let pos = from;
     while (pos < to) {
-      const nl = buf.indexOf(10, pos);
-      if (nl < 0 || nl >= to) break;
-      let lineEnd = nl;
-      if (lineEnd > pos && buf[lineEnd - 1] === 13) lineEnd--;
+      pos = this.predictedRun(buf, pos, to, fileOffset - from);
+      const nl = this.stoppedAt;
+      if (nl < 0) break;
+      // A line the run could not predict: the full parse.
+      let e = nl;
+      if (e > pos && buf[e - 1] === 13) e--;
       stats.lines++;
-      if (lineEnd > pos) this.readLine(buf, pos, lineEnd, fileOffset + (pos - from));
+      this.readLine(buf, pos, e, fileOffset + (pos - from));
       pos = nl + 1;
     }
     const used = pos - from;
     this.consumed += used;
     stats.bytesRead = this.consumed;
+    return pos;
+  }
+
+  /** Where predictedRun stopped: the newline of the line it left to readLine, or -1 (no complete line left). */
+  private stoppedAt = -1;
+
+  /**
+   * Reads lines from `pos` while the stack predicts them, and returns the position of the first
+   * line it cannot (its newline in `stoppedAt`) or of the partial line at the end (`stoppedAt` -1).
+   * `base` turns a buffer position into a file offset.
+   *
+   * Nearly every line of a trace is predicted: the return of the call on top, or a call a
+   * repeating loop made last time from the same place. They are checked in place, in one loop
+   * over local variables (a gigabyte is millions of lines: a call or a property read per line
+   * shows). The locals are loaded on entry, so a full parse in between (which may grow the
+   * arrays, intern names, move the stack) is seen by the next run; V8 also sees every load
+   * often, and never meets cold code in the loop (that would throw its optimised code away).
+   */
+  private predictedRun(buf: Buffer, pos: number, to: number, base: number): number {
+    const view = this.viewFor(buf);
+    const stats = this.stats;
+    const ts = this.ts;
+    const tsPrefix = ts.prefixView;
+    const interner = this.interner;
+    const keyStart = interner.keyStarts, keyLen = interner.keyLengths, fnLen = interner.fnLengths, pool = interner.poolView;
+    const stackNode = this.stackNode, stackCode = this.stackCode, stackLast = this.stackLast, stackStart = this.stackStart, stackLine = this.stackLine;
+    const code = this.code, defLine = this.defLine, siteLine = this.siteLine, callerCode = this.callerCode, parent = this.parent;
+    const firstChild = this.firstChild, nextSibling = this.nextSibling, childCount = this.childCount;
+    const start = this.start, end = this.end, offset = this.offset, flags = this.flags;
+    const nodeLimit = Math.min(this.cap, this.maxNodes);
+    const predictor = this.predictor;
+    const synthetic = this.syntheticLevels;
+    const current = this.sawCurrent;
+    let depth = this.depth;
+    let count = this.count;
+    let maxDepth = stats.maxDepth, droppedCalls = stats.droppedCalls;
+    let firstTs = stats.firstTs, lastTs = stats.lastTs;
+    let lines = 0, calls = 0, returns = 0;
+    let stoppedAt = -1;
+    while (pos < to) {
+      const nl = buf.indexOf(10, pos);
+      if (nl < 0 || nl >= to) break;
+      let e = nl;
+      if (e > pos && buf[e - 1] === 13) e--;
+      if (e === pos) { lines++; pos = nl + 1; continue; }
+      if (depth === 0) { stoppedAt = nl; break; }
+      // The timestamp: the second of the line before, and six digits of fraction.
+      let t: number;
+      let tsEnd: number;
+      const sec = ts.lastSecondUs;
+      // (Eight bytes per read as doubles: the prefix is digits and punctuation, never a NaN or a zero.)
+      if (sec >= 0 && e - pos > 27 && view.getFloat64(pos, true) === tsPrefix.getFloat64(0, true)
+        && view.getFloat64(pos + 8, true) === tsPrefix.getFloat64(8, true) && view.getFloat64(pos + 11, true) === tsPrefix.getFloat64(11, true)
+        && buf[pos + 19] === DOT) {
+        let micros = 0;
+        let i = pos + 20;
+        for (; i < pos + 26; i++) {
+          const c = buf[i] - DIGIT_0;
+          if (c < 0 || c > 9) break;
+          micros = micros * 10 + c;
+        }
+        if (i < pos + 26) { stoppedAt = nl; break; }
+        t = sec + micros;
+        tsEnd = pos + 26;
+      } else {
+        tsEnd = ts.read(buf, pos, e);
+        t = ts.value;
+      }
+      if (tsEnd <= 0 || buf[tsEnd] !== SPACE) { stoppedAt = nl; break; }
+      const kind = buf[tsEnd + 1];
+      const top = stackCode[depth - 1];
+      if (kind === LETTER_R) {
+        // "Return from <fn> in <file>:<digits>" of the call on top of the stack (the rest, where
+        // it returns to, is not needed).
+        const ks = tsEnd + 1 + RETURN_FROM.length;
+        const ke = ks + keyLen[top];
+        if (ks > e || !sameBytes(view, tsEnd + 1, RETURN_FROM_VIEW, 0, RETURN_FROM.length) || !keyAt(buf, view, ks, ke, e, pool, keyStart[top], fnLen[top])) { stoppedAt = nl; break; }
+        let d = ke + 1;
+        while (d < e && buf[d] >= DIGIT_0 && buf[d] <= DIGIT_9) d++;
+        if (d === ke + 1 || (d < e && buf[d] !== SPACE)) { stoppedAt = nl; break; }
+        returns++;
+        const id = stackNode[--depth];
+        if (id !== NONE) end[id] = t;
+      } else if (kind === LETTER_C && current) {
+        // "Call to <predicted> in <file>:<line> from <top> in <file>:<site>": the callee this
+        // call made last time after the same previous child (or first).
+        const prevSibling = stackLast[depth - 1];
+        const predicted = predictor[predictorSlot(top, stackLine[depth - 1], prevSibling !== NONE ? code[prevSibling] : NONE, predictor.length - 1)];
+        if (predicted === NONE) { stoppedAt = nl; break; }
+        const ks = tsEnd + 1 + CALL_TO.length;
+        const ke = ks + keyLen[predicted];
+        if (ks > e || !sameBytes(view, tsEnd + 1, CALL_TO_VIEW, 0, CALL_TO.length) || !keyAt(buf, view, ks, ke, e, pool, keyStart[predicted], fnLen[predicted])) { stoppedAt = nl; break; }
+        let d = ke + 1;
+        let line = 0;
+        while (d < e && buf[d] >= DIGIT_0 && buf[d] <= DIGIT_9) { line = line * 10 + (buf[d] - DIGIT_0); d++; }
+        const cs = d + FROM_WORD.length;
+        const colon = cs + keyLen[top];
+        if (d === ke + 1 || cs > e || !rangesEqual(view, d, FROM_WORD_VIEW, 0, FROM_WORD.length) || !keyAt(buf, view, cs, colon, e, pool, keyStart[top], fnLen[top])) { stoppedAt = nl; break; }
+        const site = digitsToEnd(buf, colon + 1, e);
+        // A new child of the call on top (the predictor already says so); growing the arrays
+        // and the node cap are pushCall's.
+        const parentNode = stackNode[depth - 1];
+        if (site < 0 || (parentNode !== NONE && count >= nodeLimit) || depth === stackCode.length) { stoppedAt = nl; break; }
+        calls++;
+        let id = NONE;
+        if (parentNode === NONE) droppedCalls++;
+        else {
+          id = count++;
+          code[id] = predicted; defLine[id] = line; callerCode[id] = top; siteLine[id] = site;
+          start[id] = t; end[id] = NaN; offset[id] = base + pos; parent[id] = parentNode;
+          firstChild[id] = NONE; nextSibling[id] = NONE; childCount[id] = 0; flags[id] = 0;
+          if (prevSibling === NONE) firstChild[parentNode] = id; else nextSibling[prevSibling] = id;
+          stackLast[depth - 1] = id;
+          childCount[parentNode]++;
+        }
+        stackNode[depth] = id; stackCode[depth] = predicted; stackLast[depth] = NONE; stackStart[depth] = t; stackLine[depth] = line;
+        depth++;
+        if (depth + synthetic > maxDepth) maxDepth = depth + synthetic;
+      } else { stoppedAt = nl; break; }
+      if (!(t >= firstTs)) firstTs = t;
+      if (!(t <= lastTs)) lastTs = t;
+      lines++;
+      pos = nl + 1;
+    }
+    this.stoppedAt = stoppedAt;
+    this.depth = depth; this.count = count;
+    stats.firstTs = firstTs; stats.lastTs = lastTs; stats.maxDepth = maxDepth; stats.droppedCalls = droppedCalls;
+    stats.lines += lines; stats.calls += calls; stats.returns += returns;
     return pos;
   }
 
@@ -189,11 +344,6 @@ export class ThreadTrace {
   }
 
   private readLine(buf: Buffer, s: number, e: number, fileOffset: number): void {
-    const tsEnd = this.ts.read(buf, s, e);
-    if (tsEnd > 0 && buf[tsEnd] === SPACE) {
-      const kind = buf[tsEnd + 1];
-      if (kind === LETTER_R ? this.readReturnOfTop(buf, tsEnd, e) : kind === LETTER_C && this.readPredictedCall(buf, tsEnd, e, fileOffset)) return;
-    }
     const p = this.parsed;
     if (!parseTraceLine(buf, s, e, this.ts, p, false)) {
       this.noteGarbled(fileOffset, buf.toString('utf8', s, Math.min(e, s + 400)));
@@ -205,7 +355,7 @@ export class ThreadTrace {
     const t = p.tsUs;
     if (!(t >= stats.firstTs)) stats.firstTs = t;
     if (!(t <= stats.lastTs)) stats.lastTs = t;
-    const depth = this.stackCode.length;
+    const depth = this.depth;
     const top = depth > 0 ? this.stackCode[depth - 1] : NONE;
     const interner = this.interner;
     if (p.event === EVENT_CALL) {
@@ -238,71 +388,6 @@ export class ThreadTrace {
       stats.returns++;
       this.popReturn(code, p.line, t);
     }
-  }
-
-  /**
-   * Fast path for the most common line: the return of the call on top of the stack. Checks the
-   * expected "Return from <fn> in <file>:<digits>" in place, without scanning the line.
-   * `tsEnd` is where the timestamp read by readLine ended.
-   */
-  private readReturnOfTop(buf: Buffer, tsEnd: number, e: number): boolean {
-    const depth = this.stackCode.length;
-    if (depth === 0) return false;
-    const view = this.viewFor(buf);
-    if (tsEnd + 1 + RETURN_FROM.length > e || !rangesEqual(view, tsEnd + 1, RETURN_FROM_VIEW, 0, RETURN_FROM.length)) return false;
-    const top = this.stackCode[depth - 1];
-    const ks = tsEnd + 1 + RETURN_FROM.length;
-    const ke = ks + this.interner.keyLength(top);
-    if (ke >= e || buf[ke] !== COLON || !this.interner.quickMatch(top, buf, ks, ke)) return false;
-    let d = ke + 1;
-    while (d < e && buf[d] >= DIGIT_0 && buf[d] <= DIGIT_9) d++;
-    if (d === ke + 1 || (d < e && buf[d] !== SPACE)) return false;
-    const t = this.ts.value;
-    const stats = this.stats;
-    if (!(t >= stats.firstTs)) stats.firstTs = t;
-    if (!(t <= stats.lastTs)) stats.lastTs = t;
-    stats.returns++;
-    this.closeTop(t, false);
-    return true;
-  }
-
-  /**
-   * Fast path for a call in a repeating loop: the callee is predicted from what followed the
-   * previous sibling last time (or what the parent called first), and the caller is the top of
-   * the stack. Both are checked in place; anything unexpected falls back to the full parse.
-   */
-  private readPredictedCall(buf: Buffer, tsEnd: number, e: number, fileOffset: number): boolean {
-    const depth = this.stackCode.length;
-    if (depth === 0 || !this.sawCurrent) return false;
-    const top = this.stackCode[depth - 1];
-    const prevSibling = this.stackLast[depth - 1];
-    const from = prevSibling !== NONE ? this.code[prevSibling] : top;
-    if (from >= this.nextAfter.length) return false;
-    const predicted = prevSibling !== NONE ? this.nextAfter[from] : this.firstCallee[from];
-    if (predicted === NONE) return false;
-    const view = this.viewFor(buf);
-    if (tsEnd + 1 + CALL_TO.length > e || !rangesEqual(view, tsEnd + 1, CALL_TO_VIEW, 0, CALL_TO.length)) return false;
-    const interner = this.interner;
-    const ks = tsEnd + 1 + CALL_TO.length;
-    const ke = ks + interner.keyLength(predicted);
-    if (ke >= e || buf[ke] !== COLON || !interner.quickMatch(predicted, buf, ks, ke)) return false;
-    let d = ke + 1;
-    let line = 0;
-    while (d < e && buf[d] >= DIGIT_0 && buf[d] <= DIGIT_9) { line = line * 10 + (buf[d] - DIGIT_0); d++; }
-    if (d === ke + 1) return false;
-    if (d + FROM_WORD.length > e || !rangesEqual(view, d, FROM_WORD_VIEW, 0, FROM_WORD.length)) return false;
-    const cs = d + FROM_WORD.length;
-    const colon = cs + interner.keyLength(top);
-    if (colon >= e || buf[colon] !== COLON) return false;
-    const site = digitsToEnd(buf, colon + 1, e);
-    if (site < 0 || !interner.quickMatch(top, buf, cs, colon)) return false;
-    const t = this.ts.value;
-    const stats = this.stats;
-    if (!(t >= stats.firstTs)) stats.firstTs = t;
-    if (!(t <= stats.lastTs)) stats.lastTs = t;
-    stats.calls++;
-    this.pushCall(predicted, line, top, site, t, fileOffset);
-    return true;
   }
 
   private lastBuf: Buffer | null = null;
@@ -342,12 +427,15 @@ export class ThreadTrace {
   }
 
   private pushCall(code: number, line: number, caller: number, site: number, t: number, offset: number): void {
-    const depth = this.stackCode.length;
+    const depth = this.depth;
     if (depth > 0) {
-      if (this.interner.size > this.nextAfter.length) this.growPrediction();
+      if (this.interner.size * 64 > this.predictor.length && this.predictor.length < MAX_PREDICTOR) {
+        // Sized by the names seen, roomy (a slot is a hint only, shared freely); a new table starts empty.
+        this.predictor = new Int32Array(Math.min(MAX_PREDICTOR, 2 ** Math.ceil(Math.log2(this.interner.size * 64)))).fill(NONE);
+      }
       const prevSibling = this.stackLast[depth - 1];
-      if (prevSibling !== NONE) this.nextAfter[this.code[prevSibling]] = code;
-      else this.firstCallee[this.stackCode[depth - 1]] = code;
+      const slot = predictorSlot(this.stackCode[depth - 1], this.stackLine[depth - 1], prevSibling !== NONE ? this.code[prevSibling] : NONE, this.predictor.length - 1);
+      this.predictor[slot] = code;
     }
     // The parent is the innermost open call that has a node; past the cap no new nodes are made.
     const parentNode = depth > 0 ? this.stackNode[depth - 1] : NONE;
@@ -364,20 +452,26 @@ export class ThreadTrace {
       this.stackLast[depth - 1] = id;
       this.childCount[parentNode]++;
     }
-    this.stackNode.push(id); this.stackCode.push(code); this.stackLast.push(NONE); this.stackStart.push(t); this.stackLine.push(line);
+    this.pushFrame(id, code, NONE, t, line);
     const d = depth + 1 + this.syntheticLevels;
     if (d > this.stats.maxDepth) this.stats.maxDepth = d;
   }
 
-  private growPrediction(): void {
-    const size = Math.max(this.interner.size, this.nextAfter.length * 2);
-    const next = new Int32Array(size).fill(NONE); next.set(this.nextAfter); this.nextAfter = next;
-    const first = new Int32Array(size).fill(NONE); first.set(this.firstCallee); this.firstCallee = first;
+  private pushFrame(node: number, code: number, last: number, start: number, line: number): void {
+    const d = this.depth;
+    if (d === this.stackCode.length) {
+      const n = d * 2;
+      const grow = <T extends Int32Array | Float64Array>(a: T, C: new (n: number) => T): T => { const b = new C(n); b.set(a); return b; };
+      this.stackNode = grow(this.stackNode, Int32Array); this.stackCode = grow(this.stackCode, Int32Array);
+      this.stackLast = grow(this.stackLast, Int32Array); this.stackStart = grow(this.stackStart, Float64Array);
+      this.stackLine = grow(this.stackLine, Int32Array);
+    }
+    this.stackNode[d] = node; this.stackCode[d] = code; this.stackLast[d] = last; this.stackStart[d] = start; this.stackLine[d] = line;
+    this.depth = d + 1;
   }
 
   private closeTop(t: number, unterminated: boolean): void {
-    const id = this.stackNode.pop()!;
-    this.stackCode.pop(); this.stackLast.pop(); this.stackStart.pop(); this.stackLine.pop();
+    const id = this.stackNode[--this.depth];
     if (id !== NONE) {
       this.end[id] = t;
       if (unterminated) this.flags[id] |= FLAG_UNTERMINATED;
@@ -386,14 +480,14 @@ export class ThreadTrace {
   }
 
   private popReturn(code: number, line: number, t: number): void {
-    const depth = this.stackCode.length;
+    const depth = this.depth;
     if (depth > 0 && this.stackCode[depth - 1] === code) { this.closeTop(t, false); return; }
     const floor = Math.max(0, depth - RETURN_SEARCH_DEPTH);
     for (let k = depth - 2; k >= floor; k--) {
       if (this.stackCode[k] === code) {
         // The calls above k lost their return line (garbled or cut): close them here.
         this.stats.mismatchedReturns++;
-        while (this.stackCode.length > k + 1) this.closeTop(t, true);
+        while (this.depth > k + 1) this.closeTop(t, true);
         this.closeTop(t, false);
         return;
       }
@@ -613,7 +707,7 @@ export class ThreadTrace {
 
   /** The calls still open at the end of what was read, outermost first. */
   openStack(): Array<{ nodeId: number; fn: string; file: string; line: number; startUs: number }> {
-    return this.stackCode.map((code, i) => ({
+    return Array.from(this.stackCode.subarray(0, this.depth), (code, i) => ({
       nodeId: this.stackNode[i], fn: this.interner.fns[code], file: this.interner.files[code],
       line: this.stackLine[i], startUs: this.stackStart[i],
     }));

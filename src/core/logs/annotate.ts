@@ -150,6 +150,9 @@ export class LogAnnotator {
   }
 }
 
+/** Bytes read from disk at once when the caller parses in smaller slices (see poll). */
+const READ_AHEAD_BYTES = 4 * 1024 * 1024;
+
 /**
  * Follow a log file on disk: each poll() parses the bytes appended since the last one.
  * Truncation (size shrank) and rotation (a new inode at the path) start over.
@@ -158,12 +161,27 @@ export class LogFileFollower {
   readonly annotator: LogAnnotator;
   private position = 0;
   private ino: number | null = null;
+  /** Bytes read from the file but not yet parsed (from `aheadPos`), at file offset `position`. */
+  private ahead: Buffer | null = null;
+  private aheadPos = 0;
 
   constructor(readonly path: string, opts: { engine?: Engine | 'auto'; keepRecords?: boolean } = {}) {
     this.annotator = new LogAnnotator(opts);
   }
 
+  /**
+   * Parses at most `maxBytes` more. A caller that parses a big log in small slices (to keep its
+   * thread free) gets them from one larger read: a file-system round trip (stat, open, read,
+   * close) per 256 KB slice cost about a quarter of the time of reading a 200 MB log.
+   */
   async poll(maxBytes = 64 * 1024 * 1024): Promise<{ reset: boolean; added: LogRecord[] }> {
+    if (this.ahead !== null) {
+      const chunk = this.ahead.subarray(this.aheadPos, this.aheadPos + maxBytes);
+      this.aheadPos += chunk.length;
+      if (this.aheadPos >= this.ahead.length) this.ahead = null;
+      this.position += chunk.length;
+      return { reset: false, added: this.annotator.appendBytes(chunk) };
+    }
     const st = await fsp.stat(this.path);
     let reset = false;
     if ((this.ino !== null && st.ino !== this.ino) || st.size < this.position) {
@@ -173,14 +191,15 @@ export class LogFileFollower {
     if (st.size === this.position) return { reset, added: [] };
     const fh = await fsp.open(this.path, 'r');
     try {
-      const n = Math.min(st.size - this.position, maxBytes);
+      const n = Math.min(st.size - this.position, Math.max(maxBytes, READ_AHEAD_BYTES));
       const buf = Buffer.alloc(n);
       const { bytesRead } = await fh.read(buf, 0, n, this.position);
-      const chunk = buf.subarray(0, bytesRead);
-      if (this.position === 0 && looksBinary(chunk.subarray(0, 64 * 1024))) {
+      if (this.position === 0 && looksBinary(buf.subarray(0, Math.min(bytesRead, 64 * 1024)))) {
         throw new Error(`${this.path} looks like a binary file (NUL bytes in its first 64 KB), not a server log`);
       }
-      this.position += bytesRead;
+      const chunk = buf.subarray(0, Math.min(bytesRead, maxBytes));
+      if (bytesRead > chunk.length) { this.ahead = buf.subarray(0, bytesRead); this.aheadPos = chunk.length; }
+      this.position += chunk.length;
       return { reset, added: this.annotator.appendBytes(chunk) };
     } finally { await fh.close(); }
   }

@@ -10,6 +10,7 @@ import type { RequestTracker } from './requests';
 import { externalFromInternal } from './requestIds';
 import { formatTime, vllmPathFromFileinfo } from './annotate';
 import { findHop, getHopTable } from '../../hops/index';
+import { rangesEqual } from '../bytes';
 import type { HopDef } from '../../hops/index';
 import type { FastLineHandler } from './scanner';
 
@@ -82,51 +83,67 @@ export class ByteOut {
 }
 
 const enc = (s: string) => Buffer.from(s, 'latin1');
-const LEVELS = ['INFO', 'DEBUG', 'WARNING', 'ERROR', 'CRITICAL'].map((l) => ({ name: l, bytes: enc(l + ' ') }));
-const P_RECEIVED = enc('Received request ');
-const P_REQUEST = enc('Request ');
-const P_ADDED = enc('Added request ');
-const P_GENERATED = enc('Generated response ');
-const P_ENGINE = enc('Engine ');
-const S_PARAMS = enc('params: ');
-const S_PROMPT = enc('prompt: ');
-const S_COMMA_PARAMS = enc(', params: ');
-const S_DETAILS = enc(' details: prompt: ');
-const S_ABORTED = enc(' aborted.');
-const S_FAILED = enc(' failed with an internal error during generation');
-const S_OUTPUT = enc(': output: ');
-const S_DELTA = enc(' (streaming delta): output: ');
-const S_COMPLETE = enc(' (streaming complete): output: ');
-const S_FINISH = enc(', finish_reason: ');
-const S_AVG1 = enc(': Avg prompt throughput: ');
-const S_AVG2 = enc(' tokens/s, Avg generation throughput: ');
-const S_AVG3 = enc(' tokens/s, ');
-const S_WAITING = enc('EngineCore waiting for work.');
-const S_ACTIVE = enc('EngineCore loop active.');
-const S_HTTP = enc(' HTTP/');
-const STAMP_DIGITS = [0, 1, 3, 4, 6, 7, 9, 10, 12, 13];
 
-function at(b: Buffer, p: number, lit: Buffer, end: number): boolean {
-  const n = lit.length;
-  if (p + n > end) return false;
-  for (let i = 0; i < n; i++) if (b[p + i] !== lit[i]) return false;
-  return true;
+/** A literal the reader compares lines with, four bytes at a time. */
+class Lit {
+  readonly bytes: Buffer;
+  readonly view: DataView;
+  readonly length: number;
+  readonly first: number;
+  constructor(text: string) {
+    this.bytes = enc(text);
+    this.view = new DataView(this.bytes.buffer, this.bytes.byteOffset, this.bytes.length);
+    this.length = this.bytes.length;
+    this.first = this.bytes[0];
+  }
+}
+const lit = (s: string) => new Lit(s);
+const LEVELS = ['INFO', 'DEBUG', 'WARNING', 'ERROR', 'CRITICAL'].map((l) => ({ name: l, bytes: lit(l + ' ') }));
+const P_RECEIVED = lit('Received request ');
+const P_REQUEST = lit('Request ');
+const P_ADDED = lit('Added request ');
+const P_GENERATED = lit('Generated response ');
+const P_ENGINE = lit('Engine ');
+const S_PARAMS = lit('params: ');
+const S_PROMPT = lit('prompt: ');
+const S_COMMA_PARAMS = lit(', params: ');
+const S_DETAILS = lit(' details: prompt: ');
+const S_ABORTED = lit(' aborted.');
+const S_FAILED = lit(' failed with an internal error during generation');
+const S_OUTPUT = lit(': output: ');
+const S_DELTA = lit(' (streaming delta): output: ');
+const S_COMPLETE = lit(' (streaming complete): output: ');
+const S_FINISH = lit(', finish_reason: ');
+const S_AVG1 = lit(': Avg prompt throughput: ');
+const S_AVG2 = lit(' tokens/s, Avg generation throughput: ');
+const S_AVG3 = lit(' tokens/s, ');
+const S_WAITING = lit('EngineCore waiting for work.');
+const S_ACTIVE = lit('EngineCore loop active.');
+const S_HTTP = lit(' HTTP/');
+const STAMP_DIGITS = [0, 1, 3, 4, 6, 7, 9, 10, 12, 13];
+/** Index into LEVELS by the level's first letter. */
+const LEVEL_BY_FIRST: (number | undefined)[] = [];
+LEVELS.forEach((l, i) => { LEVEL_BY_FIRST[l.name.charCodeAt(0)] = i; });
+
+/** The line's bytes at p are `l` (v: a view of the line's buffer). */
+function at(v: DataView, p: number, l: Lit, end: number): boolean {
+  return p + l.length <= end && rangesEqual(v, p, l.view, 0, l.length);
 }
 
 function isDigit(c: number): boolean { return c >= 48 && c <= 57; }
 
 /** First index of `lit` inside [from, end), or -1. */
-function findLit(b: Buffer, lit: Buffer, from: number, end: number): number {
-  const last = end - lit.length;
-  const c0 = lit[0];
-  for (let i = from; i <= last; i++) if (b[i] === c0 && at(b, i, lit, end)) return i;
+function findLit(b: Buffer, v: DataView, l: Lit, from: number, end: number): number {
+  const last = end - l.length;
+  const c0 = l.first;
+  for (let i = from; i <= last; i++) if (b[i] === c0 && at(v, i, l, end)) return i;
   return -1;
 }
 
 /** Last index of `lit` inside [from, end), or -1. */
-function findLastLit(b: Buffer, lit: Buffer, from: number, end: number): number {
-  const c0 = lit[0];
-  for (let i = end - lit.length; i >= from; i--) if (b[i] === c0 && at(b, i, lit, end)) return i;
+function findLastLit(b: Buffer, v: DataView, l: Lit, from: number, end: number): number {
+  const c0 = l.first;
+  for (let i = end - l.length; i >= from; i--) if (b[i] === c0 && at(v, i, l, end)) return i;
   return -1;
 }
 
@@ -143,12 +160,12 @@ function plainJsonBytes(b: Buffer, s: number, e: number): boolean {
 }
 
 /** Every literal prefix of the vLLM hop table: a message starting with none of them is no hop. */
-function hopPrefixes(): Map<number, Buffer[]> {
-  const byFirst = new Map<number, Buffer[]>();
+function hopPrefixes(): Map<number, Lit[]> {
+  const byFirst = new Map<number, Lit[]>();
   for (const h of getHopTable('vllm').hops) {
     for (const p of h.startsWith) {
       const list = byFirst.get(p.charCodeAt(0)) ?? [];
-      list.push(enc(p));
+      list.push(lit(p));
       byFirst.set(p.charCodeAt(0), list);
     }
   }
@@ -157,12 +174,34 @@ function hopPrefixes(): Map<number, Buffer[]> {
 
 /**
  * Values for short byte runs seen before (process prefixes, `fileinfo:lineno`), found by a hash
- * of the bytes: a log has a few hundred of them, each repeated thousands of times.
+ * of the bytes: a log has a few hundred of them, each repeated thousands of times. The few in
+ * use right now are also tried first, by their bytes and the byte that ends them, which spares
+ * both the search for that byte and the hash.
  */
 class RunCache<T> {
-  private readonly map = new Map<number, { key: Buffer; value: T }[]>();
+  private readonly map = new Map<number, { key: Buffer; view: DataView; value: T }[]>();
   private size = 0;
   private hash = 0;
+  private readonly recentRuns: { view: DataView; length: number; value: T }[] = [];
+  /** Where the run `recent` found ends. */
+  end = 0;
+  /**
+   * The value of a recent run that starts at s and is followed by byte `stop` before `limit`,
+   * or undefined. Runs are stored up to their first `stop`, so a match is the run `get` would find.
+   */
+  recent(b: Buffer, v: DataView, s: number, stop: number, limit: number): T | undefined {
+    const runs = this.recentRuns;
+    for (let i = 0; i < runs.length; i++) {
+      const run = runs[i];
+      const e = s + run.length;
+      if (e < limit && b[e] === stop && rangesEqual(v, s, run.view, 0, run.length)) {
+        if (i > 0) { runs[i] = runs[i - 1]; runs[i - 1] = run; } // the busiest drift to the front
+        this.end = e;
+        return run.value;
+      }
+    }
+    return undefined;
+  }
   get(b: Buffer, s: number, e: number): T | undefined {
     let h = 0x811c9dc5;
     for (let i = s; i < e; i++) h = Math.imul(h ^ b[i], 0x01000193);
@@ -175,19 +214,26 @@ class RunCache<T> {
         if (key.length !== n) continue;
         let i = 0;
         while (i < n && key[i] === b[s + i]) i++;
-        if (i === n) return en.value;
+        if (i === n) { this.remember(en.view, n, en.value); return en.value; }
       }
     }
     return undefined;
   }
   /** Store a value for the run `get` just missed. */
   set(b: Buffer, s: number, e: number, value: T): T {
-    if (this.size >= 4096) { this.map.clear(); this.size = 0; }
-    const entry = { key: Buffer.from(b.subarray(s, e)), value };
+    if (this.size >= 4096) { this.map.clear(); this.size = 0; this.recentRuns.length = 0; }
+    const key = Buffer.from(b.subarray(s, e));
+    const entry = { key, view: new DataView(key.buffer, key.byteOffset, key.length), value };
     const list = this.map.get(this.hash);
     if (list) list.push(entry); else this.map.set(this.hash, [entry]);
     this.size++;
+    this.remember(entry.view, key.length, value);
     return value;
+  }
+  private remember(view: DataView, length: number, value: T): void {
+    const runs = this.recentRuns;
+    const run = { view, length, value };
+    if (runs.length < 8) runs.push(run); else runs[runs.length - 1] = run;
   }
 }
 
@@ -209,19 +255,24 @@ export interface FastPathCounters {
 /**
  * Build the fast-path handler for one scan. It writes the `{"kind":"line"}` object of each line
  * it takes into `out` (null: only the tracker is fed) and returns false for lines it leaves to
- * parseLine. Handled lines produce no LogRecord.
+ * parseLine. Handled lines produce no LogRecord. `leaveToParser`, when given, names request ids
+ * whose lines the caller wants as records (`annotate --rid`): those lines are left to parseLine.
  */
-export function vllmFastPath(state: ParseState, tracker: RequestTracker, out: ByteOut | null, counters: FastPathCounters = { handled: 0, unmatched: 0 }): FastLineHandler {
+export function vllmFastPath(state: ParseState, tracker: RequestTracker, out: ByteOut | null, counters: FastPathCounters = { handled: 0, unmatched: 0 },
+  leaveToParser: ((rid: string) => boolean) | null = null): FastLineHandler {
   const prefixes = hopPrefixes();
   /** 0 when no hop prefix starts the message (surely no hop), else -1 (let parseLine decide). */
-  const noHop = (b: Buffer, m: number, e: number): number => {
+  const noHop = (b: Buffer, v: DataView, m: number, e: number): number => {
     const list = prefixes.get(b[m]);
-    if (list) for (const lit of list) if (at(b, m, lit, e)) return -1;
+    if (list) for (const l of list) if (at(v, m, l, e)) return -1;
     return 0;
   };
   const H = (id: string) => findHop('vllm', id)!;
   const V1 = H('V1'), V1b = H('V1b'), V2 = H('V2'), V3 = H('V3'), V4 = H('V4'), V5 = H('V5'), V6 = H('V6'), V7 = H('V7'), V9 = H('V9'), V10 = H('V10');
   const stamp = Buffer.alloc(14);
+  const stampView = new DataView(stamp.buffer, stamp.byteOffset, 14);
+  let lastBuf: Buffer | null = null;
+  let lastView: DataView | null = null;
   let stampValid = false;
   let stampTime = 0;
   let stampJson: Buffer = enc('null');
@@ -273,33 +324,33 @@ export function vllmFastPath(state: ParseState, tracker: RequestTracker, out: By
   };
 
   /** Match the message against the hops this path knows; 1 = hit, 0 = surely no hop, -1 = decline. */
-  const matchMessage = (b: Buffer, m: number, e: number, base: string): number => {
+  const matchMessage = (b: Buffer, v: DataView, m: number, e: number, base: string): number => {
     const c = b[m];
     if (!prefixes.has(c)) return 0;
     if (c === 82 /* R */) {
-      if (at(b, m, P_RECEIVED, e)) {
+      if (at(v, m, P_RECEIVED, e)) {
         if (!V1.fileBasenames!.includes(base)) return -1;
         const rs = m + P_RECEIVED.length;
         const sp = find(b, 32, rs, e);
         if (sp < 0 || sp - 1 <= rs || b[sp - 1] !== 58) return -1;
-        if (!(at(b, sp + 1, S_PARAMS, e) || (at(b, sp + 1, S_PROMPT, e) && findLit(b, S_COMMA_PARAMS, sp, e) !== -1))) return -1;
+        if (!(at(v, sp + 1, S_PARAMS, e) || (at(v, sp + 1, S_PROMPT, e) && findLit(b, v, S_COMMA_PARAMS, sp, e) !== -1))) return -1;
         hit.hop = V1; hit.ridStart = rs; hit.ridEnd = sp - 1; hit.internal = false;
         return 1;
       }
-      if (at(b, m, P_REQUEST, e)) {
+      if (at(v, m, P_REQUEST, e)) {
         const rs = m + P_REQUEST.length;
         const sp = find(b, 32, rs, e);
         if (sp < 0 || sp === rs) return -1;
         hit.ridStart = rs; hit.ridEnd = sp; hit.internal = false;
-        if (at(b, sp, S_DETAILS, e) && V1b.fileBasenames!.includes(base)) { hit.hop = V1b; return 1; }
-        if (sp + S_ABORTED.length === e && at(b, sp, S_ABORTED, e) && V7.fileBasenames!.includes(base)) { hit.hop = V7; return 1; }
-        if (sp + S_FAILED.length === e && at(b, sp, S_FAILED, e) && V9.fileBasenames!.includes(base)) { hit.hop = V9; return 1; }
+        if (at(v, sp, S_DETAILS, e) && V1b.fileBasenames!.includes(base)) { hit.hop = V1b; return 1; }
+        if (sp + S_ABORTED.length === e && at(v, sp, S_ABORTED, e) && V7.fileBasenames!.includes(base)) { hit.hop = V7; return 1; }
+        if (sp + S_FAILED.length === e && at(v, sp, S_FAILED, e) && V9.fileBasenames!.includes(base)) { hit.hop = V9; return 1; }
         return -1;
       }
-      return noHop(b, m, e);
+      return noHop(b, v, m, e);
     }
     if (c === 65 /* A */) {
-      if (!at(b, m, P_ADDED, e)) return noHop(b, m, e);
+      if (!at(v, m, P_ADDED, e)) return noHop(b, v, m, e);
       if (!V2.fileBasenames!.includes(base)) return -1;
       const rs = m + P_ADDED.length;
       for (let i = rs; i < e; i++) if (b[i] === 32 || b[i] === 9) return -1;
@@ -309,44 +360,44 @@ export function vllmFastPath(state: ParseState, tracker: RequestTracker, out: By
       return 1;
     }
     if (c === 71 /* G */) {
-      if (!at(b, m, P_GENERATED, e)) return noHop(b, m, e);
+      if (!at(v, m, P_GENERATED, e)) return noHop(b, v, m, e);
       if (!V6.fileBasenames!.includes(base)) return -1;
       const rs = m + P_GENERATED.length;
       const sp = find(b, 32, rs, e);
       if (sp < 0) return -1;
       let ridEnd: number;
-      if (b[sp - 1] === 58 && at(b, sp - 1, S_OUTPUT, e)) ridEnd = sp - 1;
-      else if (at(b, sp, S_DELTA, e) || at(b, sp, S_COMPLETE, e)) ridEnd = sp;
+      if (b[sp - 1] === 58 && at(v, sp - 1, S_OUTPUT, e)) ridEnd = sp - 1;
+      else if (at(v, sp, S_DELTA, e) || at(v, sp, S_COMPLETE, e)) ridEnd = sp;
       else return -1;
       if (ridEnd <= rs) return -1;
       // `, finish_reason: <no spaces>` at the very end.
-      const fr = findLastLit(b, S_FINISH, sp, e);
+      const fr = findLastLit(b, v, S_FINISH, sp, e);
       if (fr < sp || fr + S_FINISH.length >= e) return -1;
       for (let i = fr + S_FINISH.length; i < e; i++) if (b[i] === 32 || b[i] === 9) return -1;
       hit.hop = V6; hit.ridStart = rs; hit.ridEnd = ridEnd; hit.internal = false;
       return 1;
     }
     if (c === 69 /* E */) {
-      if (at(b, m, P_ENGINE, e)) {
+      if (at(v, m, P_ENGINE, e)) {
         if (!V5.fileBasenames!.includes(base)) return -1;
         let p = m + P_ENGINE.length;
         if (!(isDigit(b[p]) && isDigit(b[p + 1]) && isDigit(b[p + 2]))) return -1;
         p += 3;
-        if (!at(b, p, S_AVG1, e)) return -1;
+        if (!at(v, p, S_AVG1, e)) return -1;
         p += S_AVG1.length;
         const d1 = p; while (p < e && (isDigit(b[p]) || b[p] === 46)) p++;
-        if (p === d1 || !at(b, p, S_AVG2, e)) return -1;
+        if (p === d1 || !at(v, p, S_AVG2, e)) return -1;
         p += S_AVG2.length;
         const d2 = p; while (p < e && (isDigit(b[p]) || b[p] === 46)) p++;
-        if (p === d2 || !at(b, p, S_AVG3, e)) return -1;
+        if (p === d2 || !at(v, p, S_AVG3, e)) return -1;
         hit.hop = V5; hit.ridStart = hit.ridEnd = 0;
         return 1;
       }
-      const exact = at(b, m, S_WAITING, e) && m + S_WAITING.length === e ? V3 : at(b, m, S_ACTIVE, e) && m + S_ACTIVE.length === e ? V4 : null;
+      const exact = at(v, m, S_WAITING, e) && m + S_WAITING.length === e ? V3 : at(v, m, S_ACTIVE, e) && m + S_ACTIVE.length === e ? V4 : null;
       if (exact && exact.fileBasenames!.includes(base)) { hit.hop = exact; hit.ridStart = hit.ridEnd = 0; return 1; }
-      return noHop(b, m, e);
+      return noHop(b, v, m, e);
     }
-    return noHop(b, m, e); // other prefixes (`--enable…`, Finished, <n> Engines…): rare, parseLine decides
+    return noHop(b, v, m, e); // other prefixes (`--enable…`, Finished, <n> Engines…): rare, parseLine decides
   };
 
   const J_HEAD = enc('{"kind":"line","line":');
@@ -361,29 +412,38 @@ export function vllmFastPath(state: ParseState, tracker: RequestTracker, out: By
     if (e - s < 24 || b[e - 1] === 93 /* Ray's `[repeated …]` */) return false;
     // Colour codes need no scan of their own: around the prefix or the level they break the
     // checks below, and inside an id they fail plainJsonBytes.
+    if (b !== lastBuf) { lastBuf = b; lastView = new DataView(b.buffer, b.byteOffset, b.length); }
+    const v = lastView!;
     let p = s;
     let pre = NO_PREFIX;
     if (b[p] === 40 /* ( */) {
-      const close = find(b, 41, p, Math.min(e, p + 200));
-      if (close < 0 || close + 1 >= e || b[close + 1] !== 32) return false;
-      const known = prefixCache.get(b, s, close);
-      if (known) pre = known;
+      const limit = Math.min(e, p + 200);
+      let close: number;
+      const recent = prefixCache.recent(b, v, s, 41, limit);
+      if (recent) { pre = recent; close = prefixCache.end; }
       else {
-        let q = close - 1, v = 0, mul = 1;
-        while (q > p && isDigit(b[q])) { v += (b[q] - 48) * mul; mul *= 10; q--; }
-        if (mul === 1 || mul > 1e9) return false;
-        if (!(b[q] === 61 && b[q - 1] === 100 && b[q - 2] === 105 && b[q - 3] === 112 && b[q - 4] === 32)) return false;
-        const ns = p + 1, ne = q - 4;
-        if (ne <= ns || !plainJsonBytes(b, ns, ne)) return false;
-        for (let i = ns; i < ne; i++) if (b[i] === 40) return false;
-        pre = prefixAt(b, s, close, ns, ne, v);
+        close = find(b, 41, p, limit);
+        if (close < 0) return false;
+        const known = prefixCache.get(b, s, close);
+        if (known) pre = known;
+        else {
+          let q = close - 1, pid = 0, mul = 1;
+          while (q > p && isDigit(b[q])) { pid += (b[q] - 48) * mul; mul *= 10; q--; }
+          if (mul === 1 || mul > 1e9) return false;
+          if (!(b[q] === 61 && b[q - 1] === 100 && b[q - 2] === 105 && b[q - 3] === 112 && b[q - 4] === 32)) return false;
+          const ns = p + 1, ne = q - 4;
+          if (ne <= ns || !plainJsonBytes(b, ns, ne)) return false;
+          for (let i = ns; i < ne; i++) if (b[i] === 40) return false;
+          pre = prefixAt(b, s, close, ns, ne, pid);
+        }
       }
+      if (close + 1 >= e || b[close + 1] !== 32) return false;
       p = close + 2;
       if (b[p] === 40) return false; // nested prefixes
     }
-    // Level.
-    let li = -1;
-    for (let i = 0; i < LEVELS.length; i++) if (at(b, p, LEVELS[i].bytes, e)) { li = i; break; }
+    // Level: the five names differ in their first letter.
+    const level = LEVEL_BY_FIRST[b[p]];
+    const li = level !== undefined && at(v, p, LEVELS[level].bytes, e) ? level : -1;
     if (li < 0) {
       // uvicorn access line under a process prefix: `INFO:     client - "METHOD path HTTP/x" status …`
       if (pre === NO_PREFIX || !(b[p] === 73 && b[p + 1] === 78 && b[p + 2] === 70 && b[p + 3] === 79 && b[p + 4] === 58 && b[p + 5] === 32)) return false;
@@ -395,7 +455,7 @@ export function vllmFastPath(state: ParseState, tracker: RequestTracker, out: By
       q += 4; const ms = q; while (q < e && b[q] >= 65 && b[q] <= 90) q++;
       if (q === ms || b[q] !== 32) return false;
       q++; const ps = q; while (q < e && b[q] !== 32) q++;
-      if (q === ps || !at(b, q, S_HTTP, e)) return false;
+      if (q === ps || !at(v, q, S_HTTP, e)) return false;
       q += S_HTTP.length; const vs = q; while (q < e && (isDigit(b[q]) || b[q] === 46)) q++;
       if (q === vs || b[q] !== 34 || b[q + 1] !== 32 || !isDigit(b[q + 2]) || !isDigit(b[q + 3]) || !isDigit(b[q + 4])) return false;
       const role = pre.role ?? V10.role;
@@ -411,25 +471,30 @@ export function vllmFastPath(state: ParseState, tracker: RequestTracker, out: By
       return true;
     }
     p += LEVELS[li].bytes.length;
-    // MM-DD HH:MM:SS then ' ['
-    if (p + 16 > e || b[p + 2] !== 45 || b[p + 5] !== 32 || b[p + 8] !== 58 || b[p + 11] !== 58 || b[p + 14] !== 32 || b[p + 15] !== 91) return false;
-    for (let i = 0; i < STAMP_DIGITS.length; i++) if (!isDigit(b[p + STAMP_DIGITS[i]])) return false;
-    let same = stampValid;
-    if (same) for (let i = 0; i < 14; i++) if (stamp[i] !== b[p + i]) { same = false; break; }
-    if (!same) {
+    // MM-DD HH:MM:SS then ' ['; the stamp of the line before (checked then) is the common case.
+    if (p + 16 > e || b[p + 14] !== 32 || b[p + 15] !== 91) return false;
+    if (!(stampValid && rangesEqual(v, p, stampView, 0, 14))) {
+      if (b[p + 2] !== 45 || b[p + 5] !== 32 || b[p + 8] !== 58 || b[p + 11] !== 58) return false;
+      for (let i = 0; i < STAMP_DIGITS.length; i++) if (!isDigit(b[p + STAMP_DIGITS[i]])) return false;
       const d2 = (k: number) => (b[p + k] - 48) * 10 + (b[p + k + 1] - 48);
       const month = d2(0);
       const year = inferYear(state, month);
       stampTime = Date.UTC(year, month - 1, d2(3), d2(6), d2(9), d2(12));
-      stampJson = enc(`"${formatTime(stampTime, 's', false)}"`);
+      if (out) stampJson = enc(`"${formatTime(stampTime, 's', false)}"`);
       b.copy(stamp, 0, p, p + 14);
       stampValid = true;
     }
     p += 16;
     // fileinfo:lineno]
-    const close = find(b, 93, p, Math.min(e, p + 1024));
-    if (close < 0) return false;
-    let site = siteCache.get(b, p, close);
+    const siteLimit = Math.min(e, p + 1024);
+    let site = siteCache.recent(b, v, p, 93, siteLimit);
+    let close: number;
+    if (site !== undefined) close = siteCache.end;
+    else {
+      close = find(b, 93, p, siteLimit);
+      if (close < 0) return false;
+      site = siteCache.get(b, p, close);
+    }
     if (site === undefined) {
       let q = close - 1, lineno = 0, mul = 1;
       while (q > p && isDigit(b[q])) { lineno += (b[q] - 48) * mul; mul *= 10; q--; }
@@ -441,7 +506,7 @@ export function vllmFastPath(state: ParseState, tracker: RequestTracker, out: By
     }
     const m = close + 1 < e && b[close + 1] === 32 ? close + 2 : close + 1;
     if (m >= e) return false;
-    const r = matchMessage(b, m, e, site.base);
+    const r = matchMessage(b, v, m, e, site.base);
     if (r < 0) return false;
     let rid: string | null = null;
     let ridRaw = false;
@@ -450,6 +515,7 @@ export function vllmFastPath(state: ParseState, tracker: RequestTracker, out: By
       const raw = b.toString('latin1', hit.ridStart, hit.ridEnd);
       rid = hit.internal ? externalFromInternal(raw) : raw;
       ridRaw = rid === raw;
+      if (leaveToParser !== null && leaveToParser(rid)) return false;
     }
     const hop = r === 1 ? hit.hop : null;
     const role = hop && pre.role === null ? hop.role : pre.role;

@@ -71,16 +71,27 @@ export function serverIdsFor(base: string, engine: Engine, api: ApiKind): Server
   };
 }
 
-/**
- * Does a normalised rid belong to what the user typed? Accepts the base id, the external id,
- * an internal id with its suffix, or the SSE id of a completion.
- */
-export function ridMatchesQuery(rid: string, query: string): boolean {
-  if (rid === query) return true;
+/** The normalised ids that answer what the user typed: the base id, the external id, an internal id with its suffix, the SSE id of a completion. */
+function idsForQuery(query: string): string[] {
   const q = query.trim();
-  if (rid === q || rid === externalFromInternal(q)) return true;
-  if (rid === `chatcmpl-${q}` || rid === `cmpl-${q}-0` || rid === `${q}-0`) return true;
-  return false;
+  return [...new Set([query, q, externalFromInternal(q), `chatcmpl-${q}`, `cmpl-${q}-0`, `${q}-0`])];
+}
+
+/** Does a normalised rid belong to what the user typed? */
+export function ridMatchesQuery(rid: string, query: string): boolean {
+  return idsForQuery(query).includes(rid);
+}
+
+/**
+ * `ridMatchesQuery` for one query, its ids worked out once: a check per line of a big log
+ * (string equality, which rejects on length first, beats hashing a fresh id for a Set).
+ */
+export function ridQueryMatcher(query: string): (rid: string) => boolean {
+  const ids = idsForQuery(query);
+  return (rid) => {
+    for (let i = 0; i < ids.length; i++) if (ids[i] === rid) return true;
+    return false;
+  };
 }
 
 /** Guess the API from a normalised vLLM id. */

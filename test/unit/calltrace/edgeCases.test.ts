@@ -186,3 +186,83 @@ test('an empty folder and a folder of other files index to nothing, with notes',
   const missing = await openTraceFolder(join(dir, 'nope'), { mode: 'in-process' });
   assert.equal(missing.ignored[0].path, join(dir, 'nope'));
 });
+
+test('torch modules (every `forward` one name in one file) and loops that change course: each call lands under its caller, in any chunking', async () => {
+  // What vLLM's tracer writes for a model step: nn.Module's _wrapped_call_impl → _call_impl →
+  // forward, where the forwards of the model, a layer, its attention and its MLP share a name
+  // and a file and differ by line; a varying number of check_stop calls; seconds that roll over.
+  const MODULE = '/usr/lib/python3/site-packages/torch/nn/modules/module.py';
+  const LLAMA = '/usr/lib/python3/site-packages/vllm/model_executor/models/llama.py';
+  const ATTN = '/usr/lib/python3/site-packages/vllm/attention/layer.py';
+  const lines: string[] = [];
+  let us = 0;
+  const stack: { fn: string; file: string; line: number; site: number }[] = [{ fn: '', file: '', line: 0, site: 0 }];
+  let seed = 7;
+  const rand = (n: number) => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed % n; };
+  const stamp = () => { us += 1 + rand(40000); const s = Math.floor(us / 1e6); return `2026-08-21 22:${String(30 + Math.floor(s / 60)).padStart(2, '0')}:${String(s % 60).padStart(2, '0')}.${String(us % 1e6).padStart(6, '0')}`; };
+  const call = (fn: string, file: string, line: number) => {
+    const caller = stack[stack.length - 1];
+    if (caller.fn) caller.site = caller.line + 1 + rand(20); // the initial frame prints "from  in :0"
+    lines.push(`${stamp()} Call to ${fn} in ${file}:${line} from ${caller.fn} in ${caller.file}:${caller.site}`);
+    stack.push({ fn, file, line, site: line });
+  };
+  const ret = () => {
+    const f = stack.pop()!;
+    const caller = stack[stack.length - 1];
+    lines.push(`${stamp()} Return from ${f.fn} in ${f.file}:${f.line + 2 + rand(9)} to ${caller.fn} in ${caller.file}:${caller.site}`);
+  };
+  const module = (line: number, inner: () => void) => { call('_wrapped_call_impl', MODULE, 1771); call('_call_impl', MODULE, 1779); call('forward', LLAMA, line); inner(); ret(); ret(); ret(); };
+  call('run_busy_loop', CORE, 940);
+  for (let step = 0; step < 60; step++) {
+    call('step', CORE, 390);
+    module(380, () => {
+      for (let l = 0; l < 1 + rand(3); l++) {
+        module(300, () => {
+          module(200, () => { call('forward', ATTN, 250); call('unified_attention', ATTN, 500); ret(); ret(); });
+          module(90, () => { call('silu_and_mul', LLAMA, 40); ret(); });
+        });
+      }
+    });
+    call('update_from_output', SCHED, 800);
+    for (let r = 0; r < rand(5); r++) { call('check_stop', SCHED, 20); ret(); }
+    if (step % 7 === 6) { call('finish_requests', SCHED, 1000); ret(); }
+    ret();
+    ret();
+  }
+  ret();
+  const text = lines.join('\n') + '\n';
+
+  // The tree as a plain reading of the lines gives it: each call's function, file, def line,
+  // caller and call site, start and end, and its parent.
+  const expected: string[] = [];
+  const open: number[] = [];
+  const ends: string[] = [];
+  const re = /^(\S+ \S+) (Call to|Return from) (\S+) in (.+?):(\d+) (?:from|to) (\S*) in (.*?):(\d+)$/;
+  for (const l of lines) {
+    const m = re.exec(l)!;
+    if (m[2] === 'Call to') {
+      expected.push(`${m[3]} ${m[4]}:${m[5]} from ${m[6]}:${m[8]} at ${m[1]} parent ${open.length ? open[open.length - 1] : -1}`);
+      ends.push('');
+      open.push(expected.length - 1);
+    } else ends[open.pop()!] = m[1];
+  }
+  const want = expected.map((e, i) => `${e} until ${ends[i]}`);
+
+  const dir = tempDir();
+  const path = writeTrace(dir, text);
+  const ts = (t: number) => new Date(t / 1000).toISOString().replace('T', ' ').slice(0, 19) + '.' + String(t % 1e6).padStart(6, '0');
+  for (const chunkBytes of [4096, 5003, 1 << 20]) {
+    const trace = new ThreadTrace();
+    await readTraceFile(path, trace, { chunkBytes });
+    const got: string[] = [];
+    for (let id = 0; id < trace.count; id++) {
+      const site = trace.callSiteOf(id);
+      got.push(`${trace.fnOf(id)} ${trace.fileOf(id)}:${trace.lineOf(id)} from ${site?.fn ?? ''}:${site?.line ?? 0} at ${ts(trace.startOf(id))} parent ${trace.parentOf(id)} until ${ts(trace.endOf(id))}`);
+    }
+    assert.equal(got.length, want.length, `chunks of ${chunkBytes} bytes`);
+    for (let i = 0; i < want.length; i++) assert.equal(got[i], want[i], `call ${i}, chunks of ${chunkBytes} bytes`);
+    assert.equal(trace.stats.calls, want.length);
+    assert.equal(trace.stats.returns, want.length);
+    assert.equal(trace.stats.garbledLines + trace.stats.mismatchedReturns + trace.stats.orphanReturns, 0);
+  }
+});

@@ -61,6 +61,24 @@ test('annotate --rid keeps only that request, in any of its id forms', async () 
   assert.match(none.out, /No lines for request no-such-request/);
 });
 
+test('annotate --rid: the summary still counts every hop and request of the log', async () => {
+  const log = join(FIX, 'vllm_debug_tp2_multiline.log');
+  const all = await run('annotate', log);
+  const one = await run('annotate', log, '--rid', 'chatcmpl-4e2b9a1c7d3f4b8e9a6c5d4e3f2a1b0c');
+  assert.equal(one.code, 0);
+  const hops = (out: string) => /^hops: .*$/m.exec(out)?.[0];
+  const requests = (out: string) => /(\d+) request\(s\)/.exec(out)?.[1];
+  assert.ok(hops(all.out));
+  assert.equal(hops(one.out), hops(all.out));
+  assert.equal(requests(one.out), requests(all.out));
+  assert.match(one.out, /^Request chatcmpl-4e2b9a1c7d3f4b8e9a6c5d4e3f2a1b0c$/m);
+  const json = await run('annotate', log, '--json', '--rid', 'chatcmpl-4e2b9a1c7d3f4b8e9a6c5d4e3f2a1b0c');
+  const summary = JSON.parse(json.out.trim().split('\n').pop()!);
+  const plain = JSON.parse((await run('annotate', log, '--json')).out.trim().split('\n').pop()!);
+  assert.deepEqual(summary.counts, plain.counts);
+  assert.equal(summary.requests.count, plain.requests.count);
+});
+
 test('annotate table: hop rows, requests and the reasons for missing lines', async () => {
   const { code, out } = await run('annotate', join(FIX, 'sglang_tp2_request.log'));
   assert.equal(code, 0);

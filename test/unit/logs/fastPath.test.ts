@@ -8,6 +8,7 @@ import { createParseState, parseLine } from '../../../src/core/logs/parseLine';
 import { RequestTracker } from '../../../src/core/logs/requests';
 import { recordJsonLine, sourceFor } from '../../../src/core/logs/annotate';
 import { ByteOut, vllmFastPath } from '../../../src/core/logs/fastVllm';
+import { ridQueryMatcher } from '../../../src/core/logs/requestIds';
 
 const FIX = join(__dirname, '..', '..', '..', '..', 'test', 'fixtures', 'logs');
 const REF = Date.UTC(2026, 7, 22);
@@ -92,4 +93,43 @@ test('fast path and string parser agree line by line (fixtures and edge cases)',
   assert.equal(fast.json.length, slow.json.length);
   for (let i = 0; i < lines.length; i++) assert.equal(fast.json[i], slow.json[i], `line ${i + 1}: ${lines[i]}`);
   assert.deepEqual(fast.counts, slow.counts);
+});
+
+test('annotate --rid: the fast path leaves only that request\'s lines to the parser and feeds the tracker the same', () => {
+  const lines = [
+    ...readFileSync(join(FIX, 'vllm_info_chat_and_abort.log'), 'utf8').replace(/\n$/, '').split('\n'),
+    ...readFileSync(join(FIX, 'vllm_debug_tp2_multiline.log'), 'utf8').replace(/\n$/, '').split('\n'),
+    ...EXTRA,
+  ];
+  const slowState = createParseState({ referenceTime: REF });
+  const slow = new RequestTracker();
+  const records = lines.map((l, i) => { const r = parseLine(l, i + 1, 0, slowState); slow.add(r); return r; });
+  const rids = [...slow.rids()];
+  assert.ok(rids.length >= 4, `requests in the sample: ${rids.join(' ')}`);
+  /** One scan as `annotate` runs it: the line numbers the parser got, and the tracker. */
+  const scan = (wanted: ((rid: string) => boolean) | null) => {
+    const st = createParseState({ referenceTime: REF });
+    const tr = new RequestTracker();
+    const fast = vllmFastPath(st, tr, null, { handled: 0, unmatched: 0 }, wanted);
+    const buf = Buffer.from(lines.join('\n') + '\n');
+    const parsed = new Set<number>();
+    let pos = 0;
+    lines.forEach((l, i) => {
+      const end = buf.indexOf(10, pos);
+      if (!fast(buf, pos, end, i + 1, pos)) { parsed.add(i + 1); tr.add(parseLine(l, i + 1, pos, st)); }
+      pos = end + 1;
+    });
+    return { parsed, tr };
+  };
+  const plain = scan(null);
+  assert.ok(lines.length - plain.parsed.size > 25, `the fast path took ${lines.length - plain.parsed.size} lines`);
+  for (const query of [...rids, '5c1d8e0f2a9b4e6d8f7a6b5c4d3e2f10', 'no-such-request']) {
+    const wanted = ridQueryMatcher(query);
+    const { parsed, tr } = scan(wanted);
+    const own = records.filter((r) => r.rid !== null && wanted(r.rid)).map((r) => r.line);
+    assert.deepEqual([...parsed].sort((a, b) => a - b), [...new Set([...plain.parsed, ...own])].sort((a, b) => a - b), query);
+    assert.deepEqual(Object.fromEntries(tr.counts), Object.fromEntries(slow.counts));
+    assert.deepEqual([...tr.rids()], rids);
+    for (const rid of rids) assert.deepEqual(tr.get(rid), slow.get(rid), rid);
+  }
 });

@@ -1,7 +1,7 @@
 // Reading logs from disk: streaming, byte offsets, bad input, growing and rotated files.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync, appendFileSync, rmSync, renameSync, readFileSync, openSync, ftruncateSync, closeSync, writeSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, appendFileSync, rmSync, renameSync, readFileSync, openSync, ftruncateSync, closeSync, writeSync, promises as fsp } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { scanLogFile, LogInputError, LINE_PARSE_CAP } from '../../../src/core/logs/scanner';
@@ -109,6 +109,38 @@ test('following a growing log: appends, a half-written line, truncation and rota
     assert.equal(r.reset, true);
     assert.equal(r.added.length, 3);
   } finally { rmSync(dir, { recursive: true, force: true }); }
+});
+
+test('a big log followed in small slices (as the editor reads one) is read from disk in a few large reads, with the same lines', async () => {
+  const dir = tmp();
+  const realOpen = fsp.open;
+  let opens = 0;
+  try {
+    const p = join(dir, 'vllm.log');
+    const lines: string[] = [];
+    for (let i = 0; lines.length < 120_000; i++) lines.push(RECEIVED.replace('myrun-0001', `run-${i}`), ADDED.replace('myrun-0001', `run-${i}`));
+    writeFileSync(p, lines.join('\n') + '\n'); // ~30 MB
+    const whole = new LogFileFollower(p);
+    const all = (await whole.poll()).added;
+    fsp.open = (async (...args: Parameters<typeof realOpen>) => { opens++; return realOpen(...args); }) as typeof realOpen;
+    const sliced = new LogFileFollower(p);
+    const got: LogRecord[] = [];
+    for (;;) {
+      const { added } = await sliced.poll(256 * 1024);
+      if (added.length === 0) break;
+      got.push(...added);
+    }
+    assert.equal(got.length, lines.length);
+    assert.deepEqual(got.map((r) => [r.line, r.offset, r.hop, r.rid]), all.map((r) => [r.line, r.offset, r.hop, r.rid]));
+    assert.equal(sliced.annotator.tracker.requestCount, whole.annotator.tracker.requestCount);
+    assert.ok(opens <= 10, `the file was opened ${opens} times for ${Math.ceil(readFileSync(p).length / 262144)} slices`);
+    // Rewritten while slices read ahead were still being parsed: the next read from disk starts over.
+    writeFileSync(p, ADDED + '\n');
+    let reset = false;
+    for (let i = 0; i < 200 && !reset; i++) reset = (await sliced.poll(256 * 1024)).reset;
+    assert.ok(reset, 'the truncation was seen');
+    assert.equal(sliced.annotator.linesParsed, 1);
+  } finally { fsp.open = realOpen; rmSync(dir, { recursive: true, force: true }); }
 });
 
 test('a 2 GB file with NUL bytes after its first line is refused as binary', async () => {
