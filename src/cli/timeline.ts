@@ -7,7 +7,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { loadTimeline, TimelineInputError } from '../core/timeline/load';
 import { LogInputError } from '../core/timeline/requestLogs';
 import { mergedItems } from '../core/timeline/build';
-import { fmtMs, fmtWhen, timelineMarkdown, timelinePerfetto } from '../core/timeline/export';
+import { fmtMs, fmtSigned, fmtWhen, timelineMarkdown, timelinePerfetto } from '../core/timeline/export';
 import type { RequestTimeline, TimelineItem, TimelineLane } from '../core/timeline/model';
 import type { OrderingNote } from '../core/timeline/clockOffsets';
 import { clientFromSendJson, type ClientRequest } from '../core/timeline/clientRequest';
@@ -226,17 +226,19 @@ export async function runTimeline(argv: string[], io: CliIO): Promise<number> {
   for (const c of t.clocks) {
     const o = c.offset;
     if (o.source === 'reference') { out.line(`  ${padEnd(forTerminal(c.label), w)}  reference`); continue; }
-    const sign = (v: number): string => `${v >= 0 ? '+' : '−'}${fmtMs(Math.abs(v))}`;
+    const sign = fmtSigned;
     const bounds = o.min === null && o.max === null ? 'no ordering ties it to the reference' : `allowed ${o.min !== null ? sign(o.min) : '−∞'} … ${o.max !== null ? sign(o.max) : '+∞'} by ${o.orderings} ordering(s)`;
     out.line(`  ${padEnd(forTerminal(c.label), w)}  ${padEnd(sign(o.ms), 10)} ${padEnd(o.source, 9)} ${bounds}`);
     if (o.conflict) out.line(`  ${' '.repeat(w)}  ! ${forTerminal(o.conflict)}`);
-    for (const n of o.upper.slice(0, 1)) out.line(`  ${' '.repeat(w)}  at most: ${forTerminal(noteText(n, labelOf))}`);
-    for (const n of o.lower.slice(0, 1)) out.line(`  ${' '.repeat(w)}  at least: ${forTerminal(noteText(n, labelOf))}`);
+    // The orderings that set each bound, in chain order (a bound may come through a third clock).
+    for (const [i, n] of o.upper.slice(0, 3).entries()) out.line(`  ${' '.repeat(w)}  ${i ? '   then' : 'at most'}: ${forTerminal(noteText(n, labelOf))}`);
+    for (const [i, n] of o.lower.slice(0, 3).entries()) out.line(`  ${' '.repeat(w)}  ${i ? '    then' : 'at least'}: ${forTerminal(noteText(n, labelOf))}`);
   }
   out.line('');
-  out.line(`Timeline (ms from ${client ? 'the client sending the request' : 'the request\'s first line'}, on ${forTerminal(ref)}'s clock; a whole-second stamp is the second it names)`);
+  out.line(`Timeline (from ${client ? 'the client sending the request' : 'the request\'s first line'}, on ${forTerminal(ref)}'s clock; [a, b) is a stamp that only says the line was printed in that interval)`);
   const laneW = Math.min(44, Math.max(16, ...t.lanes.map((l) => l.title.length)));
-  for (const { lane, item } of mergedItems(t)) {
+  for (const [n, { lane, item }] of mergedItems(t).entries()) {
+    if (n % 2000 === 1999) { out.flush(); await out.room(); }
     const where = item.ref.type === 'log' ? `  L${item.ref.line}` : '';
     const what = item.kind === 'client-frame' ? `frame ${item.ref.type === 'client' ? item.ref.frame : ''} ${item.label} (${item.detail.bytes} B)` : `${item.hop ? `${item.hop} ` : ''}${item.label}`;
     out.line(`  ${padEnd(fmtWhen(item), 30)} ${padEnd(forTerminal(lane.title).slice(0, laneW), laneW)}  ${forTerminal(what)}${where}`);

@@ -263,8 +263,10 @@ export function buildTimeline(src: TimelineSources, opts: BuildOptions = {}): Re
         const lane = processLane(i, c.process, c.process !== null ? pidOf.get(c.process) ?? null : null, c.role);
         const start = place(logClockId(i), c.time);
         const def = log.engine ? findHop(log.engine, c.hop) : undefined;
+        // Batch lines are not kept as records: their source is the hop table's citation.
+        const source = def && def.line !== null ? { path: def.file, line: def.line, verified: false, drift: 0, method: 'hop-table' } : null;
         lane.items.push({ kind: 'context', label: (def && shortFormat(def.format)) || c.hop, start, end: start + resolutionSpanMs(c.resolution), shape: shapeOf(c.resolution), resolution: c.resolution, hop: c.hop,
-          ref: { type: 'log', path: log.path, line: c.line, offset: -1, source: null }, detail: { line: c.line } });
+          ref: { type: 'log', path: log.path, line: c.line, offset: -1, source }, detail: { line: c.line } });
       }
     }
   }

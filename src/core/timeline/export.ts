@@ -59,8 +59,13 @@ export function timelinePerfetto(t: RequestTimeline): { traceEvents: TraceEvent[
   };
 }
 
+/** A signed duration: +2.70 s, −520 ms. */
+export function fmtSigned(ms: number): string {
+  return `${ms >= 0 ? '+' : '−'}${fmtMs(Math.abs(ms))}`;
+}
+
 export function fmtOffset(o: OffsetEstimate): string {
-  const v = (ms: number): string => `${ms >= 0 ? '+' : '−'}${fmtMs(Math.abs(ms))}`;
+  const v = fmtSigned;
   if (o.source === 'reference') return 'reference';
   const bounds = o.min !== null || o.max !== null ? ` [${o.min !== null ? v(o.min) : '−∞'} … ${o.max !== null ? v(o.max) : '+∞'}]` : '';
   return `${v(o.ms)} ${o.source}${bounds}`;
@@ -77,7 +82,11 @@ export function fmtMs(ms: number): string {
 /** An item's time as its resolution allows: a band as its interval, an instant as a point. */
 export function fmtWhen(item: TimelineItem): string {
   const sign = (ms: number): string => (ms < 0 ? '−' : '+');
-  if (item.shape === 'band') return `${sign(item.start)}${fmtMs(Math.abs(item.start))} … ${sign(item.end)}${fmtMs(Math.abs(item.end))}`;
+  // A band is what its stamp says: the event happened somewhere in [start, end).
+  if (item.shape === 'band') {
+    const s = (ms: number): string => (item.end - item.start >= 1000 ? `${sign(ms)}${(Math.abs(ms) / 1000).toFixed(3)} s` : `${sign(ms)}${fmtMs(Math.abs(ms))}`);
+    return `[${s(item.start)}, ${s(item.end)})`;
+  }
   if (item.shape === 'span') return `${sign(item.start)}${fmtMs(Math.abs(item.start))} for ${fmtMs(item.end - item.start)}`;
   return `${sign(item.start)}${fmtMs(Math.abs(item.start))}`;
 }
@@ -86,14 +95,14 @@ export function timelineMarkdown(t: RequestTimeline): string {
   const out: string[] = [];
   out.push(`### Request ${markdownCode(t.key)} across ${t.clocks.filter((c) => c.path).length} log(s)`);
   out.push('');
-  if (t.ids.length) out.push(`Seen as ${t.ids.map((i) => markdownCode(i)).join(', ')}. Times are ms from ${t.clocks.find((c) => c.id === t.reference)?.label === 'client' ? 'the client sending the request' : 'the request\'s first line'} on the clock of ${markdownCode(t.clocks.find((c) => c.id === t.reference)?.label ?? t.reference)}; a whole-second stamp is the second it names.`, '');
+  if (t.ids.length) out.push(`Seen as ${t.ids.map((i) => markdownCode(i)).join(', ')}. Times count from ${t.reference === 'client' ? 'the client sending the request' : 'the request\'s first line'} on the clock of ${markdownCode(t.clocks.find((c) => c.id === t.reference)?.label ?? t.reference)}; [a, b) is a stamp that only says the line was printed in that interval (a vLLM line stamped to the second).`, '');
   out.push('| clock | offset (ahead of the reference) | the orderings allow | from |', '|---|---:|---|---|');
   for (const c of t.clocks) {
     const o = c.offset;
-    const allow = o.source === 'reference' ? '—' : o.min === null && o.max === null ? 'no ordering ties it' : `${o.min !== null ? fmtMs(o.min) : '−∞'} … ${o.max !== null ? fmtMs(o.max) : '+∞'}`;
-    out.push(`| ${markdownCell(c.label)} | ${o.source === 'reference' ? 'reference' : fmtMs(o.ms)} | ${allow} | ${o.source}${o.orderings ? `, ${o.orderings} ordering(s)` : ''} |`);
+    const allow = o.source === 'reference' ? '—' : o.min === null && o.max === null ? 'no ordering ties it' : `${o.min !== null ? fmtSigned(o.min) : '−∞'} … ${o.max !== null ? fmtSigned(o.max) : '+∞'}`;
+    out.push(`| ${markdownCell(c.label)} | ${o.source === 'reference' ? 'reference' : fmtSigned(o.ms)} | ${allow} | ${o.source}${o.orderings ? `, ${o.orderings} ordering(s)` : ''} |`);
   }
-  out.push('', '| time (ms) | source | process | hop | observed line | file:line |', '|---|---|---|---|---|---|');
+  out.push('', '| time | source | process | hop | observed line | file:line |', '|---|---|---|---|---|---|');
   for (const { lane, item } of mergedItems(t)) {
     if (item.kind === 'client-frame') continue;
     const r = item.ref;
