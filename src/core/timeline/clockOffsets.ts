@@ -65,31 +65,63 @@ export interface OffsetSolution {
   inconsistent: string | null;
 }
 
-interface Edge { c: number; note: OrderingNote }
-
-/** Keeps, per ordered pair of domains, the tightest constraint o_to − o_from ≤ c, and counts. */
-export class OrderingSet {
-  readonly edges = new Map<string, Edge>();
-  readonly counts = new Map<string, number>();
+/** The tightest constraint o_to − o_from ≤ c over every ordering of one pair of domains. */
+export class PairBound {
+  c = Infinity;
+  note: OrderingNote | null = null;
+  count = 0;
+  constructor(readonly from: string, readonly to: string) {}
 
   /**
-   * Event A (stamp aTime of domain `a`) happened before event B (stamp bTime, resolution bRes, of
-   * domain `b`). Called once per request and rule, so it allocates only when the bound tightens.
+   * Event A (stamp aTime of `from`) happened before event B (stamp bTime, resolution bRes, of
+   * `to`). Called once per request and rule: it allocates only when the bound tightens.
    */
-  add(a: string, aTime: number, aRes: number, aWhat: string, aLine: number | null,
-    b: string, bTime: number, bRes: number, bWhat: string, bLine: number | null, rule: string, key: string): void {
-    if (a === b || !Number.isFinite(aTime) || !Number.isFinite(bTime)) return;
+  offer(aTime: number, aRes: number, aWhat: string, aLine: number | null, bTime: number, bRes: number, bWhat: string, bLine: number | null, rule: string, key: string): void {
+    if (!Number.isFinite(aTime) || !Number.isFinite(bTime)) return;
+    this.count++;
     const c = bTime + bRes - aTime;
-    const k = `${a}\u0000${b}`;
-    const cur = this.edges.get(k);
-    if (!cur || c < cur.c) {
-      this.edges.set(k, { c, note: { rule, key, before: { domain: a, time: aTime, resMs: aRes, what: aWhat, line: aLine }, after: { domain: b, time: bTime, resMs: bRes, what: bWhat, line: bLine } } });
+    if (c < this.c) {
+      this.c = c;
+      this.note = { rule, key, before: { domain: this.from, time: aTime, resMs: aRes, what: aWhat, line: aLine }, after: { domain: this.to, time: bTime, resMs: bRes, what: bWhat, line: bLine } };
     }
-    this.counts.set(a, (this.counts.get(a) ?? 0) + 1);
-    this.counts.set(b, (this.counts.get(b) ?? 0) + 1);
+  }
+}
+
+/** Every ordered pair of domains' tightest constraint, and how many orderings each has. */
+export class OrderingSet {
+  private readonly pairs = new Map<string, Map<string, PairBound>>();
+
+  /** The bound of one ordered pair (fetch it once, offer to it per request). */
+  pair(from: string, to: string): PairBound {
+    let row = this.pairs.get(from);
+    if (!row) { row = new Map(); this.pairs.set(from, row); }
+    let b = row.get(to);
+    if (!b) { b = new PairBound(from, to); row.set(to, b); }
+    return b;
   }
 
-  get size(): number { return this.edges.size; }
+  add(a: string, aTime: number, aRes: number, aWhat: string, aLine: number | null,
+    b: string, bTime: number, bRes: number, bWhat: string, bLine: number | null, rule: string, key: string): void {
+    if (a === b) return;
+    this.pair(a, b).offer(aTime, aRes, aWhat, aLine, bTime, bRes, bWhat, bLine, rule, key);
+  }
+
+  /** The pairs that have a constraint. */
+  *bounds(): Generator<PairBound> {
+    for (const row of this.pairs.values()) for (const b of row.values()) if (b.note !== null) yield b;
+  }
+
+  get(from: string, to: string): PairBound | null {
+    const b = this.pairs.get(from)?.get(to);
+    return b && b.note !== null ? b : null;
+  }
+
+  /** Orderings that involve this domain. */
+  countFor(domain: string): number {
+    let n = 0;
+    for (const b of this.bounds()) if (b.from === domain || b.to === domain) n += b.count;
+    return n;
+  }
 }
 
 /** All-pairs shortest paths (with the next hop of each path when `next` is given); false on a negative cycle. */
@@ -127,9 +159,8 @@ export function solveOffsets(domains: readonly string[], reference: string, orde
   const n = all.length;
   const idx = new Map(all.map((d, i) => [d, i]));
   const base: number[][] = Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => (i === j ? 0 : Infinity)));
-  for (const [k, e] of orderings.edges) {
-    const [from, to] = k.split('\u0000');
-    const i = idx.get(from), j = idx.get(to);
+  for (const e of orderings.bounds()) {
+    const i = idx.get(e.from), j = idx.get(e.to);
     if (i === undefined || j === undefined) continue;
     if (e.c < base[i][j]) base[i][j] = e.c;
   }
@@ -141,8 +172,8 @@ export function solveOffsets(domains: readonly string[], reference: string, orde
     for (let a = i, guard = 0; a !== j && a >= 0 && guard < n; guard++) {
       const b = next[a][j];
       if (b < 0) return [];
-      const e = orderings.edges.get(`${all[a]}\u0000${all[b]}`);
-      if (e) out.push(e.note);
+      const e = orderings.get(all[a], all[b]);
+      if (e) out.push(e.note!);
       a = b;
     }
     return out;
@@ -160,7 +191,7 @@ export function solveOffsets(domains: readonly string[], reference: string, orde
     const bounded = inconsistent === null && i !== ref;
     offsets.set(name, {
       domain: name, ms: 0, min: i === ref ? 0 : finite(m.min), max: i === ref ? 0 : finite(m.max),
-      source: i === ref ? 'reference' : 'assumed', orderings: orderings.counts.get(name) ?? 0,
+      source: i === ref ? 'reference' : 'assumed', orderings: orderings.countFor(name),
       upper: bounded && Number.isFinite(m.max) ? path(ref, i) : [], lower: bounded && Number.isFinite(m.min) ? path(i, ref) : [],
     });
   }

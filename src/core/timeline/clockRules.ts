@@ -23,9 +23,9 @@
 // clock unless the user says otherwise.
 import type { SpanStore } from '../otlp/engineTiming';
 import type { EngineTiming } from '../otlp/types';
-import { OrderingSet } from './clockOffsets';
-import type { RequestLogs, OrderingStamps, StampSlot } from './requestLogs';
-import { STAMP, stampOf } from './requestLogs';
+import { OrderingSet, type PairBound } from './clockOffsets';
+import type { RequestLogs } from './requestLogs';
+import { STAMP, type StampReader, type StampSlot } from './requestStamps';
 import { requestKey } from './requestKey';
 import type { ClientRequest } from './clientRequest';
 import { firstFrameMs } from './clientRequest';
@@ -48,13 +48,10 @@ const WHAT: Record<number, string> = {
 
 const ENGINE_SLOTS: StampSlot[] = [STAMP.arrive, STAMP.admit, STAMP.beforeResponse, STAMP.engineFinish, STAMP.apiFinish];
 
-/** The earliest stamp of an engine file for one request (its lower end). */
-function earliest(s: OrderingStamps): { slot: StampSlot; time: number; resMs: number; line: number } | null {
-  let best: { slot: StampSlot; time: number; resMs: number; line: number } | null = null;
-  for (const slot of ENGINE_SLOTS) {
-    const v = stampOf(s, slot);
-    if (v && (best === null || v.time < best.time)) best = { slot, ...v };
-  }
+/** The slot of an engine file's earliest stamp for one request (its lower end), or -1. */
+function earliest(s: StampReader, row: number): StampSlot | -1 {
+  let best: StampSlot | -1 = -1;
+  for (const slot of ENGINE_SLOTS) if (s.has(row, slot) && (best === -1 || s.time(row, slot) < s.time(row, best))) best = slot;
   return best;
 }
 
@@ -113,12 +110,14 @@ export function collectOrderings(src: RuleSources): OrderingSet {
   // Pairs of log files, over the requests both have.
   for (let i = 0; i < logs.length; i++) {
     for (let j = i + 1; j < logs.length; j++) {
-      const [small, large] = logs[i].log.stamps.size <= logs[j].log.stamps.size ? [logs[i], logs[j]] : [logs[j], logs[i]];
-      for (const [key, s1] of small.log.stamps) {
-        const s2 = large.log.stamps.get(key);
-        if (s2 === undefined) continue;
-        pairRules(set, small, s1, large, s2, key);
-        pairRules(set, large, s2, small, s1, key);
+      const [a, b] = logs[i].log.stamps.size <= logs[j].log.stamps.size ? [logs[i], logs[j]] : [logs[j], logs[i]];
+      const ab = set.pair(a.domain, b.domain), ba = set.pair(b.domain, a.domain);
+      for (const key of a.log.stamps.keys()) {
+        const rb = b.log.stamps.find(key);
+        if (rb < 0) continue;
+        const ra = a.log.stamps.find(key);
+        pairRules(ab, ba, a, ra, b, rb, key);
+        pairRules(ba, ab, b, rb, a, ra, key);
       }
     }
   }
@@ -129,41 +128,34 @@ export function collectOrderings(src: RuleSources): OrderingSet {
 
 type Side = RuleSources['logs'][number];
 
-/** The rules where X's event comes first. */
-function pairRules(set: OrderingSet, x: Side, sx: OrderingStamps, y: Side, sy: OrderingStamps, key: string): void {
-  const add = (slotA: StampSlot, a: { time: number; resMs: number; line: number }, slotB: StampSlot, b: { time: number; resMs: number; line: number }, rule: string): void => {
-    set.add(x.domain, a.time, a.resMs, WHAT[slotA], a.line, y.domain, b.time, b.resMs, WHAT[slotB], b.line, rule, key);
+/** The rules where X's event comes first (`xy`: X before Y; `yx` for the one rule the other way), for the request in rows rx / ry. */
+function pairRules(xy: PairBound, yx: PairBound, x: Side, rx: number, y: Side, ry: number, key: string): void {
+  const sx = x.log.stamps, sy = y.log.stamps;
+  const add = (a: StampSlot, b: StampSlot, rule: string): void => {
+    xy.offer(sx.time(rx, a), sx.resMs(rx, a), WHAT[a], sx.line(rx, a), sy.time(ry, b), sy.resMs(ry, b), WHAT[b], sy.line(ry, b), rule, key);
   };
   if (x.role === 'router' && y.log.kind === 'engine') {
-    const r = stampOf(sx, STAMP.routerReceived);
-    const e = earliest(sy);
-    if (r && e) add(STAMP.routerReceived, r, e.slot, e, 'a router forwards a request only after it has it');
+    const e = earliest(sy, ry);
+    if (sx.has(rx, STAMP.routerReceived) && e !== -1) add(STAMP.routerReceived, e, 'a router forwards a request only after it has it');
   }
   if (y.role === 'router' && x.log.kind === 'engine' && (x.role === 'instance' || x.role === 'decode')) {
-    const a = stampOf(sx, STAMP.arrive);
-    const r = stampOf(sy, STAMP.routerResponded);
-    if (a && r) add(STAMP.arrive, a, STAMP.routerResponded, r, "the router's response headers come back only after the instance received the request");
+    if (sx.has(rx, STAMP.arrive) && sy.has(ry, STAMP.routerResponded)) add(STAMP.arrive, STAMP.routerResponded, "the router's response headers come back only after the instance received the request");
   }
   if (x.role === 'prefill' && y.role === 'decode') {
     if (x.log.engine === 'vllm') {
-      const p = stampOf(sx, STAMP.beforeResponse);
-      const d = stampOf(sy, STAMP.arrive);
-      if (p && d) add(STAMP.beforeResponse, p, STAMP.arrive, d, 'the proxy sends to the decode instance only after the prefill instance answered');
+      if (sx.has(rx, STAMP.beforeResponse) && sy.has(ry, STAMP.arrive)) add(STAMP.beforeResponse, STAMP.arrive, 'the proxy sends to the decode instance only after the prefill instance answered');
     } else {
-      const p = stampOf(sx, STAMP.engineFinish);
-      const d = stampOf(sy, STAMP.apiFinish) ?? stampOf(sy, STAMP.engineFinish);
-      const slot = stampOf(sy, STAMP.apiFinish) ? STAMP.apiFinish : STAMP.engineFinish;
-      if (p && d) add(STAMP.engineFinish, p, slot, d, 'decode finishes only after the prefill whose KV cache it waits for');
+      const slot = sy.has(ry, STAMP.apiFinish) ? STAMP.apiFinish : STAMP.engineFinish;
+      if (sx.has(rx, STAMP.engineFinish) && sy.has(ry, slot)) add(STAMP.engineFinish, slot, 'decode finishes only after the prefill whose KV cache it waits for');
     }
   }
   // One SGLang server whose request logger writes to a file of its own.
-  if (x.role === 'instance' && y.role === 'instance' && x.log.engine === 'sglang' && y.log.engine === 'sglang') {
-    const recv = stampOf(sx, STAMP.arrive);
-    const fin = stampOf(sx, STAMP.apiFinish);
-    const stats = stampOf(sy, STAMP.engineFinish);
-    if (recv && stats && !stampOf(sx, STAMP.engineFinish) && !stampOf(sy, STAMP.arrive)) {
-      add(STAMP.arrive, recv, STAMP.engineFinish, stats, 'the scheduler finishes a request only after the tokenizer manager received it');
-      if (fin) set.add(y.domain, stats.time, stats.resMs, WHAT[STAMP.engineFinish], stats.line, x.domain, fin.time, fin.resMs, WHAT[STAMP.apiFinish], fin.line,
+  if (x.role === 'instance' && y.role === 'instance' && x.log.engine === 'sglang' && y.log.engine === 'sglang'
+    && sx.has(rx, STAMP.arrive) && sy.has(ry, STAMP.engineFinish) && !sx.has(rx, STAMP.engineFinish) && !sy.has(ry, STAMP.arrive)) {
+    add(STAMP.arrive, STAMP.engineFinish, 'the scheduler finishes a request only after the tokenizer manager received it');
+    if (sx.has(rx, STAMP.apiFinish)) {
+      const f = STAMP.engineFinish, t = STAMP.apiFinish;
+      yx.offer(sy.time(ry, f), sy.resMs(ry, f), WHAT[f], sy.line(ry, f), sx.time(rx, t), sx.resMs(rx, t), WHAT[t], sx.line(rx, t),
         'the tokenizer manager finishes a request only after the scheduler did', key);
     }
   }
@@ -178,8 +170,8 @@ function spanRules(set: OrderingSet, src: RuleSources, domain: string, store: Sp
     const candidates: Side[] = [];
     const pid = spanPid(t);
     for (const [i, l] of withAdmit.entries()) {
-      const s = l.log.stamps.get(key);
-      if (s === undefined || !stampOf(s, STAMP.admit)) continue;
+      const row = l.log.stamps.find(key);
+      if (row < 0 || !l.log.stamps.has(row, STAMP.admit)) continue;
       if (pid !== null && pids[i].size > 0 && !pids[i].has(pid)) continue;
       candidates.push(l);
     }
@@ -187,9 +179,10 @@ function spanRules(set: OrderingSet, src: RuleSources, domain: string, store: Sp
     // to tell them apart, the span's instance is unknown: no ordering.
     if (candidates.length !== 1) continue;
     const l = candidates[0];
-    const s = l.log.stamps.get(key)!;
-    const admit = stampOf(s, STAMP.admit)!;
-    const arrive = stampOf(s, STAMP.arrive);
+    const s = l.log.stamps;
+    const row = s.find(key);
+    const admit = s.get(row, STAMP.admit)!;
+    const arrive = s.get(row, STAMP.arrive);
     const start = t.span.startMs, end = t.span.endMs;
     set.add(domain, start, NS_MS, 'llm_request start (arrival)', null, l.domain, admit.time, admit.resMs, WHAT[STAMP.admit], admit.line,
       'the span starts at arrival, which is set before Added request is printed', key);
@@ -209,26 +202,27 @@ function clientRules(set: OrderingSet, src: RuleSources, domain: string, c: Clie
   const first = firstFrameMs(c);
   const at = (ms: number): number => t0 + ms;
   for (const l of src.logs) {
-    const s = l.log.stamps.get(key);
-    if (s === undefined) continue;
-    const r = stampOf(s, STAMP.routerReceived);
-    const e = l.role === 'router' ? (r ? { slot: STAMP.routerReceived as StampSlot, ...r } : null) : earliest(s);
-    if (e) set.add(domain, t0, CLIENT_RES, 'client sent the request', null, l.domain, e.time, e.resMs, WHAT[e.slot], e.line,
+    const s = l.log.stamps;
+    const row = s.find(key);
+    if (row < 0) continue;
+    const e = l.role === 'router' ? (s.has(row, STAMP.routerReceived) ? STAMP.routerReceived : -1) : earliest(s, row);
+    if (e !== -1) set.add(domain, t0, CLIENT_RES, 'client sent the request', null, l.domain, s.time(row, e), s.resMs(row, e), WHAT[e], s.line(row, e),
       'the request is sent before any server sees it', key);
     if (first !== null) {
       for (const slot of [STAMP.arrive, STAMP.admit, STAMP.routerReceived] as StampSlot[]) {
-        const v = stampOf(s, slot);
-        if (v) set.add(l.domain, v.time, v.resMs, WHAT[slot], v.line, domain, at(first), CLIENT_RES, 'client: first frame', null,
+        if (s.has(row, slot)) set.add(l.domain, s.time(row, slot), s.resMs(row, slot), WHAT[slot], s.line(row, slot), domain, at(first), CLIENT_RES, 'client: first frame', null,
           'the first frame arrives only after the request reached the engine', key);
       }
     }
     if (c.headersMs !== null) {
-      const r = stampOf(s, STAMP.routerResponded);
-      if (r) set.add(l.domain, r.time, r.resMs, WHAT[STAMP.routerResponded], r.line, domain, at(c.headersMs), CLIENT_RES, 'client: response headers', null,
+      const r = STAMP.routerResponded;
+      if (s.has(row, r)) set.add(l.domain, s.time(row, r), s.resMs(row, r), WHAT[r], s.line(row, r), domain, at(c.headersMs), CLIENT_RES, 'client: response headers', null,
         'the router logs the response before passing its headers on', key);
-      const v1 = l.log.engine === 'vllm' && (l.role === 'instance' || l.role === 'decode') ? stampOf(s, STAMP.arrive) : null;
-      if (v1) set.add(l.domain, v1.time, v1.resMs, WHAT[STAMP.arrive], v1.line, domain, at(c.headersMs), CLIENT_RES, 'client: response headers', null,
-        'vLLM prints Received request before it returns the streaming response', key);
+      const a = STAMP.arrive;
+      if (l.log.engine === 'vllm' && (l.role === 'instance' || l.role === 'decode') && s.has(row, a)) {
+        set.add(l.domain, s.time(row, a), s.resMs(row, a), WHAT[a], s.line(row, a), domain, at(c.headersMs), CLIENT_RES, 'client: response headers', null,
+          'vLLM prints Received request before it returns the streaming response', key);
+      }
     }
   }
   if (src.spans) {

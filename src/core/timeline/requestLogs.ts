@@ -24,6 +24,9 @@ import type { SourceLocation } from '../source/types';
 import { keyMatcher, queryKeys, requestKey } from './requestKey';
 import { parseRouterLine, type RouterLine } from './routerLog';
 import { resolutionSpanMs } from './model';
+import { RequestStamps, STAMP, type Stamp, type StampReader, type StampSlot } from './requestStamps';
+
+export { STAMP, type StampSlot } from './requestStamps';
 
 export { LogInputError };
 /** Prompts and generated text out of a log message (the log layer's rules). */
@@ -34,56 +37,11 @@ function resolutionMs(res: TimeResolution | null): number {
   return resolutionSpanMs(res ?? 's');
 }
 
-/** The hop classes the clock rules compare (see clockOffsets.ts), as slots of OrderingStamps. */
-export const STAMP = {
-  /** The instance has the request: vLLM Received request (V1, V1b), SGLang Receive (S1, S2). First. */
-  arrive: 0,
-  /** vLLM Added request (V2): handed to the engine core. First. */
-  admit: 1,
-  /** The last line an instance prints before its response is complete (V1, V1b, V2, V6). Last. */
-  beforeResponse: 2,
-  /** SGLang ReqTimeStats (S5): the scheduler finished the request. Last. */
-  engineFinish: 3,
-  /** SGLang Finish (S6): the tokenizer manager has the whole output. Last. */
-  apiFinish: 4,
-  /** Router: started processing request. First. */
-  routerReceived: 5,
-  /** Router: the engine's response (headers) came back. Last. */
-  routerResponded: 6,
-} as const;
-export type StampSlot = typeof STAMP[keyof typeof STAMP];
-const SLOTS = 7;
-
-/**
- * Stamps of one request in one file: `[slot]` the time (epoch ms of this file's clock, NaN when
- * the file has no such line), `[SLOTS + slot]` its resolution in ms, `[2 * SLOTS + slot]` its line.
- */
-export type OrderingStamps = Float64Array;
-
-export function stampOf(s: OrderingStamps, slot: StampSlot): { time: number; resMs: number; line: number } | null {
-  const t = s[slot];
-  return Number.isNaN(t) ? null : { time: t, resMs: s[SLOTS + slot], line: s[2 * SLOTS + slot] };
-}
-
-const FIRST = new Set<number>([STAMP.arrive, STAMP.admit, STAMP.routerReceived]);
-
-function note(stamps: Map<string, OrderingStamps>, key: string, slot: StampSlot, time: number, resMs: number, line: number): void {
-  let s = stamps.get(key);
-  if (!s) {
-    s = new Float64Array(3 * SLOTS).fill(NaN);
-    stamps.set(key, s);
-  }
-  const cur = s[slot];
-  if (Number.isNaN(cur) || (FIRST.has(slot) ? time < cur : time > cur)) {
-    s[slot] = time; s[SLOTS + slot] = resMs; s[2 * SLOTS + slot] = line;
-  }
-}
-
-const HOP_SLOTS: Record<string, StampSlot[]> = {
-  'vllm:V1': [STAMP.arrive, STAMP.beforeResponse], 'vllm:V1b': [STAMP.arrive, STAMP.beforeResponse],
-  'vllm:V11': [STAMP.arrive, STAMP.beforeResponse],
-  'vllm:V2': [STAMP.admit, STAMP.beforeResponse], 'vllm:V6': [STAMP.beforeResponse],
-  'sglang:S1': [STAMP.arrive], 'sglang:S2': [STAMP.arrive], 'sglang:S5': [STAMP.engineFinish], 'sglang:S6': [STAMP.apiFinish],
+/** Which slots each request hop fills (hop ids are unique across engines). */
+const HOP_SLOTS: Record<string, StampSlot[] | undefined> = {
+  V1: [STAMP.arrive, STAMP.beforeResponse], V1b: [STAMP.arrive, STAMP.beforeResponse], V11: [STAMP.arrive, STAMP.beforeResponse],
+  V2: [STAMP.admit, STAMP.beforeResponse], V6: [STAMP.beforeResponse],
+  S1: [STAMP.arrive], S2: [STAMP.arrive], S5: [STAMP.engineFinish], S6: [STAMP.apiFinish],
 };
 
 /** A line of the log about no request in particular, placed by its time. */
@@ -102,7 +60,6 @@ export interface ContextLine {
  * this too.
  */
 class TimelineTracker extends RequestTracker {
-  readonly stamps = new Map<string, OrderingStamps>();
   readonly batchLine: number[] = [];
   readonly batchTime: number[] = [];
   readonly batchRes: TimeResolution[] = [];
@@ -114,22 +71,66 @@ class TimelineTracker extends RequestTracker {
   override addHop(engine: Engine | 'other', hop: string, ids: string | string[] | null, line: number, time: number | null,
     resolution: TimeResolution | null, process: string | null, role: string | null): void {
     super.addHop(engine, hop, ids, line, time, resolution, process, role);
-    if (engine === 'other' || time === null) return;
-    if (ids === null) {
-      let batch = this.isBatchHop.get(hop);
-      if (batch === undefined) { batch = findHop(engine, hop)?.scope === 'batch'; this.isBatchHop.set(hop, batch); }
-      if (batch) {
-        this.batchLine.push(line); this.batchTime.push(time); this.batchRes.push(resolution ?? 's');
-        this.batchHop.push(hop); this.batchProc.push(process); this.batchRole.push(role);
-      }
-      return;
+    if (ids !== null || engine === 'other' || time === null) return;
+    let batch = this.isBatchHop.get(hop);
+    if (batch === undefined) { batch = findHop(engine, hop)?.scope === 'batch'; this.isBatchHop.set(hop, batch); }
+    if (batch) {
+      this.batchLine.push(line); this.batchTime.push(time); this.batchRes.push(resolution ?? 's');
+      this.batchHop.push(hop); this.batchProc.push(process); this.batchRole.push(role);
     }
-    const slots = HOP_SLOTS[`${engine}:${hop}`];
-    if (slots === undefined) return;
-    const resMs = resolutionMs(resolution);
-    if (typeof ids === 'string') { const k = requestKey(ids); for (const s of slots) note(this.stamps, k, s, time, resMs, line); return; }
-    for (const id of ids) { const k = requestKey(id); for (const s of slots) note(this.stamps, k, s, time, resMs, line); }
   }
+
+  /** The stamps of the requests with these ids into `row` of `into`. */
+  stampsInto(into: RequestStamps, row: number, rids: readonly string[]): void {
+    for (const rid of rids) {
+      this.forEachEntry(rid, (hop, line, time, res) => {
+        const slots = HOP_SLOTS[hop];
+        if (slots === undefined || time === null) return;
+        const resMs = resolutionMs(res);
+        for (const slot of slots) into.note(row, slot, time, resMs, line);
+      });
+    }
+  }
+}
+
+/**
+ * A log's stamps by join key, worked out from its request index when first asked for: the clock
+ * rules ask only for the requests another source shares (every request of a log only when every
+ * request is shared), and nothing is kept per line while the log is read.
+ */
+class LogStamps implements StampReader {
+  /** Requests of the index not yet looked at, by join key. */
+  private readonly pending = new Map<string, string[]>();
+
+  /** `store` holds what was noted while reading (router lines); the index's requests join it when asked for. */
+  constructor(private readonly tracker: TimelineTracker | null, private readonly store = new RequestStamps()) {
+    if (tracker) {
+      for (const rid of tracker.rids()) {
+        const k = requestKey(rid);
+        const list = this.pending.get(k);
+        if (list) list.push(rid); else this.pending.set(k, [rid]);
+      }
+    }
+  }
+
+  /** Requests in the log (one under router lines and engine lines counts twice: harmless for the rules). */
+  get size(): number { return this.store.size + this.pending.size; }
+  *keys(): Iterable<string> { yield* this.store.keys(); yield* this.pending.keys(); }
+
+  find(key: string): number {
+    const rids = this.pending.get(key);
+    if (rids === undefined) return this.store.find(key);
+    const row = this.store.row(key);
+    this.tracker!.stampsInto(this.store, row, rids);
+    this.pending.delete(key);
+    return row;
+  }
+
+  has(row: number, slot: StampSlot): boolean { return this.store.has(row, slot); }
+  time(row: number, slot: StampSlot): number { return this.store.time(row, slot); }
+  resMs(row: number, slot: StampSlot): number { return this.store.resMs(row, slot); }
+  line(row: number, slot: StampSlot): number { return this.store.line(row, slot); }
+  get(row: number, slot: StampSlot): Stamp | null { return this.store.get(row, slot); }
 }
 
 export interface ProcessSeen {
@@ -167,7 +168,7 @@ export interface RequestLogs {
   group: RequestGroup | null;
   processes: ProcessSeen[];
   /** Per request (join key): the stamps the clock rules compare. */
-  stamps: ReadonlyMap<string, OrderingStamps>;
+  stamps: StampReader;
   /** Batch lines stamped inside [fromMs, toMs] of this file's clock, at most `cap`, in file order. */
   contextBetween(fromMs: number, toMs: number, cap?: number): ContextLine[];
 }
@@ -180,6 +181,8 @@ export interface ReadRequestOptions {
 interface Collected {
   records: LogRecord[];
   mentions: MentionLine[];
+  /** The request index's view of the request in this file (worked out before the index is let go). */
+  group?: RequestGroup | null;
 }
 
 /**
@@ -213,12 +216,13 @@ function noteProcesses(state: ParseState, inner: ((b: Buffer, s: number, e: numb
   };
 }
 
-async function readOne(path: string, keys: readonly string[], opts: ReadRequestOptions): Promise<{ log: Omit<RequestLogs, 'records' | 'group'>; collected: Map<string, Collected>; tracker: TimelineTracker }> {
+async function readOne(path: string, keys: readonly string[], opts: ReadRequestOptions): Promise<{ log: Omit<RequestLogs, 'records' | 'group'>; collected: Map<string, Collected> }> {
   const input = await openLogInput(path);
   const matchKey = keyMatcher(keys);
   const collected = new Map<string, Collected>(keys.map((k) => [k, { records: [], mentions: [] }]));
   const tracker = new TimelineTracker(opts.engine && opts.engine !== 'auto' ? opts.engine : null, { keepContext: true });
   const processes = new Map<string, ProcessSeen>();
+  const routerStamps = new RequestStamps();
   let routerLines = 0;
   try {
     const onRecord = (rec: LogRecord): void => {
@@ -231,10 +235,10 @@ async function readOne(path: string, keys: readonly string[], opts: ReadRequestO
         const r = parseRouterLine(rec.message);
         if (r === null) return;
         routerLines++;
-        const key = requestKey(r.requestId);
-        if (r.event === 'received') note(tracker.stamps, key, STAMP.routerReceived, r.time, resolutionMs(r.resolution), rec.line);
-        else if (r.event === 'responded') note(tracker.stamps, key, STAMP.routerResponded, r.time, resolutionMs(r.resolution), rec.line);
-        const c = collected.get(key);
+        if (r.event !== 'other') {
+          routerStamps.note(routerStamps.row(requestKey(r.requestId)), r.event === 'received' ? STAMP.routerReceived : STAMP.routerResponded, r.time, resolutionMs(r.resolution), rec.line);
+        }
+        const c = collected.get(requestKey(r.requestId));
         if (c) c.mentions.push({ line: rec.line, offset: rec.offset, text: rec.message, router: r });
         return;
       }
@@ -258,22 +262,30 @@ async function readOne(path: string, keys: readonly string[], opts: ReadRequestO
     });
     const engine = result.engine;
     const kind: RequestLogs['kind'] = engine !== null ? 'engine' : routerLines > 0 ? 'router' : 'other';
+    const stamps = new LogStamps(tracker, routerStamps);
+    for (const c of collected.values()) {
+      const firstRid = c.records.find((r) => !r.continuation)?.rid ?? null;
+      c.group = firstRid !== null ? tracker.get(firstRid) : null;
+    }
+    // What the timeline keeps of this log: its request index (for the stamps, looked at when
+    // asked for), batch lines, processes.
+    const batch = { line: tracker.batchLine, time: tracker.batchTime, res: tracker.batchRes, hop: tracker.batchHop, proc: tracker.batchProc, role: tracker.batchRole };
     const log = {
       path, engine, lines: result.lines, bytes: result.bytes, kind, mentions: [] as MentionLine[],
       processes: [...processes.values()],
-      stamps: tracker.stamps,
+      stamps,
       contextBetween(fromMs: number, toMs: number, cap = 200): ContextLine[] {
         const out: ContextLine[] = [];
-        for (let i = 0; i < tracker.batchLine.length && out.length < cap; i++) {
-          const t = tracker.batchTime[i];
+        for (let i = 0; i < batch.line.length && out.length < cap; i++) {
+          const t = batch.time[i];
           // A stamp of whole seconds is in the window when any part of its second is.
-          if (t + resolutionMs(tracker.batchRes[i]) <= fromMs || t > toMs) continue;
-          out.push({ line: tracker.batchLine[i], hop: tracker.batchHop[i], time: t, resolution: tracker.batchRes[i], process: tracker.batchProc[i], role: tracker.batchRole[i] });
+          if (t + resolutionMs(batch.res[i]) <= fromMs || t > toMs) continue;
+          out.push({ line: batch.line[i], hop: batch.hop[i], time: t, resolution: batch.res[i], process: batch.proc[i], role: batch.role[i] });
         }
         return out;
       },
     };
-    return { log, collected, tracker };
+    return { log, collected };
   } finally { input.close(); }
 }
 
@@ -295,14 +307,13 @@ export async function readRequestLogs(paths: readonly string[], query: string, o
   // The literal reading of the query wins when it has lines anywhere (see queryKeys).
   const count = (k: string): number => read.reduce((n, r) => n + r.collected.get(k)!.records.length + r.collected.get(k)!.mentions.length, 0);
   const key = keys.find((k) => count(k) > 0) ?? '';
-  const logs: RequestLogs[] = read.map(({ log, collected, tracker }) => {
-    const c = key ? collected.get(key)! : { records: [], mentions: [] };
-    const firstRid = c.records.find((r) => !r.continuation)?.rid ?? null;
+  const logs: RequestLogs[] = read.map(({ log, collected }) => {
+    const c: Collected = key ? collected.get(key)! : { records: [], mentions: [] };
     return {
       ...log,
       records: c.records.map((record) => ({ record, source: citedSource(record) })),
       mentions: c.mentions,
-      group: firstRid !== null ? tracker.get(firstRid) : null,
+      group: c.group ?? null,
     };
   });
   return { key, logs };
