@@ -16,6 +16,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
 import { generateVllmLog } from './generators.mjs';
+import { median, timed } from './measure.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dataDir = join(root, 'bench', 'data');
@@ -25,22 +26,6 @@ const LINES = Number(opt('--lines', '1000000'));
 const RUNS = Number(opt('--runs', '3'));
 const KEEP = argv.includes('--keep');
 const CLI = join(root, 'dist', 'cli.js');
-
-function timed(cmd, args) {
-  const hasTime = existsSync('/usr/bin/time');
-  const t0 = process.hrtime.bigint();
-  const r = hasTime
-    ? spawnSync('/usr/bin/time', ['-v', cmd, ...args], { stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 64 << 20 })
-    : spawnSync(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 64 << 20 });
-  const wall = Number(process.hrtime.bigint() - t0) / 1e9;
-  const err = r.stderr.toString();
-  const rss = /Maximum resident set size \(kbytes\): (\d+)/.exec(err);
-  const user = /User time \(seconds\): ([\d.]+)/.exec(err);
-  const sys = /System time \(seconds\): ([\d.]+)/.exec(err);
-  return { wall, cpu: user && sys ? Number(user[1]) + Number(sys[1]) : null, rssMB: rss ? Number(rss[1]) / 1024 : null, status: r.status, err };
-}
-
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 // ------------------------------------------------------------ a router + prefill + decode set
 let seed = 4242;
