@@ -112,6 +112,7 @@ export function buildTimeline(src: TimelineSources, opts: BuildOptions = {}): Re
   // ---- client
   if (client) {
     ids.add(client.requestId);
+    if (client.startedAtEpochMs === null) warnings.push('the client record does not say when it started (an older `hoplens send --json`): its clock is placed by the orderings alone');
     const t0 = place('client', client.startedAtEpochMs ?? 0);
     const items: Placed[] = [];
     const at = (ms: number): number => t0 + ms;

@@ -67,7 +67,7 @@ export function inferRoles(logs: readonly RequestLogs[]): LogRole[] {
   for (const [i, l] of logs.entries()) {
     for (const { record } of l.records) {
       const m = record.message;
-      if (record.hop === 'V1' || record.hop === 'V11') {
+      if (record.hop === 'V1') {
         if (/'do_remote_decode': True/.test(m)) roles[i] = 'prefill';
         else if (/'do_remote_prefill': True/.test(m)) roles[i] = 'decode';
         const mt = /\bmax_tokens=(\d+)/.exec(m);

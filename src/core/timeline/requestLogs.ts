@@ -5,12 +5,12 @@
 // Each log is read once, as `hoplens annotate --rid` reads it: the byte-level fast path feeds
 // the request index (RequestTracker) for every other request, and the request's own lines are
 // left to the parser and kept as records. Alongside, in the same pass and nowhere else:
-//   - per request (join key), the first or last stamp of the hops the clock rules compare
-//     (received, added, output, finished), for estimating clock offsets across files;
 //   - batch lines (stats, EngineCore idle/active, SGLang prefill/decode batches) with their
 //     times and process, for the lanes of processes that print no request id;
 //   - every process prefix `(Name pid=N)`, for matching call-trace files by pid;
 //   - router lines (routerLog.ts) naming a request, for logs of a router or proxy.
+// Afterwards, per request (join key) and only when a clock rule asks, the first or last stamp
+// of the hops the rules compare (received, added, output, finished), from the index.
 import type { Engine, LogRecord, TimeResolution } from '../logs/model';
 import { LogInputError, scanLogChunks } from '../logs/scanner';
 import { openLogInput } from '../logs/logInput';
@@ -39,8 +39,8 @@ function resolutionMs(res: TimeResolution | null): number {
 
 /** Which slots each request hop fills (hop ids are unique across engines). */
 const HOP_SLOTS: Record<string, StampSlot[] | undefined> = {
-  V1: [STAMP.arrive, STAMP.beforeResponse], V1b: [STAMP.arrive, STAMP.beforeResponse], V11: [STAMP.arrive, STAMP.beforeResponse],
-  V2: [STAMP.admit, STAMP.beforeResponse], V6: [STAMP.beforeResponse],
+  V1: [STAMP.arrive, STAMP.beforeResponse], V1b: [STAMP.arrive, STAMP.beforeResponse],
+  V2: [STAMP.admit, STAMP.beforeResponse], V6: [STAMP.beforeResponse], V11: [STAMP.beforeResponse],
   S1: [STAMP.arrive], S2: [STAMP.arrive], S5: [STAMP.engineFinish], S6: [STAMP.apiFinish],
 };
 

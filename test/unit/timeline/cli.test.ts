@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync, createWriteStream } from 'node:fs';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { finished, headOne, runCli, startCli } from '../cli/cliProcess';
 import { engineRun, pdTruth, stage } from './fixtures';
 import { makeTempDir } from '../../harness/tempDirs';
@@ -153,4 +154,15 @@ test('a slow reader gets every line (output waits for it)', async () => {
   assert.equal(r.code, 0, r.stderr);
   const lines = readFileSync(outFile, 'utf8').split('\n').filter((l) => / V6 Generated response chatcmpl-long-1 /.test(l));
   assert.equal(lines.length, 30000);
+});
+
+test('a rotated gzip log is read as it is', async () => {
+  const dir = stage('pd-run');
+  const gz = join(dir, 'decode.log.1.gz');
+  writeFileSync(gz, gzipSync(readFileSync(join(dir, 'decode.log'))));
+  const r = await runCli(['timeline', '--rid', 'pd-0017', join(dir, 'router.log'), join(dir, 'prefill.log'), gz, '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  const objs = r.stdout.toString().trim().split('\n').map((l) => JSON.parse(l));
+  assert.ok(objs.some((o) => o.kind === 'lane' && o.title === 'decode.log.1.gz · APIServer pid 4101' && o.items > 5));
+  assert.equal(objs.find((o) => o.kind === 'clock' && o.label === 'decode.log.1.gz').source, 'estimated');
 });
