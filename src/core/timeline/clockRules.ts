@@ -3,20 +3,22 @@
 // only sometimes is left out, because one false ordering would bend every offset.
 //
 //  router   "started processing request" (before it forwards) ≤ any line of an engine about the request
-//  engine   received (vLLM V1/V1b, SGLang S1/S2) ≤ the router's "finished processing request"
-//           (the response headers come back from the instance that answers: a single
-//           instance, or the decode instance of a prefill/decode pair)
+//  engine   received before the response headers (vLLM V1/V1b, SGLang S1 — not S2, printed
+//           once the streaming body runs) ≤ the router's "finished processing request" (the
+//           headers come back from the instance that answers: a single instance, or the
+//           decode instance of a prefill/decode pair)
 //  P → D    vLLM: the proxy sends to the decode instance only after the prefill instance
 //           answered, so every prefill line before its response (V1, V2, V6) ≤ decode's V1;
-//           SGLang: decode finishes after the prefill it waits for (S5 prefill ≤ S5/S6 decode)
+//           SGLang: decode finishes after the prefill it waits for had the request (S1/S2
+//           prefill ≤ S5/S6 decode)
 //  split    one SGLang server whose request logger writes to its own file
 //           (--log-requests-target): Receive (S2) ≤ ReqTimeStats (S5) ≤ Finish (S6)
 //  OTLP     vLLM's llm_request starts at arrival, set before Added request (V2) is printed, and
 //           ends when the output processor finishes it, after V1 and V2
 //  client   the request is sent before any server sees it; the engines have it (V1, V2, S2;
-//           the router's "started") before the first frame arrives; vLLM prints V1 and the
-//           router "finished" before the response headers go out; the span's first token is
-//           before the first frame, its end before the stream's end
+//           the router's "started") before the first frame arrives; V1 / S1 and the router's
+//           "finished" come before the response headers; the span's first token is before the
+//           first frame, its end before the stream's end
 //
 // vLLM's API-server and engine-core processes share no request line (the engine core prints
 // none at INFO), so an engine-core log gets no ordering: it is taken to run on the reference
@@ -44,6 +46,7 @@ const WHAT: Record<number, string> = {
   [STAMP.arrive]: 'received the request', [STAMP.admit]: 'Added request (V2)', [STAMP.beforeResponse]: 'last line before its response',
   [STAMP.engineFinish]: 'ReqTimeStats (S5)', [STAMP.apiFinish]: 'Finish (S6)',
   [STAMP.routerReceived]: 'router: started processing request', [STAMP.routerResponded]: 'router: finished processing request',
+  [STAMP.beforeHeaders]: 'received the request',
 };
 
 const ENGINE_SLOTS: StampSlot[] = [STAMP.arrive, STAMP.admit, STAMP.beforeResponse, STAMP.engineFinish, STAMP.apiFinish];
@@ -139,14 +142,16 @@ function pairRules(xy: PairBound, yx: PairBound, x: Side, rx: number, y: Side, r
     if (sx.has(rx, STAMP.routerReceived) && e !== -1) add(STAMP.routerReceived, e, 'a router forwards a request only after it has it');
   }
   if (y.role === 'router' && x.log.kind === 'engine' && (x.role === 'instance' || x.role === 'decode')) {
-    if (sx.has(rx, STAMP.arrive) && sy.has(ry, STAMP.routerResponded)) add(STAMP.arrive, STAMP.routerResponded, "the router's response headers come back only after the instance received the request");
+    if (sx.has(rx, STAMP.beforeHeaders) && sy.has(ry, STAMP.routerResponded)) add(STAMP.beforeHeaders, STAMP.routerResponded, "the router's response headers come back only after the instance received the request");
   }
   if (x.role === 'prefill' && y.role === 'decode') {
     if (x.log.engine === 'vllm') {
       if (sx.has(rx, STAMP.beforeResponse) && sy.has(ry, STAMP.arrive)) add(STAMP.beforeResponse, STAMP.arrive, 'the proxy sends to the decode instance only after the prefill instance answered');
     } else {
-      const slot = sy.has(ry, STAMP.apiFinish) ? STAMP.apiFinish : STAMP.engineFinish;
-      if (sx.has(rx, STAMP.engineFinish) && sy.has(ry, slot)) add(STAMP.engineFinish, slot, 'decode finishes only after the prefill whose KV cache it waits for');
+      // Not the prefill's ReqTimeStats: it notices the KV transfer done on its own loop, and a
+      // decode of one token may finish first. That the prefill had the request is certain.
+      const slot = sy.has(ry, STAMP.engineFinish) ? STAMP.engineFinish : STAMP.apiFinish;
+      if (sx.has(rx, STAMP.arrive) && sy.has(ry, slot)) add(STAMP.arrive, slot, 'decode finishes only after the prefill instance, whose KV cache it waits for, had the request');
     }
   }
   // One SGLang server whose request logger writes to a file of its own.
@@ -218,10 +223,10 @@ function clientRules(set: OrderingSet, src: RuleSources, domain: string, c: Clie
       const r = STAMP.routerResponded;
       if (s.has(row, r)) set.add(l.domain, s.time(row, r), s.resMs(row, r), WHAT[r], s.line(row, r), domain, at(c.headersMs), CLIENT_RES, 'client: response headers', null,
         'the router logs the response before passing its headers on', key);
-      const a = STAMP.arrive;
-      if (l.log.engine === 'vllm' && (l.role === 'instance' || l.role === 'decode') && s.has(row, a)) {
-        set.add(l.domain, s.time(row, a), s.resMs(row, a), WHAT[a], s.line(row, a), domain, at(c.headersMs), CLIENT_RES, 'client: response headers', null,
-          'vLLM prints Received request before it returns the streaming response', key);
+      const h = STAMP.beforeHeaders;
+      if ((l.role === 'instance' || l.role === 'decode') && s.has(row, h)) {
+        set.add(l.domain, s.time(row, h), s.resMs(row, h), WHAT[h], s.line(row, h), domain, at(c.headersMs), CLIENT_RES, 'client: response headers', null,
+          'the instance logs the request (vLLM Received request, SGLang Receive OpenAI) before it returns the streaming response', key);
       }
     }
   }

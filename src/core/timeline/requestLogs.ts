@@ -39,9 +39,9 @@ function resolutionMs(res: TimeResolution | null): number {
 
 /** Which slots each request hop fills (hop ids are unique across engines). */
 const HOP_SLOTS: Record<string, StampSlot[] | undefined> = {
-  V1: [STAMP.arrive, STAMP.beforeResponse], V1b: [STAMP.arrive, STAMP.beforeResponse],
+  V1: [STAMP.arrive, STAMP.beforeHeaders, STAMP.beforeResponse], V1b: [STAMP.arrive, STAMP.beforeHeaders, STAMP.beforeResponse],
   V2: [STAMP.admit, STAMP.beforeResponse], V6: [STAMP.beforeResponse], V11: [STAMP.beforeResponse],
-  S1: [STAMP.arrive], S2: [STAMP.arrive], S5: [STAMP.engineFinish], S6: [STAMP.apiFinish],
+  S1: [STAMP.arrive, STAMP.beforeHeaders], S2: [STAMP.arrive], S5: [STAMP.engineFinish], S6: [STAMP.apiFinish],
 };
 
 /** A line of the log about no request in particular, placed by its time. */

@@ -1,5 +1,5 @@
 // Per request, in one log: the first or last stamp of the few hops the clock rules compare
-// (clockRules.ts). Kept for every request of every log, so in typed columns (one row of 21
+// (clockRules.ts). Kept for every request of every log, so in typed columns (one row of 24
 // doubles per request, no object per request): a million-line log with 60,000 requests costs
 // 10 MB here and no allocation per line.
 
@@ -19,13 +19,19 @@ export const STAMP = {
   routerReceived: 5,
   /** Router: the engine's response (headers) came back. Last. */
   routerResponded: 6,
+  /**
+   * Printed before the instance returns its response headers: vLLM's Received request (V1, V1b),
+   * SGLang's Receive OpenAI (S1). Not SGLang's Receive (S2): a streaming response's headers go
+   * out before its generator, which prints S2, runs. First.
+   */
+  beforeHeaders: 7,
 } as const;
 export type StampSlot = typeof STAMP[keyof typeof STAMP];
 
-const SLOTS = 7;
+const SLOTS = 8;
 const WIDTH = 3 * SLOTS;
 /** Slots that keep their first stamp (the others keep their last), as bits. */
-const FIRST_BITS = (1 << STAMP.arrive) | (1 << STAMP.admit) | (1 << STAMP.routerReceived);
+const FIRST_BITS = (1 << STAMP.arrive) | (1 << STAMP.admit) | (1 << STAMP.routerReceived) | (1 << STAMP.beforeHeaders);
 
 export interface Stamp { time: number; resMs: number; line: number }
 
@@ -44,7 +50,7 @@ export interface StampReader {
 }
 
 export class RequestStamps implements StampReader {
-  /** Row r, slot s: time (epoch ms of the log's clock, NaN: none) at r*21+s, resolution at +7, line at +14. */
+  /** Row r, slot s: time (epoch ms of the log's clock, NaN: none) at r*24+s, resolution at +8, line at +16. */
   private cols = new Float64Array(WIDTH * 256).fill(NaN);
   private rows = 0;
   private readonly ids = new Map<string, number>();
