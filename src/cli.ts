@@ -15,6 +15,8 @@ commands:
                                              VLLM_TRACE_FUNCTION files as call trees
   otlp --listen 127.0.0.1:4318 [--out spans.jsonl] | --file export.json [--json]
                                              receive or read OpenTelemetry spans (vLLM --otlp-traces-endpoint)
+  timeline --rid ID LOG... [--otlp FILE] [--trace-dir DIR] [--client SEND.json] [--offset FILE=MS] [--perfetto OUT] [--json]
+                                             one request across every log, its spans and calls, on one time axis
 
 Run 'hoplens <command> --help' for a command's options.`;
 
@@ -28,6 +30,7 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
     case 'send': return (await import('./cli/send')).runSend(rest, io);
     case 'calltrace': return (await import('./cli/calltrace')).runCalltrace(rest, io);
     case 'otlp': return (await import('./cli/otlp')).runOtlp(rest, io);
+    case 'timeline': return (await import('./cli/timeline')).runTimeline(rest, io);
     case undefined: case '-h': case '--help': case 'help':
       io.out(USAGE + '\n');
       return cmd === undefined ? 2 : 0;

@@ -237,6 +237,13 @@ export class RequestTracker {
     return [...this.byRid.values()].map((h) => this.describe(this.acc(h), seen)).sort((a, b) => a.firstLine - b.firstLine);
   }
 
+  /** Each hop line of one request in file order, as stored (no deltas, no context): for readers of the raw stamps. */
+  forEachEntry(rid: string, fn: (hop: string, line: number, time: number | null, resolution: TimeResolution) => void): void {
+    const head = this.byRid.get(rid);
+    const c = this.cols;
+    if (head) for (let i = head.first; i !== -1; i = c.next[i]) fn(c.str(c.hop[i])!, c.line[i], Number.isNaN(c.time[i]) ? null : c.time[i], RES_ORDER[c.res[i]]);
+  }
+
   /** Cheap view for long lists (no deltas, no context). */
   brief(rid: string): { rid: string; firstLine: number; hops: string[]; firstTime: number | null; span: Delta | null } | null {
     const head = this.byRid.get(rid);

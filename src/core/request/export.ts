@@ -45,6 +45,8 @@ export interface TraceJson {
   unparseableFrames: number;
   sawDone: boolean;
   warnings: string[];
+  /** Wall-clock epoch ms of t = 0 (the client's clock), to place the request beside server stamps. */
+  startedAtEpochMs: number;
 }
 
 /** The object `hoplens send --json` prints (times in ms since the connection was up and the request went out). */
@@ -79,6 +81,7 @@ export function toJson(r: TraceRecord, m: TraceMetrics): TraceJson {
     unparseableFrames: m.unparseableFrames,
     sawDone: r.sawDone,
     warnings: r.warnings,
+    startedAtEpochMs: r.timeline.startedAtEpochMs,
   };
 }
 

@@ -314,9 +314,11 @@ export async function startFakeEngine(opts: FakeEngineOptions): Promise<FakeEngi
     if (c.engine === 'vllm' && c.api === 'chat') vlog.complete(loggedId, full);
     if (c.engine === 'vllm' && opts.otlpEndpoint) {
       const otlp = opts.otlpEndpoint;
+      // vLLM ends the span in its output processor, before the last frame is written: at the
+      // time the schedule writes the tail, not when the response has gone out.
       res.once('finish', () => exportLlmRequestSpan(otlp, {
         requestId: loggedId, arrivedEpochMs: trace.arrivedAtEpochMs, queueMs: 0.4,
-        firstTokenMs: s.firstMs, e2eMs: performance.now() - arrived,
+        firstTokenMs: s.firstMs, e2eMs: Math.min(endAt, performance.now() - arrived),
         promptTokens, completionTokens: nFrames * k, maxTokens,
       }));
     }

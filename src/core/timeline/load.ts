@@ -1,0 +1,108 @@
+// A request's timeline from files on disk (the command line, benchmarks): the logs through
+// requestLogs.ts, OTLP JSON files into a SpanStore, and, when trace folders are given, only the
+// trace files whose pid a log's process prints, indexed by the existing call-trace indexer.
+import { basename } from 'node:path';
+import { stat } from 'node:fs/promises';
+import type { Engine } from '../logs/model';
+import { SpanStore } from '../otlp/engineTiming';
+import { NotOtlpError, readCollectorFile } from '../otlp/collectorFile';
+import { discoverTraceFiles } from '../calltrace/discovery';
+import { openTraceFolder } from '../calltrace/callTraceIndex';
+import { buildTimeline, logClockId, type TracedThread } from './build';
+import type { RequestTimeline } from './model';
+import type { ClientRequest } from './clientRequest';
+import { readRequestLogs } from './requestLogs';
+import { matchTraceFiles } from './windowCalls';
+
+/** Input the user gave that cannot be used (the command line answers it with exit code 2). */
+export class TimelineInputError extends Error {}
+
+export interface LoadTimelineOptions {
+  query: string;
+  logs: readonly string[];
+  otlpFiles?: readonly string[];
+  traceDirs?: readonly string[];
+  client?: ClientRequest | null;
+  /** Offsets the user set, ms ahead of the reference, by log path or file name, or 'client' / 'otlp'. */
+  userOffsets?: ReadonlyMap<string, number>;
+  engine?: Engine | 'auto';
+  includeText?: boolean;
+  maxCalls?: number;
+  /** How trace files are indexed: worker threads (default) or on this thread. */
+  indexMode?: 'worker' | 'in-process';
+  signal?: AbortSignal;
+}
+
+export interface LoadedTimeline {
+  timeline: RequestTimeline;
+  /** Lines read per log, for the summary. */
+  linesRead: number[];
+  spans: number;
+  traceFiles: { matched: number; unmatched: number };
+}
+
+/** The clock id an --offset key names. */
+function clockForOffset(key: string, logs: readonly string[]): string {
+  if (key === 'client' || key === 'otlp') return key;
+  const exact = logs.indexOf(key);
+  if (exact >= 0) return logClockId(exact);
+  const byName = logs.map((p, i) => ({ p, i })).filter(({ p }) => basename(p) === key || basename(p) === basename(key));
+  if (byName.length === 1) return logClockId(byName[0].i);
+  if (byName.length > 1) throw new TimelineInputError(`--offset ${key}: several logs have that name; give the path as on the command line`);
+  throw new TimelineInputError(`--offset ${key}: not one of the logs given (nor client or otlp)`);
+}
+
+export async function loadTimeline(o: LoadTimelineOptions): Promise<LoadedTimeline> {
+  const userOffsets = new Map<string, number>();
+  for (const [k, v] of o.userOffsets ?? []) userOffsets.set(clockForOffset(k, o.logs), v);
+  const warnings: string[] = [];
+
+  const logs = await readRequestLogs(o.logs, o.query, { engine: o.engine, signal: o.signal });
+
+  let spans: SpanStore | null = null;
+  for (const path of o.otlpFiles ?? []) {
+    spans ??= new SpanStore();
+    const store = spans;
+    try {
+      const r = await readCollectorFile(path, { onSpans: (s) => store.add(s), signal: o.signal });
+      if (r.badLineCount) warnings.push(`${path}: ${r.badLineCount} line(s) are not OTLP JSON and were skipped`);
+    } catch (e) {
+      if (e instanceof NotOtlpError) throw new TimelineInputError(`--otlp ${path}: ${e.message}`);
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') throw new TimelineInputError(`--otlp ${path}: no such file`);
+      if (code === 'EISDIR') throw new TimelineInputError(`--otlp ${path}: a folder, not an OTLP JSON file`);
+      throw new TimelineInputError(`--otlp ${path}: ${(e as Error).message}`);
+    }
+  }
+
+  const threads: TracedThread[] = [];
+  let traceFiles = { matched: 0, unmatched: 0 };
+  if (o.traceDirs && o.traceDirs.length) {
+    for (const d of o.traceDirs) {
+      const st = await stat(d).catch(() => null);
+      if (!st) throw new TimelineInputError(`--trace-dir ${d}: no such folder`);
+    }
+    const found = await discoverTraceFiles(o.traceDirs);
+    const files = found.instances.flatMap((i) => i.files);
+    if (files.length === 0) warnings.push(`no VLLM_TRACE_FUNCTION_for_process_*.log files under ${o.traceDirs.join(', ')}`);
+    const m = matchTraceFiles(files, logs.logs);
+    traceFiles = { matched: m.matched.length, unmatched: m.unmatched.length };
+    if (m.unmatched.length) {
+      const pids = [...new Set(m.unmatched.map((f) => f.pid))].slice(0, 8);
+      warnings.push(`${m.unmatched.length} trace file(s) belong to no process of the logs given (pid ${pids.join(', ')}${m.unmatched.length > pids.length ? ', …' : ''})`);
+    }
+    for (const pid of m.ambiguous) warnings.push(`pid ${pid} is printed by processes in several logs; its trace was matched to the first`);
+    if (m.matched.length) {
+      // Only the matched files are indexed: a folder holds every process of every run.
+      const index = await openTraceFolder(m.matched.map((x) => x.file.path), { mode: o.indexMode, signal: o.signal });
+      for (const x of m.matched) {
+        const entry = index.threads.get(x.file.path);
+        threads.push({ file: x.file, logIndex: x.logIndex, process: x.process, trace: entry?.trace ?? null, error: entry?.error ?? null });
+      }
+    }
+  }
+
+  const timeline = buildTimeline({ query: o.query, logs, client: o.client ?? null, spans, threads, userOffsets, warnings },
+    { includeText: o.includeText, maxCalls: o.maxCalls });
+  return { timeline, linesRead: logs.logs.map((l) => l.lines), spans: spans?.stats().spans ?? 0, traceFiles };
+}
