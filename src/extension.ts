@@ -1,13 +1,16 @@
-// Composition root: builds the services, registers providers and commands, and pushes every
-// Disposable into context.subscriptions. No feature logic lives here.
+// Composition root: reads the settings once, builds the services, registers providers and every
+// command, and pushes every Disposable into context.subscriptions. No feature logic lives here.
 import * as vscode from 'vscode';
 import { createLogger } from './logging';
+import { HopLensSettings } from './config';
 import { createLogFeature, type LogFeature } from './providers/logs/logFeature';
 import { TracedRequestCommands } from './commands/sendTracedRequestCommand';
 import { CallTracesViewProvider } from './providers/calltrace/callTracesView';
 import { registerCallTraceCommands } from './commands/callTraceCommands';
 import { EngineTimingService } from './providers/otlp/engineTimingService';
 import { registerEngineTimingCommands } from './commands/engineTimingCommands';
+import { registerLogCommands } from './commands/logCommands';
+import { registerLargeLogOptions } from './commands/largeLogOptionsCommand';
 
 export interface HopLensApi {
   readonly version: string;
@@ -20,23 +23,27 @@ export interface HopLensApi {
 
 export function activate(context: vscode.ExtensionContext): HopLensApi {
   const log = createLogger();
-  const logs = createLogFeature(context, log);
-  const engineTiming = new EngineTimingService(context.extensionUri, log);
-  const tracedRequests = new TracedRequestCommands({ context, logs, engineTiming, log });
+  const settings = new HopLensSettings();
+  const logs = createLogFeature(context, log, settings);
+  const engineTiming = new EngineTimingService(context.extensionUri, log, settings);
+  const tracedRequests = new TracedRequestCommands({ context, logs, engineTiming, settings, log });
   logs.requests.setEngineTimingLookup((rid) => engineTiming.timingLine(rid));
-  const callTraces = new CallTracesViewProvider(context.extensionUri, log);
+  const callTraces = new CallTracesViewProvider(context.extensionUri, log, settings);
   const callTraceView = vscode.window.createTreeView('hoplens.callTraces', { treeDataProvider: callTraces, showCollapseAll: true });
   callTraces.attach(callTraceView);
   context.subscriptions.push(
     log,
+    settings,
     logs.disposable,
+    registerLogCommands({ logs: logs.logs, sources: logs.sources, requests: logs.requests, largeLogs: logs.largeLogs, settings, log }),
+    registerLargeLogOptions(logs.notice, logs.logs),
     tracedRequests.register(),
     callTraces,
     callTraceView,
-    registerCallTraceCommands(callTraces),
+    registerCallTraceCommands(callTraces, settings),
     engineTiming,
     engineTiming.onDidChange(() => logs.requests.refreshSoon()),
-    registerEngineTimingCommands({ service: engineTiming, logs: logs.logs, traced: tracedRequests }),
+    registerEngineTimingCommands({ service: engineTiming, logs: logs.logs, traced: tracedRequests, settings }),
   );
   log.info(`HopLens ${context.extension.packageJSON.version} activated`);
   return { version: String(context.extension.packageJSON.version), logs, tracedRequests, callTraces, engineTiming };

@@ -21,14 +21,14 @@ export interface RequestLogSource {
   readonly reading?: boolean;
 }
 
-/** The Requests view's source for an annotated document (follows it when annotation starts over). */
-export function documentLogSource(uri: vscode.Uri, annotator: { tracker: RequestTracker; engine: Engine | null }, progress?: { readonly catchingUp: boolean }): RequestLogSource {
+/** The Requests view's source for a log's session (follows it when the session starts over). */
+export function documentLogSource(uri: vscode.Uri, session: { readonly tracker: RequestTracker; readonly engine: Engine | null; readonly syncing: boolean }): RequestLogSource {
   return {
     label: uri.path.split('/').pop() ?? uri.path,
     uri,
-    get tracker() { return annotator.tracker; },
-    get engine() { return annotator.engine; },
-    get reading() { return progress?.catchingUp ?? false; },
+    get tracker() { return session.tracker; },
+    get engine() { return session.engine; },
+    get reading() { return session.syncing; },
   };
 }
 

@@ -18,7 +18,7 @@ describe('HopLens activation', () => {
     assert.equal(ext.exports.version, ext.packageJSON.version);
     // The log it woke up for is the one it annotates.
     const ann = await ext.exports.logs.logs.settled(doc);
-    assert.ok(ann && ann.hasHops, 'the opened log is annotated');
+    assert.ok(ann && ann.session.hasHops, 'the opened log is annotated');
   });
 
   it('registers every contributed command', async () => {

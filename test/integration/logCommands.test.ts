@@ -19,13 +19,13 @@ describe('Log commands', () => {
     const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
     await vscode.window.showTextDocument(doc);
     const first = await api.logs.logs.settled(doc);
-    assert.equal(first!.annotator.tracker.brief('chatcmpl-myrun-0001')?.hops.length, 2);
+    assert.equal(first!.session.tracker.brief('chatcmpl-myrun-0001')?.hops.length, 2);
     // The server writes more lines; VS Code reloads the file; only the new lines are parsed.
     await new Promise((r) => setTimeout(r, 300));
     appendFileSync(file, lines.slice(3).join('\n') + '\n');
     await until('appended lines annotated', async () => {
       const ann = await api.logs.logs.settled(doc);
-      return (ann!.annotator.tracker.brief('cmpl-5c1d8e0f2a9b4e6d8f7a6b5c4d3e2f10-0')?.hops.length ?? 0) >= 4 ? true : undefined;
+      return (ann!.session.tracker.brief('cmpl-5c1d8e0f2a9b4e6d8f7a6b5c4d3e2f10-0')?.hops.length ?? 0) >= 4 ? true : undefined;
     });
     const lenses = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', doc.uri, 100);
     assert.ok(lenses.some((l) => l.command?.title.includes('async_llm.py:761')), 'the appended abort line has its lens');
@@ -33,7 +33,7 @@ describe('Log commands', () => {
     writeFileSync(file, lines[1] + '\n');
     await until('truncated log re-annotated', async () => {
       const ann = await api.logs.logs.settled(doc);
-      return ann!.annotator.records.length === 1 && ann!.annotator.tracker.requestCount === 1 ? true : undefined;
+      return ann!.session.records.length === 1 && ann!.session.tracker.requestCount === 1 ? true : undefined;
     });
   });
 
@@ -66,7 +66,7 @@ describe('Log commands', () => {
     const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(log));
     const api = await hoplens();
     const ann = await api.logs.logs.settled(doc);
-    const rec = ann!.record(0)!;
+    const rec = ann!.session.record(0)!;
     assert.equal(rec.hop, 'V2', `parsed: ${JSON.stringify(rec)}`);
     assert.equal(rec.timeResolution, 'ms');
     assert.equal(rec.lineno, 4);

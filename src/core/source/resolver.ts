@@ -66,6 +66,8 @@ export interface CheckoutSourceResolver extends SourceResolver {
   indexInfo(): { source: 'cache' | 'built' | null; error: string | null; statements: number; cacheFile: string | null };
   /** Absolute path of a resolved location. */
   absolutePath(loc: SourceLocation): string;
+  /** Whether the checkout's file list has this repository-relative path (no disk access). */
+  hasFile(path: string): boolean;
   /** For a hover: the logging statement at a resolved location, its level and its text with `…` for values. */
   describe(loc: SourceLocation): StatementDescription | null;
 }
@@ -189,6 +191,10 @@ class Resolver implements CheckoutSourceResolver {
 
   absolutePath(loc: SourceLocation): string {
     return join(this.checkout.root, loc.path);
+  }
+
+  hasFile(path: string): boolean {
+    return this.files.files.has(path);
   }
 
   describe(loc: SourceLocation): StatementDescription | null {

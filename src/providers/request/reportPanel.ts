@@ -13,10 +13,7 @@ export interface ReportActions {
 
 export class RequestReportPanel {
   static readonly viewType = 'hoplens.requestReport';
-  private static readonly open = new Set<RequestReportPanel>();
   readonly panel: vscode.WebviewPanel;
-
-  static all(): RequestReportPanel[] { return [...RequestReportPanel.open]; }
 
   private engineHtml: string | null = null;
 
@@ -24,8 +21,6 @@ export class RequestReportPanel {
     this.panel = vscode.window.createWebviewPanel(RequestReportPanel.viewType, `Traced ${result.record.requestId}`, vscode.ViewColumn.Beside, webviewOptions(extensionUri));
     this.panel.iconPath = vscode.Uri.joinPath(extensionUri, 'media', 'hoplens.svg');
     this.render();
-    RequestReportPanel.open.add(this);
-    this.panel.onDidDispose(() => RequestReportPanel.open.delete(this));
     this.panel.webview.onDidReceiveMessage(async (msg: { type: string; line?: number }) => {
       const { record, metrics } = result;
       switch (msg.type) {
