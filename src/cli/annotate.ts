@@ -226,7 +226,9 @@ async function annotateInput(args: Args, input: LogInput, io: CliIO): Promise<nu
   for (const m of detail ? detail.missing.map((x) => ({ ...x, requests: 1 })) : tracker.missingSummary()) {
     missingAgg.set(m.hop, { requests: m.requests, kind: m.kind, reason: m.reason });
   }
-  const notInLog = engine ? getHopTable(engine).hops.filter((h) => !h.legacy && !tracker.counts.has(h.id)).map((h) => ({ hop: h.id, kind: h.missing.kind, reason: h.missing.text })) : [];
+  const notInLog = engine
+    ? getHopTable(engine).hops.filter((h) => !h.legacy && !tracker.counts.has(h.id)).map((h) => ({ hop: h.id, kind: h.missing.kind, reason: h.missing.text }))
+    : [];
   const found = ridFilter !== null ? ridLines > 0 : totalHops > 0;
 
   if (args.json) {

@@ -92,7 +92,11 @@ export class TracedRequestCommands {
   }
 
   async send(overrides: SendOverrides = {}): Promise<TracedRequest | undefined> {
-    let opts: TraceOptions | undefined = { ...baseOptions(this.deps.settings.current), ...(overrides.prompt !== undefined ? { prompt: overrides.prompt } : {}), ...(overrides.maxTokens !== undefined ? { maxTokens: overrides.maxTokens } : {}) };
+    let opts: TraceOptions | undefined = {
+      ...baseOptions(this.deps.settings.current),
+      ...(overrides.prompt !== undefined ? { prompt: overrides.prompt } : {}),
+      ...(overrides.maxTokens !== undefined ? { maxTokens: overrides.maxTokens } : {}),
+    };
     const problems = validateOptions(opts);
     if (problems.length) { void vscode.window.showErrorMessage(`HopLens: ${forWorkbench(problems.join('; '))}. Check the hoplens.server.* settings.`); return undefined; }
     if (overrides.interactive !== false) opts = await confirmOptions(opts);

@@ -156,7 +156,7 @@ export class LogSession {
     const out: LogRecord[] = [];
     this.consumed += text.length;
     this.tail = text.length >= TAIL_PROBE ? text.slice(-TAIL_PROBE) : (this.tail + text).slice(-TAIL_PROBE);
-    let data = this.pending + text;
+    const data = this.pending + text;
     this.pending = '';
     let pos = 0;
     for (;;) {
@@ -166,7 +166,6 @@ export class LogSession {
       pos = nl + 1;
     }
     if (pos < data.length) this.pending = data.slice(pos);
-    data = '';
     return out;
   }
 

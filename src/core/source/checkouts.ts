@@ -78,7 +78,7 @@ export class CheckoutSet implements CheckoutLookup {
   async prepareForLog(path: string): Promise<void> {
     if (this.prepared.has(path)) return;
     this.prepared.add(path);
-    let head = '';
+    let head: string;
     try {
       const fh = await open(path, 'r');
       try {

@@ -17,7 +17,8 @@ export class RequestReportPanel {
 
   private engineHtml: string | null = null;
 
-  constructor(private readonly extensionUri: vscode.Uri, readonly result: TracedRequest, private readonly logLines: ReportLogLine[] | null, private readonly logNote: string, actions: ReportActions) {
+  constructor(private readonly extensionUri: vscode.Uri, readonly result: TracedRequest, private readonly logLines: ReportLogLine[] | null,
+    private readonly logNote: string, actions: ReportActions) {
     this.panel = vscode.window.createWebviewPanel(RequestReportPanel.viewType, `Traced ${result.record.requestId}`, vscode.ViewColumn.Beside, webviewOptions(extensionUri));
     this.panel.iconPath = vscode.Uri.joinPath(extensionUri, 'media', 'hoplens.svg');
     this.render();
