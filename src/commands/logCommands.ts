@@ -4,8 +4,8 @@
 import * as vscode from 'vscode';
 import { writeFile } from 'node:fs/promises';
 import { CommandIds } from '../commandIds';
-import type { LogDocumentService } from '../providers/logs/logDocuments';
-import type { SourceService } from '../providers/logs/sourceService';
+import type { LogDocuments } from '../providers/logs/logDocuments';
+import type { LocatedSource } from '../core/source/locate';
 import { documentLogSource, type RequestsViewProvider } from '../providers/requestsView';
 import type { LargeLogService } from '../providers/logs/largeLogs';
 import { renderHopTableMarkdown } from '../hops/index';
@@ -18,10 +18,11 @@ import { forWorkbench } from '../core/text/workbench';
 import type { Logger } from '../logging';
 
 export interface LogCommandDeps {
-  logs: LogDocumentService;
-  sources: SourceService;
-  requests: RequestsViewProvider;
-  largeLogs: LargeLogService;
+  logs: LogDocuments;
+  /** Opens a located source (the checkout file, or the browser). */
+  sources: { open(src: LocatedSource): Promise<void> };
+  requests: Pick<RequestsViewProvider, 'setSource' | 'setFilter'>;
+  largeLogs: Pick<LargeLogService, 'get' | 'reveal' | 'openFile'>;
   settings: Pick<HopLensSettings, 'current'>;
   log: Logger;
 }

@@ -40,6 +40,14 @@ export interface LogSessions {
   readonly onDidClose: vscode.Event<vscode.Uri>;
 }
 
+/** What commands need of the open logs besides reading them. */
+export interface LogDocuments extends LogSessions {
+  /** Annotate a document even if it does not look like a log. */
+  force(doc: vscode.TextDocument): LogDocumentAnnotation | undefined;
+  /** Resolves when every line of the document's current version is parsed. */
+  settled(doc: vscode.TextDocument): Promise<LogDocumentAnnotation | undefined>;
+}
+
 /** Names of server logs: `.log`, `.out`, `.err`, with an optional rotation number (`vllm.log.1`). */
 export function isLogFileName(name: string): boolean {
   return /\.(log|out|err)(\.\d+)?$/i.test(name);
@@ -62,7 +70,7 @@ export interface LogDocumentDeps {
   largeFileOptimizations(doc: vscode.TextDocument): boolean;
 }
 
-export class LogDocumentService extends Disposable implements LogSessions {
+export class LogDocumentService extends Disposable implements LogDocuments {
   private readonly entries = new Map<string, Entry>();
   private readonly forced = new Set<string>();
   private readonly changed = this._register(new vscode.EventEmitter<vscode.Uri>());

@@ -11,7 +11,10 @@ export class Range {
     this.end = typeof a === 'number' ? new Position(c!, d!) : (b as Position);
   }
 }
-export class Selection extends Range {}
+export class Selection extends Range {
+  get anchor(): Position { return this.start; }
+  get active(): Position { return this.end; }
+}
 export class Uri {
   private constructor(readonly scheme: string, readonly path: string, readonly query = '', readonly fragment = '') {}
   static file(p: string): Uri { return new Uri('file', p); }
@@ -93,7 +96,17 @@ export const events = {
   configuration: emitter<unknown>(), folders: emitter<unknown>(), tabs: emitter<unknown>(),
 };
 let decorationTypes = 0;
+/** What the user was told, in order (information, warning, error). */
+export const messages: { kind: 'info' | 'warning' | 'error'; text: string }[] = [];
+const say = (kind: 'info' | 'warning' | 'error') => async (text: string) => { messages.push({ kind, text }); return undefined; };
+export const shown: InMemoryDocument[] = [];
+export enum ViewColumn { Active = -1, Beside = -2 }
+export enum ProgressLocation { Notification = 15 }
 export const window = {
+  showInformationMessage: say('info'),
+  showWarningMessage: say('warning'),
+  showErrorMessage: say('error'),
+  showTextDocument: async (doc: InMemoryDocument) => { shown.push(doc); return new InMemoryEditor(doc, []); },
   visibleTextEditors: [] as InMemoryEditor[],
   activeTextEditor: undefined as InMemoryEditor | undefined,
   onDidChangeTextEditorVisibleRanges: events.visibleRanges.event,
@@ -112,10 +125,29 @@ export const workspace = {
   onDidChangeConfiguration: events.configuration.event,
   onDidChangeWorkspaceFolders: events.folders.event,
   getConfiguration: () => ({ get: <T>(_key: string, dflt: T) => dflt }),
+  openTextDocument: async (arg: Uri | { language?: string; content?: string }) => {
+    if (arg instanceof Uri) return workspace.textDocuments.find((d) => d.uri.toString() === arg.toString()) ?? new InMemoryDocument(arg, '');
+    const doc = new InMemoryDocument(Uri.parse(`untitled:/Untitled-${workspace.textDocuments.length + 1}`), arg.content ?? '');
+    doc.languageId = arg.language ?? 'plaintext';
+    return doc;
+  },
 };
+let clipboard = '';
+export const env = {
+  clipboard: { writeText: async (t: string) => { clipboard = t; }, readText: async () => clipboard },
+  openExternal: async (uri: Uri) => { opened.push(uri); return true; },
+};
+/** URIs handed to the browser (env.openExternal). */
+export const opened: Uri[] = [];
 export const languages = {
   registerDocumentLinkProvider: () => ({ dispose() {} }),
   registerCodeLensProvider: () => ({ dispose() {} }),
   registerHoverProvider: () => ({ dispose() {} }),
 };
-export const commands = { executeCommand: async () => undefined, registerCommand: () => ({ dispose() {} }) };
+/** Commands registered, by id; executeCommand runs them (and records every call). */
+export const registered = new Map<string, (...args: unknown[]) => unknown>();
+export const executed: { id: string; args: unknown[] }[] = [];
+export const commands = {
+  registerCommand: (id: string, fn: (...args: unknown[]) => unknown) => { registered.set(id, fn); return { dispose: () => registered.delete(id) }; },
+  executeCommand: async (id: string, ...args: unknown[]) => { executed.push({ id, args }); return registered.get(id)?.(...args); },
+};
