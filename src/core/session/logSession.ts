@@ -305,6 +305,13 @@ export class LogSession {
     return rec && this.opts.sources ? this.opts.sources.locate(rec) : null;
   }
 
+  /** The source of a 0-based line if it was located already (undefined: not yet; no search starts). */
+  knownSource(line: number): LocatedSource | null | undefined {
+    const rec = this.records[line];
+    if (!rec || !this.opts.sources) return null;
+    return this.opts.sources.known ? this.opts.sources.known(rec) : undefined;
+  }
+
   /** A hop line, resolved: record, hop and source. */
   hopAt(line: number): ResolvedHop | undefined {
     const def = this.hop(line);

@@ -82,6 +82,8 @@ export interface LocatedSource {
 export interface SourceLocator {
   /** Where a record's source is, now; null for lines with no known emitter. */
   locate(rec: LogRecord): LocatedSource | null;
+  /** The answer locate() gave this record since the checkouts last changed, if any (no work). */
+  known?(rec: LogRecord): LocatedSource | null | undefined;
 }
 
 /** One-entry memo: consecutive lines mostly share their fileinfo. */
@@ -104,12 +106,19 @@ class FileinfoPaths {
 export class RecordSourceLocator implements SourceLocator {
   private vllmPaths = new FileinfoPaths(vllmPathFromFileinfo);
   private sglangPaths = new FileinfoPaths(sglangPathFromFileinfo);
+  /** locate()'s answers per record: a search of the statement index (SGLang text) is not repeated. */
+  private located = new WeakMap<LogRecord, LocatedSource | null>();
 
   constructor(private readonly checkouts: CheckoutLookup, private readonly onError: (rec: LogRecord, e: Error) => void = () => undefined) {}
 
   forget(): void {
     this.vllmPaths = new FileinfoPaths(vllmPathFromFileinfo);
     this.sglangPaths = new FileinfoPaths(sglangPathFromFileinfo);
+    this.located = new WeakMap();
+  }
+
+  known(rec: LogRecord): LocatedSource | null | undefined {
+    return this.located.get(rec);
   }
 
   /** The citation, with this locator's memo. */
@@ -126,6 +135,12 @@ export class RecordSourceLocator implements SourceLocator {
   }
 
   locate(rec: LogRecord): LocatedSource | null {
+    let answer = this.located.get(rec);
+    if (answer === undefined) { answer = this.find(rec); this.located.set(rec, answer); }
+    return answer;
+  }
+
+  private find(rec: LogRecord): LocatedSource | null {
     if (rec.engine === 'other') return null;
     const engine = rec.engine;
     const resolver = this.checkouts.ready(engine) ?? null;

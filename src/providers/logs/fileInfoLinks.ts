@@ -63,15 +63,13 @@ export class FileInfoLinkProvider implements vscode.DocumentLinkProvider<FileInf
   /** Called when a pass stopped early; the owner asks VS Code for links again. */
   onIncomplete: (() => void) | undefined;
 
-  /** What each SGLang record resolved to, so a pass that ran out of time is not repeated. */
-  private resolved = new WeakMap<LogRecord, LocatedSource | null>();
   /** The windows answered per document, to ask VS Code again only when an answer would differ. */
   readonly served = new ServedWindows(WINDOW_SLACK_LINES);
 
   constructor(private readonly logs: LogSessions) {}
 
   /** The checkout changed: answers given so far may be wrong. */
-  forget(): void { this.resolved = new WeakMap(); this.served.clear(); }
+  forget(): void { this.served.clear(); }
 
   provideDocumentLinks(doc: vscode.TextDocument): FileInfoLink[] {
     const session = this.logs.get(doc)?.session;
@@ -87,11 +85,11 @@ export class FileInfoLinkProvider implements vscode.DocumentLinkProvider<FileInf
       if (rec.engine === 'other') continue;
       // No file:line printed (SGLang's own layout, or a layout that prints the logger's name): the statement found for the text.
       if ((rec.engine === 'sglang' || rec.logger !== undefined) && rec.fileinfo === null && rec.hop === null && !rec.continuation) {
-        let src = this.resolved.get(rec);
+        // A line located before costs nothing; a new one is a search of the index, within the pass's budget.
+        let src = session.knownSource(i);
         if (src === undefined) {
           if (incomplete || performance.now() - started > SEARCH_BUDGET_MS) { incomplete = true; continue; }
           src = session.source(i);
-          this.resolved.set(rec, src);
         }
         const link = src ? this.sglangLink(doc, i, rec, src) : null;
         if (link) links.push(link);
