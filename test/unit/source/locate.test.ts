@@ -13,7 +13,7 @@ function record(line: string) {
 }
 
 test('a checkout that opens later answers once the locator is told the checkouts changed', () => {
-  let open: CheckoutResolver | null | undefined; // still opening
+  let open: CheckoutResolver | null | undefined = undefined; // still opening
   let resolves = 0;
   const locator = new RecordSourceLocator({ ready: () => open });
   const rec = record(ADDED);
