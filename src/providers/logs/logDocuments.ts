@@ -30,7 +30,11 @@ export interface LogDocumentAnnotation {
 
 /** What providers need of the open logs. */
 export interface LogSessions {
-  /** The annotation so far (parsing continues in the background), or undefined for non-logs. */
+  /**
+   * The annotation so far (parsing continues in the background), or undefined for non-logs.
+   * Sessions follow their documents' open and change events; this reads, and parses only a log
+   * it has never seen.
+   */
   get(doc: vscode.TextDocument): LogDocumentAnnotation | undefined;
   /** The annotation of an open document, if it has one (no parsing starts). */
   find(uri: vscode.Uri): LogDocumentAnnotation | undefined;
@@ -57,6 +61,8 @@ class Entry implements LogDocumentAnnotation {
   readonly session: LogSession;
   chars = -1;
   noCodeLens = false;
+  /** The sync under way (it fires onDidChange when done). */
+  pending: Promise<void> | null = null;
   constructor(readonly uri: vscode.Uri, sources: SourceLocator) {
     this.session = new LogSession({ engine: 'auto', sources, key: uri.toString() });
   }
@@ -81,7 +87,7 @@ export class LogDocumentService extends Disposable implements LogDocuments {
   constructor(private readonly deps: LogDocumentDeps) {
     super();
     this._register(vscode.workspace.onDidChangeTextDocument((e) => {
-      if (this.entries.has(e.document.uri.toString()) && e.contentChanges.length > 0) this.get(e.document);
+      if (this.entries.has(e.document.uri.toString()) && e.contentChanges.length > 0) this.track(e.document);
     }));
     this._register(vscode.workspace.onDidCloseTextDocument((d) => {
       const entry = this.entries.get(d.uri.toString());
@@ -95,8 +101,10 @@ export class LogDocumentService extends Disposable implements LogDocuments {
       // When VS Code handed a big log over, in the output channel's timestamps: the time from
       // the text on screen to this line is VS Code's copy of the document, not HopLens's work.
       if (d.lineCount >= BIG_LOG_LINES) this.deps.log.info(`${d.uri.path.split('/').pop()}: VS Code handed over ${d.lineCount} lines`);
-      this.get(d);
+      this.track(d);
     }));
+    // Logs open before HopLens activated (the one that activated it among them).
+    for (const d of vscode.workspace.textDocuments) this.track(d);
   }
 
   /** Server logs: the `log` language, a `.log`/`.out`/`.err` name, or a document the user asked to annotate. */
@@ -110,14 +118,17 @@ export class LogDocumentService extends Disposable implements LogDocuments {
   /** Annotate a document even if it does not look like a log (the Annotate This Log command). */
   force(doc: vscode.TextDocument): LogDocumentAnnotation | undefined {
     this.forced.add(doc.uri.toString());
-    return this.get(doc);
+    return this.track(doc);
   }
 
   /** Resolves when every line of the document's current version is parsed. */
   async settled(doc: vscode.TextDocument): Promise<LogDocumentAnnotation | undefined> {
-    const entry = this.get(doc) as Entry | undefined;
-    if (!entry) return undefined;
-    await entry.session.settled(this.snapshot(entry, doc), this.syncOptions(doc));
+    let entry = this.track(doc);
+    while (entry && (entry.pending || entry.session.syncedVersion !== doc.version)) {
+      await entry.pending;
+      if (this.entries.get(doc.uri.toString()) !== entry) return entry; // closed meanwhile
+      entry = this.track(doc);
+    }
     return entry;
   }
 
@@ -126,8 +137,16 @@ export class LogDocumentService extends Disposable implements LogDocuments {
   }
 
   get(doc: vscode.TextDocument): LogDocumentAnnotation | undefined {
+    return this.entries.get(doc.uri.toString()) ?? this.track(doc);
+  }
+
+  /** The document's entry, with its session brought up to date (in the background). */
+  private track(doc: vscode.TextDocument): Entry | undefined {
     const entry = this.entry(doc);
-    if (entry && !entry.session.syncing && entry.session.syncedVersion !== doc.version) void this.sync(entry, doc);
+    if (entry && !entry.pending && entry.session.syncedVersion !== doc.version) {
+      const run = this.sync(entry, doc).finally(() => { if (entry.pending === run) entry.pending = null; });
+      entry.pending = run;
+    }
     return entry;
   }
 

@@ -46,6 +46,14 @@ test('a log VS Code opens gets a session; appended lines are parsed alone; an ed
   assert.equal(first.session.generation, generation + 1);
   assert.equal(first.session.tracker.requestCount, 1);
 
+  // Providers read: get() parses nothing on its own (the change event does).
+  doc.setText(LINES.join('\n') + '\n');
+  assert.equal(logs.get(asDoc), first);
+  assert.equal(first.session.syncing, false);
+  assert.equal(first.session.records.length, 1);
+  await logs.settled(asDoc);
+  assert.equal(first.session.records.length, LINES.length, 'settled() brings it up to date');
+
   const closed: string[] = [];
   logs.onDidClose((u) => closed.push(u.toString()));
   events.closeDocument.fire(doc);
