@@ -3,7 +3,7 @@
 import * as vscode from 'vscode';
 import { createLogger } from './logging';
 import { HopLensSettings } from './config';
-import { createLogFeature, type LogFeature } from './providers/logs/logFeature';
+import { createLogFeature } from './providers/logs/logFeature';
 import { TracedRequestCommands } from './commands/sendTracedRequestCommand';
 import { CallTracesViewProvider } from './providers/calltrace/callTracesView';
 import { registerCallTraceCommands } from './commands/callTraceCommands';
@@ -11,11 +11,13 @@ import { EngineTimingService } from './providers/otlp/engineTimingService';
 import { registerEngineTimingCommands } from './commands/engineTimingCommands';
 import { registerLogCommands } from './commands/logCommands';
 import { registerLargeLogOptions } from './commands/largeLogOptionsCommand';
+import { logsApi, type HopLensLogsApi } from './api';
 
 export interface HopLensApi {
   readonly version: string;
-  /** For tests and other extensions: the log feature's services. */
-  readonly logs: LogFeature;
+  /** Server logs as HopLens reads them (src/api.ts): sessions, checkouts, what the Requests view lists. */
+  readonly logs: HopLensLogsApi;
+  // The other features' services, still handed out whole (their tests read their views).
   readonly tracedRequests: TracedRequestCommands;
   readonly callTraces: CallTracesViewProvider;
   readonly engineTiming: EngineTimingService;
@@ -46,7 +48,7 @@ export function activate(context: vscode.ExtensionContext): HopLensApi {
     registerEngineTimingCommands({ service: engineTiming, logs: logs.logs, traced: tracedRequests, settings }),
   );
   log.info(`HopLens ${context.extension.packageJSON.version} activated`);
-  return { version: String(context.extension.packageJSON.version), logs, tracedRequests, callTraces, engineTiming };
+  return { version: String(context.extension.packageJSON.version), logs: logsApi(logs), tracedRequests, callTraces, engineTiming };
 }
 
 export function deactivate(): void {

@@ -106,6 +106,12 @@ export class RequestsViewProvider extends Disposable implements vscode.TreeDataP
     super.dispose();
   }
 
+  /** What the view lists now: its log, and the request ids of its rows. */
+  listed(): { uri: vscode.Uri; label: string; rids: string[]; total: number; filter: string } | undefined {
+    const s = this.source;
+    return s && { uri: s.uri, label: s.label, ...this.listedRids(s), filter: this.filter };
+  }
+
   /** The request ids listed at the top level, in log order: the most recent that pass the filter. */
   private listedRids(s: RequestLogSource): { rids: string[]; total: number } {
     const all: string[] = [];

@@ -80,6 +80,10 @@ export interface ResolvedHop {
   source: LocatedSource | null;
 }
 
+/** What a reader of a session may use (another extension, a timeline across logs): no writing. */
+export type LogSessionView = Pick<LogSession, 'key' | 'engine' | 'records' | 'tracker' | 'generation' | 'parseMs' | 'linesParsed'
+  | 'hasHops' | 'hopLines' | 'record' | 'hop' | 'source' | 'hopAt'>;
+
 const nextTurn = (): Promise<void> => new Promise<void>((r) => setImmediate(r));
 
 export class LogSession {

@@ -96,6 +96,8 @@ export const events = {
   configuration: emitter<unknown>(), folders: emitter<unknown>(), tabs: emitter<unknown>(),
 };
 let decorationTypes = 0;
+/** Status bar items created, with what they show. */
+export const statusItems: { text: string; tooltip: unknown; visible: boolean }[] = [];
 /** What the user was told, in order (information, warning, error). */
 export const messages: { kind: 'info' | 'warning' | 'error'; text: string }[] = [];
 const say = (kind: 'info' | 'warning' | 'error') => async (text: string) => { messages.push({ kind, text }); return undefined; };
@@ -113,8 +115,12 @@ export const window = {
   onDidChangeVisibleTextEditors: events.visibleEditors.event,
   onDidChangeActiveTextEditor: events.activeEditor.event,
   createTextEditorDecorationType: (options: unknown) => ({ key: `decoration-${++decorationTypes}`, options, dispose: () => undefined }),
-  createStatusBarItem: () => ({ text: '', tooltip: undefined, name: '', command: undefined, show() {}, hide() {}, dispose() {} }),
-  tabGroups: { all: [], activeTabGroup: { activeTab: undefined }, onDidChangeTabs: events.tabs.event },
+  createStatusBarItem: () => {
+    const item = { text: '', tooltip: undefined as unknown, name: '', command: undefined as unknown, visible: false, show() { item.visible = true; }, hide() { item.visible = false; }, dispose() {} };
+    statusItems.push(item);
+    return item;
+  },
+  tabGroups: { all: [], activeTabGroup: { activeTab: undefined as { input: unknown } | undefined }, onDidChangeTabs: events.tabs.event },
 };
 export const workspace = {
   textDocuments: [] as InMemoryDocument[],

@@ -116,3 +116,28 @@ test('the Requests tree: one row per request, its hops in order with deltas, the
   assert.deepEqual(view.getChildren().map((n) => String(view.getTreeItem(n).label)), ['cmpl-5c1d8e0f2a9b4e6d8f7a6b5c4d3e2f10-0']);
   view.dispose();
 });
+
+test('the Requests tree of a log with more than 1,000 requests lists the newest and says how to find the others', async () => {
+  const lines = LOG.split('\n').filter((l) => l.startsWith('(APIServer'));
+  const many: string[] = [];
+  for (let r = 0; r < 600; r++) for (const l of lines) many.push(l.replace(/myrun-0001/g, `run-${r}`).replace(/5c1d8e0f2a9b4e6d8f7a6b5c4d3e2f10/g, `c${r}`));
+  const session = new LogSession();
+  session.syncTextNow(many.join('\n') + '\n');
+  const view = new RequestsViewProvider();
+  const revealed: unknown[] = [];
+  view.attach({ reveal: async (n: unknown) => { revealed.push(n); }, message: undefined, description: undefined } as unknown as vscode.TreeView<never>);
+  view.setSource(documentLogSource(Uri.file('/logs/many.log') as unknown as vscode.Uri, session));
+  const rows = view.getChildren().map((n) => String(view.getTreeItem(n).label));
+  assert.equal(rows.length, 1001);
+  assert.equal(rows[0], 'Showing the last 1,000 of 1,200 requests; filter by id to find others.');
+  assert.equal(rows[rows.length - 1], 'cmpl-c599-0');
+  assert.equal(await view.reveal('chatcmpl-run-0'), true, 'an older request is revealed through the filter');
+  assert.deepEqual(view.getChildren().map((n) => String(view.getTreeItem(n).label)), ['chatcmpl-run-0']);
+  assert.equal(revealed.length, 1);
+  view.setEngineTimingLookup((rid) => (rid === 'chatcmpl-run-0' ? { label: 'engine: e2e 812.0 ms', description: 'queue 1.2 ms · prefill 30.5 ms', tooltip: '' } : null));
+  const [request] = view.getChildren();
+  const first = view.getTreeItem(view.getChildren(request)[0]);
+  assert.equal(first.label, 'engine: e2e 812.0 ms', 'the engine\'s own timing comes first under its request');
+  assert.equal(first.command?.command, 'hoplens.showEngineTiming');
+  view.dispose();
+});
