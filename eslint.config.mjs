@@ -19,9 +19,4 @@ export default tseslint.config(
       'no-control-regex': 'off',
     },
   },
-  {
-    // Tests read the CLI's JSON output (arbitrary objects) and index into it.
-    files: ['test/**/*.ts'],
-    rules: { '@typescript-eslint/no-explicit-any': 'off' },
-  },
 );
