@@ -83,7 +83,7 @@ async function main() {
 
   // In-process: the editor's path for a 50,000-line document.
   const lib = join(dataDir, 'annotate-lib.cjs');
-  await esbuild.build({ entryPoints: [join(root, 'src/core/logs/annotate.ts')], bundle: true, platform: 'node', format: 'cjs', outfile: lib, logLevel: 'warning' });
+  await esbuild.build({ entryPoints: [join(root, 'src/core/session/logSession.ts')], bundle: true, platform: 'node', format: 'cjs', outfile: lib, logLevel: 'warning' });
   const { annotateText } = createRequire(import.meta.url)(lib);
   const all = readFileSync(logPath, 'latin1');
   let cut = 0;

@@ -72,6 +72,8 @@ run('build', process.execPath, ['esbuild.mjs']);
 run('compile tests', process.execPath, [join(repo, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.test.json']);
 for (const layer of layers) {
   if (layer === 'unit') {
+    // Lint first (eslint.config.mjs): CI runs `npm test`, so a lint error fails it.
+    run('lint', process.execPath, [join(repo, 'node_modules/eslint/bin/eslint.js'), 'src', 'test']);
     run('unit', process.execPath, ['--test', '--test-reporter=spec', 'out/test/unit/']);
   } else if (layer === 'integration') {
     run('integration', process.execPath, ['out/test/harness/runIntegration.js']);

@@ -1,4 +1,4 @@
-// Typed settings, read in one place. VS Code already withholds the settings listed under
+// Typed settings, read in one place, into one snapshot that activate() passes on. VS Code already withholds the settings listed under
 // capabilities.untrustedWorkspaces.restrictedConfigurations from workspace scope in an
 // untrusted workspace, so values here are safe to act on.
 import * as vscode from 'vscode';
@@ -27,7 +27,7 @@ export interface HopLensConfig {
   export: { includePromptsAndOutputs: boolean };
 }
 
-export function readConfig(): HopLensConfig {
+function readConfig(): HopLensConfig {
   const c = vscode.workspace.getConfiguration('hoplens');
   return {
     checkouts: { vllm: c.get('checkouts.vllm', ''), sglang: c.get('checkouts.sglang', '') },
@@ -57,9 +57,22 @@ export function readConfig(): HopLensConfig {
   };
 }
 
-/** Fires `listener` with fresh settings whenever a hoplens.* setting changes. */
-export function onConfigChange(listener: (config: HopLensConfig) => void): vscode.Disposable {
-  return vscode.workspace.onDidChangeConfiguration((e) => {
-    if (e.affectsConfiguration('hoplens')) listener(readConfig());
+/**
+ * The settings as one snapshot, read when HopLens starts and again when a hoplens.* setting
+ * changes; services and commands get this object and read `current` when they act.
+ */
+export class HopLensSettings implements vscode.Disposable {
+  private snapshot = readConfig();
+  private readonly changed = new vscode.EventEmitter<HopLensConfig>();
+  /** Fires with the new snapshot after a hoplens.* setting changed. */
+  readonly onDidChange = this.changed.event;
+  private readonly listener = vscode.workspace.onDidChangeConfiguration((e) => {
+    if (!e.affectsConfiguration('hoplens')) return;
+    this.snapshot = readConfig();
+    this.changed.fire(this.snapshot);
   });
+
+  get current(): HopLensConfig { return this.snapshot; }
+
+  dispose(): void { this.listener.dispose(); this.changed.dispose(); }
 }

@@ -1,18 +1,23 @@
-// Composition root: builds the services, registers providers and commands, and pushes every
-// Disposable into context.subscriptions. No feature logic lives here.
+// Composition root: reads the settings once, builds the services, registers providers and every
+// command, and pushes every Disposable into context.subscriptions. No feature logic lives here.
 import * as vscode from 'vscode';
 import { createLogger } from './logging';
-import { createLogFeature, type LogFeature } from './providers/logs/logFeature';
+import { HopLensSettings } from './config';
+import { createLogFeature } from './providers/logs/logFeature';
 import { TracedRequestCommands } from './commands/sendTracedRequestCommand';
 import { CallTracesViewProvider } from './providers/calltrace/callTracesView';
 import { registerCallTraceCommands } from './commands/callTraceCommands';
 import { EngineTimingService } from './providers/otlp/engineTimingService';
 import { registerEngineTimingCommands } from './commands/engineTimingCommands';
+import { registerLogCommands } from './commands/logCommands';
+import { registerLargeLogOptions } from './commands/largeLogOptionsCommand';
+import { logsApi, type HopLensLogsApi } from './api';
 
 export interface HopLensApi {
   readonly version: string;
-  /** For tests and other extensions: the log feature's services. */
-  readonly logs: LogFeature;
+  /** Server logs as HopLens reads them (src/api.ts): sessions, checkouts, what the Requests view lists. */
+  readonly logs: HopLensLogsApi;
+  // The other features' services, still handed out whole (their tests read their views).
   readonly tracedRequests: TracedRequestCommands;
   readonly callTraces: CallTracesViewProvider;
   readonly engineTiming: EngineTimingService;
@@ -20,26 +25,30 @@ export interface HopLensApi {
 
 export function activate(context: vscode.ExtensionContext): HopLensApi {
   const log = createLogger();
-  const logs = createLogFeature(context, log);
-  const engineTiming = new EngineTimingService(context.extensionUri, log);
-  const tracedRequests = new TracedRequestCommands({ context, logs, engineTiming, log });
+  const settings = new HopLensSettings();
+  const logs = createLogFeature(context, log, settings);
+  const engineTiming = new EngineTimingService(context.extensionUri, log, settings);
+  const tracedRequests = new TracedRequestCommands({ context, logs, engineTiming, settings, log });
   logs.requests.setEngineTimingLookup((rid) => engineTiming.timingLine(rid));
-  const callTraces = new CallTracesViewProvider(context.extensionUri, log);
+  const callTraces = new CallTracesViewProvider(context.extensionUri, log, settings);
   const callTraceView = vscode.window.createTreeView('hoplens.callTraces', { treeDataProvider: callTraces, showCollapseAll: true });
   callTraces.attach(callTraceView);
   context.subscriptions.push(
     log,
+    settings,
     logs.disposable,
+    registerLogCommands({ logs: logs.logs, sources: logs.sources, requests: logs.requests, largeLogs: logs.largeLogs, settings, log }),
+    registerLargeLogOptions(logs.notice, logs.logs),
     tracedRequests.register(),
     callTraces,
     callTraceView,
-    registerCallTraceCommands(callTraces),
+    registerCallTraceCommands(callTraces, settings),
     engineTiming,
     engineTiming.onDidChange(() => logs.requests.refreshSoon()),
-    registerEngineTimingCommands({ service: engineTiming, logs: logs.logs, traced: tracedRequests }),
+    registerEngineTimingCommands({ service: engineTiming, logs: logs.logs, traced: tracedRequests, settings }),
   );
   log.info(`HopLens ${context.extension.packageJSON.version} activated`);
-  return { version: String(context.extension.packageJSON.version), logs, tracedRequests, callTraces, engineTiming };
+  return { version: String(context.extension.packageJSON.version), logs: logsApi(logs), tracedRequests, callTraces, engineTiming };
 }
 
 export function deactivate(): void {

@@ -2,19 +2,21 @@
 // streamed from disk (a 1M-line log never sits in memory), then a summary.
 import { outputRoom, type CliIO } from './io';
 import type { Engine, LogRecord } from '../core/logs/model';
-import { LogInputError, scanLogChunks } from '../core/logs/scanner';
+import { LogInputError } from '../core/logs/scanner';
 import { openLogInput } from '../core/logs/logInput';
 import type { LogInput } from '../core/logs/logInput';
 import { forTerminal } from '../core/text/terminal';
 import { detectEngine } from '../core/logs/parseLine';
-import { RequestTracker } from '../core/logs/requests';
 import type { RequestGroup } from '../core/logs/requests';
-import { recordJsonLine, sourceFor, formatTime } from '../core/logs/annotate';
+import { formatTime } from '../core/logs/jsonText';
+import { LogSession } from '../core/session/logSession';
+import { readLogStream } from '../core/session/logStream';
+import { RecordJsonWriter } from '../core/session/recordJson';
+import { RecordSourceLocator, type CheckoutResolver } from '../core/source/locate';
 import { ridQueryMatcher } from '../core/logs/requestIds';
 import { ByteOut, vllmFastPath } from '../core/logs/fastVllm';
 import type { FastPathCounters } from '../core/logs/fastVllm';
 import { findHop, getHopTable } from '../hops/index';
-import type { SourceResolver } from '../core/source/types';
 
 const USAGE = `usage: hoplens annotate LOG|- [--engine auto|vllm|sglang] [--checkout DIR] [--rid ID] [--unmatched] [--json]
 
@@ -79,8 +81,8 @@ async function* pacedByOutput(chunks: AsyncIterable<Buffer>, io: CliIO): AsyncGe
   }
 }
 
-async function loadResolver(dir: string, engine: Engine, io: CliIO): Promise<SourceResolver | null> {
-  let mod: { createSourceResolver?: (d: string, e: Engine, o?: object) => Promise<SourceResolver & { pin?: { message?: string | null } }> };
+async function loadResolver(dir: string, engine: Engine, io: CliIO): Promise<CheckoutResolver | null> {
+  let mod: { createSourceResolver?: (d: string, e: Engine, o?: object) => Promise<CheckoutResolver & { pin?: { message?: string | null } }> };
   try {
     mod = await import('../core/source/index');
   } catch {
@@ -135,7 +137,7 @@ export async function runAnnotate(argv: string[], io: CliIO): Promise<number> {
 
 async function annotateInput(args: Args, input: LogInput, io: CliIO): Promise<number> {
   const shownName = forTerminal(input.name);
-  let resolver: SourceResolver | null = null;
+  let resolver: CheckoutResolver | null = null;
   if (args.checkout) {
     const engine = args.engine !== 'auto' ? args.engine : detectEngine(input.head.toString('utf8').split('\n'));
     if (!engine) {
@@ -153,7 +155,9 @@ async function annotateInput(args: Args, input: LogInput, io: CliIO): Promise<nu
   }
 
   const out = new Out(io);
-  const tracker = new RequestTracker(args.engine === 'auto' ? null : args.engine, { keepContext: true });
+  const json = new RecordJsonWriter();
+  // One locator for the run: the checkout when one was given (its answer or nothing), else the citation.
+  const sources = new RecordSourceLocator({ ready: () => resolver });
   let hopLines = 0, unmatched = 0, otherLines = 0, truncatedLines = 0, ridLines = 0;
   const unmatchedSample: LogRecord[] = [];
   const ridFilter = args.rid;
@@ -162,7 +166,6 @@ async function annotateInput(args: Args, input: LogInput, io: CliIO): Promise<nu
   if (!args.json) out.line(`${padStart('line', 7)}  ${padEnd('hop', 4)} ${padEnd('process', 16)} ${padEnd('file:line', 52)} observed`);
 
   const onRecord = (rec: LogRecord): void => {
-    tracker.add(rec);
     if (rec.engine === 'other') otherLines++;
     if (rec.truncated) truncatedLines++;
     if (wanted !== null) {
@@ -170,7 +173,7 @@ async function annotateInput(args: Args, input: LogInput, io: CliIO): Promise<nu
       if (!hit) return;
       ridLines++;
     }
-    const src = sourceFor(rec, resolver);
+    const src = sources.location(rec);
     const isHop = rec.hop !== null;
     if (isHop) hopLines++;
     else if (src === null) {
@@ -178,7 +181,7 @@ async function annotateInput(args: Args, input: LogInput, io: CliIO): Promise<nu
       if (args.unmatched && !args.json && unmatchedSample.length < 100000) unmatchedSample.push(rec);
     }
     if (args.json) {
-      if (!args.unmatched || (!isHop && src === null)) out.line(recordJsonLine(rec, src));
+      if (!args.unmatched || (!isHop && src === null)) out.line(json.line(rec, src));
     } else if (isHop) {
       const cite = src ? `${src.path}:${src.line}${src.verified ? ' ✓' : ''}${src.drift ? ` (drift ${src.drift > 0 ? '+' : ''}${src.drift})` : ''}` : '';
       out.line(`${padStart(String(rec.line), 7)}  ${padEnd(rec.hop!, 4)} ${padEnd(forTerminal(rec.process ?? rec.role ?? ''), 16)} ${padEnd(forTerminal(cite), 52)} ${forTerminal(rec.message.slice(0, width))}`);
@@ -190,13 +193,18 @@ async function annotateInput(args: Args, input: LogInput, io: CliIO): Promise<nu
   // summary) and leaves the request's own lines to the parser, which prints them as before.
   const fastCounters: FastPathCounters = { handled: 0, unmatched: 0 };
   const useFast = args.engine !== 'sglang' && (wanted !== null || (args.json && !args.unmatched && resolver === null));
+  const session = new LogSession({
+    engine: args.engine,
+    referenceTime: input.referenceTime,
+    keepRecords: false,
+    keepContext: true,
+    onRecord,
+    fast: useFast ? (state, tracker) => vllmFastPath(state, tracker, wanted === null ? out.bytes : null, fastCounters, wanted) : undefined,
+  });
+  const tracker = session.tracker;
   let result;
   try {
-    result = await scanLogChunks(pacedByOutput(input.chunks(), io), onRecord, {
-      engine: args.engine,
-      referenceTime: input.referenceTime,
-      fast: useFast ? (state) => vllmFastPath(state, tracker, wanted === null ? out.bytes : null, fastCounters, wanted) : undefined,
-    });
+    result = await readLogStream(session, pacedByOutput(input.chunks(), io));
   } catch (e) {
     out.flush();
     if (e instanceof LogInputError) { io.err(`hoplens annotate: ${forTerminal(e.message)}\n`); return 2; }
@@ -218,7 +226,9 @@ async function annotateInput(args: Args, input: LogInput, io: CliIO): Promise<nu
   for (const m of detail ? detail.missing.map((x) => ({ ...x, requests: 1 })) : tracker.missingSummary()) {
     missingAgg.set(m.hop, { requests: m.requests, kind: m.kind, reason: m.reason });
   }
-  const notInLog = engine ? getHopTable(engine).hops.filter((h) => !h.legacy && !tracker.counts.has(h.id)).map((h) => ({ hop: h.id, kind: h.missing.kind, reason: h.missing.text })) : [];
+  const notInLog = engine
+    ? getHopTable(engine).hops.filter((h) => !h.legacy && !tracker.counts.has(h.id)).map((h) => ({ hop: h.id, kind: h.missing.kind, reason: h.missing.text }))
+    : [];
   const found = ridFilter !== null ? ridLines > 0 : totalHops > 0;
 
   if (args.json) {

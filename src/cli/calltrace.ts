@@ -145,7 +145,8 @@ export async function runCalltrace(argv: string[], io: CliIO): Promise<number> {
     if (a.json) {
       out.line(JSON.stringify({
         kind: 'file', path: s.file.path, pid: s.file.pid, tid: s.file.tid, calls: s.stats.calls, returns: s.stats.returns,
-        maxDepth: s.stats.maxDepth, open: open.map((o) => ({ fn: o.fn, file: o.file, line: o.line, ts: formatTraceTs(o.startUs) })), role: s.role, garbledLines: s.stats.garbledLines, orphanReturns: s.stats.orphanReturns,
+        maxDepth: s.stats.maxDepth, open: open.map((o) => ({ fn: o.fn, file: o.file, line: o.line, ts: formatTraceTs(o.startUs) })), role: s.role,
+        garbledLines: s.stats.garbledLines, orphanReturns: s.stats.orphanReturns,
         partialLastLine: s.stats.partialLastLine,
       }));
     }

@@ -57,7 +57,7 @@ export class SpanFileWriter {
       if (sizeBefore !== null) await fh.truncate(sizeBefore).catch(() => undefined);
       this.handle = null;
       await fh.close().catch(() => undefined);
-      throw new Error(`cannot write ${this.path}: ${(e as Error).message}`);
+      throw new Error(`cannot write ${this.path}: ${(e as Error).message}`, { cause: e });
     }
   }
 

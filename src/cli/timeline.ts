@@ -141,7 +141,10 @@ function noteText(n: OrderingNote, labelOf: (clock: string) => string): string {
 }
 
 function clockJson(t: RequestTimeline, labelOf: (c: string) => string): object[] {
-  const note = (n: OrderingNote) => ({ rule: n.rule, request: n.key, before: { ...n.before, clock: labelOf(n.before.domain) }, after: { ...n.after, clock: labelOf(n.after.domain) } });
+  const note = (n: OrderingNote) => ({
+    rule: n.rule, request: n.key,
+    before: { ...n.before, clock: labelOf(n.before.domain) }, after: { ...n.after, clock: labelOf(n.after.domain) },
+  });
   return t.clocks.map((c) => ({
     kind: 'clock', id: c.id, label: c.label, path: c.path, offsetMs: c.offset.ms, minMs: c.offset.min, maxMs: c.offset.max,
     source: c.offset.source, orderings: c.offset.orderings, upper: c.offset.upper.map(note), lower: c.offset.lower.map(note),
@@ -151,7 +154,8 @@ function clockJson(t: RequestTimeline, labelOf: (c: string) => string): object[]
 
 function itemJson(lane: TimelineLane, it: TimelineItem): object {
   return { kind: 'item', lane: lane.id, item: it.kind, label: it.label, start: round3(it.start), end: round3(it.end), shape: it.shape, resolution: it.resolution,
-    ...(it.hop ? { hop: it.hop } : {}), ...(it.depth !== undefined ? { depth: it.depth } : {}), ...(it.text !== undefined ? { text: it.text } : {}), ref: it.ref, detail: it.detail };
+    ...(it.hop ? { hop: it.hop } : {}), ...(it.depth !== undefined ? { depth: it.depth } : {}), ...(it.text !== undefined ? { text: it.text } : {}),
+    ref: it.ref, detail: it.detail };
 }
 
 const round3 = (v: number): number => Math.round(v * 1000) / 1000;
@@ -176,7 +180,10 @@ export async function runTimeline(argv: string[], io: CliIO): Promise<number> {
   }
   let loaded;
   try {
-    loaded = await loadTimeline({ query: a.rid, logs: a.logs, otlpFiles: a.otlp, traceDirs: a.traceDirs, client, userOffsets: a.offsets, engine: a.engine, includeText: a.includePrompts, maxCalls: a.maxCalls });
+    loaded = await loadTimeline({
+      query: a.rid, logs: a.logs, otlpFiles: a.otlp, traceDirs: a.traceDirs, client, userOffsets: a.offsets,
+      engine: a.engine, includeText: a.includePrompts, maxCalls: a.maxCalls,
+    });
   } catch (e) {
     if (e instanceof LogInputError || e instanceof TimelineInputError) { io.err(`hoplens timeline: ${forTerminal(e.message)}\n`); return 2; }
     throw e;

@@ -7,11 +7,11 @@ import type { CallTracesViewProvider, CallTraceNode } from '../providers/calltra
 import { mapToCheckout, displayPath } from '../core/calltrace/paths';
 import { writePerfettoTrace, hopSequenceMarkdown } from '../core/calltrace/export';
 import { DEFAULT_FILTER, parseFilterList } from '../core/calltrace/filter';
-import { readConfig } from '../config';
+import type { HopLensConfig, HopLensSettings } from '../config';
 import { forWorkbench } from '../core/text/workbench';
 
-async function openAt(file: string, line: number): Promise<void> {
-  const c = readConfig().checkouts;
+async function openAt(config: HopLensConfig, file: string, line: number): Promise<void> {
+  const c = config.checkouts;
   // The file that actually ran, when it is on this machine: its lines are the ones traced.
   // Otherwise (a trace from a container or another host) map it onto the checkout.
   const mapped = existsSync(file) ? { path: file, via: 'as-written' as const } : mapToCheckout(file, { vllm: c.vllm || undefined, sglang: c.sglang || undefined });
@@ -24,7 +24,7 @@ async function openAt(file: string, line: number): Promise<void> {
   await vscode.window.showTextDocument(doc, { selection: new vscode.Range(l, 0, l, 0), preview: true });
 }
 
-export function registerCallTraceCommands(view: CallTracesViewProvider): vscode.Disposable {
+export function registerCallTraceCommands(view: CallTracesViewProvider, settings: Pick<HopLensSettings, 'current'>): vscode.Disposable {
   return vscode.Disposable.from(
     vscode.commands.registerCommand(CommandIds.openCallTraceFolder, async (arg?: vscode.Uri) => {
       const uri = arg ?? (await vscode.window.showOpenDialog({ canSelectFolders: true, canSelectFiles: false, openLabel: 'Open Call Traces', title: 'Folder with VLLM_TRACE_FUNCTION_*.log files' }))?.[0];
@@ -35,10 +35,10 @@ export function registerCallTraceCommands(view: CallTracesViewProvider): vscode.
       return index;
     }),
     vscode.commands.registerCommand(CommandIds.openCallDefinition, async (node: CallTraceNode) => {
-      if (node?.kind === 'call') await openAt(node.row.file, node.row.line);
+      if (node?.kind === 'call') await openAt(settings.current, node.row.file, node.row.line);
     }),
     vscode.commands.registerCommand(CommandIds.openCallSite, async (node: CallTraceNode) => {
-      if (node?.kind === 'call' && node.row.callSite) await openAt(node.row.callSite.file, node.row.callSite.line);
+      if (node?.kind === 'call' && node.row.callSite) await openAt(settings.current, node.row.callSite.file, node.row.callSite.line);
     }),
     vscode.commands.registerCommand(CommandIds.loadMoreCalls, (node: CallTraceNode) => { if (node?.kind === 'more') view.loadMore(node); }),
     vscode.commands.registerCommand(CommandIds.refreshCallTraces, () => view.followAll()),
@@ -64,7 +64,7 @@ export function registerCallTraceCommands(view: CallTracesViewProvider): vscode.
         detail: forWorkbench(h.ancestors.map((a) => index.getNode(h.threadKey, a).fn).join(' › ')) || '(top level)', h,
       }));
       const pick = pickArg !== undefined ? items[pickArg] : await vscode.window.showQuickPick(items, { title: `${hits.length} call(s) of '${forWorkbench(q)}'`, matchOnDetail: true });
-      if (pick) await openAt(pick.h.file, pick.h.line);
+      if (pick) await openAt(settings.current, pick.h.file, pick.h.line);
       return items.map((i) => i.h);
     }),
     vscode.commands.registerCommand(CommandIds.exportPerfetto, async (node?: CallTraceNode, targetArg?: vscode.Uri) => {
@@ -73,7 +73,7 @@ export function registerCallTraceCommands(view: CallTracesViewProvider): vscode.
       const threadKey = node.kind === 'thread' ? node.thread.key : node.threadKey;
       const target = targetArg ?? await vscode.window.showSaveDialog({ title: 'Export as Perfetto / Chrome trace JSON', filters: { JSON: ['json'] } });
       if (!target) return undefined;
-      const maxBytes = readConfig().callTraces.perfettoMaxBytes;
+      const maxBytes = settings.current.callTraces.perfettoMaxBytes;
       const res = await writePerfettoTrace(index, [{ threadKey, nodeId: node.kind === 'call' ? node.row.nodeId : undefined }], target.fsPath, { maxBytes });
       const note = res.truncated ? ` — stopped at the ${(maxBytes / 1048576).toFixed(0)} MB limit (setting hoplens.callTraces.perfettoMaxMegabytes)` : '';
       void vscode.window.showInformationMessage(`HopLens: wrote ${res.events} events (${(res.bytes / 1e6).toFixed(1)} MB) to ${forWorkbench(target.fsPath)}${note}. Open it in ui.perfetto.dev or chrome://tracing.`);

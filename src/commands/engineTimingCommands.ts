@@ -4,23 +4,24 @@
 import * as vscode from 'vscode';
 import { CommandIds } from '../commandIds';
 import type { EngineTimingService } from '../providers/otlp/engineTimingService';
-import type { LogDocumentService } from '../providers/logs/logDocuments';
+import type { LogSessions } from '../providers/logs/logDocuments';
 import type { TracedRequestCommands } from './sendTracedRequestCommand';
 import { readCollectorFile } from '../core/otlp/collectorFile';
 import { queryRequestSpans } from '../core/otlp/query';
-import { readConfig } from '../config';
+import type { HopLensSettings } from '../config';
 import { forWorkbench } from '../core/text/workbench';
 
 export interface EngineTimingCommandDeps {
   service: EngineTimingService;
-  logs: LogDocumentService;
+  logs: Pick<LogSessions, 'get'>;
   traced: TracedRequestCommands;
+  settings: Pick<HopLensSettings, 'current'>;
 }
 
-export function registerEngineTimingCommands({ service, logs, traced }: EngineTimingCommandDeps): vscode.Disposable {
+export function registerEngineTimingCommands({ service, logs, traced, settings }: EngineTimingCommandDeps): vscode.Disposable {
   const pickRid = async (): Promise<string | undefined> => {
     const editor = vscode.window.activeTextEditor;
-    const atCursor = editor ? logs.get(editor.document)?.record(editor.selection.active.line)?.rid : undefined;
+    const atCursor = editor ? logs.get(editor.document)?.session.record(editor.selection.active.line)?.rid : undefined;
     if (atCursor) return atCursor;
     const last = traced.lastResult?.record.logRequestId;
     const known = service.store.requests().map((t) => t.rid);
@@ -56,7 +57,7 @@ export function registerEngineTimingCommands({ service, logs, traced }: EngineTi
       const rid = ridArg ?? await pickRid();
       if (!rid) { void vscode.window.showInformationMessage('HopLens: no request to show: start the trace receiver and send a request, or put the cursor on a request line.'); return undefined; }
       // A team that already runs a Collector with Jaeger or Tempo: fetch this request's spans from there.
-      const { queryUrl, queryService } = readConfig().traces;
+      const { queryUrl, queryService } = settings.current.traces;
       let lookup: string | undefined;
       if (!service.timing(rid) && queryUrl) {
         try {

@@ -4,9 +4,9 @@
 import * as vscode from 'vscode';
 import { CommandIds } from '../commandIds';
 import type { LargeLogNotice } from '../providers/logs/largeLogNotice';
-import type { LogDocumentService } from '../providers/logs/logDocuments';
+import type { LogSessions } from '../providers/logs/logDocuments';
 
-export function registerLargeLogOptions(notice: LargeLogNotice, logs: LogDocumentService): vscode.Disposable {
+export function registerLargeLogOptions(notice: Pick<LargeLogNotice, 'state'>, logs: Pick<LogSessions, 'find' | 'onDidClose'>): vscode.Disposable {
   return vscode.commands.registerCommand(CommandIds.largeLogOptions, async (arg?: vscode.Uri | string) => {
     const uri = typeof arg === 'string' ? vscode.Uri.parse(arg) : arg ?? notice.state?.uri;
     const state = notice.state;
@@ -36,12 +36,21 @@ export function registerLargeLogOptions(notice: LargeLogNotice, logs: LogDocumen
           for (const tab of vscode.window.tabGroups.all.flatMap((g) => g.tabs)) {
             if (tab.input instanceof vscode.TabInputText && tab.input.uri.toString() === uri.toString()) await vscode.window.tabGroups.close(tab);
           }
-          for (let i = 0; i < 50 && logs.find(uri); i++) await new Promise((r) => setTimeout(r, 100));
+          if (logs.find(uri)) await closed(logs, uri, 5000);
           await vscode.window.showTextDocument(uri, { viewColumn, preview: false });
         },
       });
     }
     const pick = await vscode.window.showQuickPick(choices, { title: `HopLens: ${uri.path.split('/').pop()}`, placeHolder: state.kind === 'noCodeLens' ? 'VS Code shows no CodeLens on logs this large; HopLens shows a hop column before the text' : 'VS Code gives extensions no text over 50 MiB' });
     await pick?.run();
+  });
+}
+
+/** Resolves when the log's document is closed (VS Code closes it a moment after its tab), or after `ms`. */
+function closed(logs: Pick<LogSessions, 'onDidClose'>, uri: vscode.Uri, ms: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = () => { clearTimeout(timer); sub.dispose(); resolve(); };
+    const timer = setTimeout(done, ms);
+    const sub = logs.onDidClose((u) => { if (u.toString() === uri.toString()) done(); });
   });
 }

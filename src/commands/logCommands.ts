@@ -1,26 +1,29 @@
 // Commands of the log annotation feature: open a line's source, reveal a line, annotate,
-// show the hop table, export a request's hops, write a logging config, clone the pinned checkout.
+// show the hop table, export a request's hops, write a logging config, clone the pinned checkout,
+// open a large log in the streamed view. Each adapts: the sessions and the locator answer.
 import * as vscode from 'vscode';
 import { writeFile } from 'node:fs/promises';
 import { CommandIds } from '../commandIds';
-import type { LogDocumentService } from '../providers/logs/logDocuments';
-import type { SourceService } from '../providers/logs/sourceService';
+import type { LogDocuments } from '../providers/logs/logDocuments';
+import type { LocatedSource } from '../core/source/locate';
 import { documentLogSource, type RequestsViewProvider } from '../providers/requestsView';
 import type { LargeLogService } from '../providers/logs/largeLogs';
 import { renderHopTableMarkdown } from '../hops/index';
 import { loggingConfig } from '../core/logs/loggingConfig';
-import { requestHopTableMarkdown } from '../core/logs/requestExport';
+import { requestHopTableMarkdown } from '../core/session/requestExport';
 import { clonePinnedCheckout, CloneError, PINS } from '../core/source/index';
 import type { Engine } from '../core/logs/model';
-import { readConfig } from '../config';
+import type { HopLensSettings } from '../config';
 import { forWorkbench } from '../core/text/workbench';
 import type { Logger } from '../logging';
 
 export interface LogCommandDeps {
-  logs: LogDocumentService;
-  sources: SourceService;
-  requests: RequestsViewProvider;
-  largeLogs: LargeLogService;
+  logs: LogDocuments;
+  /** Opens a located source (the checkout file, or the browser). */
+  sources: { open(src: LocatedSource): Promise<void> };
+  requests: Pick<RequestsViewProvider, 'setSource' | 'setFilter'>;
+  largeLogs: Pick<LargeLogService, 'get' | 'reveal' | 'openFile'>;
+  settings: Pick<HopLensSettings, 'current'>;
   log: Logger;
 }
 
@@ -36,14 +39,13 @@ function documentFor(uri: vscode.Uri): vscode.TextDocument | undefined {
 }
 
 export function registerLogCommands(deps: LogCommandDeps): vscode.Disposable {
-  const { logs, sources, requests, largeLogs } = deps;
+  const { logs, sources, requests, largeLogs, settings } = deps;
 
   /** From lenses and links with a Uri; from the hover's command link with its string. */
   const openSource = async (arg: vscode.Uri | string, line0: number) => {
     const uri = typeof arg === 'string' ? vscode.Uri.parse(arg) : arg;
     const doc = documentFor(uri) ?? await vscode.workspace.openTextDocument(uri);
-    const rec = logs.get(doc)?.record(line0);
-    const src = rec ? sources.locate(rec) : null;
+    const src = logs.get(doc)?.session.source(line0) ?? null;
     if (!src) { void vscode.window.showWarningMessage('HopLens: no source is known for this line.'); return; }
     await sources.open(src);
   };
@@ -61,10 +63,13 @@ export function registerLogCommands(deps: LogCommandDeps): vscode.Disposable {
     logs.force(editor.document);
     const ann = await logs.settled(editor.document);
     if (!ann) { void vscode.window.showWarningMessage('HopLens: this document is too large for the editor; use "HopLens: Open Large Server Log…".'); return; }
-    if (!ann.hasHops) {
-      void vscode.window.showInformationMessage(`HopLens: no hops found in ${forWorkbench(editor.document.fileName.split(/[\\/]/).pop() ?? '')} (${ann.annotator.records.length} lines, ${ann.annotator.engine ?? 'not a vLLM or SGLang log'}).`);
+    const session = ann.session;
+    if (!session.hasHops) {
+      const lines = session.records.length;
+      void vscode.window.showInformationMessage(`HopLens: no hops found in ${forWorkbench(editor.document.fileName.split(/[\\/]/).pop() ?? '')} `
+        + `(${lines} lines, ${session.engine ?? 'not a vLLM or SGLang log'}).`);
     }
-    requests.setSource(documentLogSource(editor.document.uri, ann.annotator));
+    requests.setSource(documentLogSource(editor.document.uri, session));
     await vscode.commands.executeCommand('hoplens.requests.focus');
   };
 
@@ -79,16 +84,14 @@ export function registerLogCommands(deps: LogCommandDeps): vscode.Disposable {
   const exportHopTable = async () => {
     const editor = vscode.window.activeTextEditor;
     const ann = editor ? await logs.settled(editor.document) : undefined;
-    const rec = ann?.record(editor!.selection.active.line);
-    const rid = rec?.rid;
-    if (!editor || !ann || !rid) { void vscode.window.showInformationMessage('HopLens: put the cursor on a line of a request in a server log.'); return; }
-    const group = ann.annotator.tracker.get(rid);
+    const session = ann?.session;
+    const rid = editor && session?.record(editor.selection.active.line)?.rid;
+    if (!editor || !session || !rid) { void vscode.window.showInformationMessage('HopLens: put the cursor on a line of a request in a server log.'); return; }
+    const group = session.tracker.get(rid);
     if (!group) return;
-    const rows = group.hops.map((h) => {
-      const record = ann.annotator.records[h.line - 1];
-      return { record, source: sources.locate(record)?.location ?? null };
-    });
-    const md = requestHopTableMarkdown(group, rows, { includeText: readConfig().export.includePromptsAndOutputs, logName: editor.document.fileName.split(/[\\/]/).pop()! });
+    const rows = group.hops.map((h) => ({ record: session.records[h.line - 1], source: session.source(h.line - 1)?.location ?? null }));
+    const logName = editor.document.fileName.split(/[\\/]/).pop()!;
+    const md = requestHopTableMarkdown(group, rows, { includeText: settings.current.export.includePromptsAndOutputs, logName });
     await vscode.env.clipboard.writeText(md);
     const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: md });
     await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.Beside });
@@ -145,7 +148,25 @@ export function registerLogCommands(deps: LogCommandDeps): vscode.Disposable {
     if (value !== undefined) requests.setFilter(value);
   };
 
+  const openLargeLog = async (arg?: vscode.Uri | string) => {
+    // A string when it comes from a command link in a tooltip.
+    const uri = (typeof arg === 'string' ? vscode.Uri.parse(arg) : arg) ?? (await vscode.window.showOpenDialog({
+      canSelectMany: false, title: 'Open Large Server Log', filters: { Logs: ['log', 'txt', 'out'], All: ['*'] },
+    }))?.[0];
+    if (!uri) return;
+    try {
+      const large = await largeLogs.openFile(uri);
+      if (!large) return;
+      requests.setSource(large);
+      await vscode.commands.executeCommand('hoplens.requests.focus');
+      if (large.tracker.requestCount === 0) void vscode.window.showInformationMessage(`HopLens: no hops found in ${forWorkbench(large.label)} (${large.linesRead} lines).`);
+    } catch (e) {
+      void vscode.window.showErrorMessage(`HopLens: ${forWorkbench((e as Error).message)}`);
+    }
+  };
+
   return vscode.Disposable.from(
+    vscode.commands.registerCommand(CommandIds.openLargeLog, openLargeLog),
     vscode.commands.registerCommand(CommandIds.openSource, openSource),
     vscode.commands.registerCommand(CommandIds.revealLogLine, revealLogLine),
     vscode.commands.registerCommand(CommandIds.annotateLog, annotateLog),

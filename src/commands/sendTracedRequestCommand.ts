@@ -2,9 +2,8 @@
 // and the server log lines of this very request. Also Repeat… and Set API Key.
 import * as vscode from 'vscode';
 import { existsSync } from 'node:fs';
-import { stat } from 'node:fs/promises';
-import { TracedRequestWorker, aggregateRuns, runsReport, validateOptions, findRequestLogLines, countLinesUpTo, type TraceOptions, type TracedRequest } from '../core/request/index';
-import { readConfig } from '../config';
+import { TracedRequestWorker, aggregateRuns, runsReport, validateOptions, ServerLogReader, type TraceOptions, type TracedRequest } from '../core/request/index';
+import type { HopLensConfig, HopLensSettings } from '../config';
 import { forWorkbench } from '../core/text/workbench';
 import { markdownCode, markdownCodeBlock } from '../core/text/markdown';
 import { CommandIds } from '../commandIds';
@@ -23,11 +22,12 @@ export interface SendDeps {
   context: vscode.ExtensionContext;
   logs: LogFeature;
   engineTiming: EngineTimingService;
+  settings: Pick<HopLensSettings, 'current'>;
   log: Logger;
 }
 
-function baseOptions(): TraceOptions {
-  const c = readConfig().server;
+function baseOptions(config: HopLensConfig): TraceOptions {
+  const c = config.server;
   return {
     url: c.url, engine: c.engine, api: c.api, model: c.model || undefined, prompt: c.prompt,
     maxTokens: c.maxTokens, temperature: c.temperature, extraBody: c.extraBody,
@@ -60,6 +60,7 @@ async function confirmOptions(o: TraceOptions): Promise<TraceOptions | undefined
 export class TracedRequestCommands {
   private last: TracedRequest | undefined;
   private lastPanel: RequestReportPanel | undefined;
+  private readonly serverLog = new ServerLogReader();
   constructor(private readonly deps: SendDeps) {
     this.requestThread = new TracedRequestWorker(vscode.Uri.joinPath(deps.context.extensionUri, 'dist', 'tracedRequest.js').fsPath);
   }
@@ -91,7 +92,11 @@ export class TracedRequestCommands {
   }
 
   async send(overrides: SendOverrides = {}): Promise<TracedRequest | undefined> {
-    let opts: TraceOptions | undefined = { ...baseOptions(), ...(overrides.prompt !== undefined ? { prompt: overrides.prompt } : {}), ...(overrides.maxTokens !== undefined ? { maxTokens: overrides.maxTokens } : {}) };
+    let opts: TraceOptions | undefined = {
+      ...baseOptions(this.deps.settings.current),
+      ...(overrides.prompt !== undefined ? { prompt: overrides.prompt } : {}),
+      ...(overrides.maxTokens !== undefined ? { maxTokens: overrides.maxTokens } : {}),
+    };
     const problems = validateOptions(opts);
     if (problems.length) { void vscode.window.showErrorMessage(`HopLens: ${forWorkbench(problems.join('; '))}. Check the hoplens.server.* settings.`); return undefined; }
     if (overrides.interactive !== false) opts = await confirmOptions(opts);
@@ -99,7 +104,7 @@ export class TracedRequestCommands {
     const apiKey = await this.apiKey();
     // Where the server log ends now: this request's lines can only come after it.
     const logPath = this.logPath();
-    const sizeBefore = logPath ? await stat(logPath).then((st) => st.size, () => undefined) : undefined;
+    const sizeBefore = logPath ? await this.serverLog.end(logPath) : undefined;
     const [result] = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'HopLens: traced request', cancellable: true }, (progress, token) => {
       const ac = new AbortController();
       token.onCancellationRequested(() => ac.abort());
@@ -112,11 +117,16 @@ export class TracedRequestCommands {
     this.last = result;
     const { record, metrics } = result;
     this.deps.log.info(`traced ${record.requestId}: HTTP ${record.status ?? '—'}, ${record.frames.length} frames, TTFT ${metrics.ttftContentMs?.toFixed(1) ?? 'n/a'} ms${record.error ? `, error: ${record.error.message}` : ''}`);
-    const { lines, note } = await this.serverLogLines(result, sizeBefore);
-    const panel = new RequestReportPanel(this.deps.context.extensionUri, result, lines, note, {
+    const { lines, note } = logPath
+      ? await this.serverLog.linesOf(logPath, result.record, sizeBefore)
+      : { lines: null, note: 'Set hoplens.serverLog (or open the server log) to see this request\'s server lines here.' };
+    const reportLines: ReportLogLine[] | null = lines && lines.map((l) => ({
+      line: l.line, text: l.text, sinceRequestStartMs: l.sinceRequestStartMs, resolution: l.resolution ?? 's',
+    }));
+    const panel = new RequestReportPanel(this.deps.context.extensionUri, result, reportLines, note, {
       sendAgain: () => { void this.send({ prompt: opts!.prompt, maxTokens: opts!.maxTokens, interactive: false }); },
       openLog: (line) => { void this.openLog(result, line); },
-      redactExports: () => !readConfig().export.includePromptsAndOutputs,
+      redactExports: () => !this.deps.settings.current.export.includePromptsAndOutputs,
       usedApiKey: apiKey !== undefined,
     });
     this.lastPanel = panel;
@@ -142,57 +152,27 @@ export class TracedRequestCommands {
     panel.panel.onDidDispose(() => sub.dispose());
   }
 
-  /** The server log: an open log document that mentions this request, else hoplens.serverLog. */
+  /** The server log file: hoplens.serverLog, when it exists. */
   private logPath(): string | undefined {
-    const setting = readConfig().serverLog;
+    const setting = this.deps.settings.current.serverLog;
     return setting && existsSync(setting) ? setting : undefined;
-  }
-
-  /** Lines counted so far in the server log, so a growing log is counted only once. */
-  private logCount: { path: string; offset: number; lines: number } | undefined;
-
-  private async serverLogLines(r: TracedRequest, sizeBefore: number | undefined): Promise<{ lines: ReportLogLine[] | null; note: string }> {
-    const path = this.logPath();
-    if (!path) return { lines: null, note: 'Set hoplens.serverLog (or open the server log) to see this request\'s server lines here.' };
-    // The server writes its lines while and just after it answers: give it a moment.
-    for (let attempt = 0; attempt < 10; attempt++) {
-      try {
-        // Only what the server wrote since the request started (a restarted, truncated log: from the top).
-        const { size } = await stat(path);
-        let from = { offset: 0, lines: 0 };
-        if (sizeBefore !== undefined && size >= sizeBefore) {
-          const known = this.logCount?.path === path ? this.logCount : undefined;
-          from = await countLinesUpTo(path, sizeBefore, known);
-          this.logCount = { path, ...from };
-        }
-        const found = await findRequestLogLines(path, r.record, { fromOffset: from.offset, linesBefore: from.lines });
-        if (found.length > 0 || attempt === 9) {
-          return {
-            lines: found.map((l) => ({ line: l.line, text: l.text, sinceRequestStartMs: l.sinceRequestStartMs, resolution: l.resolution ?? 's' })),
-            note: found.length ? `${found.length} line(s) in ${path}. Server clocks: ${found[0].resolution === 'ms' ? 'milliseconds' : 'whole seconds only'}; the client's times are monotonic from the socket.` : `No line of ${path} mentions ${r.record.logRequestId} (is --enable-log-requests on?).`,
-          };
-        }
-      } catch (e) {
-        return { lines: null, note: `Could not read ${path}: ${(e as Error).message}` };
-      }
-      await new Promise((res) => setTimeout(res, 200));
-    }
-    return { lines: null, note: '' };
   }
 
   /** Opens the server log at this request's lines and reveals it in the Requests view. */
   async openLog(r: TracedRequest, line?: number): Promise<void> {
+    const rid = r.record.logRequestId;
+    // An open log whose session has this request (no document text is searched), else the setting.
+    const open = vscode.workspace.textDocuments.find((d) => this.deps.logs.logs.find(d.uri)?.session.tracker.brief(rid));
     const path = this.logPath();
-    const open = vscode.workspace.textDocuments.find((d) => d.getText().includes(r.record.logRequestId));
     const uri = open?.uri ?? (path ? vscode.Uri.file(path) : undefined);
     if (!uri) { void vscode.window.showInformationMessage('HopLens: no server log is open or set in hoplens.serverLog.'); return; }
     const doc = await vscode.workspace.openTextDocument(uri);
     this.deps.logs.logs.force(doc);
     const ann = await this.deps.logs.logs.settled(doc);
-    const target = line ?? (ann?.annotator.tracker.get(r.record.logRequestId)?.firstLine ?? 1);
+    const target = line ?? (ann?.session.tracker.get(rid)?.firstLine ?? 1);
     await vscode.commands.executeCommand(CommandIds.revealLogLine, uri, target);
     if (ann) {
-      this.deps.logs.requests.setSource(documentLogSource(uri, ann.annotator));
+      this.deps.logs.requests.setSource(documentLogSource(uri, ann.session));
       await this.deps.logs.requests.reveal(r.record.logRequestId).catch(() => false);
     }
   }
@@ -200,7 +180,7 @@ export class TracedRequestCommands {
   async repeat(nArg?: number): Promise<string | undefined> {
     const n = nArg ?? Number(await vscode.window.showInputBox({ title: 'HopLens: how many requests, in sequence?', value: '10', validateInput: (s) => (/^[1-9]\d{0,3}$/.test(s) ? undefined : '1 to 9999') }));
     if (!n) return undefined;
-    const opts = baseOptions();
+    const opts = baseOptions(this.deps.settings.current);
     const problems = validateOptions(opts);
     if (problems.length) { void vscode.window.showErrorMessage(`HopLens: ${forWorkbench(problems.join('; '))}`); return undefined; }
     const apiKey = await this.apiKey();

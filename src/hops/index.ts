@@ -1,11 +1,10 @@
 // Hop tables by engine, the matcher the parser calls on every message, and the table
 // rendering shared by `hoplens map` and the editor's "Show Hop Table".
-import type { Engine } from '../core/logs/model';
-import type { HopDef, HopTable } from './types';
+import type { Engine, HopDef, HopTable } from './types';
 import { VLLM_TABLE } from './vllm';
 import { SGLANG_TABLE } from './sglang';
 
-export type { HopDef, HopTable, MissingKind } from './types';
+export type { Engine, HopDef, HopTable, MissingKind } from './types';
 
 export const HOP_TABLES: Record<Engine, HopTable> = { vllm: VLLM_TABLE, sglang: SGLANG_TABLE };
 
@@ -13,8 +12,14 @@ export function getHopTable(engine: Engine): HopTable {
   return HOP_TABLES[engine];
 }
 
+const hopsById: Record<Engine, Map<string, HopDef>> = {
+  vllm: new Map(VLLM_TABLE.hops.map((h) => [h.id, h])),
+  sglang: new Map(SGLANG_TABLE.hops.map((h) => [h.id, h])),
+};
+
+/** The hop with this id (a record keeps only the id; every renderer looks it up here, in O(1)). */
 export function findHop(engine: Engine, id: string): HopDef | undefined {
-  return HOP_TABLES[engine].hops.find((h) => h.id === id);
+  return hopsById[engine].get(id);
 }
 
 export interface HopMatch {

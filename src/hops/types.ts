@@ -1,7 +1,8 @@
 // A hop is one logging statement of an engine that a request (or the batch it rides in)
 // passes through. Tables are data: the parser matches messages against them, the CLI and
 // the editor render them.
-import type { Engine } from '../core/logs/model';
+/** The engines HopLens knows. Declared here, in the bottom layer: hop tables and every core module name them. */
+export type Engine = 'vllm' | 'sglang';
 
 /** Why a hop may be absent from a request's lines. */
 export type MissingKind = 'gate' | 'level' | 'path' | 'frequency' | 'startup' | 'context';

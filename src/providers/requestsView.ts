@@ -21,14 +21,14 @@ export interface RequestLogSource {
   readonly reading?: boolean;
 }
 
-/** The Requests view's source for an annotated document (follows it when annotation starts over). */
-export function documentLogSource(uri: vscode.Uri, annotator: { tracker: RequestTracker; engine: Engine | null }, progress?: { readonly catchingUp: boolean }): RequestLogSource {
+/** The Requests view's source for a log's session (follows it when the session starts over). */
+export function documentLogSource(uri: vscode.Uri, session: { readonly tracker: RequestTracker; readonly engine: Engine | null; readonly syncing: boolean }): RequestLogSource {
   return {
     label: uri.path.split('/').pop() ?? uri.path,
     uri,
-    get tracker() { return annotator.tracker; },
-    get engine() { return annotator.engine; },
-    get reading() { return progress?.catchingUp ?? false; },
+    get tracker() { return session.tracker; },
+    get engine() { return session.engine; },
+    get reading() { return session.syncing; },
   };
 }
 
@@ -104,6 +104,12 @@ export class RequestsViewProvider extends Disposable implements vscode.TreeDataP
   override dispose(): void {
     clearTimeout(this.refreshTimer);
     super.dispose();
+  }
+
+  /** What the view lists now: its log, and the request ids of its rows. */
+  listed(): { uri: vscode.Uri; label: string; rids: string[]; total: number; filter: string } | undefined {
+    const s = this.source;
+    return s && { uri: s.uri, label: s.label, ...this.listedRids(s), filter: this.filter };
   }
 
   /** The request ids listed at the top level, in log order: the most recent that pass the filter. */

@@ -54,7 +54,7 @@ describe('npm run demo, as the README says', function () {
     const exited = new Promise<number | null>((resolve) => demo!.once('exit', (code) => resolve(code)));
 
     const started = Date.now();
-    let m: RegExpExecArray | null = null;
+    let m: RegExpExecArray | null;
     while (!(m = /^\s+(http:\/\/127\.0\.0\.1:\d+\/\?folder=\S+)$/m.exec(output))) {
       assert.equal(demo.exitCode, null, `npm run demo exited before printing its URL:\n${output}`);
       assert.ok(Date.now() - started < 300_000, `no URL from npm run demo after 300 s:\n${output}`);

@@ -88,7 +88,7 @@ describe('The first screen of a big vLLM log, opened from the Explorer', functio
       await s.page.keyboard.press('Control+End');
       await s.page.locator('[id="status.editor.selection"]', { hasText: `Ln ${(log.lines + 1).toLocaleString('en-US').replace(/,/g, '')},` }).waitFor({ timeout: 15_000 });
       const deadline = Date.now() + 60_000;
-      let atEnd: string | null = null;
+      let atEnd: string | null;
       while (!(atEnd = await s.hopInfoOnScreen()) && Date.now() < deadline) await s.page.waitForTimeout(250);
       await s.screenshot(`first-screen-${name}-end`);
       assert.ok(atEnd, 'no hop information at the end of the log');
@@ -130,7 +130,7 @@ describe('The first screen of a big vLLM log, opened from the Explorer', functio
     await s.page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Show CodeLens' }).first().click();
     // VS Code decides when it creates the document: HopLens reopens it, now with lenses.
     const deadline = Date.now() + 120_000;
-    let lens: string | null = null;
+    let lens: string;
     while (!/^hop [A-Za-z0-9]+ · api-server · /.test(lens = await s.hopInfoOnScreen() ?? '') && Date.now() < deadline) await s.page.waitForTimeout(250);
     assert.match(lens ?? '', /^hop [A-Za-z0-9]+ · api-server · /, 'no lens after turning large-file optimisations off');
     assert.equal(await s.largeLogStatus(), null, 'the status bar still says there are no lenses');

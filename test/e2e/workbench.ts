@@ -214,7 +214,10 @@ export class WorkbenchSession {
     }
     await this.page.evaluate(() => { const g = globalThis as unknown as PageGlobals; g.clearInterval(g.__hoplensWatch!.timer); });
     const since = (t: number | null) => (t === null ? null : t - openedAt);
-    return { openedAt, textMs: since(seen.text), linkMs: since(seen.link), lensMs: since(seen.lens), hopMs: since(seen.hop), hopText: seen.hopText, requestsMs: since(seen.requests) };
+    return {
+      openedAt, textMs: since(seen.text), linkMs: since(seen.link), lensMs: since(seen.lens), hopMs: since(seen.hop), hopText: seen.hopText,
+      requestsMs: since(seen.requests),
+    };
   }
 
   /**

@@ -9,6 +9,6 @@ export async function launchBrowser(tools: TestTools): Promise<Browser> {
   try {
     return await chromium.launch({ executablePath: tools.chromium, args: CHROMIUM_ARGS, timeout: 60_000 });
   } catch (e) {
-    throw new Error(`Chromium at ${tools.chromium} did not start (${(e as Error).message.split('\n')[0]}). Install it with \`apt-get install -y chromium\`.`);
+    throw new Error(`Chromium at ${tools.chromium} did not start (${(e as Error).message.split('\n')[0]}). Install it with \`apt-get install -y chromium\`.`, { cause: e });
   }
 }

@@ -17,8 +17,8 @@ describe('HopLens activation', () => {
     await until('activation on the log language', () => ext.isActive || undefined);
     assert.equal(ext.exports.version, ext.packageJSON.version);
     // The log it woke up for is the one it annotates.
-    const ann = await ext.exports.logs.logs.settled(doc);
-    assert.ok(ann && ann.hasHops, 'the opened log is annotated');
+    const session = await ext.exports.logs.session(doc);
+    assert.ok(session && session.hasHops, 'the opened log is annotated');
   });
 
   it('registers every contributed command', async () => {
@@ -30,12 +30,14 @@ describe('HopLens activation', () => {
     assert.deepEqual(missing, [], `contributed but not registered: ${missing.join(', ')}`);
   });
 
-  it('opens the HopLens container and its Requests view', async () => {
+  it('opens the HopLens container and its Requests view, which lists the log it woke up for', async () => {
     const api = await vscode.extensions.getExtension<HopLensApi>(EXTENSION_ID)!.activate();
     await vscode.commands.executeCommand('workbench.action.closeSidebar');
-    await until('the Requests view hidden with the side bar', () => !api.logs.requests.visible || undefined);
+    // Both reject when the container or the view is not contributed.
     await vscode.commands.executeCommand('workbench.view.extension.hoplens');
     await vscode.commands.executeCommand('hoplens.requests.focus');
-    await until('the Requests view on screen', () => api.logs.requests.visible || undefined);
+    await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(vscode.Uri.file(fixture().vllmLog)));
+    const listed = await until('the Requests view on the active log', () => api.logs.requests());
+    assert.ok(listed.rids.includes('chatcmpl-myrun-0001'), listed.rids.join(', '));
   });
 });

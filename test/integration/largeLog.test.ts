@@ -46,7 +46,7 @@ describe('A 50,000-line server log in the editor', () => {
     await vscode.window.showTextDocument(doc);
     const stallOpening = longestStall; // VS Code handing the 10 MB document to the extension host
     longestStall = 0;
-    const ann = await api.logs.logs.settled(doc);
+    const session = await api.logs.session(doc);
     const tAnnotated = Date.now() - t0;
     const stallAnnotating = longestStall; longestStall = 0;
     const t1 = Date.now();
@@ -59,10 +59,10 @@ describe('A 50,000-line server log in the editor', () => {
     const tResolve = Date.now() - t2;
     clearInterval(probe);
 
-    assert.ok(ann, 'the log is annotated');
-    assert.equal(ann.annotator.records.length, 50_000);
-    assert.equal(ann.annotator.tracker.requestCount, requests);
-    const expectedLenses = ann.annotator.records.filter((r) => r.hop !== null && !r.continuation).length;
+    assert.ok(session, 'the log is annotated');
+    assert.equal(session.records.length, 50_000);
+    assert.equal(session.tracker.requestCount, requests);
+    const expectedLenses = session.records.filter((r) => r.hop !== null && !r.continuation).length;
     assert.ok(expectedLenses > 40_000, `hop lines: ${expectedLenses}`);
     // A big log lists lenses around what is on screen (the top), and follows scrolling.
     assert.ok(lenses.length >= 900 && lenses.length < 5000, `lenses listed: ${lenses.length}`);
@@ -76,14 +76,14 @@ describe('A 50,000-line server log in the editor', () => {
     assert.ok(bottom.length < 5000);
     const resolved = shown.filter((l) => l.command?.title.startsWith('hop '));
     assert.ok(resolved.length >= 50, `resolved lenses: ${resolved.length}`);
-    report(`    editor figures, 50,000 lines (${(text.length / 1e6).toFixed(1)} MB): annotated in ${tAnnotated} ms wall (${ann.parseMs} ms of it parsing, in slices), CodeLens listed for ${lenses.length} lines in ${tLenses} ms, ${resolved.length} on-screen lenses resolved in ${tResolve} ms, longest extension-host stalls: ${stallAnnotating} ms annotating, ${stallListing} ms listing lenses, ${longestStall} ms resolving them (${stallOpening} ms while VS Code opened the document and HopLens began; ${stallBaseline} ms when VS Code opens the same text as .txt, without HopLens)`);
+    report(`    editor figures, 50,000 lines (${(text.length / 1e6).toFixed(1)} MB): annotated in ${tAnnotated} ms wall (${Math.round(session.parseMs)} ms of it parsing, in slices), CodeLens listed for ${lenses.length} lines in ${tLenses} ms, ${resolved.length} on-screen lenses resolved in ${tResolve} ms, longest extension-host stalls: ${stallAnnotating} ms annotating, ${stallListing} ms listing lenses, ${longestStall} ms resolving them (${stallOpening} ms while VS Code opened the document and HopLens began; ${stallBaseline} ms when VS Code opens the same text as .txt, without HopLens)`);
   });
 });
 
 describe('An SGLang log whose lines no hop table knows', () => {
   it('links them through the statement index in time-boxed passes, and prints the figures', async () => {
     const api = await hoplens();
-    const r = await api.logs.sources.resolver('sglang');
+    const r = await api.logs.checkout('sglang');
     assert.ok(r, 'sglang checkout opened');
     await r.indexReady;
     // 4,000 lines (under the windowing threshold: one document-wide pass each time VS Code asks),
@@ -99,7 +99,7 @@ describe('An SGLang log whose lines no hop table knows', () => {
     writeFileSync(file, lines.join('\n') + '\n');
     const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
     await vscode.window.showTextDocument(doc);
-    await api.logs.logs.settled(doc);
+    await api.logs.session(doc);
 
     let longestStall = 0;
     let last = Date.now();

@@ -16,8 +16,8 @@ async function lensesOf(uri: vscode.Uri): Promise<vscode.CodeLens[]> {
 describe('Server log annotation', () => {
   before(async () => {
     const api = await hoplens();
-    await api.logs.sources.resolver('vllm');
-    await api.logs.sources.resolver('sglang');
+    await api.logs.checkout('vllm');
+    await api.logs.checkout('sglang');
   });
 
   it('puts a hop lens on every vLLM request line and opens the checkout at the printed line', async () => {
@@ -72,30 +72,27 @@ describe('Server log annotation', () => {
     assert.match(text, /chatcmpl-myrun-0001/);
   });
 
-  it('lists the log\'s requests in the Requests view with their hops in order and the missing ones', async () => {
+  it('lists the log\'s requests in the Requests view, each with its hops in order and the missing ones', async () => {
     const api = await hoplens();
     const ws = fixture();
-    await openLog(ws.vllmLog);
+    const editor = await openLog(ws.vllmLog);
     await vscode.commands.executeCommand('hoplens.annotateLog');
-    const roots = await until('requests', () => {
-      const r = api.logs.requests.getChildren();
-      return r.length >= 2 ? r : undefined;
+    const listed = await until('requests', () => {
+      const r = api.logs.requests();
+      return r && r.uri.toString() === editor.document.uri.toString() && r.rids.length >= 2 ? r : undefined;
     });
-    const labels = roots.map((n) => String(api.logs.requests.getTreeItem(n).label));
-    assert.ok(labels.includes('chatcmpl-myrun-0001'), labels.join(', '));
-    const chat = roots[labels.indexOf('chatcmpl-myrun-0001')];
-    const children = api.logs.requests.getChildren(chat).map((n) => api.logs.requests.getTreeItem(n));
-    const hopLabels = children.map((c) => String(c.label));
-    assert.ok(hopLabels[0].startsWith('hop 1 '), hopLabels.join(' | '));
-    assert.ok(hopLabels[1].startsWith('hop 2 '), hopLabels.join(' | '));
-    assert.ok(hopLabels.some((l) => /not printed/.test(l)), 'missing hops are listed');
-    assert.ok(children.some((c) => String(c.description).includes('≤1 s')), 'deltas state whole-second resolution honestly');
+    assert.ok(listed.rids.includes('chatcmpl-myrun-0001'), listed.rids.join(', '));
+    // The rows' words (hop 1 · …, not printed, ≤1 s) are unit-tested on the same log (test/unit/providers).
+    const group = (await api.logs.session(editor.document))!.tracker.get('chatcmpl-myrun-0001')!;
+    assert.deepEqual(group.hops.slice(0, 2).map((h) => h.hop), ['V1', 'V2']);
+    assert.ok(group.missing.length > 0, 'missing hops are listed');
+    assert.ok(group.hops.some((h) => h.sincePrevious?.text === '≤1 s'), 'deltas state whole-second resolution honestly');
   });
 
   it('resolves SGLang lines (no file:line printed) through the checkout\'s statement index', async () => {
     const api = await hoplens();
     const ws = fixture();
-    const r = await api.logs.sources.resolver('sglang');
+    const r = await api.logs.checkout('sglang');
     assert.ok(r, 'sglang checkout opened');
     await r.indexReady;
     const editor = await openLog(ws.sglangLog);
@@ -119,7 +116,7 @@ describe('SGLang lines that are no hop', () => {
   it('link their [time rank] header to the statement the checkout index finds for the text', async () => {
     const api = await hoplens();
     const ws = fixture();
-    const r = await api.logs.sources.resolver('sglang');
+    const r = await api.logs.checkout('sglang');
     assert.ok(r, 'sglang checkout opened');
     await r.indexReady;
     const { writeFileSync } = await import('node:fs');
@@ -160,8 +157,8 @@ describe('A checkout at another commit than the server', () => {
     await config.update('checkouts.vllm', moved, vscode.ConfigurationTarget.Workspace);
     try {
       const r = await until('resolver on the moved checkout', async () => {
-        const res = await api.logs.sources.resolver('vllm');
-        return res && res.checkout.root === moved ? res : undefined;
+        const res = await api.logs.checkout('vllm');
+        return res && res.root === moved ? res : undefined;
       });
       await r.indexReady;
       const editor = await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(vscode.Uri.file(ws.vllmLog)));

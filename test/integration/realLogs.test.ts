@@ -8,6 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { fixture, hoplens, until } from './fixture';
+import { findHop } from '../../src/hops/index';
 
 async function lensesOf(uri: vscode.Uri): Promise<vscode.CodeLens[]> {
   return (await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', uri, 1000)) ?? [];
@@ -34,7 +35,7 @@ const MIXED: Array<[string, string, string | null | false]> = [
 describe('Real logs: mixed wrappers and versions in the editor', () => {
   before(async () => {
     const api = await hoplens();
-    const r = await api.logs.sources.resolver('vllm');
+    const r = await api.logs.checkout('vllm');
     await r?.indexReady;
   });
 
@@ -99,15 +100,14 @@ describe('Real logs: mixed wrappers and versions in the editor', () => {
     const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(join(ws.root, 'logs', 'mixed-wrappers.log')));
     await vscode.window.showTextDocument(doc);
     await vscode.commands.executeCommand('hoplens.annotateLog');
-    const roots = await until('requests of the mixed log', () => {
-      const r = api.logs.requests.getChildren();
-      const labels = r.map((n) => String(api.logs.requests.getTreeItem(n).label));
-      return ['chatcmpl-w1', 'chatcmpl-w2', 'chatcmpl-w3'].every((id) => labels.includes(id)) ? r : undefined;
+    await until('requests of the mixed log', () => {
+      const rids = api.logs.requests()?.rids ?? [];
+      return ['chatcmpl-w1', 'chatcmpl-w2', 'chatcmpl-w3'].every((id) => rids.includes(id)) || undefined;
     });
-    const w1 = roots.find((n) => String(api.logs.requests.getTreeItem(n).label) === 'chatcmpl-w1')!;
-    const hops = api.logs.requests.getChildren(w1).map((n) => String(api.logs.requests.getTreeItem(n).label)).filter((l) => !/not printed/.test(l));
-    assert.ok(hops[0].startsWith('hop 1 ') && hops[1].startsWith('hop 2 '), hops.join(' | '));
-    assert.ok(hops.some((l) => l.startsWith('hop 8 ')) && hops.some((l) => l.startsWith('hop 7 ')), hops.join(' | '));
+    const group = (await api.logs.session(doc))!.tracker.get('chatcmpl-w1')!;
+    const hops = group.hops.map((h) => findHop('vllm', h.hop)?.labId ?? h.hop);
+    assert.ok(hops[0] === '1' && hops[1] === '2', hops.join(' | '));
+    assert.ok(hops.includes('8') && hops.includes('7'), hops.join(' | '));
   });
 
   it('gives a CRLF document the lenses of its LF copy (Windows, docker logs of a -t container)', async () => {

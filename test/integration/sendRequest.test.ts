@@ -36,7 +36,7 @@ describe('Send Traced Request', () => {
       return e && e.document.uri.fsPath === process.env.HOPLENS_FAKE_ENGINE_LOG ? e : undefined;
     });
     assert.match(editor.document.lineAt(editor.selection.active.line).text, new RegExp(`Received request ${record.logRequestId}`));
-    const group = (await api.logs.logs.settled(editor.document))!.annotator.tracker.get(record.logRequestId);
+    const group = (await api.logs.session(editor.document))!.tracker.get(record.logRequestId);
     assert.ok(group && group.hops.length >= 3, `hops of ${record.logRequestId}: ${group?.hops.map((h) => h.hop).join(',')}`);
   });
 

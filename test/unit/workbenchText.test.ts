@@ -13,7 +13,7 @@ const repo = join(__dirname, '..', '..', '..');
 /** Values HopLens makes itself: counts, sizes, formatted numbers, its own words. */
 const OWN_VALUES = new Set([
   'engine', 'n', 'i', 'note', 'frames', 'phase', 'hits.length', 'res.events', 'res.spanCount', 'res.badLineCount', 'res.badLines[0].line',
-  'ann.annotator.records.length', "ann.annotator.engine ?? 'not a vLLM or SGLang log'", 'large.linesRead', 'large.tracker.requestCount',
+  'lines', "session.engine ?? 'not a vLLM or SGLang log'", 'large.linesRead', 'large.tracker.requestCount',
   'log.tracker.requestCount', 'this.receiver.port', 'st.spans', 'st.requests', 'st.rejected', "st.spans === 1 ? '' : 's'", 'result.envVar',
   'p.filesDone', 'p.filesTotal', 'record.status ?? \'—\'', 'st.rejectedSpans', 'st.refused', 'this.receiver.retryAfterSeconds',
   'res.rejectedSpanCount', 'firstBad.line',

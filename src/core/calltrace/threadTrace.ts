@@ -273,7 +273,8 @@ export class ThreadTrace {
         // it returns to, is not needed).
         const ks = tsEnd + 1 + RETURN_FROM.length;
         const ke = ks + keyLen[top];
-        if (ks > e || !sameBytes(view, tsEnd + 1, RETURN_FROM_VIEW, 0, RETURN_FROM.length) || !keyAt(buf, view, ks, ke, e, pool, keyStart[top], fnLen[top])) { stoppedAt = nl; break; }
+        if (ks > e || !sameBytes(view, tsEnd + 1, RETURN_FROM_VIEW, 0, RETURN_FROM.length)
+          || !keyAt(buf, view, ks, ke, e, pool, keyStart[top], fnLen[top])) { stoppedAt = nl; break; }
         let d = ke + 1;
         while (d < e && buf[d] >= DIGIT_0 && buf[d] <= DIGIT_9) d++;
         if (d === ke + 1 || (d < e && buf[d] !== SPACE)) { stoppedAt = nl; break; }
@@ -288,13 +289,15 @@ export class ThreadTrace {
         if (predicted === NONE) { stoppedAt = nl; break; }
         const ks = tsEnd + 1 + CALL_TO.length;
         const ke = ks + keyLen[predicted];
-        if (ks > e || !sameBytes(view, tsEnd + 1, CALL_TO_VIEW, 0, CALL_TO.length) || !keyAt(buf, view, ks, ke, e, pool, keyStart[predicted], fnLen[predicted])) { stoppedAt = nl; break; }
+        if (ks > e || !sameBytes(view, tsEnd + 1, CALL_TO_VIEW, 0, CALL_TO.length)
+          || !keyAt(buf, view, ks, ke, e, pool, keyStart[predicted], fnLen[predicted])) { stoppedAt = nl; break; }
         let d = ke + 1;
         let line = 0;
         while (d < e && buf[d] >= DIGIT_0 && buf[d] <= DIGIT_9) { line = line * 10 + (buf[d] - DIGIT_0); d++; }
         const cs = d + FROM_WORD.length;
         const colon = cs + keyLen[top];
-        if (d === ke + 1 || cs > e || !rangesEqual(view, d, FROM_WORD_VIEW, 0, FROM_WORD.length) || !keyAt(buf, view, cs, colon, e, pool, keyStart[top], fnLen[top])) { stoppedAt = nl; break; }
+        if (d === ke + 1 || cs > e || !rangesEqual(view, d, FROM_WORD_VIEW, 0, FROM_WORD.length)
+          || !keyAt(buf, view, cs, colon, e, pool, keyStart[top], fnLen[top])) { stoppedAt = nl; break; }
         const site = digitsToEnd(buf, colon + 1, e);
         // A new child of the call on top (the predictor already says so); growing the arrays
         // and the node cap are pushCall's.

@@ -1,7 +1,9 @@
 // The record model every log-line parser produces. One record per physical input line;
 // a line HopLens does not recognise is kept as kind "other", never dropped.
 
-export type Engine = 'vllm' | 'sglang';
+import type { Engine } from '../../hops/types';
+
+export type { Engine };
 
 /** How precise a record's timestamp is: vLLM's default has whole seconds and no year. */
 export type TimeResolution = 's' | 'ms' | 'us' | 'ns';

@@ -92,7 +92,11 @@ function jsonLine(s: string, stamp: { v: OuterStamp | null }): string | null {
     if (k === '__REALTIME_TIMESTAMP' && typeof v === 'string' && /^\d{16}$/.test(v)) { stamp.v ??= { time: Number(v) / 1000, res: 'us', utc: true }; break; }
     if (typeof v === 'string') {
       const m = W_DOCKER.exec(`${v} `);
-      if (m) { stamp.v ??= { time: zoned(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6])) + fractionMs(m[7]), m[8]), res: fractionResolution(m[7]), utc: true }; break; }
+      if (m) {
+        const utc = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6]));
+        stamp.v ??= { time: zoned(utc + fractionMs(m[7]), m[8]), res: fractionResolution(m[7]), utc: true };
+        break;
+      }
     }
   }
   return (nl >= 0 ? text.slice(0, nl) : text).replace(/\r$/, '');

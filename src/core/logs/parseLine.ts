@@ -264,7 +264,10 @@ function parseSglangJsonEvent(s: string, rec: LogRecord): boolean {
   rec.role = 'tokenizer';
   if (typeof ev.timestamp === 'string') {
     const m = /^(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(?:\.(\d{1,9}))?/.exec(ev.timestamp);
-    if (m) { rec.time = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6])) + fractionMs(m[7]); rec.timeResolution = fractionResolution(m[7]); }
+    if (m) {
+      rec.time = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6])) + fractionMs(m[7]);
+      rec.timeResolution = fractionResolution(m[7]);
+    }
   }
   // The same hops as the text form's lines; the event names them, not a wording.
   rec.hop = SGLANG_JSON_EVENTS[ev.event];
@@ -375,7 +378,7 @@ export function parseLine(text: string, lineNo: number, offset: number, state: P
     rec = newRecord(lineNo, offset, s);
     matched = s.length > 0 && parseEngine(s, rec, state);
   }
-  let wrappers: string[] | null = null;
+  let wrappers: string[] | null;
   const stamp: { v: OuterStamp | null } = { v: null };
   let body = s;
   if (!matched && s.length > 0) {

@@ -93,10 +93,3 @@ export function ridQueryMatcher(query: string): (rid: string) => boolean {
     return false;
   };
 }
-
-/** Guess the API from a normalised vLLM id. */
-export function apiOfVllmId(rid: string): ApiKind | null {
-  if (rid.startsWith('chatcmpl-')) return 'chat';
-  if (rid.startsWith('cmpl-')) return 'completions';
-  return null;
-}

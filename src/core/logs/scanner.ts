@@ -1,14 +1,10 @@
-// Streaming scanner: reads a log from disk in large chunks, splits lines on byte 0x0A, and
-// hands each line to parseLine. Never holds the whole file; over-long lines are parsed from
-// their first bytes only; invalid UTF-8 decodes to U+FFFD; binary files are refused.
-import { createReadStream, promises as fsp } from 'node:fs';
-import type { Engine, LogRecord } from './model';
-import { createParseState, parseLine, primeState } from './parseLine';
-import type { ParseState } from './parseLine';
+// Splitting log bytes into lines on byte 0x0A, for the parser: never holds the whole input;
+// over-long lines are parsed from their first bytes only; invalid UTF-8 decodes to U+FFFD;
+// binary files are refused. A LogSession (core/session) drives it.
+import { promises as fsp } from 'node:fs';
 
 /** Lines longer than this are truncated for parsing (but counted, and their bytes skipped). */
 export const LINE_PARSE_CAP = 64 * 1024;
-const CHUNK = 1024 * 1024;
 
 export class LogInputError extends Error {
   constructor(message: string, readonly code: 'missing' | 'binary' | 'not-a-file' | 'unreadable') { super(message); }
@@ -32,6 +28,10 @@ export class LineSplitter {
   private carry: Buffer[] = [];
   private carryLen = 0;
   private carryOverflow = false;
+  /** Byte offset of every 2^sampleShift-th line start (line index 0, N, 2N, …), when asked for. */
+  readonly samples: number[] | null;
+  private readonly sampleShift: number;
+  private readonly sampleMask: number;
 
   /**
    * `fast`, when given, sees each line's bytes first (lines inside one chunk, under the cap);
@@ -39,9 +39,18 @@ export class LineSplitter {
    */
   constructor(private readonly onLine: (text: string, lineNo: number, offset: number, truncated: boolean) => void,
               start: { lineNo?: number; offset?: number } = {},
-              private readonly fast: FastLineHandler | null = null) {
+              private readonly fast: FastLineHandler | null = null,
+              /** Keep the offset of every line whose 0-based index is a multiple of this power of two. */
+              sampleEvery = 0) {
     this.lineNo = start.lineNo ?? 0;
     this.offset = start.offset ?? 0;
+    this.samples = sampleEvery > 0 ? [] : null;
+    this.sampleShift = sampleEvery > 0 ? Math.round(Math.log2(sampleEvery)) : 0;
+    this.sampleMask = sampleEvery > 0 ? (1 << this.sampleShift) - 1 : 0;
+  }
+
+  private sample(): void {
+    if ((this.lineNo & this.sampleMask) === 0) this.samples![this.lineNo >> this.sampleShift] = this.offset;
   }
 
   push(buf: Buffer): void {
@@ -60,7 +69,10 @@ export class LineSplitter {
       } else {
         const n = nl - pos;
         if (n > LINE_PARSE_CAP) this.emit(buf, pos, pos + LINE_PARSE_CAP, n, true);
-        else if (this.fast !== null && this.fast(buf, pos, nl, this.lineNo + 1, this.offset)) { this.lineNo++; this.offset += n + 1; }
+        else if (this.fast !== null && this.fast(buf, pos, nl, this.lineNo + 1, this.offset)) {
+          if (this.samples !== null) this.sample();
+          this.lineNo++; this.offset += n + 1;
+        }
         else this.emit(buf, pos, nl, n, false);
       }
       pos = nl + 1;
@@ -91,31 +103,12 @@ export class LineSplitter {
   }
 
   private emit(buf: Buffer, start: number, end: number, fullLen: number, truncated: boolean): void {
+    if (this.samples !== null) this.sample();
     this.lineNo++;
     const text = buf.toString('utf8', start, end);
     this.onLine(text, this.lineNo, this.offset, truncated);
     this.offset += fullLen + 1;
   }
-}
-
-export interface ScanOptions {
-  engine?: Engine | 'auto';
-  /** Resume from here (growing logs): byte offset and the number of lines before it. */
-  startOffset?: number;
-  startLine?: number;
-  state?: ParseState;
-  signal?: AbortSignal;
-  /** A byte-level fast path tried before each line is decoded (see fastVllm.ts). */
-  fast?: (state: ParseState) => FastLineHandler;
-}
-
-export interface ScanResult {
-  lines: number;
-  bytes: number;
-  engine: Engine | null;
-  state: ParseState;
-  /** Bytes after the last newline that were parsed as a final line (0 if the file ended in \n). */
-  partialTail: number;
 }
 
 /** Check that a path is a readable, non-binary regular file; throws LogInputError otherwise. */
@@ -131,37 +124,4 @@ export async function checkLogFile(path: string): Promise<{ size: number; mtimeM
     if (looksBinary(sample)) throw new LogInputError(`${path} looks like a binary file (NUL bytes in its first 64 KB), not a server log`, 'binary');
   } finally { await fh.close(); }
   return { size: st.size, mtimeMs: st.mtimeMs };
-}
-
-/** Bytes of the first chunk read ahead to prime the parser (see primeState). */
-const PRIME_BYTES = 256 * 1024;
-
-/** Stream a log file through the parser; `onRecord` sees every line in order. */
-export async function scanLogFile(path: string, onRecord: (rec: LogRecord) => void, opts: ScanOptions = {}): Promise<ScanResult> {
-  const info = await checkLogFile(path);
-  const stream = createReadStream(path, { highWaterMark: CHUNK, start: opts.startOffset ?? 0 });
-  return scanLogChunks(stream, onRecord, { ...opts, referenceTime: info.mtimeMs });
-}
-
-/** Stream any source of log bytes (a pipe, standard input, a decompressed file) through the parser. */
-export async function scanLogChunks(chunks: AsyncIterable<Buffer>, onRecord: (rec: LogRecord) => void,
-  opts: ScanOptions & { referenceTime?: number } = {}): Promise<ScanResult> {
-  const state = opts.state ?? createParseState({ engine: opts.engine ?? 'auto', referenceTime: opts.referenceTime });
-  // Learn the engine and its logging layouts from the first chunk (never waiting for more: a pipe may be live).
-  let prime = !opts.state && (opts.startOffset ?? 0) === 0;
-  const splitter = new LineSplitter((text, lineNo, offset, truncated) => {
-    const rec = parseLine(text, lineNo, offset, state);
-    if (truncated) rec.truncated = true;
-    onRecord(rec);
-  }, { lineNo: opts.startLine ?? 0, offset: opts.startOffset ?? 0 }, opts.fast ? opts.fast(state) : null);
-  let bytes = 0;
-  for await (const chunk of chunks) {
-    if (opts.signal?.aborted) break;
-    if (prime) { primeState(state, chunk.toString('utf8', 0, Math.min(chunk.length, PRIME_BYTES))); prime = false; }
-    bytes += chunk.length;
-    splitter.push(chunk);
-  }
-  const partialTail = splitter.pendingBytes;
-  splitter.end();
-  return { lines: splitter.lineNo - (opts.startLine ?? 0), bytes, engine: state.detected ?? state.forced, state, partialTail };
 }

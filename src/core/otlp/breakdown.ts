@@ -1,7 +1,7 @@
 // The engine's own view of one request (vLLM's llm_request span) beside the client's
 // measurement, and the part nobody measures: client e2e − engine e2e.
 import { forTerminal } from '../text/terminal';
-import type { EngineTiming, RequestSnapshot, BatchSummary } from './types';
+import type { EngineTiming, RequestSnapshot } from './types';
 
 export interface ClientTiming {
   /** Client TTFT to the first frame with content (ms). */
@@ -100,16 +100,4 @@ export function renderSnapshotsMarkdown(snaps: RequestSnapshot[]): string {
     lines.push(`| ${s.stepId} | ${cell(s.phase ?? '—')} | ${n(s.scheduledTokens)} | ${n(s.computedTokens)} | ${n(s.outputTokens)} | ${n(s.preemptions)} | ${n(s.kvBlocksAllocated)} | ${n(s.kvBlocksCached)} |`);
   }
   return lines.join('\n') + '\n';
-}
-
-/** Batch summaries reduced to a few series for a small chart (step id on x). */
-export function batchSeries(batches: BatchSummary[]): { stepIds: number[]; running: Array<number | null>; waiting: Array<number | null>; scheduledTokens: Array<number | null>; kvUsage: Array<number | null>; durationMs: Array<number | null> } {
-  return {
-    stepIds: batches.map((b) => b.stepId),
-    running: batches.map((b) => b.running),
-    waiting: batches.map((b) => b.waiting),
-    scheduledTokens: batches.map((b) => b.scheduledTokens),
-    kvUsage: batches.map((b) => b.kvUsage),
-    durationMs: batches.map((b) => (b.durationUs === null ? null : b.durationUs / 1000)),
-  };
 }

@@ -145,7 +145,7 @@ export async function readCollectorFile(path: string, opts: CollectorFileOptions
     st = await fsp.stat(path);
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
-    throw new Error(err.code === 'ENOENT' ? `no such file: ${path}` : err.message);
+    throw new Error(err.code === 'ENOENT' ? `no such file: ${path}` : err.message, { cause: e });
   }
   if (st.isDirectory()) throw new Error(`${path} is a directory, not an OTLP JSON file`);
   const fh = st.isFIFO() ? await openFifo(path, opts) : await fsp.open(path, 'r');

@@ -5,7 +5,7 @@
 // A request is refused whole (OtlpDecodeError) only when its structure cannot be read; a span
 // that cannot be read (a bad id, a time that is no number) is rejected alone and reported, so a
 // receiver can keep the rest and answer partial_success (OTLP spec, "Partial Success").
-import generatedRoot = require('@opentelemetry/otlp-transformer/build/src/generated/root');
+import * as generatedRoot from '@opentelemetry/otlp-transformer/build/src/generated/root';
 import { Reader } from 'protobufjs/minimal';
 import type { AttrValue, OtlpSpan, SpanEvent, SpanLink, SpanStatus, SpanStatusCode } from './types';
 

@@ -183,7 +183,8 @@ export async function sendTracedRequest(options: TraceOptions, deps: TraceDeps =
   return finish(streamed);
 }
 
-function stream(record: TraceRecord, realUrl: string, o: TraceOptions, auth: Record<string, string>, transport: HttpTransport, clock: Clock, deps: TraceDeps): Promise<TraceRecord> {
+function stream(record: TraceRecord, realUrl: string, o: TraceOptions, auth: Record<string, string>,
+  transport: HttpTransport, clock: Clock, deps: TraceDeps): Promise<TraceRecord> {
   const timeoutMs = o.timeoutMs ?? DEFAULTS.timeoutMs;
   const idleTimeoutMs = o.idleTimeoutMs ?? DEFAULTS.idleTimeoutMs;
   const recorder = new StreamRecorder(record.api, o.generateTextMode ?? 'auto');

@@ -3,6 +3,7 @@
 // Server clocks are coarse (vLLM: whole seconds, no year; SGLang: seconds, ms with
 // SGLANG_LOG_MS), so each offset carries its resolution.
 import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import type { TraceRecord } from './types';
 
 export interface RequestLogLine {
@@ -102,4 +103,56 @@ export function countLinesUpTo(path: string, end: number, from: { offset: number
     stream.on('end', () => resolve({ offset: end, lines }));
     stream.on('error', reject);
   });
+}
+
+/** What the report says about the server log: the request's lines (null: none to show) and a note. */
+export interface ServerLogAnswer { lines: RequestLogLine[] | null; note: string }
+
+/**
+ * The server log of one window, read for traced requests: where it ended before a request (its
+ * lines can only come after), then this request's lines. The server writes them while and just
+ * after it answers, so reading waits a little for them; a growing log is counted once, then
+ * only its new part (the count is kept here, per path, for this reader's life).
+ */
+export class ServerLogReader {
+  private counted: { path: string; offset: number; lines: number } | undefined;
+
+  constructor(private readonly opts: { attempts?: number; waitMs?: number; sleep?: (ms: number) => Promise<void> } = {}) {}
+
+  /** Where the log ends now (undefined when it cannot be read). */
+  async end(path: string): Promise<number | undefined> {
+    return stat(path).then((st) => st.size, () => undefined);
+  }
+
+  async linesOf(path: string, record: Pick<TraceRecord, 'requestId' | 'logRequestId' | 'serverIdPattern' | 'timeline'>,
+    sizeBefore: number | undefined): Promise<ServerLogAnswer> {
+    const attempts = this.opts.attempts ?? 10;
+    const sleep = this.opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+    for (let attempt = 0; attempt < attempts; attempt++) {
+      try {
+        // Only what the server wrote since the request started (a restarted, truncated log: from the top).
+        const { size } = await stat(path);
+        let from = { offset: 0, lines: 0 };
+        if (sizeBefore !== undefined && size >= sizeBefore) {
+          const known = this.counted?.path === path ? this.counted : undefined;
+          from = await countLinesUpTo(path, sizeBefore, known);
+          this.counted = { path, ...from };
+        }
+        const found = await findRequestLogLines(path, record, { fromOffset: from.offset, linesBefore: from.lines });
+        if (found.length > 0 || attempt === attempts - 1) {
+          return {
+            lines: found,
+            note: found.length
+              ? `${found.length} line(s) in ${path}. Server clocks: ${found[0].resolution === 'ms' ? 'milliseconds' : 'whole seconds only'}; `
+                + 'the client\'s times are monotonic from the socket.'
+              : `No line of ${path} mentions ${record.logRequestId} (is --enable-log-requests on?).`,
+          };
+        }
+      } catch (e) {
+        return { lines: null, note: `Could not read ${path}: ${(e as Error).message}` };
+      }
+      await sleep(this.opts.waitMs ?? 200);
+    }
+    return { lines: null, note: '' };
+  }
 }

@@ -86,5 +86,8 @@ export interface StreamTail {
 }
 
 export function emptyTail(): StreamTail {
-  return { frames: 0, outputFrames: 0, unparseable: 0, lastT: 0, lastOutputT: null, lastCumulativeTokens: null, multiTokenFrames: 0, itl: new GapHistogram(), itlPerToken: new GapHistogram() };
+  return {
+    frames: 0, outputFrames: 0, unparseable: 0, lastT: 0, lastOutputT: null, lastCumulativeTokens: null, multiTokenFrames: 0,
+    itl: new GapHistogram(), itlPerToken: new GapHistogram(),
+  };
 }

@@ -2,16 +2,13 @@ import type { StreamTail } from './streamTail';
 // The data model of one traced streaming request: what was sent, every SSE frame as it
 // arrived on the socket, and what went wrong. Pure data; no I/O here.
 
-export type Engine = 'vllm' | 'sglang';
+import type { Engine } from '../../hops/types';
+
+export type { Engine };
 export type EngineChoice = Engine | 'auto';
 export type Api = 'chat' | 'completions' | 'sglang-generate';
 
-/** Monotonic milliseconds (performance.now() in production; a fake in tests). */
-export interface Clock {
-  now(): number;
-}
-
-export const monotonicClock: Clock = { now: () => performance.now() };
+export { monotonicClock, type Clock } from '../clock';
 
 export type FrameKind =
   | 'role-only'   // vLLM/SGLang chat: the first chunk, `delta.role` with empty content

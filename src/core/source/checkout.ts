@@ -119,7 +119,7 @@ export async function discoverCheckouts(candidates: string[], opts: { engine?: E
     await consider(c);
   }
   for (const c of candidates.filter(Boolean)) {
-    let names: string[] = [];
+    let names: string[];
     try { names = readdirSync(c).filter((n) => !n.startsWith('.') && n !== 'node_modules'); } catch { continue; }
     for (const n of names.slice(0, 200)) if (isDir(join(c, n))) await consider(join(c, n));
   }

@@ -66,6 +66,8 @@ export interface CheckoutSourceResolver extends SourceResolver {
   indexInfo(): { source: 'cache' | 'built' | null; error: string | null; statements: number; cacheFile: string | null };
   /** Absolute path of a resolved location. */
   absolutePath(loc: SourceLocation): string;
+  /** Whether the checkout's file list has this repository-relative path (no disk access). */
+  hasFile(path: string): boolean;
   /** For a hover: the logging statement at a resolved location, its level and its text with `…` for values. */
   describe(loc: SourceLocation): StatementDescription | null;
 }
@@ -189,6 +191,10 @@ class Resolver implements CheckoutSourceResolver {
 
   absolutePath(loc: SourceLocation): string {
     return join(this.checkout.root, loc.path);
+  }
+
+  hasFile(path: string): boolean {
+    return this.files.files.has(path);
   }
 
   describe(loc: SourceLocation): StatementDescription | null {
@@ -454,7 +460,7 @@ class Resolver implements CheckoutSourceResolver {
   }
 
   /** A statement is named by its call's first line: what Python's %(lineno)d prints, for both engines. */
-  private reportedLine(s: IndexedStatement, _textLine: number): number {
+  private reportedLine(s: IndexedStatement): number {
     return s.line;
   }
 
@@ -522,9 +528,9 @@ class Resolver implements CheckoutSourceResolver {
     if (!fs) return null;
     let best: { s: IndexedStatement; line: number; w: number } | null = null;
     for (const s of fs.all) {
-      const { w, textLine } = this.bestVariant(s, message);
+      const { w } = this.bestVariant(s, message);
       if (w < 0) continue;
-      const line = this.reportedLine(s, textLine);
+      const line = this.reportedLine(s);
       const atCitation = line === cit.line || s.line === cit.line;
       if (!atCitation && (w === 0 || !specificEnough(w, message))) continue;
       const d = atCitation ? 0 : Math.abs(line - cit.line);
@@ -551,7 +557,7 @@ class Resolver implements CheckoutSourceResolver {
     // A hop line keeps its constant words even when cut short: let it match by what it shows.
     const [best] = this.index.search(message, { preferPaths: prefer, limit: 1, cutMinWeight: hop ? CUT_MIN_WEIGHT : undefined });
     if (!best) return null;
-    const line = this.reportedLine(best.statement, best.variant.textLine);
+    const line = this.reportedLine(best.statement);
     const drift = cit && cit.path === best.statement.path ? line - cit.line : 0;
     return { path: best.statement.path, line, verified: true, drift, method: 'statement-index' };
   }

@@ -140,9 +140,9 @@ function abortError(): Error {
 export async function buildStatementIndex(root: string, files: string[], engine: Engine, key: string, opts: BuildOptions = {}): Promise<StatementIndexData> {
   const input: WorkerInput = { root, files, maxFileBytes: opts.maxFileBytes ?? MAX_SOURCE_BYTES };
   const report = (done: number, total: number) => opts.onProgress?.({ done, total });
-  let result: { statements: IndexedStatement[]; skipped: Array<{ path: string; reason: string }>; keys: Array<string | null> };
+  type Built = { statements: IndexedStatement[]; skipped: Array<{ path: string; reason: string }>; keys: Array<string | null> };
   if (opts.signal?.aborted) throw abortError();
-  let viaWorker: typeof result | null = null;
+  let viaWorker: Built | null = null;
   if (opts.workerScript && existsSync(opts.workerScript)) {
     viaWorker = await new Promise((resolve, reject) => {
       let settled = false;
@@ -166,7 +166,7 @@ export async function buildStatementIndex(root: string, files: string[], engine:
       worker.on('exit', () => settle(() => resolve(null)));
     });
   }
-  result = viaWorker ?? (await runIndexLoop(input, report, 15, opts.signal));
+  const result: Built = viaWorker ?? (await runIndexLoop(input, report, 15, opts.signal));
   return { format: INDEX_FORMAT, engine, key, builtAt: new Date().toISOString(), fileCount: files.length, ...result };
 }
 
@@ -410,7 +410,9 @@ export class StatementIndex {
       }
     });
     const prefer = new Set(opts.preferPaths ?? []);
-    out.sort((a, b) => Number(a.cut ?? false) - Number(b.cut ?? false) || b.weight - a.weight || Number(prefer.has(b.statement.path)) - Number(prefer.has(a.statement.path)) || a.statement.path.localeCompare(b.statement.path) || a.statement.line - b.statement.line);
+    out.sort((a, b) => Number(a.cut ?? false) - Number(b.cut ?? false) || b.weight - a.weight
+      || Number(prefer.has(b.statement.path)) - Number(prefer.has(a.statement.path))
+      || a.statement.path.localeCompare(b.statement.path) || a.statement.line - b.statement.line);
     return out.slice(0, opts.limit ?? 5);
   }
 }

@@ -180,7 +180,7 @@ export function buildTimeline(src: TimelineSources, opts: BuildOptions = {}): Re
 
   // ---- the engine's spans, steps and batches
   let spanWindow: { start: number; end: number } | null = null;
-  let phases: { name: string; start: number; end: number }[] = [];
+  const phases: { name: string; start: number; end: number }[] = [];
   if (view) {
     ids.add(view.rid);
     const items: Placed[] = [];
@@ -218,7 +218,10 @@ export function buildTimeline(src: TimelineSources, opts: BuildOptions = {}): Re
           const at = place('otlp', sn.timeMs);
           return { kind: 'step', label: `step ${sn.stepId}${sn.phase ? ` ${sn.phase}` : ''}${sn.scheduledTokens !== null ? ` · ${sn.scheduledTokens} tok` : ''}`, start: at, end: at, shape: 'instant', resolution: 'ns',
             ref: { type: 'span', traceId: '', spanId: '', event: 'step.REQUEST_SNAPSHOT' },
-            detail: { step: sn.stepId, phase: sn.phase, scheduledTokens: sn.scheduledTokens, computedTokens: sn.computedTokens, outputTokens: sn.outputTokens, preemptions: sn.preemptions, kvBlocksAllocated: sn.kvBlocksAllocated } } satisfies Placed;
+            detail: {
+              step: sn.stepId, phase: sn.phase, scheduledTokens: sn.scheduledTokens, computedTokens: sn.computedTokens,
+              outputTokens: sn.outputTokens, preemptions: sn.preemptions, kvBlocksAllocated: sn.kvBlocksAllocated,
+            } } satisfies Placed;
         }),
       });
     }
@@ -249,7 +252,10 @@ export function buildTimeline(src: TimelineSources, opts: BuildOptions = {}): Re
           const at = place('otlp', b.timeMs);
           return { kind: 'batch', label: `step ${b.stepId}: ${b.running ?? '?'} running, ${b.waiting ?? '?'} waiting, ${b.scheduledTokens ?? '?'} tok`, start: at, end: at + (b.durationUs ?? 0) / 1000,
             shape: 'span', resolution: 'us', ref: { type: 'span', traceId: '', spanId: '', event: 'step.BATCH_SUMMARY' },
-            detail: { step: b.stepId, running: b.running, waiting: b.waiting, prefillReqs: b.prefillReqs, decodeReqs: b.decodeReqs, scheduledTokens: b.scheduledTokens, kvUsage: b.kvUsage } } satisfies Placed;
+            detail: {
+              step: b.stepId, running: b.running, waiting: b.waiting, prefillReqs: b.prefillReqs, decodeReqs: b.decodeReqs,
+              scheduledTokens: b.scheduledTokens, kvUsage: b.kvUsage,
+            } } satisfies Placed;
         }),
       });
     }

@@ -82,7 +82,11 @@ export class PairBound {
     const c = bTime + bRes - aTime;
     if (c < this.c) {
       this.c = c;
-      this.note = { rule, key, before: { domain: this.from, time: aTime, resMs: aRes, what: aWhat, line: aLine }, after: { domain: this.to, time: bTime, resMs: bRes, what: bWhat, line: bLine } };
+      this.note = {
+        rule, key,
+        before: { domain: this.from, time: aTime, resMs: aRes, what: aWhat, line: aLine },
+        after: { domain: this.to, time: bTime, resMs: bRes, what: bWhat, line: bLine },
+      };
     }
   }
 }

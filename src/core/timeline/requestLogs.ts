@@ -12,13 +12,15 @@
 // Afterwards, per request (join key) and only when a clock rule asks, the first or last stamp
 // of the hops the rules compare (received, added, output, finished), from the index.
 import type { Engine, LogRecord, TimeResolution } from '../logs/model';
-import { LogInputError, scanLogChunks } from '../logs/scanner';
+import { LogInputError } from '../logs/scanner';
 import { openLogInput } from '../logs/logInput';
 import { processInfo, type ParseState } from '../logs/parseLine';
 import { RequestTracker, type RequestGroup } from '../logs/requests';
 import { vllmFastPath } from '../logs/fastVllm';
-import { citedSource } from '../logs/annotate';
-import { redactMessage } from '../logs/requestExport';
+import { citedSource } from '../source/locate';
+import { redactMessage } from '../session/requestExport';
+import { LogSession } from '../session/logSession';
+import { readLogStream } from '../session/logStream';
 import { findHop } from '../../hops/index';
 import type { SourceLocation } from '../source/types';
 import { keyMatcher, queryKeys, requestKey } from './requestKey';
@@ -220,13 +222,13 @@ async function readOne(path: string, keys: readonly string[], opts: ReadRequestO
   const input = await openLogInput(path);
   const matchKey = keyMatcher(keys);
   const collected = new Map<string, Collected>(keys.map((k) => [k, { records: [], mentions: [] }]));
-  const tracker = new TimelineTracker(opts.engine && opts.engine !== 'auto' ? opts.engine : null, { keepContext: true });
+  let tracker = new TimelineTracker(opts.engine && opts.engine !== 'auto' ? opts.engine : null, { keepContext: true });
   const processes = new Map<string, ProcessSeen>();
   const routerStamps = new RequestStamps();
   let routerLines = 0;
   try {
+    // The session fills the tracker (parsed lines, and the fast path's through `fast`).
     const onRecord = (rec: LogRecord): void => {
-      tracker.add(rec);
       if (rec.process !== null || rec.pid !== null) {
         const k = `${rec.process ?? ''}\u0000${rec.pid ?? ''}`;
         if (!processes.has(k)) processes.set(k, { name: rec.process, pid: rec.pid, role: rec.role });
@@ -254,12 +256,16 @@ async function readOne(path: string, keys: readonly string[], opts: ReadRequestO
     };
     const leave = (rid: string): boolean => matchKey(rid) !== null;
     const useFast = opts.engine !== 'sglang';
-    const result = await scanLogChunks(input.chunks(), onRecord, {
+    const session = new LogSession({
       engine: opts.engine ?? 'auto',
       referenceTime: input.referenceTime,
-      signal: opts.signal,
-      fast: (state) => noteProcesses(state, useFast ? vllmFastPath(state, tracker, null, undefined, leave) : null, processes),
+      keepRecords: false,
+      keepContext: true,
+      onRecord,
+      newTracker: (forced, o) => (tracker = new TimelineTracker(forced, o)),
+      fast: (state, t) => noteProcesses(state, useFast ? vllmFastPath(state, t, null, undefined, leave) : null, processes),
     });
+    const result = await readLogStream(session, input.chunks(), opts.signal);
     const engine = result.engine;
     const kind: RequestLogs['kind'] = engine !== null ? 'engine' : routerLines > 0 ? 'router' : 'other';
     const stamps = new LogStamps(tracker, routerStamps);

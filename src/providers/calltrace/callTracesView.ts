@@ -10,7 +10,7 @@ import { displayPath } from '../../core/calltrace/paths';
 import { formatDuration } from '../../core/calltrace/export';
 import { DEFAULT_FILTER } from '../../core/calltrace/filter';
 import { forWorkbench } from '../../core/text/workbench';
-import { readConfig } from '../../config';
+import type { HopLensSettings } from '../../config';
 import { CommandIds } from '../../commandIds';
 import { Disposable } from '../../util/dispose';
 import type { Logger } from '../../logging';
@@ -42,7 +42,7 @@ export class CallTracesViewProvider extends Disposable implements vscode.TreeDat
   private filter: readonly string[] = DEFAULT_FILTER;
   private view: vscode.TreeView<CallTraceNode> | undefined;
 
-  constructor(private readonly extensionUri: vscode.Uri, private readonly log: Logger) {
+  constructor(private readonly extensionUri: vscode.Uri, private readonly log: Logger, private readonly settings: Pick<HopLensSettings, 'current'>) {
     super();
     this._register({ dispose: () => { for (const f of this.folders.values()) f.watcher?.dispose(); } });
     this._register(vscode.workspace.onDidChangeConfiguration((e) => { if (e.affectsConfiguration('hoplens.traceDirs')) this.refresh(); }));
@@ -69,7 +69,7 @@ export class CallTracesViewProvider extends Disposable implements vscode.TreeDat
   /** Configured and default trace folders that exist, plus folders the user opened. */
   private candidateFolders(): string[] {
     const out = new Set<string>();
-    for (const d of [...readConfig().traceDirs, ...defaultTraceRoots()]) if (d && existsSync(d)) out.add(d);
+    for (const d of [...this.settings.current.traceDirs, ...defaultTraceRoots()]) if (d && existsSync(d)) out.add(d);
     for (const p of this.folders.keys()) out.add(p);
     return [...out];
   }

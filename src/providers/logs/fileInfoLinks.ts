@@ -2,11 +2,12 @@
 // file:line: its lines that are not hops get a link on their `[time rank]` header, to the
 // statement the checkout's index finds for the text.
 import * as vscode from 'vscode';
-import type { LogDocumentService } from './logDocuments';
-import type { ResolvedSource, SourceService } from './sourceService';
+import type { LogSessions } from './logDocuments';
+import { sourceTarget } from './sourceService';
 import type { LogRecord } from '../../core/logs/model';
+import type { LocatedSource } from '../../core/source/locate';
 import { isWindowed, lineWindows, visibleLines, WINDOW_SLACK_LINES } from './visibleWindow';
-import { ServedWindows } from './servedWindows';
+import { ServedWindows } from '../../core/session/servedWindows';
 import { Disposable } from '../../util/dispose';
 
 /**
@@ -19,15 +20,16 @@ export class FileInfoLinks extends Disposable {
   private registration: vscode.Disposable | undefined;
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly selector: vscode.DocumentSelector, private readonly provider: FileInfoLinkProvider, sources: SourceService, logs: LogDocumentService) {
+  constructor(private readonly selector: vscode.DocumentSelector, private readonly provider: FileInfoLinkProvider,
+    sourcesChanged: vscode.Event<void>, logs: LogSessions) {
     super();
     this.register();
     // A checkout or its index became ready; or the provider ran out of time for this pass.
-    this._register(sources.onDidChange(() => { provider.forget(); this.register(); }));
+    this._register(sourcesChanged(() => { provider.forget(); this.register(); }));
     provider.onIncomplete = () => this.registerSoon(50);
     this._register(logs.onDidChange((uri) => {
-      const ann = logs.find(uri);
-      if (ann && provider.served.staleAfterParsing(uri.toString(), ann.annotator.records.length, ann.generation)) this.registerSoon(50);
+      const s = logs.find(uri)?.session;
+      if (s && provider.served.staleAfterParsing(uri.toString(), s.records.length, s.generation)) this.registerSoon(50);
     }));
     this._register(logs.onDidClose((uri) => provider.served.forget(uri.toString())));
     this._register(vscode.window.onDidChangeTextEditorVisibleRanges((e) => {
@@ -61,23 +63,21 @@ export class FileInfoLinkProvider implements vscode.DocumentLinkProvider<FileInf
   /** Called when a pass stopped early; the owner asks VS Code for links again. */
   onIncomplete: (() => void) | undefined;
 
-  /** What each SGLang record resolved to, so a pass that ran out of time is not repeated. */
-  private resolved = new WeakMap<LogRecord, ResolvedSource | null>();
   /** The windows answered per document, to ask VS Code again only when an answer would differ. */
   readonly served = new ServedWindows(WINDOW_SLACK_LINES);
 
-  constructor(private readonly logs: LogDocumentService, private readonly sources: SourceService) {}
+  constructor(private readonly logs: LogSessions) {}
 
   /** The checkout changed: answers given so far may be wrong. */
-  forget(): void { this.resolved = new WeakMap(); this.served.clear(); }
+  forget(): void { this.served.clear(); }
 
   provideDocumentLinks(doc: vscode.TextDocument): FileInfoLink[] {
-    const ann = this.logs.get(doc);
-    if (!ann) return [];
+    const session = this.logs.get(doc)?.session;
+    if (!session) return [];
     const links: FileInfoLink[] = [];
-    const records = ann.annotator.records;
+    const records = session.records;
     const windows = lineWindows(doc, doc.lineCount);
-    this.served.remember(doc.uri.toString(), { windows, parsedLines: records.length, generation: ann.generation, lineCount: doc.lineCount });
+    this.served.remember(doc.uri.toString(), { windows, parsedLines: records.length, generation: session.generation, lineCount: doc.lineCount });
     const started = performance.now();
     let incomplete = false;
     for (const [from, to] of windows) for (let i = from; i <= to && i < records.length; i++) {
@@ -85,11 +85,11 @@ export class FileInfoLinkProvider implements vscode.DocumentLinkProvider<FileInf
       if (rec.engine === 'other') continue;
       // No file:line printed (SGLang's own layout, or a layout that prints the logger's name): the statement found for the text.
       if ((rec.engine === 'sglang' || rec.logger !== undefined) && rec.fileinfo === null && rec.hop === null && !rec.continuation) {
-        let src = this.resolved.get(rec);
+        // A line located before costs nothing; a new one is a search of the index, within the pass's budget.
+        let src = session.knownSource(i);
         if (src === undefined) {
           if (incomplete || performance.now() - started > SEARCH_BUDGET_MS) { incomplete = true; continue; }
-          src = this.sources.locate(rec);
-          this.resolved.set(rec, src);
+          src = session.source(i);
         }
         const link = src ? this.sglangLink(doc, i, rec, src) : null;
         if (link) links.push(link);
@@ -107,7 +107,7 @@ export class FileInfoLinkProvider implements vscode.DocumentLinkProvider<FileInf
   }
 
   /** A link on the logger name a layout printed, or on the `[time rank]` header of an SGLang line (nothing when no statement prints it). */
-  private sglangLink(doc: vscode.TextDocument, i: number, rec: LogRecord, src: ResolvedSource): FileInfoLink | null {
+  private sglangLink(doc: vscode.TextDocument, i: number, rec: LogRecord, src: LocatedSource): FileInfoLink | null {
     const text = doc.lineAt(i).text;
     if (rec.logger !== undefined) {
       const at = text.indexOf(rec.logger);
@@ -126,15 +126,14 @@ export class FileInfoLinkProvider implements vscode.DocumentLinkProvider<FileInf
     return link;
   }
 
-  private describe(link: FileInfoLink, src: ResolvedSource): void {
-    link.target = src.target;
-    link.tooltip = src.local ? `${src.location.path}:${src.location.line}${src.location.verified ? '' : ' (not verified)'}` : 'Open at the pinned commit (no local checkout)';
+  private describe(link: FileInfoLink, src: LocatedSource): void {
+    link.target = sourceTarget(src);
+    link.tooltip = src.file !== null ? `${src.location.path}:${src.location.line}${src.location.verified ? '' : ' (not verified)'}` : 'Open at the pinned commit (no local checkout)';
   }
 
   resolveDocumentLink(link: FileInfoLink): FileInfoLink {
     const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === link.uri.toString());
-    const rec = doc ? this.logs.get(doc)?.record(link.line) : undefined;
-    const src = rec ? this.sources.locate(rec) : null;
+    const src = doc ? this.logs.get(doc)?.session.source(link.line) ?? null : null;
     if (src) this.describe(link, src);
     return link;
   }

@@ -3,13 +3,12 @@
 // (no resolve round trip, no blank rows while VS Code asks); the rest are resolved as VS Code
 // shows them. VS Code hears "changed" only when an answer would differ near the screen.
 import * as vscode from 'vscode';
-import type { LogDocumentService } from './logDocuments';
-import type { SourceService } from './sourceService';
-import { hopDef, hopTitle } from './hopPresentation';
+import type { LogSessions } from './logDocuments';
+import { hopTitle } from './hopPresentation';
 import { CommandIds } from '../../commandIds';
 import { Disposable } from '../../util/dispose';
 import { aroundVisible, inWindows, isWindowed, visibleLines, WINDOW_MARGIN_LINES, WINDOW_SLACK_LINES } from './visibleWindow';
-import { ServedWindows, type LineWindow } from './servedWindows';
+import { ServedWindows, type LineWindow } from '../../core/session/servedWindows';
 
 /** Up to this many lenses are all resolved when listed; more are resolved near the screen. */
 const RESOLVE_EAGERLY_UP_TO = 1000;
@@ -25,14 +24,15 @@ export class HopCodeLensProvider extends Disposable implements vscode.CodeLensPr
   readonly onDidChangeCodeLenses = this.changed.event;
   private readonly served = new ServedWindows(WINDOW_SLACK_LINES);
 
-  constructor(private readonly logs: LogDocumentService, private readonly sources: SourceService) {
+  /** @param sourcesChanged fires when a checkout opened or changed: every title may differ */
+  constructor(private readonly logs: LogSessions, sourcesChanged: vscode.Event<void>) {
     super();
     this._register(logs.onDidChange((uri) => {
-      const ann = logs.find(uri);
-      if (ann && this.served.staleAfterParsing(uri.toString(), ann.annotator.records.length, ann.generation)) this.changed.fire();
+      const s = logs.find(uri)?.session;
+      if (s && this.served.staleAfterParsing(uri.toString(), s.records.length, s.generation)) this.changed.fire();
     }));
     this._register(logs.onDidClose((uri) => this.served.forget(uri.toString())));
-    this._register(sources.onDidChange(() => { this.served.clear(); this.changed.fire(); }));
+    this._register(sourcesChanged(() => { this.served.clear(); this.changed.fire(); }));
     // For big logs the listed window follows scrolling, once the screen nears its edge.
     let timer: NodeJS.Timeout | undefined;
     this._register(vscode.window.onDidChangeTextEditorVisibleRanges((e) => {
@@ -45,15 +45,13 @@ export class HopCodeLensProvider extends Disposable implements vscode.CodeLensPr
   }
 
   provideCodeLenses(doc: vscode.TextDocument): HopLens[] {
-    const ann = this.logs.get(doc);
-    if (!ann) return [];
-    const records = ann.annotator.records;
-    let hopLines = 0;
-    for (const n of ann.annotator.tracker.counts.values()) hopLines += n;
+    const session = this.logs.get(doc)?.session;
+    if (!session) return [];
+    const records = session.records;
     // While a big log is still being parsed, its hop count is not known yet: serve by window.
-    const windowed = isWindowed(doc.lineCount) && (ann.catchingUp || isWindowed(hopLines));
+    const windowed = isWindowed(doc.lineCount) && (session.syncing || isWindowed(session.hopLines));
     const windows: LineWindow[] = windowed ? aroundVisible(doc, WINDOW_MARGIN_LINES) : [[0, doc.lineCount - 1]];
-    this.served.remember(doc.uri.toString(), { windows, parsedLines: records.length, generation: ann.generation, lineCount: doc.lineCount });
+    this.served.remember(doc.uri.toString(), { windows, parsedLines: records.length, generation: session.generation, lineCount: doc.lineCount });
     const lenses: HopLens[] = [];
     const seen = new Set<number>();
     for (const [from, to] of windows) {
@@ -70,12 +68,10 @@ export class HopCodeLensProvider extends Disposable implements vscode.CodeLensPr
   }
 
   resolveCodeLens(lens: HopLens): HopLens {
-    const rec = this.logs.get(lens.doc)?.record(lens.line);
-    const def = rec ? hopDef(rec) : undefined;
-    if (!rec || !def) { lens.command = { title: '', command: '' }; return lens; }
-    const src = this.sources.locate(rec);
-    const { title, tooltip } = hopTitle(rec, def, src);
-    lens.command = src ? { title, command: CommandIds.openSource, arguments: [lens.doc.uri, lens.line], tooltip } : { title, command: '' };
+    const hop = this.logs.get(lens.doc)?.session.hopAt(lens.line);
+    if (!hop) { lens.command = { title: '', command: '' }; return lens; }
+    const { title, tooltip } = hopTitle(hop.record, hop.def, hop.source);
+    lens.command = hop.source ? { title, command: CommandIds.openSource, arguments: [lens.doc.uri, lens.line], tooltip } : { title, command: '' };
     return lens;
   }
 }

@@ -6,8 +6,8 @@
 // in the hover, with a link to the source, and the `[file:line]` link opens it too. Only the
 // visible lines (and a margin) are decorated, so huge logs cost what is on screen.
 import * as vscode from 'vscode';
-import type { LogDocumentService } from './logDocuments';
-import { hopDef, hopLabel, hopLabelWidth } from './hopPresentation';
+import type { LogSessions } from './logDocuments';
+import { hopLabel, hopLabelWidth } from './hopPresentation';
 import { Disposable } from '../../util/dispose';
 
 const MARGIN_LINES = 200;
@@ -23,7 +23,7 @@ export class HopDecorations extends Disposable {
   }));
   private pending: NodeJS.Timeout | undefined;
 
-  constructor(private readonly logs: LogDocumentService) {
+  constructor(private readonly logs: LogSessions) {
     super();
     this._register(vscode.window.onDidChangeVisibleTextEditors(() => this.schedule()));
     this._register(vscode.window.onDidChangeTextEditorVisibleRanges(() => this.schedule()));
@@ -39,20 +39,21 @@ export class HopDecorations extends Disposable {
 
   update(editor: vscode.TextEditor): void {
     const ann = this.logs.get(editor.document);
-    if (!ann || !ann.hasHops) { editor.setDecorations(this.delta, []); editor.setDecorations(this.lensNote, []); return; }
-    const tracker = ann.annotator.tracker;
+    const session = ann?.session;
+    if (!ann || !session || !session.hasHops) { editor.setDecorations(this.delta, []); editor.setDecorations(this.lensNote, []); return; }
+    const tracker = session.tracker;
     const deltas: vscode.DecorationOptions[] = [];
     const notes: vscode.DecorationOptions[] = [];
-    const noteWidth = ann.noCodeLens ? hopLabelWidth(ann.annotator.engine ?? 'vllm') + 1 : 0;
+    const noteWidth = ann.noCodeLens ? hopLabelWidth(session.engine ?? 'vllm') + 1 : 0;
     const groups = new Map<string, ReturnType<typeof tracker.get>>();
     for (const visible of editor.visibleRanges) {
       const from = Math.max(0, visible.start.line - MARGIN_LINES);
       const to = Math.min(editor.document.lineCount - 1, visible.end.line + MARGIN_LINES);
       for (let line = from; line <= to; line++) {
-        const rec = ann.record(line);
+        const rec = session.record(line);
         if (noteWidth > 0) {
           // Every line gets the column (blank on lines that are no hop), so the text stays aligned.
-          const def = rec && !rec.continuation ? hopDef(rec) : undefined;
+          const def = session.hop(line);
           notes.push({ range: new vscode.Range(line, 0, line, 0), renderOptions: { before: { contentText: (def ? hopLabel(def) : '').padEnd(noteWidth, '\u00a0') } } });
         }
         if (!rec || rec.hop === null || rec.continuation) continue;

@@ -1,19 +1,19 @@
 // Hovering a hop line explains it: what it means, which flag turns it on, where it is, drift.
 import * as vscode from 'vscode';
-import type { LogDocumentService } from './logDocuments';
-import type { SourceService } from './sourceService';
-import { displaySource, driftText, hopDef, hopLabel } from './hopPresentation';
-import { citation, getHopTable } from '../../hops/index';
+import type { LogSessions } from './logDocuments';
+import { displaySource, driftText, hopLabel } from './hopPresentation';
+import { citation, findHop, getHopTable } from '../../hops/index';
 import { CommandIds } from '../../commandIds';
 
 export class HopHoverProvider implements vscode.HoverProvider {
-  constructor(private readonly logs: LogDocumentService, private readonly sources: SourceService) {}
+  constructor(private readonly logs: LogSessions) {}
 
   provideHover(doc: vscode.TextDocument, position: vscode.Position): vscode.Hover | undefined {
-    const rec = this.logs.get(doc)?.record(position.line);
-    if (!rec || rec.engine === 'other') return undefined;
-    const def = hopDef(rec);
-    const src = this.sources.locate(rec);
+    const session = this.logs.get(doc)?.session;
+    const rec = session?.record(position.line);
+    if (!session || !rec || rec.engine === 'other') return undefined;
+    const def = rec.hop !== null ? findHop(rec.engine, rec.hop) : undefined;
+    const src = session.source(position.line);
     if (!def && !src) return undefined;
     const md = new vscode.MarkdownString(undefined, true);
     // Log text is appended escaped (appendText); the one command is ours: open the source.
@@ -32,9 +32,10 @@ export class HopHoverProvider implements vscode.HoverProvider {
     }
     if (src) {
       const loc = src.location;
-      md.appendMarkdown(src.local ? 'Checkout: ' : 'No local checkout: opens the pinned file on the public repository: ');
+      const local = src.file !== null;
+      md.appendMarkdown(local ? 'Checkout: ' : 'No local checkout: opens the pinned file on the public repository: ');
       md.appendText(displaySource(loc));
-      if (src.local) md.appendMarkdown(loc.verified ? ' — verified: the logging call there matches this message' : ' — not verified against the message');
+      if (local) md.appendMarkdown(loc.verified ? ' — verified: the logging call there matches this message' : ' — not verified against the message');
       const args = encodeURIComponent(JSON.stringify([doc.uri.toString(), position.line]));
       md.appendMarkdown(` · [Open](command:${CommandIds.openSource}?${args})`);
       const drift = driftText(loc);
@@ -44,7 +45,7 @@ export class HopHoverProvider implements vscode.HoverProvider {
     if (rec.rid) {
       md.appendMarkdown('Request: ');
       md.appendText(rec.rid);
-      const g = this.logs.get(doc)!.annotator.tracker.brief(rec.rid);
+      const g = session.tracker.brief(rec.rid);
       if (g) md.appendMarkdown(` · ${g.hops.length} hop lines${g.span ? ` over ${g.span.text}` : ''}`);
     }
     if (rec.timeResolution === 's') md.appendMarkdown('\n\n_Timestamps in this log have whole seconds: deltas are "≤1 s" at best. `HopLens: Create Logging Config` adds milliseconds._');

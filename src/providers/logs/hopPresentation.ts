@@ -1,18 +1,14 @@
-// Words shared by the lens, the hover, the tree and exports: how a hop and a source read.
-import { findHop, getHopTable, type HopDef } from '../../hops/index';
-import type { Engine } from '../../core/logs/model';
-import type { LogRecord } from '../../core/logs/model';
+// Words shared by the lens, the hop column, the hover, the tree and exports: how a hop and a
+// source read. No `vscode` here: unit-tested in plain Node.
+import { getHopTable, type HopDef } from '../../hops/index';
+import type { Engine, LogRecord } from '../../core/logs/model';
 import type { SourceLocation } from '../../core/source/types';
-import type { ResolvedSource } from './sourceService';
+import type { LocatedSource } from '../../core/source/locate';
 
 /** "v1/engine/async_llm.py:439" — the path under the engine's package, as engineers say it. */
 export function displaySource(loc: SourceLocation): string {
   const path = loc.path.replace(/^vllm\//, '').replace(/^python\/sglang\//, '');
   return `${path}:${loc.line}`;
-}
-
-export function hopDef(rec: LogRecord): HopDef | undefined {
-  return rec.engine !== 'other' && rec.hop ? findHop(rec.engine, rec.hop) : undefined;
 }
 
 /** The hop's short name: the lab's number when it has one ("hop 2"), else the table id ("hop V9"). */
@@ -31,11 +27,11 @@ export function driftText(loc: SourceLocation): string {
  * hop: `hop 2 · api-server · v1/engine/async_llm.py:439`, with drift, and ↗ when it opens the
  * pinned file on the public repository; and the tooltip of its action.
  */
-export function hopTitle(rec: LogRecord, def: HopDef, src: ResolvedSource | null): { title: string; tooltip: string | undefined } {
+export function hopTitle(rec: LogRecord, def: HopDef, src: LocatedSource | null): { title: string; tooltip: string | undefined } {
   const where = src ? displaySource(src.location) : `${def.process}, no source line`;
   const drift = src ? driftText(src.location) : '';
-  const title = `${hopLabel(def)} · ${rec.role ?? def.role} · ${where}${drift ? ` (${drift})` : ''}${src && !src.local ? ' ↗' : ''}`;
-  const tooltip = !src ? undefined : src.local ? `Open ${src.target.fsPath}:${src.location.line}` : `Open ${src.target.toString()} (no local checkout)`;
+  const title = `${hopLabel(def)} · ${rec.role ?? def.role} · ${where}${drift ? ` (${drift})` : ''}${src && src.file === null ? ' ↗' : ''}`;
+  const tooltip = !src ? undefined : src.file !== null ? `Open ${src.file}:${src.location.line}` : `Open ${src.url} (no local checkout)`;
   return { title, tooltip };
 }
 

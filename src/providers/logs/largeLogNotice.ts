@@ -6,9 +6,9 @@
 //  - over 50 MiB: VS Code gives extensions no text at all; the streamed view is the way.
 import * as vscode from 'vscode';
 import { stat } from 'node:fs/promises';
-import type { LogDocumentAnnotation, LogDocumentService } from './logDocuments';
+import type { LogDocumentAnnotation, LogSessions } from './logDocuments';
 import { isLogFileName } from './logDocuments';
-import { mebibytes, NOT_SYNCED_ABOVE_CHARS } from './editorLimits';
+import { mebibytes, NOT_SYNCED_ABOVE_CHARS } from '../../core/session/editorLimits';
 import { CommandIds } from '../../commandIds';
 import { Disposable } from '../../util/dispose';
 
@@ -21,7 +21,7 @@ export class LargeLogNotice extends Disposable {
   private current: LargeLogState | undefined;
   private checking = 0;
 
-  constructor(private readonly logs: LogDocumentService) {
+  constructor(private readonly logs: LogSessions) {
     super();
     this.item.name = 'HopLens: large log';
     this._register(vscode.window.onDidChangeActiveTextEditor(() => void this.update()));
@@ -45,7 +45,7 @@ export class LargeLogNotice extends Disposable {
     const ann: LogDocumentAnnotation | undefined = uri && this.logs.find(uri);
     if (uri && ann?.noCodeLens) {
       const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
-      next = { kind: 'noCodeLens', uri, chars: ann.chars, lines: doc?.lineCount ?? ann.annotator.records.length };
+      next = { kind: 'noCodeLens', uri, chars: ann.chars, lines: doc?.lineCount ?? ann.session.records.length };
     } else if (uri && !ann && uri.scheme === 'file' && isLogFileName(uri.path)) {
       // A log tab whose text never reached extensions: over VS Code's 50 MiB limit.
       const bytes = await stat(uri.fsPath).then((s) => s.size, () => 0);

@@ -3,7 +3,9 @@
 // slices around a line (the `hoplens-slice:` scheme) instead of the whole file.
 import * as vscode from 'vscode';
 import { open, stat } from 'node:fs/promises';
-import { LogFileFollower } from '../../core/logs/annotate';
+import { LogSession } from '../../core/session/logSession';
+import { LogFileFeed } from '../../core/session/logStream';
+import { vllmFastPath } from '../../core/logs/fastVllm';
 import { forWorkbench } from '../../core/text/workbench';
 import { Disposable } from '../../util/dispose';
 import type { RequestLogSource } from '../requestsView';
@@ -17,26 +19,27 @@ const SLICE_CONTEXT_LINES = 60;
 const OFFSET_SAMPLE_EVERY = 1024;
 
 export class LargeLog implements RequestLogSource {
-  readonly follower: LogFileFollower;
-  /** Byte offset of every 1024th line (line index = i * 1024 + 1), to cut slices quickly. */
-  private readonly offsets: number[] = [];
+  /** Only the requests are kept, not a record per line; common vLLM lines take the byte fast path. */
+  readonly session = new LogSession({
+    engine: 'auto', keepRecords: false, offsetSampleEvery: OFFSET_SAMPLE_EVERY,
+    fast: (state, tracker) => vllmFastPath(state, tracker, null),
+  });
+  private readonly feed: LogFileFeed;
   constructor(readonly uri: vscode.Uri) {
-    this.follower = new LogFileFollower(uri.fsPath, { engine: 'auto', keepRecords: false });
+    this.feed = new LogFileFeed(uri.fsPath, this.session);
   }
   get label(): string { return `${this.uri.fsPath.split(/[\\/]/).pop()} (streamed)`; }
-  get tracker() { return this.follower.annotator.tracker; }
-  get engine() { return this.follower.annotator.engine; }
-  get linesRead(): number { return this.follower.annotator.linesParsed; }
+  get tracker() { return this.session.tracker; }
+  get engine() { return this.session.engine; }
+  get linesRead(): number { return this.session.linesParsed; }
 
   /** Reads what was appended, in slices; reports progress; stops on cancel. */
   async readAppended(onProgress: (bytes: number) => void, token?: vscode.CancellationToken): Promise<void> {
     for (;;) {
       if (token?.isCancellationRequested) return;
-      const { reset, added } = await this.follower.poll(POLL_BYTES);
-      if (reset) this.offsets.length = 0;
-      for (const rec of added) if ((rec.line - 1) % OFFSET_SAMPLE_EVERY === 0) this.offsets[(rec.line - 1) / OFFSET_SAMPLE_EVERY] = rec.offset;
-      if (added.length === 0) return;
-      onProgress(this.follower.annotator.bytesParsed);
+      const { bytes } = await this.feed.poll(POLL_BYTES);
+      if (bytes === 0) return;
+      onProgress(this.session.bytesParsed);
       await new Promise((r) => setImmediate(r)); // let the extension host breathe between slices
     }
   }
@@ -46,8 +49,9 @@ export class LargeLog implements RequestLogSource {
     const first = Math.max(1, line - SLICE_CONTEXT_LINES);
     const sample = Math.floor((first - 1) / OFFSET_SAMPLE_EVERY);
     let lineNo = sample * OFFSET_SAMPLE_EVERY + 1;
-    let pos = this.offsets[sample] ?? 0;
-    if (this.offsets[sample] === undefined) lineNo = 1;
+    const sampled = this.session.sampledOffset(sample);
+    let pos = sampled ?? 0;
+    if (sampled === undefined) lineNo = 1;
     const fh = await open(this.uri.fsPath, 'r');
     try {
       const want = SLICE_CONTEXT_LINES * 2 + 1;

@@ -1,37 +1,24 @@
-// Keeps one incremental annotation per open server log. A growing log (`| tee vllm.log`) only
-// parses its appended text; any other edit starts over. Parsing runs in time-boxed slices so
-// the extension host is never blocked for long: providers see what is parsed so far, and
-// onDidChange fires as the rest arrives. Providers read from here and never parse themselves.
+// One LogSession (core/session) per open server log. This file only adapts: it hands each
+// document's text to its session when VS Code opens or changes it, and says when a session
+// changed or its document closed. The session parses only appended text, in time-boxed slices
+// (providers see what is parsed so far); providers read sessions and never parse themselves.
 import * as vscode from 'vscode';
-import { LogAnnotator } from '../../core/logs/annotate';
-import type { LogRecord } from '../../core/logs/model';
+import { LogSession } from '../../core/session/logSession';
+import type { SourceLocator } from '../../core/source/locate';
 import { Disposable } from '../../util/dispose';
 import type { Logger } from '../../logging';
 import { SLICE_SCHEME } from './largeLogs';
-import { NOT_SYNCED_ABOVE_CHARS, mebibytes, vscodeShowsNoCodeLens } from './editorLimits';
+import { NOT_SYNCED_ABOVE_CHARS, mebibytes, vscodeShowsNoCodeLens } from '../../core/session/editorLimits';
 
-/** VS Code hands extensions documents up to 50 MiB; beyond that use "Open Large Server Log". */
-const MAX_IN_EDITOR_CHARS = NOT_SYNCED_ABOVE_CHARS;
 /** Documents from this many lines on are worth a line in the output channel when they arrive. */
 const BIG_LOG_LINES = 5_000;
 /** Work on the extension host thread per turn of the event loop. */
 const SLICE_BUDGET_MS = 25;
-const SLICE_CHARS = 128 * 1024;
-const TAIL_PROBE = 256;
-const PROGRESS_EVENT_MS = 1000;
 
+/** An open log: its session, and what VS Code decided about the document when it created it. */
 export interface LogDocumentAnnotation {
   readonly uri: vscode.Uri;
-  readonly annotator: LogAnnotator;
-  /** record for a 0-based editor line, or undefined */
-  record(line: number): LogRecord | undefined;
-  readonly hasHops: boolean;
-  /** True while lines of the current version are still being parsed. */
-  readonly catchingUp: boolean;
-  /** Time spent parsing on this thread so far (the rest of a catch-up is yielding). */
-  readonly parseMs: number;
-  /** Changes each time annotation starts over (an edit that is not an append). */
-  readonly generation: number;
+  readonly session: LogSession;
   /** Length of the text when VS Code handed the document over. */
   readonly chars: number;
   /**
@@ -41,51 +28,83 @@ export interface LogDocumentAnnotation {
   readonly noCodeLens: boolean;
 }
 
+/** What providers need of the open logs. */
+export interface LogSessions {
+  /**
+   * The annotation so far (parsing continues in the background), or undefined for non-logs.
+   * Sessions follow their documents' open and change events; this reads, and parses only a log
+   * it has never seen.
+   */
+  get(doc: vscode.TextDocument): LogDocumentAnnotation | undefined;
+  /** The annotation of an open document, if it has one (no parsing starts). */
+  find(uri: vscode.Uri): LogDocumentAnnotation | undefined;
+  /** Fires after a document's session changed (new lines, a start over, forced on). */
+  readonly onDidChange: vscode.Event<vscode.Uri>;
+  /** Fires when an annotated document was closed (its session is gone). */
+  readonly onDidClose: vscode.Event<vscode.Uri>;
+}
+
+/** What commands need of the open logs besides reading them. */
+export interface LogDocuments extends LogSessions {
+  /** Annotate a document even if it does not look like a log. */
+  force(doc: vscode.TextDocument): LogDocumentAnnotation | undefined;
+  /** Resolves when every line of the document's current version is parsed. */
+  settled(doc: vscode.TextDocument): Promise<LogDocumentAnnotation | undefined>;
+}
+
 /** Names of server logs: `.log`, `.out`, `.err`, with an optional rotation number (`vllm.log.1`). */
 export function isLogFileName(name: string): boolean {
   return /\.(log|out|err)(\.\d+)?$/i.test(name);
 }
 
 class Entry implements LogDocumentAnnotation {
-  readonly annotator = new LogAnnotator({ engine: 'auto' });
-  /** Document version whose text is (being) parsed. */
-  version = -1;
-  /** Characters of the document fed to the annotator, and the last few of them. */
-  fed = 0;
-  tail = '';
-  catchingUp = false;
-  parseMs = 0;
-  generation = 0;
+  readonly session: LogSession;
   chars = -1;
   noCodeLens = false;
-  constructor(readonly uri: vscode.Uri) {}
-  record(line: number): LogRecord | undefined { return this.annotator.records[line]; }
-  get hasHops(): boolean { return this.annotator.tracker.counts.size > 0; }
+  /** The sync under way (it fires onDidChange when done). */
+  pending: Promise<void> | null = null;
+  constructor(readonly uri: vscode.Uri, sources: SourceLocator) {
+    this.session = new LogSession({ engine: 'auto', sources, key: uri.toString() });
+  }
 }
 
-export class LogDocumentService extends Disposable {
+export interface LogDocumentDeps {
+  log: Logger;
+  /** Where a line's source is (the window's one locator). */
+  sources: SourceLocator;
+  /** VS Code's `editor.largeFileOptimizations` for this document (read when VS Code hands it over). */
+  largeFileOptimizations(doc: vscode.TextDocument): boolean;
+}
+
+export class LogDocumentService extends Disposable implements LogDocuments {
   private readonly entries = new Map<string, Entry>();
   private readonly forced = new Set<string>();
   private readonly changed = this._register(new vscode.EventEmitter<vscode.Uri>());
-  /** Fires after a document's annotation changed (new lines, a reset, forced on). */
   readonly onDidChange = this.changed.event;
   private readonly closed = this._register(new vscode.EventEmitter<vscode.Uri>());
-  /** Fires when an annotated document was closed (its annotation is gone). */
   readonly onDidClose = this.closed.event;
 
-  constructor(private readonly log: Logger) {
+  constructor(private readonly deps: LogDocumentDeps) {
     super();
     this._register(vscode.workspace.onDidChangeTextDocument((e) => {
-      if (this.entries.has(e.document.uri.toString()) && e.contentChanges.length > 0) this.get(e.document);
+      if (this.entries.has(e.document.uri.toString()) && e.contentChanges.length > 0) this.track(e.document);
     }));
-    this._register(vscode.workspace.onDidCloseTextDocument((d) => { if (this.entries.delete(d.uri.toString())) this.closed.fire(d.uri); }));
+    this._register(vscode.workspace.onDidCloseTextDocument((d) => {
+      const entry = this.entries.get(d.uri.toString());
+      if (!entry) return;
+      entry.session.close();
+      this.entries.delete(d.uri.toString());
+      this.closed.fire(d.uri);
+    }));
     this._register(vscode.workspace.onDidOpenTextDocument((d) => {
       if (!this.isCandidate(d)) return;
       // When VS Code handed a big log over, in the output channel's timestamps: the time from
       // the text on screen to this line is VS Code's copy of the document, not HopLens's work.
-      if (d.lineCount >= BIG_LOG_LINES) this.log.info(`${d.uri.path.split('/').pop()}: VS Code handed over ${d.lineCount} lines`);
-      this.get(d);
+      if (d.lineCount >= BIG_LOG_LINES) this.deps.log.info(`${d.uri.path.split('/').pop()}: VS Code handed over ${d.lineCount} lines`);
+      this.track(d);
     }));
+    // Logs open before HopLens activated (the one that activated it among them).
+    for (const d of vscode.workspace.textDocuments) this.track(d);
   }
 
   /** Server logs: the `log` language, a `.log`/`.out`/`.err` name, or a document the user asked to annotate. */
@@ -99,87 +118,88 @@ export class LogDocumentService extends Disposable {
   /** Annotate a document even if it does not look like a log (the Annotate This Log command). */
   force(doc: vscode.TextDocument): LogDocumentAnnotation | undefined {
     this.forced.add(doc.uri.toString());
-    return this.get(doc);
+    return this.track(doc);
   }
 
   /** Resolves when every line of the document's current version is parsed. */
   async settled(doc: vscode.TextDocument): Promise<LogDocumentAnnotation | undefined> {
-    const entry = this.get(doc) as Entry | undefined;
-    while (entry && (entry.catchingUp || entry.version !== doc.version)) {
-      await new Promise((r) => setTimeout(r, 10));
-      this.get(doc);
+    let entry = this.track(doc);
+    while (entry && (entry.pending || entry.session.syncedVersion !== doc.version)) {
+      await entry.pending;
+      if (this.entries.get(doc.uri.toString()) !== entry) return entry; // closed meanwhile
+      entry = this.track(doc);
     }
     return entry;
   }
 
-  /** The annotation of an open document, if it has one (no parsing starts). */
   find(uri: vscode.Uri): LogDocumentAnnotation | undefined {
     return this.entries.get(uri.toString());
   }
 
-  /** The annotation so far (parsing continues in the background), or undefined for non-logs. */
   get(doc: vscode.TextDocument): LogDocumentAnnotation | undefined {
-    if (!this.isCandidate(doc)) return undefined;
-    const key = doc.uri.toString();
-    let entry = this.entries.get(key);
-    if (!entry) { entry = new Entry(doc.uri); this.entries.set(key, entry); }
-    if (entry.version !== doc.version && !entry.catchingUp) void this.catchUp(entry, doc);
+    return this.entries.get(doc.uri.toString()) ?? this.track(doc);
+  }
+
+  /** The document's entry, with its session brought up to date (in the background). */
+  private track(doc: vscode.TextDocument): Entry | undefined {
+    const entry = this.entry(doc);
+    if (entry && !entry.pending && entry.session.syncedVersion !== doc.version) {
+      const run = this.sync(entry, doc).finally(() => { if (entry.pending === run) entry.pending = null; });
+      entry.pending = run;
+    }
     return entry;
   }
 
-  private async catchUp(entry: Entry, doc: vscode.TextDocument): Promise<void> {
-    entry.catchingUp = true;
-    const started = Date.now();
-    let lastEvent = started;
-    let lines = 0;
+  private entry(doc: vscode.TextDocument): Entry | undefined {
+    if (!this.isCandidate(doc)) return undefined;
+    const key = doc.uri.toString();
+    let entry = this.entries.get(key);
+    if (!entry) { entry = new Entry(doc.uri, this.deps.sources); this.entries.set(key, entry); }
+    return entry;
+  }
+
+  /** The document as its session reads it; its first text also tells what VS Code decided about it. */
+  private snapshot(entry: Entry, doc: vscode.TextDocument) {
+    return {
+      get version() { return doc.version; },
+      getText: () => {
+        const text = doc.getText();
+        if (entry.chars < 0) this.firstSight(entry, doc, text.length);
+        return text;
+      },
+    };
+  }
+
+  private firstSight(entry: Entry, doc: vscode.TextDocument, chars: number): void {
+    // VS Code decides this once, when it creates the model: so do we, on first sight.
+    entry.chars = chars;
+    entry.noCodeLens = vscodeShowsNoCodeLens(chars, doc.lineCount, this.deps.largeFileOptimizations(doc));
+    if (entry.noCodeLens) {
+      this.deps.log.info(`${doc.uri.path.split('/').pop()}: ${mebibytes(chars)}, ${doc.lineCount} lines: `
+        + 'VS Code shows no CodeLens on it (editor.largeFileOptimizations); HopLens draws a hop column before the text instead');
+    }
+  }
+
+  private syncOptions(doc: vscode.TextDocument) {
+    return {
+      budgetMs: SLICE_BUDGET_MS,
+      completeLastLine: true,
+      // VS Code does not hand such documents to extensions; if one arrives, leave it alone.
+      maxChars: NOT_SYNCED_ABOVE_CHARS,
+      onProgress: () => this.changed.fire(doc.uri),
+    };
+  }
+
+  private async sync(entry: Entry, doc: vscode.TextDocument): Promise<void> {
     try {
-      while (entry.version !== doc.version && this.entries.get(doc.uri.toString()) === entry) {
-        entry.version = doc.version;
-        let text = doc.getText();
-        if (entry.chars < 0) {
-          // VS Code decides this once, when it creates the model: so do we, on first sight.
-          entry.chars = text.length;
-          const optimizations = vscode.workspace.getConfiguration('editor', { uri: doc.uri, languageId: doc.languageId }).get<boolean>('largeFileOptimizations', true);
-          entry.noCodeLens = vscodeShowsNoCodeLens(text.length, doc.lineCount, optimizations);
-          if (entry.noCodeLens) this.log.info(`${doc.uri.path.split('/').pop()}: ${mebibytes(text.length)}, ${doc.lineCount} lines: VS Code shows no CodeLens on it (editor.largeFileOptimizations); HopLens draws a hop column before the text instead`);
-        }
-        if (text.length > MAX_IN_EDITOR_CHARS) {
-          // VS Code does not hand such documents to extensions; if one arrives, leave it alone.
-          entry.annotator.reset(); entry.fed = 0; entry.tail = ''; entry.generation++;
-          break;
-        }
-        // The last line without a newline is still a line the user sees: take it as complete.
-        // If the writer later continues that same line, the text no longer extends what was
-        // fed, and annotation starts over, so nothing is mis-parsed.
-        if (text.length > 0 && !text.endsWith('\n')) text += '\n';
-        const grew = text.length >= entry.fed && text.startsWith(entry.tail, entry.fed - entry.tail.length);
-        if (!grew) { entry.annotator.reset(); entry.fed = 0; entry.tail = ''; entry.generation++; }
-        let pos = entry.fed;
-        while (pos < text.length) {
-          const sliceStart = Date.now();
-          while (pos < text.length && Date.now() - sliceStart < SLICE_BUDGET_MS) {
-            const end = Math.min(text.length, pos + SLICE_CHARS);
-            lines += entry.annotator.appendText(text.slice(pos, end)).length;
-            pos = end;
-          }
-          entry.parseMs += Date.now() - sliceStart;
-          entry.fed = pos;
-          entry.tail = text.slice(Math.max(0, pos - TAIL_PROBE), pos);
-          if (pos < text.length) {
-            // Show what is parsed so far, but not after every slice: each event makes the
-            // lens, link and decoration providers run again over the document.
-            if (Date.now() - lastEvent > PROGRESS_EVENT_MS) { lastEvent = Date.now(); this.changed.fire(doc.uri); }
-            await new Promise<void>((r) => setImmediate(r));
-          }
-          if (entry.version !== doc.version) break; // edited meanwhile: the outer loop re-checks
-        }
+      const report = await entry.session.syncText(this.snapshot(entry, doc), this.syncOptions(doc));
+      if (report.lines > 20_000) {
+        this.deps.log.info(`annotated ${report.lines} lines of ${doc.uri.fsPath} in ${Math.round(report.wallMs)} ms `
+          + `(${Math.round(report.parseMs)} ms of it parsing, in slices of ≤${SLICE_BUDGET_MS} ms)`);
       }
     } catch (e) {
-      this.log.error(`annotating ${doc.uri.toString()}: ${(e as Error).message}`);
-    } finally {
-      entry.catchingUp = false;
+      this.deps.log.error(`annotating ${doc.uri.toString()}: ${(e as Error).message}`);
     }
-    if (lines > 20_000) this.log.info(`annotated ${lines} lines of ${doc.uri.fsPath} in ${Date.now() - started} ms (${entry.parseMs} ms of it parsing, in slices of ≤${SLICE_BUDGET_MS} ms)`);
-    this.changed.fire(doc.uri);
+    if (this.entries.get(doc.uri.toString()) === entry) this.changed.fire(doc.uri);
   }
 }

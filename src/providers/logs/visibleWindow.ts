@@ -2,7 +2,7 @@
 // answers only around what is on screen (and re-answers as the user scrolls), so the work and
 // the objects sent to the renderer stay proportional to the screen, not to the log.
 import * as vscode from 'vscode';
-import type { LineWindow } from './servedWindows';
+import type { LineWindow } from '../../core/session/servedWindows';
 
 /** Documents with more items than this are served by window. */
 const ALL_ITEMS_UP_TO = 5000;

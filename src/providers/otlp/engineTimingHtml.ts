@@ -44,7 +44,8 @@ function batchChart(batches: BatchSummary[]): string {
 <text class="axis" x="${P}" y="${H - 8}">${batches.length} steps over ${(t1 - t0).toFixed(0)} ms — blue: scheduled tokens (max ${maxTok}), orange: running requests (max ${maxReq})</text></svg>`;
 }
 
-export function engineTimingBodyHtml(rid: string, timing: EngineTiming | null, client: ClientTimes | null, snaps: RequestSnapshot[], batches: BatchSummary[], note: string): string {
+export function engineTimingBodyHtml(rid: string, timing: EngineTiming | null, client: ClientTimes | null, snaps: RequestSnapshot[],
+  batches: BatchSummary[], note: string): string {
   return `<header><h1>Engine timing of <code>${escapeHtml(rid)}</code></h1><p class="muted">${escapeHtml(note)}</p></header>
 <section><h2>Breakdown</h2>${timing ? breakdownTableHtml(timing, client) : '<p class="muted">No llm_request span for this request yet. vLLM exports it when the request finishes (batched, about every 5 s).</p>'}</section>
 <section><h2>Step snapshots</h2>${snapshotsTable(snaps)}</section>

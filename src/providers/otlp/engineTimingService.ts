@@ -5,7 +5,7 @@ import * as vscode from 'vscode';
 import { SpanStore } from '../../core/otlp/engineTiming';
 import { startOtlpReceiver, isLoopbackHost, vllmLaunchHint, type OtlpReceiver } from '../../core/otlp/receiver';
 import type { EngineTiming } from '../../core/otlp/types';
-import { readConfig } from '../../config';
+import type { HopLensSettings } from '../../config';
 import { forWorkbench } from '../../core/text/workbench';
 import { forTerminal } from '../../core/text/terminal';
 import { CommandIds } from '../../commandIds';
@@ -23,7 +23,7 @@ export class EngineTimingService extends Disposable {
   /** Fires after spans arrived (from the receiver or a file). */
   readonly onDidChange = this.changed.event;
 
-  constructor(private readonly extensionUri: vscode.Uri, private readonly log: Logger) {
+  constructor(private readonly extensionUri: vscode.Uri, private readonly log: Logger, private readonly settings: Pick<HopLensSettings, 'current'>) {
     super();
     this.status.name = 'HopLens trace receiver';
     this.status.command = CommandIds.stopTraceReceiver;
@@ -60,7 +60,7 @@ export class EngineTimingService extends Disposable {
 
   async start(): Promise<OtlpReceiver | undefined> {
     if (this.receiver) return this.receiver;
-    const { receiverHost: host, receiverPort: port } = readConfig().traces;
+    const { receiverHost: host, receiverPort: port } = this.settings.current.traces;
     if (!isLoopbackHost(host)) {
       const go = await vscode.window.showWarningMessage(`HopLens: the trace receiver would listen on ${forWorkbench(host)}, not only on this machine: anyone who can reach it can send spans. Start it anyway?`, { modal: true }, 'Start');
       if (go !== 'Start') return undefined;

@@ -13,19 +13,15 @@ export interface ReportActions {
 
 export class RequestReportPanel {
   static readonly viewType = 'hoplens.requestReport';
-  private static readonly open = new Set<RequestReportPanel>();
   readonly panel: vscode.WebviewPanel;
-
-  static all(): RequestReportPanel[] { return [...RequestReportPanel.open]; }
 
   private engineHtml: string | null = null;
 
-  constructor(private readonly extensionUri: vscode.Uri, readonly result: TracedRequest, private readonly logLines: ReportLogLine[] | null, private readonly logNote: string, actions: ReportActions) {
+  constructor(private readonly extensionUri: vscode.Uri, readonly result: TracedRequest, private readonly logLines: ReportLogLine[] | null,
+    private readonly logNote: string, actions: ReportActions) {
     this.panel = vscode.window.createWebviewPanel(RequestReportPanel.viewType, `Traced ${result.record.requestId}`, vscode.ViewColumn.Beside, webviewOptions(extensionUri));
     this.panel.iconPath = vscode.Uri.joinPath(extensionUri, 'media', 'hoplens.svg');
     this.render();
-    RequestReportPanel.open.add(this);
-    this.panel.onDidDispose(() => RequestReportPanel.open.delete(this));
     this.panel.webview.onDidReceiveMessage(async (msg: { type: string; line?: number }) => {
       const { record, metrics } = result;
       switch (msg.type) {

@@ -266,7 +266,7 @@ export async function startFakeEngine(opts: FakeEngineOptions): Promise<FakeEngi
     for (let i = 0; i < nFrames; i++) {
       const at = writeTimes[i];
       if (s.error && s.error.at === i) {
-        if (pending) { if (!(await write(at, pending, pendingFrames))) return; pending = ''; }
+        if (pending && !(await write(at, pending, pendingFrames))) return;
         const internal = s.error.type === 'internal';
         const msg = internal ? 'Internal server error' : 'fake engine: scripted bad request';
         const errorBody = c.engine === 'vllm' ? VllmChunks.error(msg, internal ? 'InternalServerError' : 'BadRequestError', internal ? 500 : 400)

@@ -60,15 +60,15 @@ describe('An untrusted workspace whose settings point elsewhere', () => {
     const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(fixture().vllmLog));
     await vscode.window.showTextDocument(doc);
     // No checkout from the settings: one found in the workspace folders, or none (links to the pinned commit).
-    const resolver = await api.logs.sources.resolver('vllm');
-    assert.notEqual(resolver?.checkout.root, run().outsideCheckout);
-    const ann = await api.logs.logs.settled(doc);
+    const resolver = await api.logs.checkout('vllm');
+    assert.notEqual(resolver?.root, run().outsideCheckout);
+    const session = await api.logs.session(doc);
     const line = doc.getText().split('\n').findIndex((l) => l.includes('Added request chatcmpl-myrun-0001'));
-    const src = api.logs.sources.locate(ann!.record(line)!);
+    const src = session!.source(line);
     assert.ok(src, 'the hop line still has a source');
     assert.equal(src.location.path, 'vllm/v1/engine/async_llm.py');
-    assert.ok(!src.target.fsPath.startsWith(run().outsideCheckout), src.target.toString());
-    if (!resolver) assert.equal(src.target.scheme, 'https', 'without a checkout: the pinned file on the public repository');
+    assert.ok(!(src.file ?? '').startsWith(run().outsideCheckout), src.file ?? src.url ?? '');
+    if (!resolver) assert.match(src.url ?? '', /^https:\/\//, 'without a checkout: the pinned file on the public repository');
   });
 
   it('the Call Traces view does not list the trace folder the workspace settings name', async () => {

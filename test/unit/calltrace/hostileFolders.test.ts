@@ -4,6 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { openTraceFolder } from '../../../src/core/calltrace/callTraceIndex';
 import { discoverTraceFiles } from '../../../src/core/calltrace/discovery';
@@ -24,7 +25,7 @@ test('a folder of 2,000 small trace files is indexed by a fixed pool of worker t
   mkdirSync(inst);
   for (let i = 0; i < 2000; i++) writeFileSync(join(inst, traceName(10_000 + i)), STEP.join('\n') + '\n');
   // The builtin's own exports object: the indexer reads Worker from it at call time.
-  const workerThreads = require('node:worker_threads') as { Worker: typeof import('node:worker_threads').Worker };
+  const workerThreads = createRequire(__filename)('node:worker_threads') as { Worker: typeof import('node:worker_threads').Worker };
   const Real = workerThreads.Worker;
   let started = 0;
   workerThreads.Worker = class extends Real { constructor(...args: ConstructorParameters<typeof Real>) { super(...args); started++; } };

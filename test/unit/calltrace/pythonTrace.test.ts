@@ -172,7 +172,8 @@ test('exports: Perfetto JSON with complete events, and the filtered hop sequence
   const out = join(tempDir(), 'trace.json');
   const r = await writePerfettoTrace(index, [{ threadKey: s.key }], out);
   assert.equal(r.truncated, false);
-  const json = JSON.parse(readFileSync(out, 'utf8')) as { traceEvents: Array<Record<string, any>> };
+  type TraceEvent = { ph: string; name: string; pid: number; tid: number; dur: number; args: { open?: boolean; file: string; line: number } };
+  const json = JSON.parse(readFileSync(out, 'utf8')) as { traceEvents: TraceEvent[] };
   const complete = json.traceEvents.filter((e) => e.ph === 'X');
   assert.equal(complete.length, s.stats.calls);
   const exec = complete.find((e) => e.name === 'execute_model' && !e.args.open)!;

@@ -23,7 +23,8 @@ test('annotate --json: a 309-digit pid or line number stays JSON (null), so jq d
     for (const extra of [[], ['--rid', 'big-pid'], ['--unmatched']]) {
       const r = await runCli(['annotate', log, '--json', ...extra]);
       const lines = r.stdout.toString().trim().split('\n');
-      const objs = lines.map((l, i) => { try { return JSON.parse(l) as Record<string, any>; } catch { assert.fail(`line ${i + 1} is not JSON: ${l.slice(0, 200)}`); } });
+      type LineJson = { kind: string; line: number; pid: number | null; lineno: number | null };
+      const objs = lines.map((l, i) => { try { return JSON.parse(l) as LineJson; } catch { assert.fail(`line ${i + 1} is not JSON: ${l.slice(0, 200)}`); } });
       const byLine = new Map(objs.filter((o) => o.kind === 'line').map((o) => [o.line, o]));
       if (byLine.has(1)) assert.equal(byLine.get(1)!.pid, null);
       if (byLine.has(2)) { assert.equal(byLine.get(2)!.lineno, null); assert.equal(byLine.get(2)!.pid, 2101); }

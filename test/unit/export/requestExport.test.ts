@@ -2,8 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { annotateText, citedSource } from '../../../src/core/logs/annotate';
-import { redactMessage, requestHopTableMarkdown } from '../../../src/core/logs/requestExport';
+import { annotateText } from '../../../src/core/session/logSession';
+import { citedSource } from '../../../src/core/source/locate';
+import { redactMessage, requestHopTableMarkdown } from '../../../src/core/session/requestExport';
 import { forTerminal } from '../../../src/core/text/terminal';
 import { activeMarkup, formattingMarkup, renderMarkdown } from '../text/markdownRender';
 

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { main } from '../../../src/cli';
 import { bufferIO } from '../../../src/cli/io';
-import { annotateText } from '../../../src/core/logs/annotate';
+import { annotateText } from '../../../src/core/session/logSession';
 import { buildCheckout, emptyScore, logText, outcomesFromJson, readCorpus, scoreLine } from '../../corpus/corpus';
 
 const corpus = readCorpus();

@@ -6,7 +6,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createParseState, parseLine } from '../../../src/core/logs/parseLine';
 import { RequestTracker } from '../../../src/core/logs/requests';
-import { recordJsonLine, sourceFor } from '../../../src/core/logs/annotate';
+import { RecordJsonWriter } from '../../../src/core/session/recordJson';
+import { citedSource } from '../../../src/core/source/locate';
 import { ByteOut, vllmFastPath } from '../../../src/core/logs/fastVllm';
 import { ridQueryMatcher } from '../../../src/core/logs/requestIds';
 
@@ -54,7 +55,8 @@ const EXTRA = [
 function slowJson(lines: string[]): { json: string[]; counts: Record<string, number> } {
   const st = createParseState({ referenceTime: REF });
   const tr = new RequestTracker();
-  const json = lines.map((l, i) => { const r = parseLine(l, i + 1, 0, st); tr.add(r); return recordJsonLine(r, sourceFor(r, null)); });
+  const writer = new RecordJsonWriter();
+  const json = lines.map((l, i) => { const r = parseLine(l, i + 1, 0, st); tr.add(r); return writer.line(r, citedSource(r)); });
   return { json, counts: Object.fromEntries(tr.counts) };
 }
 
@@ -65,6 +67,7 @@ function fastJson(lines: string[]): { json: string[]; counts: Record<string, num
   const out = new ByteOut((b) => chunks.push(Buffer.from(b)), 1 << 16);
   const counters = { handled: 0, unmatched: 0 };
   const fast = vllmFastPath(st, tr, out, counters);
+  const json = new RecordJsonWriter();
   const buf = Buffer.from(lines.join('\n') + '\n');
   let pos = 0;
   lines.forEach((l, i) => {
@@ -72,7 +75,7 @@ function fastJson(lines: string[]): { json: string[]; counts: Record<string, num
     if (!fast(buf, pos, end, i + 1, pos)) {
       const r = parseLine(l, i + 1, pos, st);
       tr.add(r);
-      const s = recordJsonLine(r, sourceFor(r, null)) + '\n';
+      const s = json.line(r, citedSource(r)) + '\n';
       out.room(s.length * 3); out.text(s);
     }
     pos = end + 1;

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { main } from '../../../src/cli';
 import { bufferIO } from '../../../src/cli/io';
-import { annotateText } from '../../../src/core/logs/annotate';
+import { annotateText } from '../../../src/core/session/logSession';
 
 const FIX = join(__dirname, '..', '..', '..', '..', 'test', 'fixtures', 'logs');
 

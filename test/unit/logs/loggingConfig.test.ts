@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { loggingConfig } from '../../../src/core/logs/loggingConfig';
-import { annotateText, citedSource } from '../../../src/core/logs/annotate';
+import { annotateText } from '../../../src/core/session/logSession';
+import { citedSource } from '../../../src/core/source/locate';
 
 function runPython(cwd: string, script: string): string {
   const r = spawnSync('python3', ['-c', script], { cwd, encoding: 'utf8', env: { ...process.env, PYTHONPATH: cwd, PYTHONDONTWRITEBYTECODE: '1' } });

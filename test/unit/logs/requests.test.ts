@@ -3,7 +3,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { annotateText, annotateTextInSlices, LogAnnotator, citedSource } from '../../../src/core/logs/annotate';
+import { annotateText, LogSession } from '../../../src/core/session/logSession';
+import { citedSource } from '../../../src/core/source/locate';
 import { formatDelta } from '../../../src/core/logs/requests';
 
 const FIX = join(__dirname, '..', '..', '..', '..', 'test', 'fixtures', 'logs');
@@ -66,19 +67,19 @@ test('deltas at millisecond resolution', () => {
 
 test('growing log: only appended lines are parsed; a partial line waits; truncation restarts', () => {
   const lines = read('vllm_info_chat_and_abort.log').split('\n');
-  const a = new LogAnnotator({ referenceTime: REF });
+  const a = new LogSession({ referenceTime: REF });
   const head = lines.slice(0, 11).join('\n') + '\n';
-  a.syncText(head);
+  a.syncTextNow(head);
   assert.equal(a.records.length, 11);
   assert.equal(a.tracker.get('chatcmpl-myrun-0001')!.hops.length, 2);
   const more = head + lines[11] + '\n' + lines[12].slice(0, 40);
-  const r = a.syncText(more);
+  const r = a.syncTextNow(more);
   assert.equal(r.reset, false);
   assert.equal(r.added.length, 1, 'the half-written line is not parsed yet');
   const full = more + lines[12].slice(40) + '\n';
-  assert.equal(a.syncText(full).added[0].hop, 'V6');
+  assert.equal(a.syncTextNow(full).added[0].hop, 'V6');
   const truncated = lines.slice(0, 3).join('\n') + '\n';
-  const t = a.syncText(truncated);
+  const t = a.syncTextNow(truncated);
   assert.equal(t.reset, true);
   assert.equal(a.records.length, 3);
   assert.equal(a.tracker.requestCount, 0);
@@ -101,7 +102,11 @@ test('annotating in slices gives the same records as in one go, across slice bou
   const one = read('vllm_info_chat_and_abort.log');
   const big = Array.from({ length: 200 }, () => one).join('');
   const whole = annotateText(big, 'auto', { referenceTime: REF });
-  const sliced = await annotateTextInSlices(big, 'auto', { referenceTime: REF, budgetMs: 1 });
+  const sliced = new LogSession({ referenceTime: REF });
+  let turns = 0;
+  await sliced.syncText({ version: 1, getText: () => big }, { budgetMs: 1, sliceChars: 256 * 1024, yieldTurn: async () => { turns++; } });
+  sliced.end();
+  assert.ok(turns > 0, 'the caller\'s event loop got turns between slices');
   assert.equal(sliced.records.length, whole.records.length);
   assert.deepEqual(sliced.records.map((r) => r.hop), whole.records.map((r) => r.hop));
   assert.deepEqual(sliced.records.map((r) => r.offset), whole.records.map((r) => r.offset));

@@ -4,8 +4,9 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync, appendFileSync, rmSync, renameSync, readFileSync, openSync, ftruncateSync, closeSync, writeSync, promises as fsp } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { scanLogFile, LogInputError, LINE_PARSE_CAP } from '../../../src/core/logs/scanner';
-import { LogFileFollower } from '../../../src/core/logs/annotate';
+import { LogInputError, LINE_PARSE_CAP } from '../../../src/core/logs/scanner';
+import { LogFileFeed, scanLogFile } from '../../../src/core/session/logStream';
+import { LogSession } from '../../../src/core/session/logSession';
 import type { LogRecord } from '../../../src/core/logs/model';
 
 const ADDED = '(APIServer pid=2101) INFO 08-21 22:30:05 [async_llm.py:439] Added request chatcmpl-myrun-0001-9e1f0c2d.';
@@ -84,7 +85,7 @@ test('following a growing log: appends, a half-written line, truncation and rota
   try {
     const p = join(dir, 'vllm.log');
     writeFileSync(p, RECEIVED + '\n');
-    const f = new LogFileFollower(p);
+    const f = new LogFileFeed(p, new LogSession());
     let r = await f.poll();
     assert.equal(r.added.length, 1);
     appendFileSync(p, ADDED.slice(0, 30));
@@ -96,7 +97,7 @@ test('following a growing log: appends, a half-written line, truncation and rota
     assert.equal(r.added[0].hop, 'V2');
     assert.equal(r.added[0].line, 2);
     assert.equal(r.added[0].offset, Buffer.byteLength(RECEIVED) + 1);
-    assert.equal(f.annotator.tracker.get('chatcmpl-myrun-0001')!.hops.length, 2);
+    assert.equal(f.session.tracker.get('chatcmpl-myrun-0001')!.hops.length, 2);
 
     writeFileSync(p, ADDED + '\n'); // truncated and rewritten (copytruncate)
     r = await f.poll();
@@ -120,10 +121,10 @@ test('a big log followed in small slices (as the editor reads one) is read from 
     const lines: string[] = [];
     for (let i = 0; lines.length < 120_000; i++) lines.push(RECEIVED.replace('myrun-0001', `run-${i}`), ADDED.replace('myrun-0001', `run-${i}`));
     writeFileSync(p, lines.join('\n') + '\n'); // ~30 MB
-    const whole = new LogFileFollower(p);
+    const whole = new LogFileFeed(p, new LogSession());
     const all = (await whole.poll()).added;
     fsp.open = (async (...args: Parameters<typeof realOpen>) => { opens++; return realOpen(...args); }) as typeof realOpen;
-    const sliced = new LogFileFollower(p);
+    const sliced = new LogFileFeed(p, new LogSession());
     const got: LogRecord[] = [];
     for (;;) {
       const { added } = await sliced.poll(256 * 1024);
@@ -132,14 +133,14 @@ test('a big log followed in small slices (as the editor reads one) is read from 
     }
     assert.equal(got.length, lines.length);
     assert.deepEqual(got.map((r) => [r.line, r.offset, r.hop, r.rid]), all.map((r) => [r.line, r.offset, r.hop, r.rid]));
-    assert.equal(sliced.annotator.tracker.requestCount, whole.annotator.tracker.requestCount);
+    assert.equal(sliced.session.tracker.requestCount, whole.session.tracker.requestCount);
     assert.ok(opens <= 10, `the file was opened ${opens} times for ${Math.ceil(readFileSync(p).length / 262144)} slices`);
     // Rewritten while slices read ahead were still being parsed: the next read from disk starts over.
     writeFileSync(p, ADDED + '\n');
     let reset = false;
     for (let i = 0; i < 200 && !reset; i++) reset = (await sliced.poll(256 * 1024)).reset;
     assert.ok(reset, 'the truncation was seen');
-    assert.equal(sliced.annotator.linesParsed, 1);
+    assert.equal(sliced.session.linesParsed, 1);
   } finally { fsp.open = realOpen; rmSync(dir, { recursive: true, force: true }); }
 });
 

@@ -49,7 +49,8 @@ export function recordingTracer(resource: Attributes, scope: string, ids?: IdGen
 }
 
 /** Exports through a BatchSpanProcessor, as vLLM does; resolves after the exporter answered. */
-export async function exportBatched(url: string, o: ExporterOptions, resource: Attributes, scope: string, build: (tracer: Tracer) => void, maxExportBatchSize = 512): Promise<ReadableSpan[]> {
+export async function exportBatched(url: string, o: ExporterOptions, resource: Attributes, scope: string, build: (tracer: Tracer) => void,
+  maxExportBatchSize = 512): Promise<ReadableSpan[]> {
   const memory = new InMemorySpanExporter();
   const provider = new BasicTracerProvider({ resource: new Resource(resource) });
   provider.addSpanProcessor(new SimpleSpanProcessor(memory));

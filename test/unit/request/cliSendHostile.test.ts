@@ -10,6 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { finished, runCli, startCli } from '../cli/cliProcess';
+import type { TraceJson } from '../../../src/core/request/index';
 
 interface Seen { method: string; url: string; headers: IncomingMessage['headers']; at: number }
 
@@ -42,10 +43,13 @@ function shortStream(res: ServerResponse, rid = 'x', text = ['Hello', ' world'])
 
 const SEND = ['send', '--engine', 'vllm', '--model', 'm', '--max-tokens', '4'];
 
-function parseOne(stdout: Buffer): Record<string, any> {
+/** `hoplens send --json`: the report's JSON, and the server log's lines when --log was given. */
+type SendJson = TraceJson & { serverLogLines?: { line: number; text: string }[] };
+
+function parseOne(stdout: Buffer): SendJson {
   const lines = stdout.toString().trim().split('\n');
   assert.equal(lines.length, 1, stdout.toString().slice(0, 500));
-  return JSON.parse(lines[0]) as Record<string, any>;
+  return JSON.parse(lines[0]) as SendJson;
 }
 
 test('a server streaming more than 64 MB without a newline: the --json error object, exit 1, no crash', async () => {
@@ -69,7 +73,7 @@ test('a server streaming more than 64 MB without a newline: the --json error obj
     assert.equal(r.code, 1, r.stderr);
     assert.equal(r.stderr, '');
     const j = parseOne(r.stdout);
-    assert.equal(j.error.kind, 'frame-too-large');
+    assert.equal(j.error?.kind, 'frame-too-large');
     assert.match(j.error.message, /more than 64 MB without ending an SSE event/);
   } finally { await s.close(); }
 });
@@ -99,7 +103,8 @@ test('a flood of 300,000 valid frames: per-frame detail for the first 100,000, c
     assert.equal(j.frames.length, 100_000, 'per-frame detail up to the cap');
     assert.equal(j.framesReceived, N + 1, 'every frame counted ([DONE] included)');
     assert.equal(j.outputTokens, N);
-    assert.ok(j.itlMs.max >= j.itlMs.p99 && j.itlMs.p99 >= j.itlMs.p50);
+    const itl = j.itlMs!;
+    assert.ok(itl.max! >= itl.p99! && itl.p99! >= itl.p50!);
     assert.ok(j.warnings.some((w: string) => /sent 300,001 frames: per-frame detail .* first 100,000/.test(w)), j.warnings.join('\n'));
     const text = await runCli([...SEND, '--url', s.url, '--timeout-ms', '600000']);
     assert.match(text.stdout.toString(), /frames received +300001/);
@@ -163,7 +168,7 @@ test('--log searches only what the server wrote after the request started, with 
   try {
     const r = await runCli([...SEND, '--url', s.url, '--rid', rid, '--log', log, '--json']);
     assert.equal(r.code, 0, r.stderr);
-    const lines = parseOne(r.stdout).serverLogLines as { line: number; text: string }[];
+    const lines = parseOne(r.stdout).serverLogLines!;
     assert.deepEqual(lines.map((l) => l.line), [50_002]);
     assert.match(lines[0].text, /9f8e7d6c/);
   } finally { await s.close(); rmSync(dir, { recursive: true, force: true }); }
@@ -183,7 +188,7 @@ test('--repeat honours 429 Retry-After: the next run waits as long as the server
     assert.equal(r.code, 1, 'one run failed');
     const gap = s.seen[1].at - s.seen[0].at;
     assert.ok(gap >= 950, `the second request came ${gap.toFixed(0)} ms after the 429 (Retry-After: 1)`);
-    const [first, second] = r.stdout.toString().trim().split('\n').map((l) => JSON.parse(l) as Record<string, any>);
+    const [first, second] = r.stdout.toString().trim().split('\n').map((l) => JSON.parse(l) as SendJson);
     assert.equal(first.status, 429);
     assert.ok(first.warnings.some((w: string) => /429 with Retry-After: 1; the next run waited 1\.0 s/.test(w)));
     assert.equal(second.error, null);

@@ -41,7 +41,8 @@ test('a slow connection set-up is reported as connectMs and is not in TTFT, head
     // t = 0 is the connection coming up: the request goes out after it, then headers, frames, the end.
     const t = record.timeline;
     assert.ok(t.requestWrittenMs! >= 0 && t.requestWrittenMs! <= metrics.headersMs!, JSON.stringify(t));
-    assert.ok(metrics.headersMs! <= metrics.ttftFirstFrameMs! && metrics.ttftFirstFrameMs! <= metrics.ttftContentMs! && metrics.ttftContentMs! <= metrics.e2eMs!, JSON.stringify(metrics));
+    assert.ok(metrics.headersMs! <= metrics.ttftFirstFrameMs! && metrics.ttftFirstFrameMs! <= metrics.ttftContentMs!
+      && metrics.ttftContentMs! <= metrics.e2eMs!, JSON.stringify(metrics));
     // The server holds the first content frame 100 ms and the last 140 ms after the request arrives.
     assert.ok(metrics.ttftContentMs! >= 99, `TTFT ${metrics.ttftContentMs}`);
     assert.ok(metrics.e2eMs! >= 139, `E2E ${metrics.e2eMs}`);

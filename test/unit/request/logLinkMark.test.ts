@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { countLinesUpTo, findRequestLogLines } from '../../../src/core/request/index';
+import { countLinesUpTo, findRequestLogLines, ServerLogReader } from '../../../src/core/request/index';
 import { makeTempDir } from '../../harness/tempDirs';
 
 const FIX = join(__dirname, '..', '..', '..', '..', 'test', 'fixtures', 'logs', 'vllm_info_chat_and_abort.log');
@@ -32,4 +32,32 @@ test('searching from the pre-request mark finds the same lines, with the same nu
   const fromTop = await countLinesUpTo(log, statSync(log).size);
   const onwards = await countLinesUpTo(log, statSync(log).size, mark);
   assert.deepEqual(onwards, fromTop);
+});
+
+test('the report waits for the server to write the request\'s lines, and says which clock they carry', async () => {
+  const dir = makeTempDir('hoplens-reader-').path;
+  const log = join(dir, 'server.log');
+  const older = readFileSync(FIX, 'utf8').replace(/myrun-0001/g, 'older-run');
+  writeFileSync(log, older);
+  const record = {
+    requestId: 'myrun-0001', logRequestId: 'chatcmpl-myrun-0001',
+    serverIdPattern: '(?<![\\w-])(?:(?:\\d+_)?chatcmpl-myrun-0001(?:_\\d+)?(?:-[0-9a-f]{8})?)(?![\\w-])',
+    timeline: { startedAtEpochMs: Date.now(), connectMs: 0, requestWrittenMs: 0, headersMs: 0, firstByteMs: 0, endMs: 0, sawDone: true, warnings: [] },
+  };
+  let waits = 0;
+  // The server writes the request's lines while the reader waits for the first time.
+  const reader = new ServerLogReader({ sleep: async () => { if (waits++ === 0) appendFileSync(log, readFileSync(FIX, 'utf8')); } });
+  const sizeBefore = await reader.end(log);
+  const answer = await reader.linesOf(log, record, sizeBefore);
+  assert.equal(waits, 1, 'one wait: the lines were there at the second look');
+  const olderLines = older.split('\n').length - 1;
+  assert.ok(answer.lines!.length >= 5 && answer.lines!.every((l) => l.line > olderLines), 'only lines written after the request started, numbered as in the file');
+  assert.match(answer.note, /^\d+ line\(s\) in .*server\.log\. Server clocks: whole seconds only;/);
+
+  const none = await new ServerLogReader({ attempts: 3, sleep: async () => undefined }).linesOf(log, { ...record, requestId: 'nobody', logRequestId: 'chatcmpl-nobody', serverIdPattern: 'chatcmpl-nobody' }, sizeBefore);
+  assert.deepEqual(none.lines, []);
+  assert.match(none.note, /^No line of .* mentions chatcmpl-nobody \(is --enable-log-requests on\?\)\.$/);
+  const missing = await new ServerLogReader().linesOf(join(dir, 'gone.log'), record, undefined);
+  assert.equal(missing.lines, null);
+  assert.match(missing.note, /^Could not read .*gone\.log: ENOENT/);
 });

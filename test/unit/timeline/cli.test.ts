@@ -47,12 +47,12 @@ test('readable: the clocks with their bounds and the orderings behind them, the 
   assert.equal(r.code, 0, r.stderr);
   const out = r.stdout.toString();
   assert.match(out, /^Request tl-0001 across 2 log\(s\)/);
-  assert.match(out, /\n  client +reference\n/);
-  assert.match(out, /\n  api-server\.log +\+0\.000 ms +estimated allowed −\d+ ms … \+\d+ ms by \d+ ordering\(s\)\n/);
+  assert.match(out, /\n {2}client +reference\n/);
+  assert.match(out, /\n {2}api-server\.log +\+0\.000 ms +estimated allowed −\d+ ms … \+\d+ ms by \d+ ordering\(s\)\n/);
   assert.match(out, /at most: client sent the request \(client\) before .* \(api-server\.log:\d+\): the request is sent before any server sees it/);
-  assert.match(out, /\n  engine-core\.log +\+0\.000 ms +assumed +no ordering ties it to the reference\n/);
+  assert.match(out, /\n {2}engine-core\.log +\+0\.000 ms +assumed +no ordering ties it to the reference\n/);
   assert.match(out, new RegExp(`\\[−0\\.\\d{3} s, \\+0\\.\\d{3} s\\) +api-server\\.log · APIServer pid ${run.apiServerPid} +V2 Added request chatcmpl-tl-0001-5e1d0c2b\\.  L4\\n`));
-  assert.match(out, /\n  \+0\.000 ms +client \(socket\) +request sent\n/);
+  assert.match(out, /\n {2}\+0\.000 ms +client \(socket\) +request sent\n/);
   assert.match(out, /engine spans \(OTLP\) +prefill\n/);
   assert.match(out, new RegExp(`calls · EngineCore pid ${run.enginePid} · thread \\d+: 13 call\\(s\\) in the request's window\\n  outermost: run_busy_loop`));
   assert.match(out, /note: engine-core\.log: no ordering ties its clock to client/);

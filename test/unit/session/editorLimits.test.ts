@@ -3,7 +3,7 @@
 // there is no CodeLens on it. HopLens says so in the status bar and draws its hop column instead.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CODELENS_OFF_ABOVE_CHARS, CODELENS_OFF_ABOVE_LINES, mebibytes, vscodeShowsNoCodeLens } from '../../../src/providers/logs/editorLimits';
+import { CODELENS_OFF_ABOVE_CHARS, CODELENS_OFF_ABOVE_LINES, mebibytes, vscodeShowsNoCodeLens } from '../../../src/core/session/editorLimits';
 import { hopLabelWidth } from '../../../src/providers/logs/hopPresentation';
 
 test('the limits are strict: exactly 20 MiB or 300,000 lines still get lenses', () => {

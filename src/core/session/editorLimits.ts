@@ -1,5 +1,5 @@
 // The sizes at which VS Code stops offering features to extensions, as the pinned VS Code
-// (1.139.1) applies them. Kept free of `vscode` so the rule is unit-tested in plain Node.
+// (1.139.1) applies them: what a session of a log in the editor can expect. Plain Node.
 //
 // TextModel (src/vs/editor/common/model/textModel.ts) decides once, when the model is created:
 //   LARGE_FILE_SIZE_THRESHOLD = 20 * 1024 * 1024 (characters, line breaks included),

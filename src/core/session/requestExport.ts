@@ -1,7 +1,7 @@
 // A request's hop table as Markdown (observed line │ file:line │ process │ Δ), with prompts and
 // generated text redacted unless the user opts in: request logging prints both.
-import type { LogRecord } from './model';
-import type { RequestGroup } from './requests';
+import type { LogRecord } from '../logs/model';
+import type { RequestGroup } from '../logs/requests';
 import type { SourceLocation } from '../source/types';
 import { markdownCell, markdownCode } from '../text/markdown';
 

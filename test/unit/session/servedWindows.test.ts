@@ -4,7 +4,7 @@
 // or the user scrolled past half the margin.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ServedWindows } from '../../../src/providers/logs/servedWindows';
+import { ServedWindows } from '../../../src/core/session/servedWindows';
 
 const DOC = 'file:///logs/vllm-19mib.log';
 

@@ -1,0 +1,128 @@
+// The engine checkouts a session of the editor resolves into: per engine, the configured
+// folder or the first checkout found in the workspace folders, opened once (its statement index
+// built in a worker) and kept until the settings or the folders change. No `vscode` here: the
+// editor passes a snapshot of its settings and folders, and hears what happened through the
+// callbacks.
+import { open } from 'node:fs/promises';
+import type { Engine } from '../../hops/types';
+import { detectEngine } from '../logs/parseLine';
+import { discoverCheckouts } from './checkout';
+import { createSourceResolver, type CheckoutSourceResolver, type ResolverOptions } from './resolver';
+import type { CheckoutLookup } from './locate';
+
+/** Enough of a log's start to tell vLLM from SGLang (detectEngine reads up to 2,000 lines). */
+const HEAD_BYTES = 256 * 1024;
+
+export interface CheckoutPlaces {
+  /** Configured checkout folders ('' = look in the workspace folders). */
+  configured: Record<Engine, string>;
+  /** Workspace folders (local paths) searched when none is configured. */
+  folders: readonly string[];
+}
+
+export interface CheckoutEvents {
+  /** A checkout was opened (the pin comparison is on the resolver). */
+  opened?(engine: Engine, r: CheckoutSourceResolver): void;
+  /** Its statement index is ready (answers may change: verified, moved lines). */
+  indexReady?(engine: Engine, r: CheckoutSourceResolver): void;
+  /** A folder could not be opened as a checkout; `configured` when the user named it. */
+  failed?(engine: Engine, dir: string, message: string, configured: boolean): void;
+  /** Anything a lens or link shows may differ now. */
+  changed?(): void;
+}
+
+export type OpenCheckout = (dir: string, engine: Engine, opts: ResolverOptions) => Promise<CheckoutSourceResolver>;
+
+export class CheckoutSet implements CheckoutLookup {
+  private readonly resolvers = new Map<Engine, Promise<CheckoutSourceResolver | null>>();
+  private readonly opened = new Map<Engine, CheckoutSourceResolver | null>();
+  /** Logs whose engine's checkout prepareForLog() started (a tab shown again is not re-read). */
+  private readonly prepared = new Set<string>();
+  /** Bumped by reconfigure(): a resolver opened for older places is not reported. */
+  private epoch = 0;
+
+  constructor(private places: CheckoutPlaces, private readonly opts: {
+    resolver: Pick<ResolverOptions, 'cacheDir' | 'workerScript'>;
+    events?: CheckoutEvents;
+    open?: OpenCheckout;
+  }) {}
+
+  /** New settings or workspace folders: every checkout is looked up again, on demand. */
+  reconfigure(places: CheckoutPlaces): void {
+    this.places = places;
+    this.epoch++;
+    this.resolvers.clear();
+    this.opened.clear();
+    this.opts.events?.changed?.();
+  }
+
+  /** The resolver of an engine's checkout, opened once. */
+  resolver(engine: Engine): Promise<CheckoutSourceResolver | null> {
+    let p = this.resolvers.get(engine);
+    if (!p) {
+      p = this.openFor(engine, this.epoch);
+      this.resolvers.set(engine, p);
+    }
+    return p;
+  }
+
+  /** Synchronous peek: the open checkout, null (none), or undefined (not opened, or still opening). */
+  ready(engine: Engine): CheckoutSourceResolver | null | undefined {
+    return this.opened.get(engine);
+  }
+
+  /**
+   * A log is being opened: start opening its engine's checkout now, from the head of the file on
+   * disk, so that it is ready when the editor has the text (seconds later for a big log).
+   */
+  async prepareForLog(path: string): Promise<void> {
+    if (this.prepared.has(path)) return;
+    this.prepared.add(path);
+    let head: string;
+    try {
+      const fh = await open(path, 'r');
+      try {
+        const buf = Buffer.alloc(HEAD_BYTES);
+        const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
+        head = buf.toString('utf8', 0, bytesRead);
+      } finally { await fh.close(); }
+    } catch { return; } // not readable here: the document finds its engine later
+    const engine = detectEngine(head.split('\n'));
+    if (engine) void this.resolver(engine);
+  }
+
+  private async openFor(engine: Engine, epoch: number): Promise<CheckoutSourceResolver | null> {
+    const configured = this.places.configured[engine];
+    let dir = configured;
+    if (!dir) {
+      const found = await discoverCheckouts([...this.places.folders], { engine }).catch(() => ({}));
+      dir = (found as Partial<Record<Engine, { root: string }>>)[engine]?.root ?? '';
+    }
+    const current = () => epoch === this.epoch;
+    if (!dir) { if (current()) this.opened.set(engine, null); return null; }
+    try {
+      const r = await (this.opts.open ?? createSourceResolver)(dir, engine, {
+        ...this.opts.resolver,
+        statementIndex: 'background',
+        // Until the worker's index is ready, resolve without reading files on this thread.
+        syncFileReads: false,
+      });
+      if (!current()) return r;
+      this.opened.set(engine, r);
+      this.opts.events?.opened?.(engine, r);
+      void r.indexReady.then(() => {
+        if (!current()) return;
+        this.opts.events?.indexReady?.(engine, r);
+        this.opts.events?.changed?.();
+      });
+      this.opts.events?.changed?.();
+      return r;
+    } catch (e) {
+      if (current()) {
+        this.opened.set(engine, null);
+        this.opts.events?.failed?.(engine, dir, e instanceof Error ? e.message : String(e), configured !== '');
+      }
+      return null;
+    }
+  }
+}

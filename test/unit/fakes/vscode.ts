@@ -1,0 +1,159 @@
+// An in-memory stand-in for the parts of the `vscode` API the providers use, so lenses, links,
+// hovers, decorations and the Requests tree run in plain Node (as markdown-language-features
+// tests its features on InMemoryDocument). Value classes behave like VS Code's; the window and
+// workspace are scriptable: tests set the visible editors and fire the events.
+
+export class Position { constructor(readonly line: number, readonly character: number) {} }
+export class Range {
+  readonly start: Position; readonly end: Position;
+  constructor(a: number | Position, b: number | Position, c?: number, d?: number) {
+    this.start = typeof a === 'number' ? new Position(a, b as number) : a;
+    this.end = typeof a === 'number' ? new Position(c!, d!) : (b as Position);
+  }
+}
+export class Selection extends Range {
+  get anchor(): Position { return this.start; }
+  get active(): Position { return this.end; }
+}
+export class Uri {
+  private constructor(readonly scheme: string, readonly path: string, readonly query = '', readonly fragment = '') {}
+  static file(p: string): Uri { return new Uri('file', p); }
+  static parse(s: string): Uri {
+    const m = /^([a-z][\w+.-]*):(?:\/\/[^/]*)?([^?#]*)(?:\?([^#]*))?(?:#(.*))?$/i.exec(s);
+    return m ? new Uri(m[1], m[2], m[3] ?? '', m[4] ?? '') : new Uri('file', s);
+  }
+  static joinPath(u: Uri, ...parts: string[]): Uri { return new Uri(u.scheme, [u.path, ...parts].join('/')); }
+  get fsPath(): string { return this.path; }
+  with(c: { scheme?: string; query?: string; fragment?: string }): Uri {
+    return new Uri(c.scheme ?? this.scheme, this.path, c.query ?? this.query, c.fragment ?? this.fragment);
+  }
+  toString(): string { return `${this.scheme}://${this.path}${this.query ? `?${this.query}` : ''}${this.fragment ? `#${this.fragment}` : ''}`; }
+}
+export type Event<T> = (listener: (e: T) => void) => { dispose(): void };
+export class EventEmitter<T> {
+  private listeners: ((e: T) => void)[] = [];
+  readonly event: Event<T> = (l) => { this.listeners.push(l); return { dispose: () => { this.listeners = this.listeners.filter((x) => x !== l); } }; };
+  fire(e: T): void { for (const l of [...this.listeners]) l(e); }
+  dispose(): void { this.listeners = []; }
+}
+export class Disposable {
+  constructor(private readonly fn: () => void) {}
+  static from(...ds: { dispose(): unknown }[]): Disposable { return new Disposable(() => ds.forEach((d) => d.dispose())); }
+  dispose(): void { this.fn(); }
+}
+export class CodeLens { command: { title: string; command: string; arguments?: unknown[]; tooltip?: string } | undefined; constructor(readonly range: Range) {} }
+export class DocumentLink { target: Uri | undefined; tooltip: string | undefined; constructor(readonly range: Range) {} }
+export class MarkdownString {
+  value = ''; isTrusted: unknown; supportHtml = false;
+  constructor(value = '', readonly supportThemeIcons = false) { this.value = value; }
+  appendMarkdown(s: string): this { this.value += s; return this; }
+  appendText(s: string): this { this.value += s.replace(/[\\`*_{}[\]()#+\-.!<>]/g, '\\$&'); return this; }
+}
+export class Hover { constructor(readonly contents: MarkdownString, readonly range?: Range) {} }
+export enum TreeItemCollapsibleState { None = 0, Collapsed = 1, Expanded = 2 }
+export class TreeItem {
+  id?: string; description?: string; tooltip?: string; iconPath?: unknown; contextValue?: string; command?: { command: string; arguments?: unknown[] };
+  constructor(readonly label: string, readonly collapsibleState: TreeItemCollapsibleState = TreeItemCollapsibleState.None) {}
+}
+export class ThemeIcon { constructor(readonly id: string) {} }
+export class ThemeColor { constructor(readonly id: string) {} }
+export enum DecorationRangeBehavior { OpenOpen = 0, ClosedClosed = 1 }
+export enum StatusBarAlignment { Left = 1, Right = 2 }
+export class TabInputText { constructor(readonly uri: Uri) {} }
+
+/** A text document held in memory; `setText` is an edit (its version moves on). */
+export class InMemoryDocument {
+  version = 1;
+  languageId = 'log';
+  private lines: string[];
+  constructor(readonly uri: Uri, private text: string) { this.lines = text.split('\n'); }
+  get fileName(): string { return this.uri.path; }
+  get lineCount(): number { return this.lines.length; }
+  getText(range?: Range): string {
+    if (!range) return this.text;
+    return this.lines[range.start.line].slice(range.start.character, range.end.character);
+  }
+  lineAt(i: number): { text: string; range: Range } {
+    const text = this.lines[i];
+    return { text, range: new Range(i, 0, i, text.length) };
+  }
+  setText(text: string): void { this.text = text; this.lines = text.split('\n'); this.version++; }
+}
+
+/** An editor showing a document: its visible lines and the decorations set on it. */
+export class InMemoryEditor {
+  readonly decorations = new Map<unknown, { range: Range; renderOptions?: { before?: { contentText: string }; after?: { contentText: string } } }[]>();
+  selection = new Selection(0, 0, 0, 0);
+  constructor(readonly document: InMemoryDocument, public visibleRanges: Range[]) {}
+  setDecorations(type: unknown, opts: { range: Range }[]): void { this.decorations.set(type, opts as never); }
+}
+
+const emitter = <T>() => new EventEmitter<T>();
+export const events = {
+  openDocument: emitter<InMemoryDocument>(), closeDocument: emitter<InMemoryDocument>(),
+  changeDocument: emitter<{ document: InMemoryDocument; contentChanges: unknown[] }>(),
+  visibleRanges: emitter<{ textEditor: InMemoryEditor }>(), visibleEditors: emitter<unknown>(), activeEditor: emitter<unknown>(),
+  configuration: emitter<unknown>(), folders: emitter<unknown>(), tabs: emitter<unknown>(),
+};
+let decorationTypes = 0;
+/** Status bar items created, with what they show. */
+export const statusItems: { text: string; tooltip: unknown; visible: boolean }[] = [];
+/** What the user was told, in order (information, warning, error). */
+export const messages: { kind: 'info' | 'warning' | 'error'; text: string }[] = [];
+const say = (kind: 'info' | 'warning' | 'error') => async (text: string) => { messages.push({ kind, text }); return undefined; };
+export const shown: InMemoryDocument[] = [];
+export enum ViewColumn { Active = -1, Beside = -2 }
+export enum ProgressLocation { Notification = 15 }
+export const window = {
+  showInformationMessage: say('info'),
+  showWarningMessage: say('warning'),
+  showErrorMessage: say('error'),
+  showTextDocument: async (doc: InMemoryDocument) => { shown.push(doc); return new InMemoryEditor(doc, []); },
+  visibleTextEditors: [] as InMemoryEditor[],
+  activeTextEditor: undefined as InMemoryEditor | undefined,
+  onDidChangeTextEditorVisibleRanges: events.visibleRanges.event,
+  onDidChangeVisibleTextEditors: events.visibleEditors.event,
+  onDidChangeActiveTextEditor: events.activeEditor.event,
+  createTextEditorDecorationType: (options: unknown) => ({ key: `decoration-${++decorationTypes}`, options, dispose: () => undefined }),
+  createStatusBarItem: () => {
+    const item = { text: '', tooltip: undefined as unknown, name: '', command: undefined as unknown, visible: false, show() { item.visible = true; }, hide() { item.visible = false; }, dispose() {} };
+    statusItems.push(item);
+    return item;
+  },
+  tabGroups: { all: [], activeTabGroup: { activeTab: undefined as { input: unknown } | undefined }, onDidChangeTabs: events.tabs.event },
+};
+export const workspace = {
+  textDocuments: [] as InMemoryDocument[],
+  workspaceFolders: undefined,
+  onDidOpenTextDocument: events.openDocument.event,
+  onDidCloseTextDocument: events.closeDocument.event,
+  onDidChangeTextDocument: events.changeDocument.event,
+  onDidChangeConfiguration: events.configuration.event,
+  onDidChangeWorkspaceFolders: events.folders.event,
+  getConfiguration: () => ({ get: <T>(_key: string, dflt: T) => dflt }),
+  openTextDocument: async (arg: Uri | { language?: string; content?: string }) => {
+    if (arg instanceof Uri) return workspace.textDocuments.find((d) => d.uri.toString() === arg.toString()) ?? new InMemoryDocument(arg, '');
+    const doc = new InMemoryDocument(Uri.parse(`untitled:/Untitled-${workspace.textDocuments.length + 1}`), arg.content ?? '');
+    doc.languageId = arg.language ?? 'plaintext';
+    return doc;
+  },
+};
+let clipboard = '';
+export const env = {
+  clipboard: { writeText: async (t: string) => { clipboard = t; }, readText: async () => clipboard },
+  openExternal: async (uri: Uri) => { opened.push(uri); return true; },
+};
+/** URIs handed to the browser (env.openExternal). */
+export const opened: Uri[] = [];
+export const languages = {
+  registerDocumentLinkProvider: () => ({ dispose() {} }),
+  registerCodeLensProvider: () => ({ dispose() {} }),
+  registerHoverProvider: () => ({ dispose() {} }),
+};
+/** Commands registered, by id; executeCommand runs them (and records every call). */
+export const registered = new Map<string, (...args: unknown[]) => unknown>();
+export const executed: { id: string; args: unknown[] }[] = [];
+export const commands = {
+  registerCommand: (id: string, fn: (...args: unknown[]) => unknown) => { registered.set(id, fn); return { dispose: () => registered.delete(id) }; },
+  executeCommand: async (id: string, ...args: unknown[]) => { executed.push({ id, args }); return registered.get(id)?.(...args); },
+};

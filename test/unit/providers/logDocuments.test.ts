@@ -1,0 +1,87 @@
+// The open logs' sessions without a VS Code host: a document VS Code opens is read, an append
+// is parsed alone, any other edit starts over, `settled` waits for the last edit, and closing
+// the document ends its session.
+import '../fakes/register';
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type * as vscode from 'vscode';
+import { events, InMemoryDocument, Uri } from '../fakes/vscode';
+import { LogDocumentService } from '../../../src/providers/logs/logDocuments';
+import { RecordSourceLocator } from '../../../src/core/source/locate';
+
+const LINES = readFileSync(join(__dirname, '..', '..', '..', '..', 'test', 'fixtures', 'logs', 'vllm_info_chat_and_abort.log'), 'utf8')
+  .split('\n').filter((l) => l.startsWith('(APIServer'));
+const quiet = { trace() {}, debug() {}, info() {}, warn() {}, error() {} };
+
+function service(largeFileOptimizations = true) {
+  return new LogDocumentService({ log: quiet, sources: new RecordSourceLocator({ ready: () => null }), largeFileOptimizations: () => largeFileOptimizations });
+}
+
+test('a log VS Code opens gets a session; appended lines are parsed alone; an edit that is no append starts over', async () => {
+  const logs = service();
+  const changed: string[] = [];
+  logs.onDidChange((u) => changed.push(u.toString()));
+  const doc = new InMemoryDocument(Uri.file('/logs/growing.log'), LINES.slice(0, 3).join('\n') + '\n');
+  const asDoc = doc as unknown as vscode.TextDocument;
+  events.openDocument.fire(doc);
+  const first = (await logs.settled(asDoc))!;
+  assert.equal(first.session.tracker.brief('chatcmpl-myrun-0001')?.hops.length, 2);
+  assert.ok(changed.length >= 1, 'providers hear that the session changed');
+  const generation = first.session.generation;
+  const firstRecord = first.session.records[0];
+
+  doc.setText(LINES.join('\n') + '\n');
+  events.changeDocument.fire({ document: doc, contentChanges: [{}] });
+  await logs.settled(asDoc);
+  assert.equal(first.session.records.length, LINES.length);
+  assert.equal(first.session.records[0], firstRecord, 'the lines read before were not parsed again');
+  assert.equal(first.session.generation, generation);
+  assert.equal(first.session.tracker.brief('cmpl-5c1d8e0f2a9b4e6d8f7a6b5c4d3e2f10-0')?.hops.length, 4);
+
+  doc.setText(LINES[1] + '\n'); // truncated: a restarted server overwrote the log
+  events.changeDocument.fire({ document: doc, contentChanges: [{}] });
+  await logs.settled(asDoc);
+  assert.equal(first.session.generation, generation + 1);
+  assert.equal(first.session.tracker.requestCount, 1);
+
+  // Providers read: get() parses nothing on its own (the change event does).
+  doc.setText(LINES.join('\n') + '\n');
+  assert.equal(logs.get(asDoc), first);
+  assert.equal(first.session.syncing, false);
+  assert.equal(first.session.records.length, 1);
+  await logs.settled(asDoc);
+  assert.equal(first.session.records.length, LINES.length, 'settled() brings it up to date');
+
+  const closed: string[] = [];
+  logs.onDidClose((u) => closed.push(u.toString()));
+  events.closeDocument.fire(doc);
+  assert.deepEqual(closed, [doc.uri.toString()]);
+  assert.equal(logs.find(doc.uri as unknown as vscode.Uri), undefined);
+  logs.dispose();
+});
+
+test('only server logs get a session, unless the user asks to annotate a document', async () => {
+  const logs = service();
+  const notes = new InMemoryDocument(Uri.file('/notes/todo.md'), LINES.join('\n'));
+  notes.languageId = 'markdown';
+  const asDoc = notes as unknown as vscode.TextDocument;
+  assert.equal(logs.get(asDoc), undefined);
+  assert.ok(logs.force(asDoc));
+  assert.ok((await logs.settled(asDoc))!.session.hasHops);
+  const rotated = new InMemoryDocument(Uri.file('/logs/vllm.log.1'), '');
+  rotated.languageId = 'plaintext';
+  assert.ok(logs.get(rotated as unknown as vscode.TextDocument), 'a rotated log (vllm.log.1) is a log');
+  logs.dispose();
+});
+
+test('a log over 300,000 lines with large-file optimisations on is marked: VS Code shows it no CodeLens', async () => {
+  const text = Array.from({ length: 300_001 }, (_, i) => LINES[i % LINES.length]).join('\n');
+  const big = new InMemoryDocument(Uri.file('/logs/big.log'), text);
+  const on = await service(true).settled(big as unknown as vscode.TextDocument);
+  assert.equal(on!.noCodeLens, true);
+  assert.equal(on!.chars, text.length);
+  const off = await service(false).settled(new InMemoryDocument(Uri.file('/logs/big2.log'), text) as unknown as vscode.TextDocument);
+  assert.equal(off!.noCodeLens, false);
+});

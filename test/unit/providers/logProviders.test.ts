@@ -1,0 +1,143 @@
+// The log providers without a VS Code host: lenses, links, hovers, decorations and the Requests
+// tree over a real session of a real-shaped vLLM log, through the in-memory `vscode` stand-in.
+import '../fakes/register';
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import { EventEmitter, InMemoryDocument, InMemoryEditor, Range, Uri, window } from '../fakes/vscode';
+import { LogSession } from '../../../src/core/session/logSession';
+import { RecordSourceLocator, type CheckoutResolver } from '../../../src/core/source/locate';
+import type { LogDocumentAnnotation, LogSessions } from '../../../src/providers/logs/logDocuments';
+import { HopCodeLensProvider } from '../../../src/providers/logs/hopCodeLens';
+import { HopHoverProvider } from '../../../src/providers/logs/hopHover';
+import { HopDecorations } from '../../../src/providers/logs/hopDecorations';
+import { FileInfoLinkProvider } from '../../../src/providers/logs/fileInfoLinks';
+import { RequestsViewProvider, documentLogSource } from '../../../src/providers/requestsView';
+
+const LOG = readFileSync(join(__dirname, '..', '..', '..', '..', 'test', 'fixtures', 'logs', 'vllm_info_chat_and_abort.log'), 'utf8');
+const ADDED_LINE = LOG.split('\n').findIndex((l) => l.includes('Added request chatcmpl-myrun-0001-9e1f0c2d.'));
+
+/** A checkout at another commit: every statement three lines further down. */
+const movedCheckout: CheckoutResolver = {
+  resolve: (q) => (q.hop === 'V2' ? { path: 'vllm/v1/engine/async_llm.py', line: 442, verified: true, drift: 3, method: 'statement-index' } : null),
+  absolutePath: (loc) => `/checkouts/vllm/${loc.path}`,
+  hasFile: () => true,
+};
+
+/** One open log: a document, its session, and the narrow LogSessions the providers read. */
+function openLog(opts: { checkout?: CheckoutResolver | null; noCodeLens?: boolean } = {}) {
+  const doc = new InMemoryDocument(Uri.file('/logs/vllm.log'), LOG);
+  const session = new LogSession({ sources: new RecordSourceLocator({ ready: () => opts.checkout ?? null }) });
+  session.syncTextNow(doc.getText());
+  const entry: LogDocumentAnnotation = { uri: doc.uri as unknown as vscode.Uri, session, chars: LOG.length, noCodeLens: opts.noCodeLens ?? false };
+  const changed = new EventEmitter<vscode.Uri>();
+  const sessions: LogSessions = { get: () => entry, find: () => entry, onDidChange: changed.event as never, onDidClose: new EventEmitter<vscode.Uri>().event as never };
+  const editor = new InMemoryEditor(doc, [new Range(0, 0, doc.lineCount - 1, 0)]);
+  window.visibleTextEditors = [editor];
+  return { doc, session, sessions, editor, asDoc: doc as unknown as vscode.TextDocument };
+}
+
+test('lenses: one per hop line, titled with hop, process and the pinned file (↗) when no checkout is open', () => {
+  const { sessions, asDoc, session } = openLog();
+  const lenses = new HopCodeLensProvider(sessions, new EventEmitter<void>().event as never).provideCodeLenses(asDoc);
+  const hopLines = session.records.filter((r) => r.hop !== null && !r.continuation).map((r) => r.line - 1);
+  assert.deepEqual(lenses.map((l) => l.range.start.line), hopLines);
+  const added = lenses.find((l) => l.range.start.line === ADDED_LINE)!;
+  assert.equal(added.command?.title, 'hop 2 · api-server · v1/engine/async_llm.py:439 ↗');
+  assert.equal(added.command?.command, 'hoplens.openSource');
+  assert.match(added.command?.tooltip ?? '', /^Open https:\/\/github\.com\/vllm-project\/vllm\/blob\/[0-9a-f]{40}\/vllm\/v1\/engine\/async_llm\.py#L439 \(no local checkout\)$/);
+});
+
+test('lenses: through a checkout at another commit, the moved line and its drift, opening the local file', () => {
+  const { sessions, asDoc } = openLog({ checkout: movedCheckout });
+  const lenses = new HopCodeLensProvider(sessions, new EventEmitter<void>().event as never).provideCodeLenses(asDoc);
+  const added = lenses.find((l) => l.range.start.line === ADDED_LINE)!;
+  assert.equal(added.command?.title, 'hop 2 · api-server · v1/engine/async_llm.py:442 (+3 lines)');
+  assert.equal(added.command?.tooltip, 'Open /checkouts/vllm/vllm/v1/engine/async_llm.py:442');
+});
+
+test('hover: what the hop means, the flag that turns it on, the source and the request', () => {
+  const { sessions, asDoc } = openLog({ checkout: movedCheckout });
+  const hover = new HopHoverProvider(sessions).provideHover(asDoc, new vscode.Position(ADDED_LINE, 30))!;
+  // As a reader sees it: the text appended as text comes back unescaped.
+  const md = (hover.contents as unknown as { value: string }).value.replace(/\\([\\`*_{}[\]()#+\-.!<>])/g, '$1');
+  assert.match(md, /\*\*HopLens · hop 2\*\* \(V2\) · api-server · INFO/);
+  assert.match(md, /--enable-log-requests/);
+  assert.match(md, /Checkout: v1/);
+  assert.match(md, /verified: the logging call there matches this message/);
+  assert.match(md, /Drift: the statement is \+3 lines from the line the server printed/);
+  assert.match(md, /\[Open\]\(command:hoplens\.openSource\?/);
+  assert.match(md, /Request: chatcmpl-myrun-0001 · \d+ hop lines/);
+});
+
+test('decorations: the time since the previous hop at the end of each hop line, and the hop column where VS Code shows no lens', () => {
+  const { sessions, editor } = openLog({ noCodeLens: true });
+  const decorations = new HopDecorations(sessions);
+  decorations.update(editor as unknown as vscode.TextEditor);
+  const [deltas, notes] = [...editor.decorations.values()];
+  const texts = deltas.map((d) => d.renderOptions?.after?.contentText.trim());
+  assert.ok(texts.includes('first hop of this request'), texts.join(' | '));
+  assert.ok(texts.includes('Δ ≤1 s since previous hop'), 'whole-second stamps say ≤1 s, not 0 ms');
+  assert.equal(notes.length, editor.document.lineCount, 'every line gets the column, so the text stays aligned');
+  assert.equal(notes[ADDED_LINE].renderOptions?.before?.contentText.trimEnd().replace(/\u00a0+$/, ''), 'hop 2');
+  assert.match(notes[0].renderOptions?.before?.contentText ?? '', /^\u00a0+$/);
+  decorations.dispose();
+});
+
+test('links: vLLM\'s own [file:line] bracket, and its target when VS Code resolves it', () => {
+  const { sessions, asDoc, doc } = openLog();
+  const provider = new FileInfoLinkProvider(sessions);
+  const links = provider.provideDocumentLinks(asDoc);
+  const added = links.find((l) => l.range.start.line === ADDED_LINE)!;
+  assert.equal(doc.getText(added.range as unknown as Range), 'async_llm.py:439');
+  (vscode.workspace as unknown as { textDocuments: unknown[] }).textDocuments = [doc];
+  const resolved = provider.resolveDocumentLink(added);
+  assert.equal(resolved.target?.scheme, 'https');
+  assert.match(resolved.target?.toString() ?? '', /vllm\/v1\/engine\/async_llm\.py#L439$/);
+});
+
+test('the Requests tree: one row per request, its hops in order with deltas, then the hops it never printed', () => {
+  const { session, doc } = openLog();
+  const view = new RequestsViewProvider();
+  view.setSource(documentLogSource(doc.uri as unknown as vscode.Uri, session));
+  const rows = view.getChildren();
+  const labels = rows.map((n) => String(view.getTreeItem(n).label));
+  assert.deepEqual(labels, ['chatcmpl-myrun-0001', 'cmpl-5c1d8e0f2a9b4e6d8f7a6b5c4d3e2f10-0']);
+  const chat = view.getTreeItem(rows[0]);
+  assert.match(String(chat.description), /^22:30:05 · \d+ hops/);
+  const children = view.getChildren(rows[0]).map((n) => view.getTreeItem(n));
+  assert.match(String(children[0].label), /^hop 1 /);
+  assert.match(String(children[1].label), /^hop 2 /);
+  assert.ok(children.some((c) => String(c.description).includes('≤1 s')), 'deltas state whole-second resolution');
+  assert.ok(children.some((c) => / not printed$/.test(String(c.label))), 'missing hops are listed');
+  view.setFilter('5c1d8e0f');
+  assert.deepEqual(view.getChildren().map((n) => String(view.getTreeItem(n).label)), ['cmpl-5c1d8e0f2a9b4e6d8f7a6b5c4d3e2f10-0']);
+  view.dispose();
+});
+
+test('the Requests tree of a log with more than 1,000 requests lists the newest and says how to find the others', async () => {
+  const lines = LOG.split('\n').filter((l) => l.startsWith('(APIServer'));
+  const many: string[] = [];
+  for (let r = 0; r < 600; r++) for (const l of lines) many.push(l.replace(/myrun-0001/g, `run-${r}`).replace(/5c1d8e0f2a9b4e6d8f7a6b5c4d3e2f10/g, `c${r}`));
+  const session = new LogSession();
+  session.syncTextNow(many.join('\n') + '\n');
+  const view = new RequestsViewProvider();
+  const revealed: unknown[] = [];
+  view.attach({ reveal: async (n: unknown) => { revealed.push(n); }, message: undefined, description: undefined } as unknown as vscode.TreeView<never>);
+  view.setSource(documentLogSource(Uri.file('/logs/many.log') as unknown as vscode.Uri, session));
+  const rows = view.getChildren().map((n) => String(view.getTreeItem(n).label));
+  assert.equal(rows.length, 1001);
+  assert.equal(rows[0], 'Showing the last 1,000 of 1,200 requests; filter by id to find others.');
+  assert.equal(rows[rows.length - 1], 'cmpl-c599-0');
+  assert.equal(await view.reveal('chatcmpl-run-0'), true, 'an older request is revealed through the filter');
+  assert.deepEqual(view.getChildren().map((n) => String(view.getTreeItem(n).label)), ['chatcmpl-run-0']);
+  assert.equal(revealed.length, 1);
+  view.setEngineTimingLookup((rid) => (rid === 'chatcmpl-run-0' ? { label: 'engine: e2e 812.0 ms', description: 'queue 1.2 ms · prefill 30.5 ms', tooltip: '' } : null));
+  const [request] = view.getChildren();
+  const first = view.getTreeItem(view.getChildren(request)[0]);
+  assert.equal(first.label, 'engine: e2e 812.0 ms', 'the engine\'s own timing comes first under its request');
+  assert.equal(first.command?.command, 'hoplens.showEngineTiming');
+  view.dispose();
+});
