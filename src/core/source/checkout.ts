@@ -102,9 +102,13 @@ export function parsePorcelainZ(out: string): string[] {
 /**
  * Looks for checkouts in candidate folders (the setting first, then workspace folders),
  * then one level down (a workspace that contains `vllm/` or `sglang/` as a sub-folder),
+ * then two levels down for folders named after an engine (`checkouts/vllm`),
  * then a few levels up (a workspace opened inside a checkout).
  * Returns the first match per engine, in candidate order.
  */
+/** Folder names that may hold an engine's checkout. */
+const ENGINE_FOLDER = /^(?:vllm|sglang)/i;
+
 export async function discoverCheckouts(candidates: string[], opts: { engine?: Engine; signal?: AbortSignal } = {}): Promise<Partial<Record<Engine, CheckoutInfo>>> {
   const out: Partial<Record<Engine, CheckoutInfo>> = {};
   const seen = new Set<string>();
@@ -118,10 +122,20 @@ export async function discoverCheckouts(candidates: string[], opts: { engine?: E
   for (const c of candidates.filter(Boolean)) {
     await consider(c);
   }
-  for (const c of candidates.filter(Boolean)) {
+  const subFolders = (dir: string): string[] => {
     let names: string[];
-    try { names = readdirSync(c).filter((n) => !n.startsWith('.') && n !== 'node_modules'); } catch { continue; }
-    for (const n of names.slice(0, 200)) if (isDir(join(c, n))) await consider(join(c, n));
+    try { names = readdirSync(dir).filter((n) => !n.startsWith('.') && n !== 'node_modules'); } catch { return []; }
+    return names.slice(0, 200).map((n) => join(dir, n)).filter(isDir);
+  };
+  for (const c of candidates.filter(Boolean)) {
+    for (const sub of subFolders(c)) await consider(sub);
+  }
+  // Two levels down, only folders named after an engine (`checkouts/vllm`, `third_party/sglang-src`):
+  // a look at every grandchild would stat thousands of folders in a big workspace.
+  for (const c of candidates.filter(Boolean)) {
+    for (const sub of subFolders(c)) {
+      for (const leaf of subFolders(sub)) if (ENGINE_FOLDER.test(basename(leaf))) await consider(leaf);
+    }
   }
   // A workspace opened on a sub-folder of a checkout (e.g. `vllm/vllm/v1`): look up a few levels.
   for (const c of candidates.filter(Boolean)) {

@@ -48,6 +48,24 @@ test('discovery: the setting first, then workspace folders and their sub-folders
   assert.equal(found.sglang?.headProblem, 'not a git repository');
 });
 
+test('discovery: a checkout two levels down is found when its folder is named after the engine', async () => {
+  const workspace = tmp.make();
+  const vllmDir = join(workspace, 'checkouts', 'vllm');
+  mkdirSync(vllmDir, { recursive: true });
+  initRepo(vllmDir, VLLM_FILES);
+  const sglDir = join(workspace, 'third_party', 'sglang-main');
+  mkdirSync(sglDir, { recursive: true });
+  writeFiles(sglDir, SGLANG_FILES);
+  // A copy under a folder not named after an engine, two levels down, is not searched for.
+  writeFiles(join(workspace, 'data', 'misc'), VLLM_FILES);
+  const found = await discoverCheckouts([workspace]);
+  assert.equal(found.vllm?.root, vllmDir);
+  assert.equal(found.sglang?.root, sglDir);
+  const other = tmp.make();
+  writeFiles(join(other, 'data', 'misc'), VLLM_FILES);
+  assert.equal((await discoverCheckouts([other])).vllm, undefined);
+});
+
 test('a site-packages folder inside some other git repository does not borrow its HEAD', async () => {
   const outer = tmp.make();
   initRepo(outer, { 'README.md': 'x', 'venv/lib/site-packages/vllm/__init__.py': '', 'venv/lib/site-packages/vllm/logger.py': '' });
