@@ -9,6 +9,7 @@ import { CommandIds } from '../../commandIds';
 import { Disposable } from '../../util/dispose';
 import { aroundVisible, inWindows, isWindowed, visibleLines, WINDOW_MARGIN_LINES, WINDOW_SLACK_LINES } from './visibleWindow';
 import { ServedWindows, type LineWindow } from '../../core/session/servedWindows';
+import { forWorkbench } from '../../core/text/workbench';
 
 /** Up to this many lenses are all resolved when listed; more are resolved near the screen. */
 const RESOLVE_EAGERLY_UP_TO = 1000;
@@ -70,7 +71,10 @@ export class HopCodeLensProvider extends Disposable implements vscode.CodeLensPr
   resolveCodeLens(lens: HopLens): HopLens {
     const hop = this.logs.get(lens.doc)?.session.hopAt(lens.line);
     if (!hop) { lens.command = { title: '', command: '' }; return lens; }
-    const { title, tooltip } = hopTitle(hop.record, hop.def, hop.source);
+    // A lens title draws `$(name)` as an icon; without a checkout the path is the one the log printed.
+    const shown = hopTitle(hop.record, hop.def, hop.source);
+    const title = forWorkbench(shown.title);
+    const tooltip = shown.tooltip;
     lens.command = hop.source ? { title, command: CommandIds.openSource, arguments: [lens.doc.uri, lens.line], tooltip } : { title, command: '' };
     return lens;
   }

@@ -58,6 +58,22 @@ test('lenses: through a checkout at another commit, the moved line and its drift
   assert.equal(added.command?.tooltip, 'Open /checkouts/vllm/vllm/v1/engine/async_llm.py:442');
 });
 
+test('lenses: a path the log printed shows as text, never as an icon or a link', () => {
+  const text = 'INFO 06-03 10:00:00 [$(alert)/async_llm.py:439] Added request chatcmpl-x-1.\n';
+  const doc = new InMemoryDocument(Uri.file('/logs/hostile.log'), text);
+  const session = new LogSession({ sources: new RecordSourceLocator({ ready: () => null }) });
+  session.syncTextNow(doc.getText());
+  const entry: LogDocumentAnnotation = { uri: doc.uri as unknown as vscode.Uri, session, chars: text.length, noCodeLens: false };
+  const never = new EventEmitter<vscode.Uri>().event as never;
+  const sessions: LogSessions = { get: () => entry, find: () => entry, onDidChange: never, onDidClose: never };
+  window.visibleTextEditors = [new InMemoryEditor(doc, [new Range(0, 0, 0, 0)])];
+  const [lens] = new HopCodeLensProvider(sessions, new EventEmitter<void>().event as never).provideCodeLenses(doc as unknown as vscode.TextDocument);
+  const title = lens.command?.title ?? '';
+  assert.match(title, /^hop 2 · api-server · /);
+  assert.doesNotMatch(title, /\$\(/, 'no `$(` left for the workbench to draw as an icon');
+  assert.equal(title.replace(/\u200b/g, ''), 'hop 2 · api-server · $(alert)/async_llm.py:439 ↗', 'reads as printed');
+});
+
 test('hover: what the hop means, the flag that turns it on, the source and the request', () => {
   const { sessions, asDoc } = openLog({ checkout: movedCheckout });
   const hover = new HopHoverProvider(sessions).provideHover(asDoc, new vscode.Position(ADDED_LINE, 30))!;
