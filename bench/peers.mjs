@@ -15,6 +15,8 @@
 //   cat LOG > file                              the disk/page-cache floor
 //   node bench/readFloor.mjs LOG > file         Node's floor: read the file, find the line ends (nothing else)
 //   lab12_run.py --mode annotate                the lab's reference script
+//   cat OUT > file, cat OUT | cat > file        HopLens's output moved without HopLens: what a pipe costs the
+//                                               machine for those bytes (the pipe goal is read with it taken out)
 // Call traces (a generated VLLM_TRACE_FUNCTION folder, --trace-mb in two threads' files):
 //   hoplens calltrace DIR --json > file         full index (every thread's call tree) and the request-path listing
 //   cat FILES | wc -l > file                    the read floor
@@ -375,6 +377,10 @@ async function main() {
     T({ id: 'grep', job: 'annotate', label: "LC_ALL=C grep -cE '<hop regexes>' > file", out: o('grep.txt'), cmd: 'LC_ALL=C grep -cE -e "$HOP_ERE" "$LOG" > "$OUT"' }),
     T({ id: 'cat', job: 'annotate', label: 'cat > file', out: o('cat.log'), cmd: 'cat "$LOG" > "$OUT"' }),
     T({ id: 'floor', job: 'annotate', label: 'node: read, split lines (floor) > file', out: o('floor.txt'), cmd: 'node "$FLOOR" "$LOG" > "$OUT"' }),
+    // What the machine charges for moving HopLens's output through a pipe at all: the same bytes, no HopLens.
+    T({ id: 'cat-out', job: 'annotate', label: 'cat <HopLens output> > file', out: o('cat-out.jsonl'), vars: { HL_OUT: o('hoplens.jsonl') }, cmd: 'cat "$HL_OUT" > "$OUT"' }),
+    T({ id: 'cat-out-pipe', job: 'annotate', label: 'cat <HopLens output> \\| cat > file', out: o('cat-out-pipe.jsonl'), vars: { HL_OUT: o('hoplens.jsonl') },
+      cmd: 'cat "$HL_OUT" | cat > "$OUT"' }),
     LAB && T({ id: 'lab', job: 'annotate', label: 'lab12_run.py --mode annotate > file', out: o('lab.txt'), cmd: 'python3 "$LAB" --mode annotate --engine vllm --log "$LOG" > "$OUT"' }),
     T({ id: 'hl-ct', job: 'call traces', label: 'hoplens calltrace DIR --json > file', out: o('hoplens-calltrace.jsonl'), cmd: 'node "$CLI" calltrace "$TRACE_DIR" --json > "$OUT"' }),
     T({ id: 'cat-ct', job: 'call traces', label: 'cat FILES \\| wc -l > file', out: o('wc.txt'), cmd: `cat ${traceFiles} | wc -l > "$OUT"` }),
@@ -455,6 +461,13 @@ async function main() {
   console.log('\nthe machine (not a goal): Node only reading the same bytes and finding the line ends, ÷ the peer');
   console.log(`  log: ${show(vs('floor', 'cat'))} of cat's; HopLens annotate --json is ${show(vs('hl', 'floor'))} of that floor`);
   console.log(`  call traces: ${show(vs('floor-ct', 'cat-ct'))} of cat | wc -l's; HopLens calltrace is ${show(vs('hl-ct', 'floor-ct'))} of that floor`);
+  if (g('cat-out') && g('cat-out-pipe') && g('hl') && g('hl-pipe')) {
+    const machine = g('cat-out-pipe').wall - g('cat-out').wall;
+    const ours = g('hl-pipe').wall - g('hl').wall;
+    console.log(`  pipe: the machine takes ${f2(machine)} s more to move HopLens's output through a pipe (cat | cat vs cat), `
+      + `${f2(machine / g('hl').wall)}× of HopLens's file time; HopLens's pipe run takes ${f2(ours)} s more than its file run`);
+    console.log(`  pipe ÷ file time with the machine's pipe cost taken out: ${f2((g('hl-pipe').wall - machine) / g('hl').wall)}×`);
+  }
 
   console.log('\nchecks (outputs of the first round):');
   for (const line of checks) console.log(`  ${line}`);
