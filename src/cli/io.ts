@@ -2,8 +2,11 @@
 // The process implementation is a Unix citizen: it waits for a slow reader instead of
 // buffering without bound, ends quietly when the reader went away (`| head -1`), and turns a
 // write failure (a full disk) into one line on stderr.
-import { fstatSync, writeSync } from 'node:fs';
+import { existsSync, fstatSync, writeSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
 import { isatty } from 'node:tty';
+import { Worker } from 'node:worker_threads';
 
 export interface CliIO {
   out(text: string): void;
@@ -46,26 +49,84 @@ export function processIO(): CliIO {
   // A file (or /dev/null) is written in place; a pipe or terminal may hold on to the chunk
   // after write() returns, so it gets a copy.
   let direct = false;
-  try { const st = fstatSync(1); direct = st.isFile() || (st.isCharacterDevice() && !isatty(1)); } catch { /* no stdout */ }
+  let pipe = false;
+  try {
+    const st = fstatSync(1);
+    direct = st.isFile() || (st.isCharacterDevice() && !isatty(1));
+    pipe = st.isFIFO();
+  } catch { /* no stdout */ }
   const stdout = process.stdout;
   // Without these listeners an EPIPE or ENOSPC is an unhandled 'error' event: a stack trace and exit 1.
   stdout.on('error', onOutputError);
   process.stderr.on('error', () => { /* nowhere left to say it */ });
   let draining: Promise<void> | null = null;
+  // Bulk output into a pipe goes through a writer thread, from the first buffer on, once what
+  // was written before it has left (so the order holds); everything after follows the same way.
+  let writer: PipeWriter | null = null;
+  let triedWriter = !pipe || availableParallelism() < 2;
   return {
-    out: (t) => { stdout.write(t); },
+    out: (t) => { if (writer) writer.write(Buffer.from(t)); else stdout.write(t); },
     err: (t) => { process.stderr.write(t); },
     outBytes: direct
       ? (b) => {
         try { for (let off = 0; off < b.length;) off += writeSync(1, b, off, b.length - off); } catch (e) { onOutputError(e as NodeJS.ErrnoException); }
       }
-      : (b) => { stdout.write(Buffer.from(b)); },
+      : (b) => {
+        if (!triedWriter && stdout.writableLength === 0) { triedWriter = true; writer = PipeWriter.start(onOutputError); }
+        if (writer) writer.write(b); else stdout.write(Buffer.from(b));
+      },
     backpressure: () => {
+      if (writer) return writer.room();
       if (!stdout.writableNeedDrain) return null;
       draining ??= new Promise<void>((resolve) => stdout.once('drain', () => { draining = null; resolve(); }));
       return draining;
     },
   };
+}
+
+/** Buffers handed to the writer thread at once; the producer waits while this many are out. */
+const WRITER_IN_FLIGHT = 2;
+
+/** Standard output written by a thread of its own (src/workers/stdoutWriter.ts); buffers travel, never shared. */
+class PipeWriter {
+  private readonly free: Uint8Array[] = [];
+  private inFlight = 0;
+  private waiting: (() => void)[] = [];
+
+  /** A writer, or null when its script is not beside this bundle (stdout is then written here). */
+  static start(fail: (e: NodeJS.ErrnoException) => never): PipeWriter | null {
+    const script = join(__dirname, 'stdoutWriter.js');
+    if (!existsSync(script)) return null;
+    try { return new PipeWriter(new Worker(script), fail); } catch { return null; }
+  }
+
+  private constructor(private readonly worker: Worker, fail: (e: NodeJS.ErrnoException) => never) {
+    worker.on('message', (m: { bytes?: Uint8Array; error?: { code?: string; message: string } }) => {
+      if (m.error) fail(Object.assign(new Error(m.error.message), { code: m.error.code }));
+      if (this.free.length < WRITER_IN_FLIGHT) this.free.push(new Uint8Array(m.bytes!.buffer));
+      if (--this.inFlight === 0) worker.unref();
+      const ready = this.waiting;
+      this.waiting = [];
+      for (const go of ready) go();
+    });
+    worker.on('error', (e) => fail(e as NodeJS.ErrnoException));
+    worker.unref();
+  }
+
+  /** Copies the bytes (the caller reuses its buffer) and hands them to the thread. */
+  write(bytes: Uint8Array): void {
+    if (bytes.length === 0) return;
+    let buf = this.free.pop();
+    if (!buf || buf.length < bytes.length) buf = new Uint8Array(Math.max(bytes.length, 1 << 20));
+    buf.set(bytes);
+    if (this.inFlight++ === 0) this.worker.ref(); // the process stays until the last byte is written
+    this.worker.postMessage({ bytes: buf.subarray(0, bytes.length) }, [buf.buffer as ArrayBuffer]);
+  }
+
+  room(): Promise<void> | null {
+    if (this.inFlight < WRITER_IN_FLIGHT) return null;
+    return new Promise<void>((resolve) => this.waiting.push(resolve));
+  }
 }
 
 /** Collects output in memory (tests). */

@@ -230,3 +230,51 @@ test('annotate /dev/zero is refused at once, not read forever', async () => {
   assert.equal(r.code, 2);
   assert.match(r.stderr, /NUL bytes/);
 });
+
+// A shell's `|` is a kernel pipe (the tests above get a socket pair from Node): output into it goes
+// through the CLI's writer thread, which must keep the order, the backpressure and the quiet end.
+test('annotate --json | cat (a kernel pipe): the same bytes as into a file', { skip: process.platform === 'win32' }, () => {
+  const viaFile = join(dir, 'out-file.jsonl');
+  const viaPipe = join(dir, 'out-pipe.jsonl');
+  const log = join(dir, 'vllm-3x.log');
+  writeFileSync(log, bigText.repeat(3));
+  execFileSync(process.execPath, [CLI, 'annotate', log, '--json'], { stdio: ['ignore', openSync(viaFile, 'w'), 'inherit'] });
+  execFileSync('sh', ['-c', '"$0" "$1" annotate "$2" --json | cat > "$3"', process.execPath, CLI, log, viaPipe], { stdio: 'inherit' });
+  const [a, b] = [readFileSync(viaFile), readFileSync(viaPipe)];
+  assert.ok(a.length > 8 << 20, 'several of the writer\'s buffers');
+  assert.ok(a.equals(b), `pipe output differs from file output (${b.length} vs ${a.length} bytes)`);
+});
+
+test('annotate --json | head -1 (a kernel pipe): exits 0 without a word on stderr', { skip: process.platform === 'win32' }, () => {
+  const out = execFileSync('bash', ['-c', '"$0" "$1" annotate "$2" --json 2>"$3" | head -1 > /dev/null; echo "${PIPESTATUS[0]}"', process.execPath, CLI, bigLog, join(dir, 'head.err')], { encoding: 'utf8' });
+  assert.equal(out.trim(), '0');
+  assert.equal(readFileSync(join(dir, 'head.err'), 'utf8'), '');
+});
+
+test('annotate LOG --json into a kernel pipe nobody reads: the CLI stops reading the log until the reader catches up', { skip: (!existsSync('/proc/self/io') || process.platform === 'win32') && 'needs Linux' }, async () => {
+  const log = join(dir, 'vllm-42mb-fifo.log');
+  writeFileSync(log, bigText.repeat(10));
+  const size = Buffer.byteLength(bigText) * 10;
+  const fifo = join(dir, 'out.fifo');
+  execFileSync('mkfifo', [fifo]);
+  const writeEnd = openSync(fifo, 'r+'); // read-write: opening does not wait for a reader
+  const child = startCli(['annotate', log, '--json'], { stdio: ['ignore', writeEnd, 'pipe'] });
+  closeSync(writeEnd);
+  const done = finished(child, { collectStdout: false });
+  let last = -1;
+  for (;;) {
+    await new Promise((r) => setTimeout(r, 1000));
+    const now = bytesRead(child.pid!);
+    if (now === last || now >= size) break;
+    last = now;
+  }
+  const readWhileStopped = bytesRead(child.pid!);
+  let lines = 0;
+  const reader = spawn('cat', [fifo], { stdio: ['ignore', 'pipe', 'ignore'] });
+  reader.stdout.on('data', (b: Buffer) => { for (let i = b.indexOf(10); i >= 0; i = b.indexOf(10, i + 1)) lines++; });
+  const r = await done;
+  await new Promise((resolve) => reader.on('close', resolve));
+  assert.equal(r.code, 0, r.stderr);
+  assert.ok(readWhileStopped < size / 4, `with nobody reading its output, the CLI read ${(readWhileStopped / 1e6).toFixed(1)} of ${(size / 1e6).toFixed(1)} MB of the log`);
+  assert.equal(lines, bigText.split('\n').length * 10 - 10 + 1, 'every line, then the summary');
+});
