@@ -10,7 +10,11 @@ export interface ClientFrame { index: number; t: number; kind: string; bytes: nu
 export interface ClientRequest {
   /** The id HopLens sent (X-Request-Id / request_id / rid). */
   requestId: string;
-  /** Wall-clock epoch ms of t = 0; null when the record does not say (an older `send --json`). */
+  /**
+   * Wall-clock epoch ms of t = 0 (the connection up, the request going out); null when the
+   * record does not say (an older `send --json`). The record's own `startedAtEpochMs` is read
+   * before the connection is set up, so t = 0 is that plus `connectMs`.
+   */
   startedAtEpochMs: number | null;
   connectMs: number | null;
   headersMs: number | null;
@@ -25,7 +29,7 @@ export interface ClientRequest {
 export function clientFromTraceRecord(r: TraceRecord): ClientRequest {
   return {
     requestId: r.requestId,
-    startedAtEpochMs: r.timeline.startedAtEpochMs,
+    startedAtEpochMs: zeroEpoch(r.timeline.startedAtEpochMs, r.timeline.connectMs),
     connectMs: r.timeline.connectMs,
     headersMs: r.timeline.headersMs,
     endMs: r.timeline.endMs,
@@ -34,6 +38,11 @@ export function clientFromTraceRecord(r: TraceRecord): ClientRequest {
     status: r.status,
     error: r.error ? r.error.message : null,
   };
+}
+
+/** The epoch of t = 0 from the epoch read when the request started and the connection set-up after it. */
+function zeroEpoch(startedAtEpochMs: number | null, connectMs: number | null): number | null {
+  return startedAtEpochMs === null ? null : startedAtEpochMs + (connectMs ?? 0);
 }
 
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
@@ -54,7 +63,7 @@ export function clientFromSendJson(obj: unknown): ClientRequest | string {
   const err = o.error as { message?: unknown } | null | undefined;
   return {
     requestId: o.requestId,
-    startedAtEpochMs: num(o.startedAtEpochMs),
+    startedAtEpochMs: zeroEpoch(num(o.startedAtEpochMs), num(o.connectMs)),
     connectMs: num(o.connectMs),
     headersMs: num(o.headersMs),
     endMs: num(o.e2eMs),

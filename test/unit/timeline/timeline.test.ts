@@ -107,6 +107,27 @@ test('one host: every clock the orderings reach is bracketed around 0; the engin
   assert.ok(t.warnings.some((w) => /^engine-core\.log: no ordering ties its clock/.test(w)));
 });
 
+test('a slow connection set-up: the client\'s times count from the connection up, so the clocks still bracket 0', async () => {
+  // `hoplens send` reads its wall clock before name resolution and connect; frames count from the
+  // connection up. The same request with 80 ms more set-up (as through a slow resolver or TLS):
+  // the record starts 80 ms earlier, every frame time is unchanged.
+  const dir = stage('engine-run');
+  const raw = JSON.parse(readFileSync(join(dir, 'client.json'), 'utf8'));
+  const slow = clientFromSendJson({ ...raw, startedAtEpochMs: raw.startedAtEpochMs - 80, connectMs: raw.connectMs + 80 }) as ClientRequest;
+  const { timeline: t } = await loadTimeline({
+    query: 'tl-0001', logs: [join(dir, 'api-server.log'), join(dir, 'engine-core.log')],
+    otlpFiles: [join(dir, 'otlp.jsonl')], client: slow, indexMode: 'in-process',
+  });
+  const otlp = t.clocks.find((x) => x.label === 'OTLP spans')!.offset;
+  assert.ok(otlp.min! <= 0 && 0 <= otlp.max!, `span clock ${otlp.min} … ${otlp.max}`);
+  const api = t.clocks.find((x) => x.label === 'api-server.log')!.offset;
+  assert.ok(api.min! <= 0 && 0 <= api.max!, `api-server.log ${api.min} … ${api.max}`);
+  const items = lane(t, 'client').items;
+  const connect = items.find((i) => i.kind === 'client-connect')!;
+  const sent = items.find((i) => i.kind === 'client-send')!;
+  assert.equal(Math.round((sent.start - connect.start) * 1000) / 1000, Math.round((raw.connectMs + 80) * 1000) / 1000, 'the set-up ends when the request goes out');
+});
+
 test('prefill / decode behind a router: each estimated offset brackets the deliberate one', async () => {
   const dir = stage('pd-run');
   const truth = pdTruth(dir);
