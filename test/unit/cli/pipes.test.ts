@@ -272,8 +272,10 @@ test('annotate LOG --json into a kernel pipe nobody reads: the CLI stops reading
   let lines = 0;
   const reader = spawn('cat', [fifo], { stdio: ['ignore', 'pipe', 'ignore'] });
   reader.stdout.on('data', (b: Buffer) => { for (let i = b.indexOf(10); i >= 0; i = b.indexOf(10, i + 1)) lines++; });
+  // Listen before awaiting the CLI: cat may see the end of the pipe and close first.
+  const readerClosed = new Promise((resolve) => reader.on('close', resolve));
   const r = await done;
-  await new Promise((resolve) => reader.on('close', resolve));
+  await readerClosed;
   assert.equal(r.code, 0, r.stderr);
   assert.ok(readWhileStopped < size / 4, `with nobody reading its output, the CLI read ${(readWhileStopped / 1e6).toFixed(1)} of ${(size / 1e6).toFixed(1)} MB of the log`);
   assert.equal(lines, bigText.split('\n').length * 10 - 10 + 1, 'every line, then the summary');
