@@ -1,0 +1,86 @@
+// Which of the logs open in the editor go on a request's timeline, and which request the line
+// at the cursor belongs to. The editor's sessions already hold each open log's request index,
+// so no file is read here: the timeline itself reads the chosen files (requestLogs.ts).
+//
+// A deployment's logs are of three kinds for one request:
+//   - logs that name it (an API server, a prefill or decode instance, a router): on the timeline;
+//   - logs that name no request at all (an engine core at INFO, a worker): they belong to the
+//     same run as often as not, and join by time and pid (batch lines, call traces): on it too;
+//   - logs that name other requests only: another run or another server: left out, offered.
+import type { Engine, LogRecord } from '../logs/model';
+import { keyMatcher, queryKeys } from './requestKey';
+import { parseRouterLine } from './routerLog';
+
+/** What the editor's session of an open log can tell without reading the file again. */
+export interface OpenLogView {
+  /** The file on disk (the timeline reads it from there). */
+  path: string;
+  engine: Engine | null;
+  tracker: { rids(): Iterable<string>; readonly requestCount: number };
+  /** The session's records, when it keeps them (router lines are found among them). */
+  records: readonly (LogRecord | undefined)[];
+}
+
+export type LogChoiceReason = 'names-request' | 'names-no-request' | 'other-requests';
+
+export interface TimelineLogChoice {
+  path: string;
+  /** The ids this log knows the request by (empty when it does not name it). */
+  ids: string[];
+  reason: LogChoiceReason;
+  /** On the timeline unless the user says otherwise. */
+  picked: boolean;
+}
+
+/** The request a record names: its request id, or the request_id of a router line. */
+export function requestIdOfRecord(rec: LogRecord | undefined): string | null {
+  if (!rec) return null;
+  if (rec.rid !== null) return rec.rid;
+  if (rec.engine === 'other') return parseRouterLine(rec.message)?.requestId ?? null;
+  return null;
+}
+
+/** Router lines carry no rid in the session's index: they are looked for among its records. */
+function routerIds(log: OpenLogView): Set<string> {
+  const out = new Set<string>();
+  if (log.engine !== null) return out;
+  for (const rec of log.records) {
+    if (rec?.engine !== 'other') continue;
+    const id = parseRouterLine(rec.message)?.requestId;
+    if (id) out.add(id);
+  }
+  return out;
+}
+
+/**
+ * Every open log once (by path), those that name the request first (in the order given), each
+ * with why it is or is not picked. `query` is any id of the request, as the timeline takes it.
+ */
+export function timelineLogChoices(open: readonly OpenLogView[], query: string): TimelineLogChoice[] {
+  const keys = queryKeys(query);
+  const match = keyMatcher(keys);
+  const seen = new Set<string>();
+  const named: TimelineLogChoice[] = [];
+  const rest: TimelineLogChoice[] = [];
+  for (const log of open) {
+    if (seen.has(log.path)) continue;
+    seen.add(log.path);
+    const router = routerIds(log);
+    const ids: string[] = [];
+    for (const rid of log.tracker.rids()) if (match(rid) !== null) ids.push(rid);
+    for (const rid of router) if (match(rid) !== null && !ids.includes(rid)) ids.push(rid);
+    if (ids.length) { named.push({ path: log.path, ids, reason: 'names-request', picked: true }); continue; }
+    const namesNone = log.tracker.requestCount === 0 && router.size === 0;
+    rest.push({ path: log.path, ids, reason: namesNone ? 'names-no-request' : 'other-requests', picked: namesNone });
+  }
+  return [...named, ...rest];
+}
+
+/** The choice's reason in words, for a pick list. */
+export function logChoiceText(c: TimelineLogChoice): string {
+  switch (c.reason) {
+    case 'names-request': return `has this request (${c.ids.join(', ')})`;
+    case 'names-no-request': return 'names no request (an engine core or worker of the run?): joined by time and pid';
+    case 'other-requests': return 'other requests only';
+  }
+}
