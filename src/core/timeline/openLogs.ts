@@ -8,7 +8,7 @@
 //     same run as often as not, and join by time and pid (batch lines, call traces): on it too;
 //   - logs that name other requests only: another run or another server: left out, offered.
 import type { Engine, LogRecord } from '../logs/model';
-import { keyMatcher, queryKeys } from './requestKey';
+import { keyMatcher, queryKeys, requestKey } from './requestKey';
 import { parseRouterLine } from './routerLog';
 
 /** What the editor's session of an open log can tell without reading the file again. */
@@ -83,4 +83,9 @@ export function logChoiceText(c: TimelineLogChoice): string {
     case 'names-no-request': return 'names no request (an engine core or worker of the run?): joined by time and pid';
     case 'other-requests': return 'other requests only';
   }
+}
+
+/** Whether the client's request (the id HopLens sent) is the one asked for. */
+export function isSameRequest(query: string, clientRequestId: string): boolean {
+  return queryKeys(query).includes(requestKey(clientRequestId));
 }
