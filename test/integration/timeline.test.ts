@@ -69,7 +69,10 @@ describe('Request timeline', () => {
       'calls: calls · EngineCore pid N · thread N',
     ]);
     assert.deepEqual(view.lanes[0].items.map((i) => i.hop), ['V1b', 'V1', 'V2', 'V6', 'V6', 'V6', 'V6']);
-    assert.deepEqual(view.clocks.map((c) => [c.id, c.source]), [['log:0', 'reference'], ['log:1', 'assumed'], ['otlp', 'estimated']]);
+    // The two logs of the run, not the other logs and trace files earlier tests left open.
+    assert.deepEqual(view.clocks.map((c) => [c.id, c.path, c.source]), [
+      ['log:0', join(dir, 'api-server.log'), 'reference'], ['log:1', join(dir, 'engine-core.log'), 'assumed'], ['otlp', null, 'estimated'],
+    ]);
     assert.ok(panel.panel.visible || panel.panel.active !== undefined);
   });
 
@@ -94,7 +97,9 @@ describe('Request timeline', () => {
   });
 
   it('an offset the user sets moves that clock\'s lane by it, and can be taken back', async () => {
-    const spanStart = () => panel.view.lanes.find((l) => l.kind === 'engine-spans')!.items.find((i) => i.kind === 'span')!.start;
+    // Measured from the API server's Received line: axis 0 is the earliest item, which may move too.
+    const spanStart = () => panel.view.lanes.find((l) => l.kind === 'engine-spans')!.items.find((i) => i.kind === 'span')!.start
+      - panel.view.lanes[0].items.find((i) => i.hop === 'V1')!.start;
     const before = spanStart();
     const renders = panel.renderCount;
     assert.equal(await panel.setOffset('otlp', 1500), true);

@@ -4,9 +4,10 @@
 //
 // A deployment's logs are of three kinds for one request:
 //   - logs that name it (an API server, a prefill or decode instance, a router): on the timeline;
-//   - logs that name no request at all (an engine core at INFO, a worker): they belong to the
-//     same run as often as not, and join by time and pid (batch lines, call traces): on it too;
-//   - logs that name other requests only: another run or another server: left out, offered.
+//   - server logs that name no request at all (an engine core at INFO, a worker): they belong to
+//     the same run as often as not, and join by time and pid (batch lines, call traces): on it too;
+//   - logs that name other requests only (another run or another server), and files that are no
+//     server log (a call-trace file, a build log opened as `.log`): left out, offered.
 import type { Engine, LogRecord } from '../logs/model';
 import { keyMatcher, queryKeys, requestKey } from './requestKey';
 import { parseRouterLine } from './routerLog';
@@ -21,7 +22,7 @@ export interface OpenLogView {
   records: readonly (LogRecord | undefined)[];
 }
 
-export type LogChoiceReason = 'names-request' | 'names-no-request' | 'other-requests';
+export type LogChoiceReason = 'names-request' | 'names-no-request' | 'other-requests' | 'not-a-server-log';
 
 export interface TimelineLogChoice {
   path: string;
@@ -53,8 +54,8 @@ function routerIds(log: OpenLogView): Set<string> {
 }
 
 /**
- * Every open log once (by path), those that name the request first (in the order given), each
- * with why it is or is not picked. `query` is any id of the request, as the timeline takes it.
+ * Every open log once (by path), each with why it is or is not picked: those that name the
+ * request first, then those that name none, then the rest (each group in the order given). `query` is any id of the request, as the timeline takes it.
  */
 export function timelineLogChoices(open: readonly OpenLogView[], query: string): TimelineLogChoice[] {
   const keys = queryKeys(query);
@@ -70,10 +71,12 @@ export function timelineLogChoices(open: readonly OpenLogView[], query: string):
     for (const rid of log.tracker.rids()) if (match(rid) !== null) ids.push(rid);
     for (const rid of router) if (match(rid) !== null && !ids.includes(rid)) ids.push(rid);
     if (ids.length) { named.push({ path: log.path, ids, reason: 'names-request', picked: true }); continue; }
-    const namesNone = log.tracker.requestCount === 0 && router.size === 0;
-    rest.push({ path: log.path, ids, reason: namesNone ? 'names-no-request' : 'other-requests', picked: namesNone });
+    if (log.tracker.requestCount > 0 || router.size > 0) rest.push({ path: log.path, ids, reason: 'other-requests', picked: false });
+    else if (log.engine === null) rest.push({ path: log.path, ids, reason: 'not-a-server-log', picked: false });
+    else rest.push({ path: log.path, ids, reason: 'names-no-request', picked: true });
   }
-  return [...named, ...rest];
+  // Picked ones first: the logs that name the request, then those that name none.
+  return [...named, ...rest.filter((c) => c.picked), ...rest.filter((c) => !c.picked)];
 }
 
 /** The choice's reason in words, for a pick list. */
@@ -82,6 +85,7 @@ export function logChoiceText(c: TimelineLogChoice): string {
     case 'names-request': return `has this request (${c.ids.join(', ')})`;
     case 'names-no-request': return 'names no request (an engine core or worker of the run?): joined by time and pid';
     case 'other-requests': return 'other requests only';
+    case 'not-a-server-log': return 'no vLLM, SGLang or router line';
   }
 }
 

@@ -3,7 +3,7 @@
 // the engine core that names none, and not a log of another server.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LogSession } from '../../../src/core/session/logSession';
 import { requestIdOfRecord, timelineLogChoices, type OpenLogView } from '../../../src/core/timeline/openLogs';
@@ -23,10 +23,20 @@ test('an API server and its engine core are picked; another server\'s log is off
   const choices = timelineLogChoices([other, core, api, api], 'tl-0001');
   assert.deepEqual(choices.map((c) => [c.path, c.reason, c.picked]), [
     [api.path, 'names-request', true],
-    [other.path, 'other-requests', false],
     [core.path, 'names-no-request', true],
+    [other.path, 'other-requests', false],
   ]);
   assert.deepEqual(choices[0].ids, ['chatcmpl-tl-0001']);
+});
+
+test('a call-trace file or any other text opened as a log is not a server log: offered, not picked', () => {
+  const dir = join(TIMELINE_FIXTURES, 'engine-run', 'trace', 'root', 'vllm');
+  const instance = readdirSync(dir)[0];
+  const file = readdirSync(join(dir, instance))[0];
+  const trace = open(join('engine-run', 'trace', 'root', 'vllm', instance, file));
+  const api = open('engine-run/api-server.log');
+  assert.equal(trace.engine, null);
+  assert.deepEqual(timelineLogChoices([trace, api], 'tl-0001').map((c) => [c.reason, c.picked]), [['names-request', true], ['not-a-server-log', false]]);
 });
 
 test('a router, a prefill and a decode instance: all three name the request, the router by its request_id', () => {
