@@ -94,7 +94,9 @@ export function registerTimelineCommand(deps: TimelineCommandDeps): vscode.Dispo
     const serverLog = deps.settings.current.serverLog;
     if (paths.length === 0 && serverLog && existsSync(serverLog)) paths = [serverLog];
     if (paths.length === 0) {
-      void vscode.window.showInformationMessage('HopLens: open the server\'s logs (or set hoplens.serverLog) to see a request\'s timeline.');
+      void vscode.window.showInformationMessage(logsArg || openLogs().length === 0
+        ? 'HopLens: open the server\'s logs (or set hoplens.serverLog) to see a request\'s timeline.'
+        : `HopLens: no open log names request ${forWorkbench(query)}. Run HopLens: Show Request Timeline… from the palette to pick logs or add files.`);
       return undefined;
     }
     const last = deps.lastTraced();

@@ -4,8 +4,9 @@
 //
 // A deployment's logs are of three kinds for one request:
 //   - logs that name it (an API server, a prefill or decode instance, a router): on the timeline;
-//   - server logs that name no request at all (an engine core at INFO, a worker): they belong to
-//     the same run as often as not, and join by time and pid (batch lines, call traces): on it too;
+//   - server logs that name no request at all (an engine core at INFO, a worker) of the same
+//     engine, whose lines span the request's time: the same run, joined by time and pid (batch
+//     lines, call traces): on it too. Another engine's, or one from another hour, is offered;
 //   - logs that name other requests only (another run or another server), and files that are no
 //     server log (a call-trace file, a build log opened as `.log`): left out, offered.
 import type { Engine, LogRecord } from '../logs/model';
@@ -17,12 +18,19 @@ export interface OpenLogView {
   /** The file on disk (the timeline reads it from there). */
   path: string;
   engine: Engine | null;
-  tracker: { rids(): Iterable<string>; readonly requestCount: number };
+  tracker: { rids(): Iterable<string>; readonly requestCount: number; brief(rid: string): { firstTime: number | null } | null };
   /** The session's records, when it keeps them (router lines are found among them). */
   records: readonly (LogRecord | undefined)[];
 }
 
-export type LogChoiceReason = 'names-request' | 'names-no-request' | 'other-requests' | 'not-a-server-log';
+export type LogChoiceReason = 'names-request' | 'names-no-request' | 'not-this-run' | 'other-requests' | 'not-a-server-log';
+
+/**
+ * How far a log that names no request may start after, or end before, the request's first stamp
+ * and still be taken for the same run: hosts' clocks differ by seconds, an engine core prints a
+ * line at start and then only while it works.
+ */
+const SAME_RUN_SLACK_MS = 10 * 60_000;
 
 export interface TimelineLogChoice {
   path: string;
@@ -42,6 +50,14 @@ export function requestIdOfRecord(rec: LogRecord | undefined): string | null {
 }
 
 /** Router lines carry no rid in the session's index: they are looked for among its records. */
+/** The first and last stamp of the records (null: none, or the session keeps no records). */
+function timeRange(records: OpenLogView['records']): { first: number; last: number } | null {
+  let first: number | null = null, last: number | null = null;
+  for (let i = 0; i < records.length && first === null; i++) first = records[i]?.time ?? null;
+  for (let i = records.length - 1; i >= 0 && last === null; i--) last = records[i]?.time ?? null;
+  return first !== null && last !== null ? { first, last } : null;
+}
+
 function routerIds(log: OpenLogView): Set<string> {
   const out = new Set<string>();
   if (log.engine !== null) return out;
@@ -63,6 +79,9 @@ export function timelineLogChoices(open: readonly OpenLogView[], query: string):
   const seen = new Set<string>();
   const named: TimelineLogChoice[] = [];
   const rest: TimelineLogChoice[] = [];
+  const silent: OpenLogView[] = [];
+  const engines = new Set<Engine>();
+  const times: number[] = [];
   for (const log of open) {
     if (seen.has(log.path)) continue;
     seen.add(log.path);
@@ -70,10 +89,22 @@ export function timelineLogChoices(open: readonly OpenLogView[], query: string):
     const ids: string[] = [];
     for (const rid of log.tracker.rids()) if (match(rid) !== null) ids.push(rid);
     for (const rid of router) if (match(rid) !== null && !ids.includes(rid)) ids.push(rid);
-    if (ids.length) { named.push({ path: log.path, ids, reason: 'names-request', picked: true }); continue; }
+    if (ids.length) {
+      named.push({ path: log.path, ids, reason: 'names-request', picked: true });
+      if (log.engine) engines.add(log.engine);
+      for (const id of ids) { const t = log.tracker.brief(id)?.firstTime; if (t !== null && t !== undefined) times.push(t); }
+      continue;
+    }
     if (log.tracker.requestCount > 0 || router.size > 0) rest.push({ path: log.path, ids, reason: 'other-requests', picked: false });
     else if (log.engine === null) rest.push({ path: log.path, ids, reason: 'not-a-server-log', picked: false });
-    else rest.push({ path: log.path, ids, reason: 'names-no-request', picked: true });
+    else silent.push(log);
+  }
+  for (const log of silent) {
+    const range = timeRange(log.records);
+    const sameTime = times.length === 0 || range === null
+      || times.some((t) => t >= range.first - SAME_RUN_SLACK_MS && t <= range.last + SAME_RUN_SLACK_MS);
+    const sameRun = log.engine !== null && engines.has(log.engine) && sameTime;
+    rest.push({ path: log.path, ids: [], reason: sameRun ? 'names-no-request' : 'not-this-run', picked: sameRun });
   }
   // Picked ones first: the logs that name the request, then those that name none.
   return [...named, ...rest.filter((c) => c.picked), ...rest.filter((c) => !c.picked)];
@@ -84,6 +115,7 @@ export function logChoiceText(c: TimelineLogChoice): string {
   switch (c.reason) {
     case 'names-request': return `has this request (${c.ids.join(', ')})`;
     case 'names-no-request': return 'names no request (an engine core or worker of the run?): joined by time and pid';
+    case 'not-this-run': return 'names no request; another engine, or not at the request\'s time';
     case 'other-requests': return 'other requests only';
     case 'not-a-server-log': return 'no vLLM, SGLang or router line';
   }

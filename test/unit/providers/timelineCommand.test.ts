@@ -73,13 +73,12 @@ test('from a Requests view row or the report: no questions, the core\'s pick, th
     await s.run({ kind: 'request', brief: { rid: 'chatcmpl-tl-0001' }, source: {} });
     await s.run('tl-0002');
     assert.equal(asked.length, 0, 'nothing asked');
-    assert.deepEqual(s.shows.map((r) => [r.query, r.logs, r.client?.requestId ?? null]), [
-      ['chatcmpl-tl-0001', [API, CORE], 'tl-0001'],
-      // Not the traced request: no client lane; no log names it, so only the engine core (names none) is picked.
-      ['tl-0002', [CORE], null],
-    ]);
-    await s.run('tl-0001', [Uri.file(OTHER), API]);
-    assert.deepEqual(s.shows[2].logs, [OTHER, API], 'log files given are taken as they are');
+    assert.deepEqual(s.shows.map((r) => [r.query, r.logs, r.client?.requestId ?? null]), [['chatcmpl-tl-0001', [API, CORE], 'tl-0001']]);
+    // No open log names tl-0002: nothing is read, and the palette is where to pick logs.
+    assert.match(messages[0].text, /no open log names request tl-0002\. Run HopLens: Show Request Timeline… from the palette/);
+    await s.run('tl-0002', [Uri.file(OTHER), API]);
+    assert.deepEqual(s.shows.map((r) => [r.query, r.logs, r.client]), [['chatcmpl-tl-0001', [API, CORE], s.shows[0].client], ['tl-0002', [OTHER, API], null]],
+      'log files given are taken as they are; not the traced request: no client');
   } finally { s.dispose(); }
 });
 
