@@ -188,7 +188,7 @@ export function timelineViewModel(t: RequestTimeline): TimelineViewModel {
     const allowed = o.source === 'reference' ? '—' : o.min === null && o.max === null ? 'no ordering ties it to the reference'
       : `${o.min !== null ? fmtSigned(o.min) : '−∞'} … ${o.max !== null ? fmtSigned(o.max) : '+∞'} (${o.orderings} ordering${o.orderings === 1 ? '' : 's'})`;
     return {
-      id: c.id, label: c.label, path: c.path, offsetMs: o.ms, offsetText: o.source === 'reference' ? 'reference' : fmtSigned(o.ms),
+      id: c.id, label: c.label, path: c.path, offsetMs: o.ms, offsetText: o.source === 'reference' ? 'reference' : o.ms === 0 ? '0 ms' : fmtSigned(o.ms),
       source: o.source, allowed, conflict: o.conflict ?? null, settable: c.id !== t.reference,
     };
   });

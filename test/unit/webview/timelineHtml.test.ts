@@ -74,6 +74,9 @@ test('one lane per source (client, processes, engine, calls), each drawing every
   assert.ok(calls.items.filter((c) => c.label === 'step').every((c) => c.row > 0), 'steps under the loop');
   // Frames of the client are points; the clocks table lists the three clocks and the two logs can be set.
   assert.deepEqual(m.clocks.map((c) => [c.id, c.settable]), [['client', false], ['log:0', true], ['log:1', true], ['otlp', true]]);
+  // One host: the engine core's clock is taken to be in step (nothing orders it against the others).
+  const core = m.clocks.find((c) => c.id === 'log:1')!;
+  assert.deepEqual([core.offsetText, core.source, core.allowed], ['0 ms', 'assumed', 'no ordering ties it to the reference']);
   const inputs = page.elements.filter((e) => e.tagName === 'input');
   assert.deepEqual(inputs.map((e) => attr(e, 'data-clock')), ['log:0', 'log:1', 'otlp']);
   // The time-ordered table: every hop and frame once, calls and batches only in their lanes.
