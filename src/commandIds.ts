@@ -7,6 +7,7 @@ export const CommandIds = {
   stopTraceReceiver: 'hoplens.stopTraceReceiver',
   openOtlpFile: 'hoplens.openOtlpFile',
   showEngineTiming: 'hoplens.showEngineTiming',
+  showRequestTimeline: 'hoplens.showRequestTimeline',
   showHopTable: 'hoplens.showHopTable',
   annotateLog: 'hoplens.annotateLog',
   exportHopTable: 'hoplens.exportHopTable',

@@ -6,11 +6,14 @@ import { HopLensSettings } from './config';
 import { createLogFeature } from './providers/logs/logFeature';
 import { TracedRequestCommands } from './commands/sendTracedRequestCommand';
 import { CallTracesViewProvider } from './providers/calltrace/callTracesView';
-import { registerCallTraceCommands } from './commands/callTraceCommands';
+import { registerCallTraceCommands, openAt } from './commands/callTraceCommands';
 import { EngineTimingService } from './providers/otlp/engineTimingService';
 import { registerEngineTimingCommands } from './commands/engineTimingCommands';
 import { registerLogCommands } from './commands/logCommands';
 import { registerLargeLogOptions } from './commands/largeLogOptionsCommand';
+import { TimelineService } from './providers/timeline/timelineService';
+import { registerTimelineCommand } from './commands/timelineCommand';
+import { CommandIds } from './commandIds';
 import { logsApi, type HopLensLogsApi } from './api';
 
 export interface HopLensApi {
@@ -21,6 +24,8 @@ export interface HopLensApi {
   readonly tracedRequests: TracedRequestCommands;
   readonly callTraces: CallTracesViewProvider;
   readonly engineTiming: EngineTimingService;
+  /** Request timelines: the panel shown last, with its read-only view model. */
+  readonly timelines: Pick<TimelineService, 'current'>;
 }
 
 export function activate(context: vscode.ExtensionContext): HopLensApi {
@@ -33,6 +38,17 @@ export function activate(context: vscode.ExtensionContext): HopLensApi {
   const callTraces = new CallTracesViewProvider(context.extensionUri, log, settings);
   const callTraceView = vscode.window.createTreeView('hoplens.callTraces', { treeDataProvider: callTraces, showCollapseAll: true });
   callTraces.attach(callTraceView);
+  const timelines = new TimelineService({
+    extensionUri: context.extensionUri, log,
+    spans: () => (engineTiming.store.stats().spans > 0 ? engineTiming.store : null),
+    traceDirs: () => callTraces.indexes().map((i) => i.path),
+    includeText: () => settings.current.export.includePromptsAndOutputs,
+    open: {
+      logLine: async (path, line) => { await vscode.commands.executeCommand(CommandIds.revealLogLine, vscode.Uri.file(path), line); },
+      logSource: async (path, line0) => { await vscode.commands.executeCommand(CommandIds.openSource, vscode.Uri.file(path), line0); },
+      code: (file, line) => openAt(settings.current, file, line),
+    },
+  });
   context.subscriptions.push(
     log,
     settings,
@@ -46,9 +62,15 @@ export function activate(context: vscode.ExtensionContext): HopLensApi {
     engineTiming,
     engineTiming.onDidChange(() => logs.requests.refreshSoon()),
     registerEngineTimingCommands({ service: engineTiming, logs: logs.logs, traced: tracedRequests, settings }),
+    timelines,
+    registerTimelineCommand({
+      timelines, logs: logs.logs, settings,
+      requestsSource: () => logs.requests.currentSource,
+      lastTraced: () => tracedRequests.lastResult?.record,
+    }),
   );
   log.info(`HopLens ${context.extension.packageJSON.version} activated`);
-  return { version: String(context.extension.packageJSON.version), logs: logsApi(logs), tracedRequests, callTraces, engineTiming };
+  return { version: String(context.extension.packageJSON.version), logs: logsApi(logs), tracedRequests, callTraces, engineTiming, timelines };
 }
 
 export function deactivate(): void {

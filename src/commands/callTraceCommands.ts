@@ -10,7 +10,8 @@ import { DEFAULT_FILTER, parseFilterList } from '../core/calltrace/filter';
 import type { HopLensConfig, HopLensSettings } from '../config';
 import { forWorkbench } from '../core/text/workbench';
 
-async function openAt(config: HopLensConfig, file: string, line: number): Promise<void> {
+/** Opens a traced file at a 1-based line: the file that ran when it is here, else its place in the checkout. */
+export async function openAt(config: HopLensConfig, file: string, line: number): Promise<void> {
   const c = config.checkouts;
   // The file that actually ran, when it is on this machine: its lines are the ones traced.
   // Otherwise (a trace from a container or another host) map it onto the checkout.

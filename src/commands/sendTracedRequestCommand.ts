@@ -126,6 +126,7 @@ export class TracedRequestCommands {
     const panel = new RequestReportPanel(this.deps.context.extensionUri, result, reportLines, note, {
       sendAgain: () => { void this.send({ prompt: opts!.prompt, maxTokens: opts!.maxTokens, interactive: false }); },
       openLog: (line) => { void this.openLog(result, line); },
+      showTimeline: () => { void vscode.commands.executeCommand(CommandIds.showRequestTimeline, record.logRequestId); },
       redactExports: () => !this.deps.settings.current.export.includePromptsAndOutputs,
       usedApiKey: apiKey !== undefined,
     });

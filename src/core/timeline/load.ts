@@ -21,6 +21,8 @@ export interface LoadTimelineOptions {
   query: string;
   logs: readonly string[];
   otlpFiles?: readonly string[];
+  /** Spans already in memory (the editor's receiver); OTLP files are added to a copy, not to it. */
+  spans?: SpanStore | null;
   traceDirs?: readonly string[];
   client?: ClientRequest | null;
   /** Offsets the user set, ms ahead of the reference, by log path or file name, or 'client' / 'otlp'. */
@@ -59,7 +61,8 @@ export async function loadTimeline(o: LoadTimelineOptions): Promise<LoadedTimeli
 
   const logs = await readRequestLogs(o.logs, o.query, { engine: o.engine, signal: o.signal });
 
-  let spans: SpanStore | null = null;
+  let spans: SpanStore | null = o.otlpFiles?.length ? null : o.spans ?? null;
+  if (o.otlpFiles?.length && o.spans) { spans = new SpanStore(); spans.add(o.spans.spans()); }
   for (const path of o.otlpFiles ?? []) {
     spans ??= new SpanStore();
     const store = spans;

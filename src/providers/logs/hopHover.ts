@@ -5,6 +5,11 @@ import { displaySource, driftText, hopLabel } from './hopPresentation';
 import { citation, findHop, getHopTable } from '../../hops/index';
 import { CommandIds } from '../../commandIds';
 
+/** Command arguments for a Markdown link target: brackets encoded too (encodeURIComponent keeps them, and a `)` would end the link). */
+function commandArgs(args: unknown[]): string {
+  return encodeURIComponent(JSON.stringify(args)).replace(/[()!'*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+}
+
 export class HopHoverProvider implements vscode.HoverProvider {
   constructor(private readonly logs: LogSessions) {}
 
@@ -16,8 +21,9 @@ export class HopHoverProvider implements vscode.HoverProvider {
     const src = session.source(position.line);
     if (!def && !src) return undefined;
     const md = new vscode.MarkdownString(undefined, true);
-    // Log text is appended escaped (appendText); the one command is ours: open the source.
-    md.isTrusted = { enabledCommands: [CommandIds.openSource] };
+    // Log text is appended escaped (appendText); the commands are ours: open the source, show
+    // the request's timeline (the id goes only into the link's JSON arguments, URI-encoded).
+    md.isTrusted = { enabledCommands: [CommandIds.openSource, CommandIds.showRequestTimeline] };
     md.supportHtml = false;
     if (def) {
       const table = getHopTable(def.engine);
@@ -36,7 +42,7 @@ export class HopHoverProvider implements vscode.HoverProvider {
       md.appendMarkdown(local ? 'Checkout: ' : 'No local checkout: opens the pinned file on the public repository: ');
       md.appendText(displaySource(loc));
       if (local) md.appendMarkdown(loc.verified ? ' — verified: the logging call there matches this message' : ' — not verified against the message');
-      const args = encodeURIComponent(JSON.stringify([doc.uri.toString(), position.line]));
+      const args = commandArgs([doc.uri.toString(), position.line]);
       md.appendMarkdown(` · [Open](command:${CommandIds.openSource}?${args})`);
       const drift = driftText(loc);
       if (drift) md.appendMarkdown(`\n\nDrift: the statement is ${drift} from the line the server printed (the checkout is at another commit than the server).`);
@@ -47,6 +53,7 @@ export class HopHoverProvider implements vscode.HoverProvider {
       md.appendText(rec.rid);
       const g = session.tracker.brief(rec.rid);
       if (g) md.appendMarkdown(` · ${g.hops.length} hop lines${g.span ? ` over ${g.span.text}` : ''}`);
+      md.appendMarkdown(` · [Timeline](command:${CommandIds.showRequestTimeline}?${commandArgs([rec.rid])})`);
     }
     if (rec.timeResolution === 's') md.appendMarkdown('\n\n_Timestamps in this log have whole seconds: deltas are "≤1 s" at best. `HopLens: Create Logging Config` adds milliseconds._');
     return new vscode.Hover(md, doc.lineAt(position.line).range);

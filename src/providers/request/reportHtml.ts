@@ -65,6 +65,7 @@ export function reportBodyHtml(r: TracedRequest, logLines: ReportLogLine[] | nul
 <button data-action="copyJson">Copy as JSON</button>
 <button data-action="copyCurl">Copy as curl</button>
 <button data-action="openLog">Open Server Log Lines</button>
+<button data-action="timeline">Timeline</button>
 <button data-action="sendAgain">Send Again</button>
 </nav>
 </header>

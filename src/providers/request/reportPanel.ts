@@ -7,6 +7,8 @@ import { reportBodyHtml, type ReportLogLine } from './reportHtml';
 export interface ReportActions {
   sendAgain(): void;
   openLog(line?: number): void;
+  /** The request's timeline across the open logs (HopLens: Show Request Timeline). */
+  showTimeline(): void;
   redactExports(): boolean;
   usedApiKey: boolean;
 }
@@ -40,6 +42,7 @@ export class RequestReportPanel {
         case 'openLog': actions.openLog(); break;
         case 'revealLine': actions.openLog(msg.line); break;
         case 'sendAgain': actions.sendAgain(); break;
+        case 'timeline': actions.showTimeline(); break;
       }
     });
   }

@@ -104,7 +104,18 @@ const say = (kind: 'info' | 'warning' | 'error') => async (text: string) => { me
 export const shown: InMemoryDocument[] = [];
 export enum ViewColumn { Active = -1, Beside = -2 }
 export enum ProgressLocation { Notification = 15 }
+/**
+ * What the user answers next: an input box gets `input(options)`, a quick pick `pick(items, options)`
+ * (undefined: dismissed). Tests set them; every call is recorded in `asked`.
+ */
+export const answers = {
+  input: (o: { value?: string }): string | undefined => o.value,
+  pick: (_items: readonly unknown[], _o: unknown): unknown => undefined,
+};
+export const asked: { kind: 'input' | 'pick'; options: unknown; items?: readonly unknown[] }[] = [];
 export const window = {
+  showInputBox: async (o: { value?: string } = {}) => { asked.push({ kind: 'input', options: o }); return answers.input(o); },
+  showQuickPick: async (items: readonly unknown[], o: unknown) => { asked.push({ kind: 'pick', options: o, items }); return answers.pick(items, o); },
   showInformationMessage: say('info'),
   showWarningMessage: say('warning'),
   showErrorMessage: say('error'),

@@ -16,7 +16,8 @@ import { HopDecorations } from '../../../src/providers/logs/hopDecorations';
 import { FileInfoLinkProvider } from '../../../src/providers/logs/fileInfoLinks';
 import { RequestsViewProvider, documentLogSource } from '../../../src/providers/requestsView';
 
-const LOG = readFileSync(join(__dirname, '..', '..', '..', '..', 'test', 'fixtures', 'logs', 'vllm_info_chat_and_abort.log'), 'utf8');
+const LOG_TEXT = readFileSync(join(__dirname, '..', '..', '..', '..', 'test', 'fixtures', 'logs', 'vllm_info_chat_and_abort.log'), 'utf8');
+const LOG = LOG_TEXT;
 const ADDED_LINE = LOG.split('\n').findIndex((l) => l.includes('Added request chatcmpl-myrun-0001-9e1f0c2d.'));
 
 /** A checkout at another commit: every statement three lines further down. */
@@ -27,7 +28,8 @@ const movedCheckout: CheckoutResolver = {
 };
 
 /** One open log: a document, its session, and the narrow LogSessions the providers read. */
-function openLog(opts: { checkout?: CheckoutResolver | null; noCodeLens?: boolean } = {}) {
+function openLog(opts: { checkout?: CheckoutResolver | null; noCodeLens?: boolean; text?: string } = {}) {
+  const LOG = opts.text ?? LOG_TEXT;
   const doc = new InMemoryDocument(Uri.file('/logs/vllm.log'), LOG);
   const session = new LogSession({ sources: new RecordSourceLocator({ ready: () => opts.checkout ?? null }) });
   session.syncTextNow(doc.getText());
@@ -86,6 +88,22 @@ test('hover: what the hop means, the flag that turns it on, the source and the r
   assert.match(md, /Drift: the statement is \+3 lines from the line the server printed/);
   assert.match(md, /\[Open\]\(command:hoplens\.openSource\?/);
   assert.match(md, /Request: chatcmpl-myrun-0001 · \d+ hop lines/);
+  // The request's timeline, one click away: the id as the command's one argument.
+  const link = /\[Timeline\]\(command:hoplens\.showRequestTimeline\?([^)]*)\)/.exec((hover.contents as unknown as { value: string }).value);
+  assert.ok(link, md);
+  assert.deepEqual(JSON.parse(decodeURIComponent(link[1])), ['chatcmpl-myrun-0001']);
+  assert.deepEqual((hover.contents as unknown as { isTrusted: { enabledCommands: string[] } }).isTrusted.enabledCommands, ['hoplens.openSource', 'hoplens.showRequestTimeline']);
+});
+
+test('hover of a request whose id is a command link: the id reads as text, the only links are HopLens\'s own', () => {
+  const rid = '[x](command:workbench.action.terminal.new)';
+  const { sessions, asDoc } = openLog({ text: LOG.replaceAll('myrun-0001', rid) });
+  const md = (new HopHoverProvider(sessions).provideHover(asDoc, new vscode.Position(ADDED_LINE, 30))!.contents as unknown as { value: string }).value;
+  const targets = [...md.matchAll(/\]\((command:[^?)]*)/g)].map((m) => m[1]);
+  assert.deepEqual(targets, ['command:hoplens.openSource', 'command:hoplens.showRequestTimeline']);
+  const link = /\[Timeline\]\(command:hoplens\.showRequestTimeline\?([^)]*)\)/.exec(md)!;
+  assert.deepEqual(JSON.parse(decodeURIComponent(link[1])), [`chatcmpl-${rid}`]);
+  assert.ok(!/[()[\]]/.test(link[1]), 'the argument holds no bracket that could end the link');
 });
 
 test('decorations: the time since the previous hop at the end of each hop line, and the hop column where VS Code shows no lens', () => {

@@ -185,3 +185,20 @@ test('prompts are redacted unless asked for', async () => {
   const { timeline: open } = await engineTimeline({ includeText: true });
   assert.match(JSON.stringify(open), /Say hello/);
 });
+
+test('spans the editor already holds (its receiver\'s store) give the engine lanes without a file', async () => {
+  const { SpanStore } = await import('../../../src/core/otlp/engineTiming');
+  const { readCollectorFile } = await import('../../../src/core/otlp/collectorFile');
+  const dir = stage('engine-run');
+  const store = new SpanStore();
+  await readCollectorFile(join(dir, 'otlp.jsonl'), { onSpans: (s) => store.add(s) });
+  const logs = [join(dir, 'api-server.log'), join(dir, 'engine-core.log')];
+  const withSpans = (await loadTimeline({ query: 'tl-0001', logs, spans: store })).timeline;
+  assert.deepEqual(lane(withSpans, 'engine-spans').items.filter((i) => i.kind === 'phase').map((i) => i.label), ['queue', 'prefill', 'decode']);
+  const without = (await loadTimeline({ query: 'tl-0001', logs })).timeline;
+  assert.equal(without.lanes.some((l) => l.kind === 'engine-spans'), false);
+  // A file given as well joins a copy: the editor's store is left as it was.
+  const before = store.stats().spans;
+  await loadTimeline({ query: 'tl-0001', logs, spans: store, otlpFiles: [join(dir, 'otlp.jsonl')] });
+  assert.equal(store.stats().spans, before);
+});
