@@ -26,8 +26,8 @@ export class Uri {
   }
   static joinPath(u: Uri, ...parts: string[]): Uri { return new Uri(u.scheme, [u.path, ...parts].join('/')); }
   get fsPath(): string { return this.path; }
-  with(c: { scheme?: string; query?: string; fragment?: string }): Uri {
-    return new Uri(c.scheme ?? this.scheme, this.path, c.query ?? this.query, c.fragment ?? this.fragment);
+  with(c: { scheme?: string; path?: string; query?: string; fragment?: string }): Uri {
+    return new Uri(c.scheme ?? this.scheme, c.path ?? this.path, c.query ?? this.query, c.fragment ?? this.fragment);
   }
   toString(): string { return `${this.scheme}://${this.path}${this.query ? `?${this.query}` : ''}${this.fragment ? `#${this.fragment}` : ''}`; }
 }
