@@ -192,7 +192,12 @@ export const workspace = {
   onDidChangeTextDocument: events.changeDocument.event,
   onDidChangeConfiguration: events.configuration.event,
   onDidChangeWorkspaceFolders: events.folders.event,
-  getConfiguration: () => ({ get: <T>(_key: string, dflt: T) => dflt }),
+  getConfiguration: (section?: string, scope?: unknown) => ({
+    get: <T>(_key: string, dflt: T) => dflt,
+    update: async (key: string, value: unknown, target?: ConfigurationTarget, overrideInLanguage?: boolean) => {
+      configUpdates.push({ section, scope, key, value, target, overrideInLanguage });
+    },
+  }),
   getWorkspaceFolder: () => undefined,
   createFileSystemWatcher: () => ({ onDidChange: () => ({ dispose() {} }), onDidCreate: () => ({ dispose() {} }), onDidDelete: () => ({ dispose() {} }), dispose() {} }),
   registerTextDocumentContentProvider: () => ({ dispose() {} }),
@@ -209,6 +214,8 @@ export const workspace = {
     return doc;
   },
 };
+/** Settings written (workspace.getConfiguration(section, scope).update), in order. */
+export const configUpdates: { section?: string; scope?: unknown; key: string; value: unknown; target?: ConfigurationTarget; overrideInLanguage?: boolean }[] = [];
 let clipboard = '';
 export const env = {
   clipboard: { writeText: async (t: string) => { clipboard = t; }, readText: async () => clipboard },
