@@ -11,16 +11,19 @@ import { EngineTimingService } from './providers/otlp/engineTimingService';
 import { registerEngineTimingCommands } from './commands/engineTimingCommands';
 import { registerLogCommands } from './commands/logCommands';
 import { registerLargeLogOptions } from './commands/largeLogOptionsCommand';
-import { logsApi, type HopLensLogsApi } from './api';
+import { logsApi, callTracesApi, tracedRequestsApi, engineTimingApi, type HopLensLogsApi, type HopLensCallTracesApi, type HopLensTracedRequestsApi,
+  type HopLensEngineTimingApi } from './api';
 
 export interface HopLensApi {
   readonly version: string;
   /** Server logs as HopLens reads them (src/api.ts): sessions, checkouts, what the Requests view lists. */
   readonly logs: HopLensLogsApi;
-  // The other features' services, still handed out whole (their tests read their views).
-  readonly tracedRequests: TracedRequestCommands;
-  readonly callTraces: CallTracesViewProvider;
-  readonly engineTiming: EngineTimingService;
+  /** The last traced request (src/api.ts). */
+  readonly tracedRequests: HopLensTracedRequestsApi;
+  /** The rows of the Call Traces view. */
+  readonly callTraces: HopLensCallTracesApi;
+  /** The engine timings received over OpenTelemetry, and the receiver's state. */
+  readonly engineTiming: HopLensEngineTimingApi;
 }
 
 export function activate(context: vscode.ExtensionContext): HopLensApi {
@@ -48,7 +51,10 @@ export function activate(context: vscode.ExtensionContext): HopLensApi {
     registerEngineTimingCommands({ service: engineTiming, logs: logs.logs, traced: tracedRequests, settings }),
   );
   log.info(`HopLens ${context.extension.packageJSON.version} activated`);
-  return { version: String(context.extension.packageJSON.version), logs: logsApi(logs), tracedRequests, callTraces, engineTiming };
+  return {
+    version: String(context.extension.packageJSON.version), logs: logsApi(logs),
+    tracedRequests: tracedRequestsApi(tracedRequests), callTraces: callTracesApi(callTraces), engineTiming: engineTimingApi(engineTiming),
+  };
 }
 
 export function deactivate(): void {

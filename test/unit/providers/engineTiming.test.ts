@@ -14,6 +14,7 @@ import type { LogSessions } from '../../../src/providers/logs/logDocuments';
 import { LogSession } from '../../../src/core/session/logSession';
 import type { HopLensConfig } from '../../../src/config';
 import { exportFixtureWithSdk, FIXTURES } from '../otlp/helpers';
+import { assertSameSpans, EXPORT_SUCCESS, exportOnce, llmRequestSpan, makeExporter, recordingTracer, VLLM_RESOURCE } from '../otlp/trials';
 
 const quiet = { trace() {}, debug() {}, info() {}, warn() {}, error() {} };
 const COLLECTOR_FILE = join(FIXTURES, 'collector_export.jsonl');
@@ -82,6 +83,27 @@ test('spans the editor cannot keep: the status bar says the receiver refuses the
   await exportFixtureWithSdk(receiver.url, 'json', Date.UTC(2026, 10, 29, 9));
   assert.match(t.status.text, /^\$\(radio-tower\) OTLP/);
   assert.equal(t.status.backgroundColor, undefined);
+});
+
+test('the official exporter answered 503 keeps its spans and sends them again: they arrive once, and the status bar recovers', async () => {
+  const t = setUp();
+  const receiver = await t.run('hoplens.startTraceReceiver') as { url: string };
+  const store = t.service.store;
+  const add = store.add.bind(store);
+  let failing = true;
+  store.add = (spans) => { if (failing) throw new Error('the span store is broken'); add(spans); };
+  const { tracer, finished } = recordingTracer(VLLM_RESOURCE, 'vllm.llm_engine');
+  for (let i = 0; i < 2; i++) llmRequestSpan(tracer, `chatcmpl-ext-503-${i}`, Date.UTC(2026, 10, 29, 9), i);
+  const spans = finished();
+  const exporting = exportOnce(makeExporter(receiver.url, { protocol: 'protobuf' }), spans);
+  for (let i = 0; i < 200 && !/refusing/.test(t.status.text); i++) await new Promise((r) => setTimeout(r, 10));
+  assert.match(t.status.text, /^\$\(warning\) OTLP :\d+ · \d+ spans · refusing$/);
+  failing = false;
+  const r = await exporting;
+  assert.equal(r.code, EXPORT_SUCCESS, r.error?.message);
+  const ids = new Set(spans.map((x) => x.spanContext().spanId));
+  assertSameSpans(spans, store.spans().filter((x) => ids.has(x.spanId)), 'protobuf', 'after the 503');
+  assert.match(t.status.text, /^\$\(radio-tower\)/);
 });
 
 test('Open OTLP File reads a Collector\'s JSON Lines, says what it skipped, and the timings join by request id', async () => {
