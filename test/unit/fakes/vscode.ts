@@ -18,18 +18,18 @@ export class Selection extends Range {
   get active(): Position { return this.end; }
 }
 export class Uri {
-  private constructor(readonly scheme: string, readonly path: string, readonly query = '', readonly fragment = '') {}
+  private constructor(readonly scheme: string, readonly path: string, readonly query = '', readonly fragment = '', readonly authority = '') {}
   static file(p: string): Uri { return new Uri('file', p); }
   static parse(s: string): Uri {
-    const m = /^([a-z][\w+.-]*):(?:\/\/[^/]*)?([^?#]*)(?:\?([^#]*))?(?:#(.*))?$/i.exec(s);
-    return m ? new Uri(m[1], m[2], m[3] ?? '', m[4] ?? '') : new Uri('file', s);
+    const m = /^([a-z][\w+.-]*):(?:\/\/([^/?#]*))?([^?#]*)(?:\?([^#]*))?(?:#(.*))?$/i.exec(s);
+    return m ? new Uri(m[1], m[3], m[4] ?? '', m[5] ?? '', m[2] ?? '') : new Uri('file', s);
   }
-  static joinPath(u: Uri, ...parts: string[]): Uri { return new Uri(u.scheme, [u.path, ...parts].join('/')); }
+  static joinPath(u: Uri, ...parts: string[]): Uri { return new Uri(u.scheme, [u.path, ...parts].join('/'), '', '', u.authority); }
   get fsPath(): string { return this.path; }
   with(c: { scheme?: string; path?: string; query?: string; fragment?: string }): Uri {
-    return new Uri(c.scheme ?? this.scheme, c.path ?? this.path, c.query ?? this.query, c.fragment ?? this.fragment);
+    return new Uri(c.scheme ?? this.scheme, c.path ?? this.path, c.query ?? this.query, c.fragment ?? this.fragment, this.authority);
   }
-  toString(): string { return `${this.scheme}://${this.path}${this.query ? `?${this.query}` : ''}${this.fragment ? `#${this.fragment}` : ''}`; }
+  toString(): string { return `${this.scheme}://${this.authority}${this.path}${this.query ? `?${this.query}` : ''}${this.fragment ? `#${this.fragment}` : ''}`; }
 }
 export type Event<T> = (listener: (e: T) => void) => { dispose(): void };
 export class EventEmitter<T> {
