@@ -104,8 +104,9 @@ test('the report\'s buttons: Markdown with the generated text redacted, JSON, cu
   await panel.receive({ type: 'copyMarkdown' });
   const md = await env.clipboard.readText();
   assert.ok(md.includes(result.record.requestId));
-  const generated = result.record.frames.filter((f) => f.kind === 'content').map((f) => f.text).join('');
-  assert.ok(generated.length > 0 && !md.includes(generated), 'generated text is redacted by default');
+  const first = result.record.frames.find((f) => f.kind === 'content')!;
+  assert.equal(first.text, 'Hello', 'the fake engine\'s first token');
+  assert.ok(md.includes(`| content | 5 | … |`) && !md.includes('Hello'), 'generated text is redacted by default');
   await panel.receive({ type: 'copyJson' });
   const json = JSON.parse(await env.clipboard.readText()) as { requestId: string; status: number };
   assert.deepEqual([json.requestId, json.status], [result.record.requestId, 200]);

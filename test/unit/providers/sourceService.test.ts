@@ -1,5 +1,5 @@
 // The editor's side of source lookup without a VS Code host: the checkout the settings name is
-// opened once and lines resolve into it; a source with no git commit is said once in the status
+// opened once and lines resolve into it; a source with no git commit is said in the status
 // bar; a setting that names no checkout is a warning; a located source opens at its line or in
 // the browser.
 import '../fakes/register';
@@ -30,7 +30,7 @@ function setUp(vllm: string) {
   return { service, status, settings, changed, dispose: () => { service.dispose(); dir.remove(); } };
 }
 
-test('lines of a vLLM log resolve into the configured checkout; a source with no git commit is said once, in the status bar', async () => {
+test('lines of a vLLM log resolve into the configured checkout; a source with no git commit is said in the status bar, not as a notification', async () => {
   const t = setUp(CHECKOUT);
   const resolver = await t.service.resolver('vllm');
   assert.equal(resolver?.checkout.root, CHECKOUT);
