@@ -1,10 +1,20 @@
-// What HopLens offers other extensions (and its own integration tests) about server logs:
-// read-only views of its sessions, the checkouts lines resolve into, and what the Requests view
-// lists. Built by activate() from the log feature's services; nothing here holds state.
+// What HopLens offers other extensions (and its own integration tests): read-only views of its
+// log sessions, the checkouts lines resolve into, what the Requests view lists, the rows of the
+// Call Traces view, the last traced request, and the engine timings received. Built by
+// activate() from the services; nothing here holds state, and no service is handed out whole.
 import type * as vscode from 'vscode';
 import type { Engine } from './hops/types';
 import type { LogSessionView } from './core/session/logSession';
 import type { LogFeature } from './providers/logs/logFeature';
+import type { CallTraceNode, CallTracesViewProvider } from './providers/calltrace/callTracesView';
+import type { CallRow } from './core/calltrace/types';
+import type { TracedRequestCommands } from './commands/sendTracedRequestCommand';
+import type { TracedRequest } from './core/request/index';
+import type { EngineTimingService } from './providers/otlp/engineTimingService';
+import type { ClientTimes } from './providers/otlp/engineTimingHtml';
+import type { EngineTimingLine } from './providers/requestsView';
+import type { BatchSummary, EngineTiming, OtlpSpan, RequestSnapshot } from './core/otlp/types';
+import type { SpanStoreStats } from './core/otlp/engineTiming';
 
 export interface CheckoutView {
   readonly root: string;
@@ -41,5 +51,87 @@ export function logsApi(feature: LogFeature): HopLensLogsApi {
       return r && { root: r.checkout.root, head: r.checkout.head, indexReady: r.indexReady };
     },
     requests: () => feature.requests.listed(),
+  };
+}
+
+/**
+ * A row of the Call Traces view, as much of it as a reader needs: the node itself (hand it back to
+ * the view's commands: Open Call Site, Export as Perfetto, Load More), read-only and without the
+ * folder's index, watcher or worker pool.
+ */
+export type CallTraceRow =
+  | { readonly kind: 'folder'; readonly folder: { readonly path: string } }
+  | { readonly kind: 'process'; readonly group: { readonly pid: number; readonly role: string } }
+  | { readonly kind: 'thread'; readonly thread: { readonly key: string } }
+  | { readonly kind: 'call'; readonly row: Readonly<CallRow> }
+  | { readonly kind: 'more'; readonly offset: number; readonly total: number }
+  | { readonly kind: 'info'; readonly text: string; readonly tooltip?: string };
+
+export interface HopLensCallTracesApi {
+  /** The rows under a row as the view lists them (none given: the trace folders); a folder is indexed when first listed. */
+  rows(parent?: CallTraceRow): Promise<readonly CallTraceRow[]>;
+  /** What a row shows: label, description, tooltip, the command a click runs. */
+  item(row: CallTraceRow): vscode.TreeItem;
+  /** The functions shown (with their callers) now; empty: every call. Set with `hoplens.callTraces.filter`. */
+  readonly filter: readonly string[];
+}
+
+export function callTracesApi(view: CallTracesViewProvider): HopLensCallTracesApi {
+  return {
+    rows: (parent) => view.getChildren(parent as CallTraceNode | undefined),
+    item: (row) => view.getTreeItem(row as CallTraceNode),
+    get filter() { return view.currentFilter; },
+  };
+}
+
+export interface HopLensTracedRequestsApi {
+  /** The last request Send Traced Request timed, its report page now, and whether it shows the engine's own breakdown yet. */
+  last(): { readonly request: TracedRequest; readonly reportHtml: string; readonly reportShowsEngineTiming: boolean } | undefined;
+  /** Opens the server log at a traced request's lines (or `line`) and shows it in the Requests view. */
+  openLog(request: TracedRequest, line?: number): Promise<void>;
+}
+
+export function tracedRequestsApi(commands: TracedRequestCommands): HopLensTracedRequestsApi {
+  return {
+    last: () => {
+      const request = commands.lastResult;
+      const report = commands.lastReport;
+      return request && { request, reportHtml: report?.panel.webview.html ?? '', reportShowsEngineTiming: report?.hasEngineTiming ?? false };
+    },
+    openLog: (request, line) => commands.openLog(request, line),
+  };
+}
+
+export interface HopLensEngineTimingApi {
+  /** Whether the trace receiver listens, and where. */
+  readonly running: boolean;
+  readonly endpoint: string | undefined;
+  /** What its status bar item says (undefined while stopped). */
+  readonly statusText: string | undefined;
+  /** A request's timing from its llm_request span (null: none arrived). */
+  timing(rid: string): EngineTiming | null;
+  /** The row the Requests view puts first under a request. */
+  timingLine(rid: string): EngineTimingLine | null;
+  /** The breakdown a traced request's report shows beside the client's times. */
+  breakdownHtml(rid: string, client: ClientTimes | null): string | null;
+  /** What was received: the spans kept, counts, a request's step snapshots, the scheduler's batches. */
+  spans(): readonly OtlpSpan[];
+  stats(): Readonly<SpanStoreStats>;
+  snapshots(rid: string): readonly RequestSnapshot[];
+  batches(): readonly BatchSummary[];
+}
+
+export function engineTimingApi(service: EngineTimingService): HopLensEngineTimingApi {
+  return {
+    get running() { return service.running; },
+    get endpoint() { return service.endpoint; },
+    get statusText() { return service.statusText; },
+    timing: (rid) => service.timing(rid),
+    timingLine: (rid) => service.timingLine(rid),
+    breakdownHtml: (rid, client) => service.breakdownHtml(rid, client),
+    spans: () => service.store.spans(),
+    stats: () => service.store.stats(),
+    snapshots: (rid) => service.store.snapshots(rid),
+    batches: () => service.store.batches(),
   };
 }

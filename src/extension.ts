@@ -14,16 +14,19 @@ import { registerLargeLogOptions } from './commands/largeLogOptionsCommand';
 import { TimelineService } from './providers/timeline/timelineService';
 import { registerTimelineCommand } from './commands/timelineCommand';
 import { CommandIds } from './commandIds';
-import { logsApi, type HopLensLogsApi } from './api';
+import { logsApi, callTracesApi, tracedRequestsApi, engineTimingApi, type HopLensLogsApi, type HopLensCallTracesApi, type HopLensTracedRequestsApi,
+  type HopLensEngineTimingApi } from './api';
 
 export interface HopLensApi {
   readonly version: string;
   /** Server logs as HopLens reads them (src/api.ts): sessions, checkouts, what the Requests view lists. */
   readonly logs: HopLensLogsApi;
-  // The other features' services, still handed out whole (their tests read their views).
-  readonly tracedRequests: TracedRequestCommands;
-  readonly callTraces: CallTracesViewProvider;
-  readonly engineTiming: EngineTimingService;
+  /** The last traced request (src/api.ts). */
+  readonly tracedRequests: HopLensTracedRequestsApi;
+  /** The rows of the Call Traces view. */
+  readonly callTraces: HopLensCallTracesApi;
+  /** The engine timings received over OpenTelemetry, and the receiver's state. */
+  readonly engineTiming: HopLensEngineTimingApi;
   /** Request timelines: the panel shown last, with its read-only view model. */
   readonly timelines: Pick<TimelineService, 'current'>;
 }
@@ -70,7 +73,11 @@ export function activate(context: vscode.ExtensionContext): HopLensApi {
     }),
   );
   log.info(`HopLens ${context.extension.packageJSON.version} activated`);
-  return { version: String(context.extension.packageJSON.version), logs: logsApi(logs), tracedRequests, callTraces, engineTiming, timelines };
+  return {
+    version: String(context.extension.packageJSON.version), logs: logsApi(logs),
+    tracedRequests: tracedRequestsApi(tracedRequests), callTraces: callTracesApi(callTraces), engineTiming: engineTimingApi(engineTiming),
+    timelines,
+  };
 }
 
 export function deactivate(): void {

@@ -1,10 +1,9 @@
 // Commands of the Call Traces view: open a folder, open a call's definition or call site,
 // filter, find a function, export Perfetto JSON and the hop sequence as Markdown.
 import * as vscode from 'vscode';
-import { existsSync } from 'node:fs';
 import { CommandIds } from '../commandIds';
 import type { CallTracesViewProvider, CallTraceNode } from '../providers/calltrace/callTracesView';
-import { mapToCheckout, displayPath } from '../core/calltrace/paths';
+import { localTracedFile, displayPath } from '../core/calltrace/paths';
 import { writePerfettoTrace, hopSequenceMarkdown } from '../core/calltrace/export';
 import { DEFAULT_FILTER, parseFilterList } from '../core/calltrace/filter';
 import type { HopLensConfig, HopLensSettings } from '../config';
@@ -13,10 +12,8 @@ import { forWorkbench } from '../core/text/workbench';
 /** Opens a traced file at a 1-based line: the file that ran when it is here, else its place in the checkout. */
 export async function openAt(config: HopLensConfig, file: string, line: number): Promise<void> {
   const c = config.checkouts;
-  // The file that actually ran, when it is on this machine: its lines are the ones traced.
-  // Otherwise (a trace from a container or another host) map it onto the checkout.
-  const mapped = existsSync(file) ? { path: file, via: 'as-written' as const } : mapToCheckout(file, { vllm: c.vllm || undefined, sglang: c.sglang || undefined });
-  if (!existsSync(mapped.path)) {
+  const mapped = localTracedFile(file, { vllm: c.vllm || undefined, sglang: c.sglang || undefined });
+  if (!mapped.found) {
     void vscode.window.showWarningMessage(`HopLens: ${forWorkbench(mapped.path)} is not on this machine. Set hoplens.checkouts.vllm (or .sglang) to a checkout and HopLens maps site-packages and container paths onto it.`);
     return;
   }

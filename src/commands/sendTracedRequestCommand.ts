@@ -1,8 +1,7 @@
 // HopLens: Send Traced Request — one streaming request timed from the socket, its report,
 // and the server log lines of this very request. Also Repeat… and Set API Key.
 import * as vscode from 'vscode';
-import { existsSync } from 'node:fs';
-import { TracedRequestWorker, aggregateRuns, runsReport, validateOptions, ServerLogReader, type TraceOptions, type TracedRequest } from '../core/request/index';
+import { TracedRequestWorker, aggregateRuns, runsReport, validateOptions, ServerLogReader, serverLogFile, type TraceOptions, type TracedRequest } from '../core/request/index';
 import type { HopLensConfig, HopLensSettings } from '../config';
 import { forWorkbench } from '../core/text/workbench';
 import { markdownCode, markdownCodeBlock } from '../core/text/markdown';
@@ -24,6 +23,10 @@ export interface SendDeps {
   engineTiming: EngineTimingService;
   settings: Pick<HopLensSettings, 'current'>;
   log: Logger;
+  /** Runs the requests (default: a warmed-up thread of dist/tracedRequest.js). */
+  requests?: Pick<TracedRequestWorker, 'send' | 'dispose'>;
+  /** Reads a traced request's lines from the server log (default: waits up to 2 s for them). */
+  serverLog?: ServerLogReader;
 }
 
 function baseOptions(config: HopLensConfig): TraceOptions {
@@ -60,16 +63,17 @@ async function confirmOptions(o: TraceOptions): Promise<TraceOptions | undefined
 export class TracedRequestCommands {
   private last: TracedRequest | undefined;
   private lastPanel: RequestReportPanel | undefined;
-  private readonly serverLog = new ServerLogReader();
+  private readonly serverLog: ServerLogReader;
   constructor(private readonly deps: SendDeps) {
-    this.requestThread = new TracedRequestWorker(vscode.Uri.joinPath(deps.context.extensionUri, 'dist', 'tracedRequest.js').fsPath);
+    this.requestThread = deps.requests ?? new TracedRequestWorker(vscode.Uri.joinPath(deps.context.extensionUri, 'dist', 'tracedRequest.js').fsPath);
+    this.serverLog = deps.serverLog ?? new ServerLogReader();
   }
 
   get lastResult(): TracedRequest | undefined { return this.last; }
   get lastReport(): RequestReportPanel | undefined { return this.lastPanel; }
 
   /** Requests run on their own (warmed-up) thread so the extension host's work cannot delay chunk stamps. */
-  private readonly requestThread: TracedRequestWorker;
+  private readonly requestThread: Pick<TracedRequestWorker, 'send' | 'dispose'>;
 
   register(): vscode.Disposable {
     return vscode.Disposable.from(
@@ -153,11 +157,7 @@ export class TracedRequestCommands {
     panel.panel.onDidDispose(() => sub.dispose());
   }
 
-  /** The server log file: hoplens.serverLog, when it exists. */
-  private logPath(): string | undefined {
-    const setting = this.deps.settings.current.serverLog;
-    return setting && existsSync(setting) ? setting : undefined;
-  }
+  private logPath(): string | undefined { return serverLogFile(this.deps.settings.current.serverLog); }
 
   /** Opens the server log at this request's lines and reveals it in the Requests view. */
   async openLog(r: TracedRequest, line?: number): Promise<void> {

@@ -7,10 +7,14 @@ import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fixture, hoplens, until } from './fixture';
-import type { CallTraceNode } from '../../src/providers/calltrace/callTracesView';
-import { DEFAULT_FILTER } from '../../src/core/calltrace/filter';
+import type { CallTraceRow } from '../../src/api';
 
 const REPO = join(__dirname, '..', '..', '..');
+
+/** Filter Calls… as the user sets it: a list of functions, [] for every call, 'default' for the request path. */
+async function setFilter(filter: string[] | 'default'): Promise<void> {
+  await vscode.commands.executeCommand('hoplens.callTraces.filter', typeof filter === 'string' ? filter : filter.join(', '));
+}
 
 describe('Call Traces view', () => {
   let made: { instanceDir: string; files: string[]; engineRoot: string; sleepMs: number };
@@ -26,20 +30,20 @@ describe('Call Traces view', () => {
     const api = await hoplens();
     await vscode.commands.executeCommand('hoplens.openCallTraceFolder', vscode.Uri.file(made.instanceDir));
     const view = api.callTraces;
-    const roots = await view.getChildren();
+    const roots = await view.rows();
     const folder = roots.find((n) => n.kind === 'folder' && n.folder.path === made.instanceDir);
     assert.ok(folder, `roots: ${roots.map((r) => (r.kind === 'folder' ? r.folder.path : r.kind)).join(', ')}`);
-    const processes = await view.getChildren(folder);
+    const processes = await view.rows(folder);
     assert.equal(processes.filter((p) => p.kind === 'process').length, 1);
-    const threads = (await view.getChildren(processes[0])).filter((t) => t.kind === 'thread');
+    const threads = (await view.rows(processes[0])).filter((t) => t.kind === 'thread');
     assert.equal(threads.length, 2, 'two traced threads, one file each');
 
     // Walk down to execute_model: run_busy_loop → step → execute_model.
-    const findCall = async (nodes: CallTraceNode[], fn: string, file: string): Promise<CallTraceNode & { kind: 'call' }> => {
+    const findCall = async (nodes: readonly CallTraceRow[], fn: string, file: string): Promise<CallTraceRow & { kind: 'call' }> => {
       for (const n of nodes) {
         if (n.kind === 'call' && n.row.fn === fn && n.row.file.endsWith(file)) return n;
         if (n.kind === 'call' || n.kind === 'thread') {
-          const hit = await findCall(await view.getChildren(n), fn, file).catch(() => undefined);
+          const hit = await findCall(await view.rows(n), fn, file).catch(() => undefined);
           if (hit) return hit;
         }
       }
@@ -51,7 +55,7 @@ describe('Call Traces view', () => {
     // Paired with its own return: it fits inside the step (or the run of steps) that called it.
     const step = await findCall(threads, 'step', 'vllm/v1/engine/core.py');
     assert.ok(exec.row.durationUs! <= step.row.durationUs!, `execute_model ${exec.row.durationUs} µs, step ${step.row.durationUs} µs`);
-    const item = view.getTreeItem(exec);
+    const item = view.item(exec);
     assert.match(String(item.description), /ms/);
     assert.match(String(item.description), /v1\/engine\/core\.py:\d+/);
 
@@ -76,9 +80,9 @@ describe('Call Traces view', () => {
 
   it('exports a thread as Perfetto trace JSON with one complete event per call', async () => {
     const api = await hoplens();
-    const [folder] = (await api.callTraces.getChildren()).filter((n) => n.kind === 'folder' && n.folder.path === made.instanceDir);
-    const [proc] = await api.callTraces.getChildren(folder);
-    const threads = await api.callTraces.getChildren(proc);
+    const [folder] = (await api.callTraces.rows()).filter((n) => n.kind === 'folder' && n.folder.path === made.instanceDir);
+    const [proc] = await api.callTraces.rows(folder);
+    const threads = await api.callTraces.rows(proc);
     const out = vscode.Uri.file(join(mkdtempSync(join(tmpdir(), 'hoplens-it-perfetto-')), 'trace.json'));
     const res = await vscode.commands.executeCommand<{ events: number; truncated: boolean }>('hoplens.callTraces.exportPerfetto', threads[0], out);
     assert.ok(res.events > 0 && !res.truncated);
@@ -93,21 +97,20 @@ describe('Call Traces view', () => {
     const ts = '2026-11-29 10:00:00.000000';
     appendFileSync(file, `${ts} Call to late_request in ${made.engineRoot}/vllm/v1/engine/core.py:1 from  in :0\n` +
       `2026-11-29 10:00:00.005000 Return from late_request in ${made.engineRoot}/vllm/v1/engine/core.py:2 to  in :0\n`);
-    const before = api.callTraces.currentFilter;
-    api.callTraces.setFilter([]); // everything, not only the request path
+    await setFilter([]); // everything, not only the request path
     try {
       await until('the appended call to appear', async () => {
-        const [folder] = (await api.callTraces.getChildren()).filter((n) => n.kind === 'folder' && n.folder.path === made.instanceDir);
-        const [proc] = await api.callTraces.getChildren(folder);
-        for (const t of await api.callTraces.getChildren(proc)) {
-          const calls = await api.callTraces.getChildren(t);
+        const [folder] = (await api.callTraces.rows()).filter((n) => n.kind === 'folder' && n.folder.path === made.instanceDir);
+        const [proc] = await api.callTraces.rows(folder);
+        for (const t of await api.callTraces.rows(proc)) {
+          const calls = await api.callTraces.rows(t);
           const hit = calls.find((c) => c.kind === 'call' && c.row.fn === 'late_request');
           if (hit && hit.kind === 'call') { assert.equal(hit.row.durationUs, 5000); return true; }
         }
         return undefined;
       }, 20_000);
     } finally {
-      api.callTraces.setFilter(before);
+      await setFilter('default');
     }
   });
 
@@ -116,20 +119,20 @@ describe('Call Traces view', () => {
     const view = api.callTraces;
     await vscode.commands.executeCommand('hoplens.openCallTraceFolder', vscode.Uri.file(made.instanceDir));
     const namesUnder = async (): Promise<Set<string>> => {
-      const [folder] = (await view.getChildren()).filter((n) => n.kind === 'folder' && n.folder.path === made.instanceDir);
+      const [folder] = (await view.rows()).filter((n) => n.kind === 'folder' && n.folder.path === made.instanceDir);
       const names = new Set<string>();
-      const walk = async (nodes: CallTraceNode[]) => {
+      const walk = async (nodes: readonly CallTraceRow[]) => {
         for (const n of nodes) {
           if (n.kind === 'call') names.add(n.row.fn);
-          if (n.kind === 'process' || n.kind === 'thread' || n.kind === 'call') await walk(await view.getChildren(n));
+          if (n.kind === 'process' || n.kind === 'thread' || n.kind === 'call') await walk(await view.rows(n));
         }
       };
-      await walk(await view.getChildren(folder));
+      await walk(await view.rows(folder));
       return names;
     };
     try {
       await vscode.commands.executeCommand('hoplens.callTraces.filter', 'execute_model');
-      assert.deepEqual(view.currentFilter, ['execute_model']);
+      assert.deepEqual(view.filter, ['execute_model']);
       const filtered = await namesUnder();
       assert.ok(filtered.has('execute_model'), [...filtered].join(', '));
       assert.ok(!filtered.has('schedule') && !filtered.has('update_from_output'), `only execute_model and its callers: ${[...filtered].join(', ')}`);
@@ -162,12 +165,12 @@ describe('Call Traces view', () => {
     const root = join(fixture().root, 'traces-refresh');
     await vscode.commands.executeCommand('hoplens.openCallTraceFolder', vscode.Uri.file(root));
     const view = api.callTraces;
-    view.setFilter([]);
+    await setFilter([]);
     const topCalls = async () => {
-      const [folder] = (await view.getChildren()).filter((n) => n.kind === 'folder' && n.folder.path === root);
-      const [proc] = await view.getChildren(folder);
-      const [thread] = await view.getChildren(proc);
-      return (await view.getChildren(thread)).flatMap((n) => (n.kind === 'call' ? [n.row.fn] : []));
+      const [folder] = (await view.rows()).filter((n) => n.kind === 'folder' && n.folder.path === root);
+      const [proc] = await view.rows(folder);
+      const [thread] = await view.rows(proc);
+      return (await view.rows(thread)).flatMap((n) => (n.kind === 'call' ? [n.row.fn] : []));
     };
     try {
       assert.deepEqual(await topCalls(), ['step']);
@@ -176,7 +179,7 @@ describe('Call Traces view', () => {
       // Right after the command: no waiting for a file watcher.
       assert.deepEqual(await topCalls(), ['step', 'late_step']);
     } finally {
-      view.setFilter(DEFAULT_FILTER);
+      await setFilter('default');
     }
   });
 
@@ -194,24 +197,24 @@ describe('Call Traces view', () => {
     writeFileSync(join(dir, 'VLLM_TRACE_FUNCTION_for_process_11_thread_12_at_2026-08-21_22:30:01.000000.log'), lines.join('\n') + '\n');
     await vscode.commands.executeCommand('hoplens.openCallTraceFolder', vscode.Uri.file(root));
     const view = api.callTraces;
-    view.setFilter([]);
+    await setFilter([]);
     try {
-      const [folder] = (await view.getChildren()).filter((n) => n.kind === 'folder' && n.folder.path === root);
-      const [proc] = await view.getChildren(folder);
-      const [thread] = await view.getChildren(proc);
-      const first = await view.getChildren(thread);
+      const [folder] = (await view.rows()).filter((n) => n.kind === 'folder' && n.folder.path === root);
+      const [proc] = await view.rows(folder);
+      const [thread] = await view.rows(proc);
+      const first = await view.rows(thread);
       const more = first[first.length - 1];
       assert.equal(more.kind, 'more');
       assert.equal(first.filter((n) => n.kind === 'call').length, 200);
-      assert.match(String(view.getTreeItem(more).label), /more/i);
+      assert.match(String(view.item(more).label), /more/i);
       await vscode.commands.executeCommand('hoplens.callTraces.loadMore', more);
-      const next = await view.getChildren(thread);
+      const next = await view.rows(thread);
       const calls = next.flatMap((n) => (n.kind === 'call' ? [n.row.fn] : []));
       assert.ok(calls.length > 200, `${calls.length} calls after Load More`);
       assert.deepEqual(calls.slice(0, 3), ['handle_0', 'handle_1', 'handle_2']);
       assert.equal(calls[calls.length - 1], `handle_${calls.length - 1}`, 'the next page continues where the first ended');
     } finally {
-      view.setFilter(DEFAULT_FILTER);
+      await setFilter('default');
     }
   });
 
@@ -232,22 +235,21 @@ describe('Call Traces view', () => {
     symlinkSync(elsewhere, join(root, 'link')); // like `link -> /`
     try {
       await vscode.commands.executeCommand('hoplens.openCallTraceFolder', vscode.Uri.file(root));
-      const [folder] = (await api.callTraces.getChildren()).filter((n) => n.kind === 'folder' && n.folder.path === root);
+      const [folder] = (await api.callTraces.rows()).filter((n) => n.kind === 'folder' && n.folder.path === root);
       assert.ok(folder, 'the folder is listed');
-      const children = await api.callTraces.getChildren(folder);
+      const children = await api.callTraces.rows(folder);
       const processes = children.filter((n) => n.kind === 'process');
       assert.equal(processes.length, 2000, 'every restart once (the loop does not list them again)');
       assert.ok(processes.every((p) => p.kind === 'process' && p.group.pid >= 20_000), 'nothing from the other job behind the link');
       const note = children.find((n) => n.kind === 'info' && /ignored/.test(n.text));
       assert.ok(note && note.kind === 'info' && /outside the folder/.test(note.tooltip ?? ''), 'the link out is named in the ignored list');
-      const [thread] = await api.callTraces.getChildren(processes[1999]);
-      const before = api.callTraces.currentFilter;
-      api.callTraces.setFilter([]);
+      const [thread] = await api.callTraces.rows(processes[1999]);
+      await setFilter([]);
       try {
-        const calls = await api.callTraces.getChildren(thread);
+        const calls = await api.callTraces.rows(thread);
         assert.ok(calls.some((c) => c.kind === 'call' && c.row.fn === 'step' && c.row.durationUs === 899), JSON.stringify(calls.map((c) => c.kind === 'call' ? [c.row.fn, c.row.durationUs] : c.kind)));
       } finally {
-        api.callTraces.setFilter(before);
+        await setFilter('default');
       }
     } finally {
       rmSync(elsewhere, { recursive: true, force: true });

@@ -65,9 +65,10 @@ function estimateCalls(size: number): number {
   return Math.ceil(size / BYTES_PER_CALL_ESTIMATE);
 }
 
-/** Where the worker bundle is: next to the bundled caller (dist/), or in the tsc output tree. */
-export function findWorkerScript(): string | null {
+/** Where the worker bundle is: `preferred` (the extension's dist/), next to the bundled caller, or in the tsc output tree. */
+export function findWorkerScript(preferred?: string): string | null {
   const candidates = [
+    ...(preferred ? [preferred] : []),
     join(__dirname, 'calltraceIndex.js'),
     join(__dirname, '..', '..', 'workers', 'calltraceIndex.js'),
   ];

@@ -5,7 +5,7 @@
 // `/tmp/vllm_trace_frame_for_process_…` (VLLM_TRACE_FRAME). SGLang's diffusion runtime carries a
 // copy of the tracer; we accept its wording (`SGLANG_DIFFUSION_TRACE_FUNCTION_for_process_…`).
 import { readdir, realpath, stat } from 'node:fs/promises';
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { basename, dirname, join, sep } from 'node:path';
 import type { DiscoveryResult, IgnoredFile, TraceFileInfo, TraceFlavor, TraceInstance } from './types';
@@ -66,6 +66,19 @@ export function pythonUserName(env: NodeJS.ProcessEnv = process.env): string {
 export function defaultTraceRoots(user: string = pythonUserName(), env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string[] {
   const tmp = pythonTempDir(env, platform);
   return [join(tmp, user, 'vllm'), join(tmp, 'vllm')];
+}
+
+/**
+ * The folders the Call Traces view lists: the configured ones and vLLM's default places that
+ * exist, in that order, then the folders the user opened (listed even when gone: their error shows).
+ */
+export function traceFolderCandidates(configured: readonly string[], opened: Iterable<string>,
+  opts: { defaults?: readonly string[]; exists?: (path: string) => boolean } = {}): string[] {
+  const exists = opts.exists ?? existsSync;
+  const out = new Set<string>();
+  for (const d of [...configured, ...(opts.defaults ?? defaultTraceRoots())]) if (d && exists(d)) out.add(d);
+  for (const p of opened) out.add(p);
+  return [...out];
 }
 
 export interface DiscoveryOptions {

@@ -2,6 +2,7 @@
 // The tracer writes absolute paths of wherever the engine ran: a source checkout, a
 // site-packages install, or a container path. The package folder (`vllm/`, `sglang/`) is the
 // anchor common to all of them.
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
 export type EngineName = 'vllm' | 'sglang';
@@ -61,4 +62,15 @@ export function mapToCheckout(file: string, settings: CheckoutSettings): MappedP
   const root = rel ? settings[rel.engine] : undefined;
   if (rel && root) return { path: join(root, ...rel.relative.split('/')), via: 'checkout' };
   return { path: file, via: 'as-written' };
+}
+
+/**
+ * The local file a traced path opens at: the file that ran, when it is on this machine (its lines
+ * are the ones traced); else the path mapped onto the checkout (a trace from a container or another
+ * host). `found` is false when neither is here.
+ */
+export function localTracedFile(file: string, settings: CheckoutSettings, exists: (path: string) => boolean = existsSync): { path: string; found: boolean } {
+  if (exists(file)) return { path: file, found: true };
+  const { path } = mapToCheckout(file, settings);
+  return { path, found: exists(path) };
 }

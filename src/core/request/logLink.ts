@@ -2,7 +2,7 @@
 // the server prints for it, with the line's own timestamp set beside the client's clock.
 // Server clocks are coarse (vLLM: whole seconds, no year; SGLang: seconds, ms with
 // SGLANG_LOG_MS), so each offset carries its resolution.
-import { createReadStream } from 'node:fs';
+import { createReadStream, existsSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { TraceRecord } from './types';
 
@@ -103,6 +103,11 @@ export function countLinesUpTo(path: string, end: number, from: { offset: number
     stream.on('end', () => resolve({ offset: end, lines }));
     stream.on('error', reject);
   });
+}
+
+/** The server log a traced request's lines are read from: the configured file, when it is there. */
+export function serverLogFile(configured: string, exists: (path: string) => boolean = existsSync): string | undefined {
+  return configured && exists(configured) ? configured : undefined;
 }
 
 /** What the report says about the server log: the request's lines (null: none to show) and a note. */

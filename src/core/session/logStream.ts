@@ -39,6 +39,42 @@ export async function scanLogFile(path: string, onRecord: (rec: LogRecord) => vo
   return readLogStream(session, createReadStream(path, { highWaterMark: CHUNK }));
 }
 
+/** A line longer than this is cut in a slice (a slice is for reading around a hop, not for megabyte lines). */
+const SLICE_LINE_CHARS = 4000;
+
+/**
+ * Up to `count` lines of a file from 1-based line `first`, reading from a place whose line number
+ * is known (`from`: a sampled offset the session kept, else the top) — never the whole file.
+ */
+export async function readLineSlice(path: string, first: number, count: number, from: { offset: number; line: number } = { offset: 0, line: 1 }): Promise<string[]> {
+  const fh = await fsp.open(path, 'r');
+  try {
+    let pos = from.offset;
+    let lineNo = from.line;
+    const lines: string[] = [];
+    let carry = '';
+    const buf = Buffer.alloc(CHUNK);
+    while (lines.length < count) {
+      const { bytesRead } = await fh.read(buf, 0, buf.length, pos);
+      if (bytesRead === 0) { if (carry && lineNo >= first) lines.push(carry); break; }
+      pos += bytesRead;
+      const parts = (carry + buf.subarray(0, bytesRead).toString('utf8')).split('\n');
+      carry = parts.pop()!;
+      for (const p of parts) {
+        if (lineNo >= first) lines.push(p.length > SLICE_LINE_CHARS ? p.slice(0, SLICE_LINE_CHARS) + ' …[line cut]' : p);
+        lineNo++;
+        if (lines.length >= count) break;
+      }
+    }
+    return lines;
+  } finally { await fh.close(); }
+}
+
+/** A file's size in bytes now; 0 when it cannot be read. */
+export function fileSize(path: string): Promise<number> {
+  return fsp.stat(path).then((st) => st.size, () => 0);
+}
+
 /** Bytes read from disk at once when the caller parses in smaller slices (see poll). */
 const READ_AHEAD_BYTES = 4 * 1024 * 1024;
 

@@ -1,11 +1,10 @@
 // The Call Traces view: trace folders → processes → threads → the call tree, loaded lazily
 // page by page from the index (built in worker threads, never on the extension host thread).
 import * as vscode from 'vscode';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { openTraceFolder, findWorkerScript, type CallTraceIndex, type ProcessGroup } from '../../core/calltrace/callTraceIndex';
 import type { CallRow, ThreadSummary } from '../../core/calltrace/types';
-import { defaultTraceRoots } from '../../core/calltrace/discovery';
+import { defaultTraceRoots, traceFolderCandidates } from '../../core/calltrace/discovery';
 import { displayPath } from '../../core/calltrace/paths';
 import { formatDuration } from '../../core/calltrace/export';
 import { DEFAULT_FILTER } from '../../core/calltrace/filter';
@@ -42,7 +41,9 @@ export class CallTracesViewProvider extends Disposable implements vscode.TreeDat
   private filter: readonly string[] = DEFAULT_FILTER;
   private view: vscode.TreeView<CallTraceNode> | undefined;
 
-  constructor(private readonly extensionUri: vscode.Uri, private readonly log: Logger, private readonly settings: Pick<HopLensSettings, 'current'>) {
+  /** @param traceRoots vLLM's default trace folders (tests pass their own). */
+  constructor(private readonly extensionUri: vscode.Uri, private readonly log: Logger, private readonly settings: Pick<HopLensSettings, 'current'>,
+    private readonly traceRoots: () => readonly string[] = defaultTraceRoots) {
     super();
     this._register({ dispose: () => { for (const f of this.folders.values()) f.watcher?.dispose(); } });
     this._register(vscode.workspace.onDidChangeConfiguration((e) => { if (e.affectsConfiguration('hoplens.traceDirs')) this.refresh(); }));
@@ -66,12 +67,8 @@ export class CallTracesViewProvider extends Disposable implements vscode.TreeDat
 
   refresh(): void { this.changed.fire(undefined); }
 
-  /** Configured and default trace folders that exist, plus folders the user opened. */
   private candidateFolders(): string[] {
-    const out = new Set<string>();
-    for (const d of [...this.settings.current.traceDirs, ...defaultTraceRoots()]) if (d && existsSync(d)) out.add(d);
-    for (const p of this.folders.keys()) out.add(p);
-    return [...out];
+    return traceFolderCandidates(this.settings.current.traceDirs, this.folders.keys(), { defaults: this.traceRoots() });
   }
 
   private folder(path: string): TraceFolder {
@@ -89,10 +86,9 @@ export class CallTracesViewProvider extends Disposable implements vscode.TreeDat
         const ac = new AbortController();
         token.onCancellationRequested(() => ac.abort());
         let lastPct = 0;
-        const workerPath = join(this.extensionUri.fsPath, 'dist', 'calltraceIndex.js');
         return openTraceFolder(path, {
           signal: ac.signal,
-          workerPath: existsSync(workerPath) ? workerPath : findWorkerScript() ?? undefined,
+          workerPath: findWorkerScript(join(this.extensionUri.fsPath, 'dist', 'calltraceIndex.js')) ?? undefined,
           onProgress: (p) => {
             const pct = p.bytesTotal ? (p.bytesDone / p.bytesTotal) * 100 : 0;
             progress.report({ increment: pct - lastPct, message: `${(p.bytesDone / 1e6).toFixed(0)} of ${(p.bytesTotal / 1e6).toFixed(0)} MB, file ${p.filesDone} of ${p.filesTotal}` });

@@ -5,10 +5,10 @@
 //    optimisations off for this kind of file, then the log reopened with lenses.
 //  - over 50 MiB: VS Code gives extensions no text at all; the streamed view is the way.
 import * as vscode from 'vscode';
-import { stat } from 'node:fs/promises';
 import type { LogDocumentAnnotation, LogSessions } from './logDocuments';
 import { isLogFileName } from './logDocuments';
 import { mebibytes, NOT_SYNCED_ABOVE_CHARS } from '../../core/session/editorLimits';
+import { fileSize } from '../../core/session/logStream';
 import { CommandIds } from '../../commandIds';
 import { Disposable } from '../../util/dispose';
 
@@ -48,7 +48,7 @@ export class LargeLogNotice extends Disposable {
       next = { kind: 'noCodeLens', uri, chars: ann.chars, lines: doc?.lineCount ?? ann.session.records.length };
     } else if (uri && !ann && uri.scheme === 'file' && isLogFileName(uri.path)) {
       // A log tab whose text never reached extensions: over VS Code's 50 MiB limit.
-      const bytes = await stat(uri.fsPath).then((s) => s.size, () => 0);
+      const bytes = await fileSize(uri.fsPath);
       if (bytes > NOT_SYNCED_ABOVE_CHARS && !this.logs.find(uri)) next = { kind: 'notHandedOver', uri, bytes };
     }
     if (run !== this.checking) return; // a newer update is under way

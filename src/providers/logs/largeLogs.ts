@@ -2,9 +2,8 @@
 // never block the extension host for long, followed as they grow, and shown as read-only
 // slices around a line (the `hoplens-slice:` scheme) instead of the whole file.
 import * as vscode from 'vscode';
-import { open, stat } from 'node:fs/promises';
 import { LogSession } from '../../core/session/logSession';
-import { LogFileFeed } from '../../core/session/logStream';
+import { fileSize, LogFileFeed, readLineSlice } from '../../core/session/logStream';
 import { vllmFastPath } from '../../core/logs/fastVllm';
 import { forWorkbench } from '../../core/text/workbench';
 import { Disposable } from '../../util/dispose';
@@ -47,32 +46,16 @@ export class LargeLog implements RequestLogSource {
   /** Text of the lines around `line` (1-based) and the number of the first one. */
   async slice(line: number): Promise<{ firstLine: number; text: string }> {
     const first = Math.max(1, line - SLICE_CONTEXT_LINES);
+    // Read from the last offset the session sampled before the slice (every 1024th line), else the top.
     const sample = Math.floor((first - 1) / OFFSET_SAMPLE_EVERY);
-    let lineNo = sample * OFFSET_SAMPLE_EVERY + 1;
     const sampled = this.session.sampledOffset(sample);
-    let pos = sampled ?? 0;
-    if (sampled === undefined) lineNo = 1;
-    const fh = await open(this.uri.fsPath, 'r');
-    try {
-      const want = SLICE_CONTEXT_LINES * 2 + 1;
-      const lines: string[] = [];
-      let carry = '';
-      const buf = Buffer.alloc(1024 * 1024);
-      while (lines.length < want) {
-        const { bytesRead } = await fh.read(buf, 0, buf.length, pos);
-        if (bytesRead === 0) { if (carry && lineNo >= first) lines.push(carry); break; }
-        pos += bytesRead;
-        const parts = (carry + buf.subarray(0, bytesRead).toString('utf8')).split('\n');
-        carry = parts.pop()!;
-        for (const p of parts) {
-          if (lineNo >= first) lines.push(p.length > 4000 ? p.slice(0, 4000) + ' …[line cut]' : p);
-          lineNo++;
-          if (lines.length >= want) break;
-        }
-      }
-      return { firstLine: first, text: lines.join('\n') };
-    } finally { await fh.close(); }
+    const from = sampled === undefined ? undefined : { offset: sampled, line: sample * OFFSET_SAMPLE_EVERY + 1 };
+    const lines = await readLineSlice(this.uri.fsPath, first, SLICE_CONTEXT_LINES * 2 + 1, from);
+    return { firstLine: first, text: lines.join('\n') };
   }
+
+  /** The file's size now (bytes). */
+  size(): Promise<number> { return fileSize(this.uri.fsPath); }
 }
 
 export class LargeLogService extends Disposable implements vscode.TextDocumentContentProvider {
@@ -88,7 +71,7 @@ export class LargeLogService extends Disposable implements vscode.TextDocumentCo
   async openFile(uri: vscode.Uri): Promise<LargeLog | undefined> {
     const log = new LargeLog(uri);
     const ok = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `HopLens: reading ${forWorkbench(log.label)}`, cancellable: true }, async (progress, token) => {
-      const { size } = await stat(uri.fsPath);
+      const size = await log.size();
       let last = 0;
       await log.readAppended((bytes) => {
         progress.report({ increment: ((bytes - last) / Math.max(1, size)) * 100, message: `${(bytes / 1e6).toFixed(0)} of ${(size / 1e6).toFixed(0)} MB, ${log.tracker.requestCount} requests` });

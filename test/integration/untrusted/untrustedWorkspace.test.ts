@@ -41,7 +41,7 @@ describe('An untrusted workspace whose settings point elsewhere', () => {
     assert.equal(result.record.status, 200);
     assert.ok(result.record.request.url.startsWith(run().engineUrl), result.record.request.url);
     // The server log named only by the workspace is not read: the report asks for the setting instead.
-    const html = api.tracedRequests.lastReport!.panel.webview.html;
+    const html = api.tracedRequests.last()!.reportHtml;
     assert.match(html, /Set hoplens\.serverLog/);
     assert.ok(!html.includes(run().engineLog), 'the report names the workspace\'s log file');
     await api.tracedRequests.openLog(result);
@@ -73,7 +73,7 @@ describe('An untrusted workspace whose settings point elsewhere', () => {
 
   it('the Call Traces view does not list the trace folder the workspace settings name', async () => {
     const api = await hoplens();
-    const roots = await api.callTraces.getChildren();
+    const roots = await api.callTraces.rows();
     const paths = roots.flatMap((n) => (n.kind === 'folder' ? [n.folder.path] : []));
     assert.ok(!paths.some((p) => p.startsWith(run().outsideTraceDir)), paths.join(', '));
   });

@@ -3,8 +3,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { defaultTraceRoots, discoverTraceFiles, parseTraceFileName, pythonTempDirCandidates, pythonUserName } from '../../../src/core/calltrace/discovery';
-import { displayPath, engineRelativePath, mapToCheckout } from '../../../src/core/calltrace/paths';
+import { defaultTraceRoots, discoverTraceFiles, parseTraceFileName, pythonTempDirCandidates, pythonUserName, traceFolderCandidates } from '../../../src/core/calltrace/discovery';
+import { displayPath, engineRelativePath, localTracedFile, mapToCheckout } from '../../../src/core/calltrace/paths';
 import { tempDir } from './helpers';
 
 test('file names: current vLLM, the VLLM_TRACE_FRAME era and SGLang diffusion wording', () => {
@@ -57,4 +57,24 @@ test('mapping onto a checkout: explicit mappings first, then the package marker,
   assert.deepEqual(mapToCheckout('/workspace/patched/vllm/x.py', settings), { path: join('/home/me/patched', 'vllm/x.py'), via: 'mapping' });
   assert.deepEqual(mapToCheckout('/usr/lib/python3.12/threading.py', settings), { path: '/usr/lib/python3.12/threading.py', via: 'as-written' });
   assert.equal(mapToCheckout('/x/vllm/core.py', {}).via, 'as-written');
+});
+
+test('the Call Traces view lists configured folders that exist, then vLLM\'s default places, then folders the user opened', () => {
+  const here = new Set(['/data/traces', '/tmp/me/vllm']);
+  const exists = (p: string) => here.has(p);
+  assert.deepEqual(
+    traceFolderCandidates(['/data/traces', '', '/gone'], ['/opened/run-3', '/data/traces'], { defaults: ['/tmp/me/vllm', '/tmp/vllm'], exists }),
+    ['/data/traces', '/tmp/me/vllm', '/opened/run-3'],
+  );
+});
+
+test('a traced file opens where it ran when it is on this machine, else mapped onto the checkout; neither: not found', () => {
+  const here = new Set(['/srv/vllm/vllm/v1/engine/core.py', '/home/me/vllm/vllm/v1/core/sched/scheduler.py']);
+  const exists = (p: string) => here.has(p);
+  const checkouts = { vllm: '/home/me/vllm' };
+  assert.deepEqual(localTracedFile('/srv/vllm/vllm/v1/engine/core.py', checkouts, exists), { path: '/srv/vllm/vllm/v1/engine/core.py', found: true });
+  assert.deepEqual(localTracedFile('/usr/lib/python3/site-packages/vllm/v1/core/sched/scheduler.py', checkouts, exists),
+    { path: '/home/me/vllm/vllm/v1/core/sched/scheduler.py', found: true });
+  assert.deepEqual(localTracedFile('/workspace/vllm/vllm/v1/engine/llm_engine.py', checkouts, exists), { path: '/home/me/vllm/vllm/v1/engine/llm_engine.py', found: false });
+  assert.deepEqual(localTracedFile('/opt/app/server.py', {}, exists), { path: '/opt/app/server.py', found: false });
 });

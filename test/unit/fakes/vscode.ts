@@ -3,6 +3,8 @@
 // tests its features on InMemoryDocument). Value classes behave like VS Code's; the window and
 // workspace are scriptable: tests set the visible editors and fire the events.
 
+import { existsSync, readFileSync } from 'node:fs';
+
 export class Position { constructor(readonly line: number, readonly character: number) {} }
 export class Range {
   readonly start: Position; readonly end: Position;
@@ -16,18 +18,18 @@ export class Selection extends Range {
   get active(): Position { return this.end; }
 }
 export class Uri {
-  private constructor(readonly scheme: string, readonly path: string, readonly query = '', readonly fragment = '') {}
+  private constructor(readonly scheme: string, readonly path: string, readonly query = '', readonly fragment = '', readonly authority = '') {}
   static file(p: string): Uri { return new Uri('file', p); }
   static parse(s: string): Uri {
-    const m = /^([a-z][\w+.-]*):(?:\/\/[^/]*)?([^?#]*)(?:\?([^#]*))?(?:#(.*))?$/i.exec(s);
-    return m ? new Uri(m[1], m[2], m[3] ?? '', m[4] ?? '') : new Uri('file', s);
+    const m = /^([a-z][\w+.-]*):(?:\/\/([^/?#]*))?([^?#]*)(?:\?([^#]*))?(?:#(.*))?$/i.exec(s);
+    return m ? new Uri(m[1], m[3], m[4] ?? '', m[5] ?? '', m[2] ?? '') : new Uri('file', s);
   }
-  static joinPath(u: Uri, ...parts: string[]): Uri { return new Uri(u.scheme, [u.path, ...parts].join('/')); }
+  static joinPath(u: Uri, ...parts: string[]): Uri { return new Uri(u.scheme, [u.path, ...parts].join('/'), '', '', u.authority); }
   get fsPath(): string { return this.path; }
-  with(c: { scheme?: string; query?: string; fragment?: string }): Uri {
-    return new Uri(c.scheme ?? this.scheme, this.path, c.query ?? this.query, c.fragment ?? this.fragment);
+  with(c: { scheme?: string; path?: string; query?: string; fragment?: string }): Uri {
+    return new Uri(c.scheme ?? this.scheme, c.path ?? this.path, c.query ?? this.query, c.fragment ?? this.fragment, this.authority);
   }
-  toString(): string { return `${this.scheme}://${this.path}${this.query ? `?${this.query}` : ''}${this.fragment ? `#${this.fragment}` : ''}`; }
+  toString(): string { return `${this.scheme}://${this.authority}${this.path}${this.query ? `?${this.query}` : ''}${this.fragment ? `#${this.fragment}` : ''}`; }
 }
 export type Event<T> = (listener: (e: T) => void) => { dispose(): void };
 export class EventEmitter<T> {
@@ -60,6 +62,8 @@ export class ThemeColor { constructor(readonly id: string) {} }
 export enum DecorationRangeBehavior { OpenOpen = 0, ClosedClosed = 1 }
 export enum StatusBarAlignment { Left = 1, Right = 2 }
 export class TabInputText { constructor(readonly uri: Uri) {} }
+export class RelativePattern { constructor(readonly base: Uri, readonly pattern: string) {} }
+export enum ConfigurationTarget { Global = 1, Workspace = 2, WorkspaceFolder = 3 }
 
 /** A text document held in memory; `setText` is an edit (its version moves on). */
 export class InMemoryDocument {
@@ -97,29 +101,73 @@ export const events = {
 };
 let decorationTypes = 0;
 /** Status bar items created, with what they show. */
-export const statusItems: { text: string; tooltip: unknown; visible: boolean }[] = [];
-/** What the user was told, in order (information, warning, error). */
-export const messages: { kind: 'info' | 'warning' | 'error'; text: string }[] = [];
-const say = (kind: 'info' | 'warning' | 'error') => async (text: string) => { messages.push({ kind, text }); return undefined; };
+export const statusItems: { text: string; tooltip: unknown; visible: boolean; backgroundColor: unknown }[] = [];
+/** What the user was told, in order (information, warning, error), with the buttons offered. */
+export const messages: { kind: 'info' | 'warning' | 'error'; text: string; buttons?: string[] }[] = [];
+/** A message with buttons (or a modal one) takes the next reply as the button pressed. */
+const say = (kind: 'info' | 'warning' | 'error') => async (text: string, ...rest: unknown[]) => {
+  const buttons = rest.filter((r): r is string => typeof r === 'string');
+  messages.push(buttons.length ? { kind, text, buttons } : { kind, text });
+  return buttons.length ? reply('message', { text, items: buttons }) : undefined;
+};
 export const shown: InMemoryDocument[] = [];
+/** Each showTextDocument call: what was shown and the options (selection, viewColumn). */
+export const shownWith: { doc: InMemoryDocument; options: { selection?: Range; viewColumn?: number; preview?: boolean } | undefined }[] = [];
 export enum ViewColumn { Active = -1, Beside = -2 }
 export enum ProgressLocation { Notification = 15 }
+
 /**
- * What the user answers next: an input box gets `input(options)`, a quick pick `pick(items, options)`
- * (undefined: dismissed). Tests set them; every call is recorded in `asked`.
+ * The user's answers to prompts (quick picks, input boxes, dialogs, modal buttons), taken in order;
+ * none left: the prompt is dismissed. A function answer gets the prompt's items (a quick pick).
  */
-export const answers = {
-  input: (o: { value?: string }): string | undefined => o.value,
-  pick: (_items: readonly unknown[], _o: unknown): unknown => undefined,
+export const replies: unknown[] = [];
+/** Every prompt put to the user, in order, with what it offered. */
+export const asked: { kind: 'quickPick' | 'inputBox' | 'openDialog' | 'saveDialog' | 'message'; items?: unknown[]; options?: unknown; text?: string }[] = [];
+const reply = (kind: (typeof asked)[number]['kind'], rest: Omit<(typeof asked)[number], 'kind'>) => {
+  asked.push({ kind, ...rest });
+  const r = replies.shift();
+  return typeof r === 'function' ? (r as (items: unknown[] | undefined) => unknown)(rest.items) : r;
 };
-export const asked: { kind: 'input' | 'pick'; options: unknown; items?: readonly unknown[] }[] = [];
+
+/** A token never cancelled (the user does not press Cancel in these tests). */
+interface CancellationToken { isCancellationRequested: boolean; onCancellationRequested(l: () => void): { dispose(): void } }
+
+/** A webview panel in memory: its page, and the messages its page posts (`receive`). */
+export class InMemoryWebviewPanel {
+  iconPath: unknown;
+  disposed = false;
+  private readonly received = new EventEmitter<unknown>();
+  private readonly disposedEvent = new EventEmitter<void>();
+  readonly webview = {
+    html: '', cspSource: 'vscode-webview://fake', options: {} as unknown,
+    asWebviewUri: (u: Uri) => u.with({ scheme: 'vscode-webview-resource' }),
+    onDidReceiveMessage: this.received.event,
+    postMessage: async () => true,
+  };
+  readonly onDidDispose = this.disposedEvent.event;
+  constructor(readonly viewType: string, public title: string, readonly column: unknown) {}
+  /** What the page's script posts (a button click). */
+  async receive(msg: unknown): Promise<void> { this.received.fire(msg); await new Promise((r) => setImmediate(r)); }
+  dispose(): void { this.disposed = true; this.disposedEvent.fire(); }
+}
+export const panels: InMemoryWebviewPanel[] = [];
 export const window = {
-  showInputBox: async (o: { value?: string } = {}) => { asked.push({ kind: 'input', options: o }); return answers.input(o); },
-  showQuickPick: async (items: readonly unknown[], o: unknown) => { asked.push({ kind: 'pick', options: o, items }); return answers.pick(items, o); },
   showInformationMessage: say('info'),
   showWarningMessage: say('warning'),
   showErrorMessage: say('error'),
-  showTextDocument: async (doc: InMemoryDocument) => { shown.push(doc); return new InMemoryEditor(doc, []); },
+  showTextDocument: async (arg: InMemoryDocument | Uri, options?: (typeof shownWith)[number]['options']) => {
+    const doc = arg instanceof Uri ? await workspace.openTextDocument(arg) : arg;
+    shown.push(doc); shownWith.push({ doc, options });
+    return new InMemoryEditor(doc, []);
+  },
+  showQuickPick: async (items: unknown[], options?: unknown) => reply('quickPick', { items: await items, options }),
+  showInputBox: async (options?: unknown) => reply('inputBox', { options }),
+  showOpenDialog: async (options?: unknown) => reply('openDialog', { options }),
+  showSaveDialog: async (options?: unknown) => reply('saveDialog', { options }),
+  withProgress: async <T>(_options: unknown, task: (p: { report(v: unknown): void }, t: CancellationToken) => Promise<T>) =>
+    task({ report() {} }, { isCancellationRequested: false, onCancellationRequested: () => ({ dispose() {} }) }),
+  createWebviewPanel: (viewType: string, title: string, column: unknown) => { const p = new InMemoryWebviewPanel(viewType, title, column); panels.push(p); return p; },
+  createTreeView: () => ({ visible: true, message: undefined as string | undefined, description: undefined as string | undefined, reveal: async () => undefined, dispose() {} }),
   visibleTextEditors: [] as InMemoryEditor[],
   activeTextEditor: undefined as InMemoryEditor | undefined,
   onDidChangeTextEditorVisibleRanges: events.visibleRanges.event,
@@ -127,7 +175,10 @@ export const window = {
   onDidChangeActiveTextEditor: events.activeEditor.event,
   createTextEditorDecorationType: (options: unknown) => ({ key: `decoration-${++decorationTypes}`, options, dispose: () => undefined }),
   createStatusBarItem: () => {
-    const item = { text: '', tooltip: undefined as unknown, name: '', command: undefined as unknown, visible: false, show() { item.visible = true; }, hide() { item.visible = false; }, dispose() {} };
+    const item = {
+      text: '', tooltip: undefined as unknown, name: '', command: undefined as unknown, backgroundColor: undefined as unknown, visible: false,
+      show() { item.visible = true; }, hide() { item.visible = false; }, dispose() {},
+    };
     statusItems.push(item);
     return item;
   },
@@ -141,14 +192,30 @@ export const workspace = {
   onDidChangeTextDocument: events.changeDocument.event,
   onDidChangeConfiguration: events.configuration.event,
   onDidChangeWorkspaceFolders: events.folders.event,
-  getConfiguration: () => ({ get: <T>(_key: string, dflt: T) => dflt }),
+  getConfiguration: (section?: string, scope?: unknown) => ({
+    get: <T>(_key: string, dflt: T) => dflt,
+    update: async (key: string, value: unknown, target?: ConfigurationTarget, overrideInLanguage?: boolean) => {
+      configUpdates.push({ section, scope, key, value, target, overrideInLanguage });
+    },
+  }),
+  getWorkspaceFolder: () => undefined,
+  createFileSystemWatcher: () => ({ onDidChange: () => ({ dispose() {} }), onDidCreate: () => ({ dispose() {} }), onDidDelete: () => ({ dispose() {} }), dispose() {} }),
+  registerTextDocumentContentProvider: () => ({ dispose() {} }),
   openTextDocument: async (arg: Uri | { language?: string; content?: string }) => {
-    if (arg instanceof Uri) return workspace.textDocuments.find((d) => d.uri.toString() === arg.toString()) ?? new InMemoryDocument(arg, '');
+    if (arg instanceof Uri) {
+      const open = workspace.textDocuments.find((d) => d.uri.toString() === arg.toString());
+      if (open) return open;
+      // A file on disk opens with its text, as VS Code reads it.
+      const text = arg.scheme === 'file' && existsSync(arg.fsPath) ? readFileSync(arg.fsPath, 'utf8') : '';
+      return new InMemoryDocument(arg, text);
+    }
     const doc = new InMemoryDocument(Uri.parse(`untitled:/Untitled-${workspace.textDocuments.length + 1}`), arg.content ?? '');
     doc.languageId = arg.language ?? 'plaintext';
     return doc;
   },
 };
+/** Settings written (workspace.getConfiguration(section, scope).update), in order. */
+export const configUpdates: { section?: string; scope?: unknown; key: string; value: unknown; target?: ConfigurationTarget; overrideInLanguage?: boolean }[] = [];
 let clipboard = '';
 export const env = {
   clipboard: { writeText: async (t: string) => { clipboard = t; }, readText: async () => clipboard },

@@ -295,7 +295,7 @@ function msOfNs(n: bigint): number {
 }
 
 /** The snapshots and batch summaries a store derived equal the ones the fork emitted. */
-export function assertStepTrial(exp: StepTrialExpectation, snapshotsOf: (rid: string) => RequestSnapshot[], batches: BatchSummary[], label = ''): void {
+export function assertStepTrial(exp: StepTrialExpectation, snapshotsOf: (rid: string) => readonly RequestSnapshot[], batches: readonly BatchSummary[], label = ''): void {
   for (const [rid, list] of exp.snapshots) assert.deepEqual(snapshotsOf(rid), list, `${label}: snapshots of ${rid}`);
   const wanted = new Set(exp.batches.map((b) => b.stepId));
   assert.deepEqual(batches.filter((b) => wanted.has(b.stepId)), exp.batches, `${label}: batch summaries`);

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { answers, asked, InMemoryDocument, InMemoryEditor, messages, registered, Selection, Uri, window, workspace } from '../fakes/vscode';
+import { asked, replies, InMemoryDocument, InMemoryEditor, messages, registered, Selection, Uri, window, workspace } from '../fakes/vscode';
 import { LogDocumentService } from '../../../src/providers/logs/logDocuments';
 import { RecordSourceLocator } from '../../../src/core/source/locate';
 import { registerTimelineCommand } from '../../../src/commands/timelineCommand';
@@ -34,6 +34,7 @@ async function setUp(opts: { traced?: Partial<TraceRecord>; serverLog?: string; 
   });
   messages.length = 0;
   asked.length = 0;
+  replies.length = 0;
   const run = (...args: unknown[]) => registered.get('hoplens.showRequestTimeline')!(...args);
   return { docs, shows, run, dispose: () => { disposable.dispose(); logs.dispose(); window.activeTextEditor = undefined; } };
 }
@@ -50,8 +51,8 @@ test('from the palette: the request at the cursor is offered, the run\'s logs ar
   const s = await setUp();
   try {
     cursorOn(s.docs[0], 'Added request');
-    answers.input = (o) => o.value;
-    answers.pick = (items) => (items as { picked?: boolean }[]).filter((i) => i.picked);
+    // The user takes the offered id and the preselected logs.
+    replies.push('chatcmpl-tl-0001', (items: unknown[]) => (items as { picked?: boolean }[]).filter((i) => i.picked));
     await s.run();
     assert.equal((asked[0].options as { value: string }).value, 'chatcmpl-tl-0001');
     const items = asked[1].items as { label: string; picked?: boolean; description?: string }[];
@@ -60,7 +61,7 @@ test('from the palette: the request at the cursor is offered, the run\'s logs ar
     ]);
     assert.deepEqual(s.shows, [{ query: 'chatcmpl-tl-0001', logs: [API, CORE], client: null }]);
     // Dismissing the pick shows nothing.
-    answers.pick = () => undefined;
+    replies.push('chatcmpl-tl-0001');
     await s.run();
     assert.equal(s.shows.length, 1);
   } finally { s.dispose(); }

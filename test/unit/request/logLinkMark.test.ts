@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { countLinesUpTo, findRequestLogLines, ServerLogReader } from '../../../src/core/request/index';
+import { countLinesUpTo, findRequestLogLines, ServerLogReader, serverLogFile } from '../../../src/core/request/index';
 import { makeTempDir } from '../../harness/tempDirs';
 
 const FIX = join(__dirname, '..', '..', '..', '..', 'test', 'fixtures', 'logs', 'vllm_info_chat_and_abort.log');
@@ -60,4 +60,10 @@ test('the report waits for the server to write the request\'s lines, and says wh
   const missing = await new ServerLogReader().linesOf(join(dir, 'gone.log'), record, undefined);
   assert.equal(missing.lines, null);
   assert.match(missing.note, /^Could not read .*gone\.log: ENOENT/);
+});
+
+test('a traced request\'s lines are read from hoplens.serverLog only when that file is there', () => {
+  assert.equal(serverLogFile(FIX), FIX);
+  assert.equal(serverLogFile(join(FIX, '..', 'not-written-yet.log')), undefined);
+  assert.equal(serverLogFile(''), undefined, 'unset');
 });
