@@ -7,11 +7,11 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { Engine } from '../logs/model';
 import type { CheckoutInfo } from './checkout';
-import { findLogStatements } from './logStatements';
+import { findHelperCalls, findLogStatements, helperCallPattern, type LogHelper, type LogStatement } from './logStatements';
 import { compilePattern, cutShortWeight, matchesPattern, patternLines, type CompiledPattern, type Pattern } from './messagePattern';
 
 /** Bump when the index layout or the parser's output changes: old cache files are ignored. */
-export const INDEX_FORMAT = 6;
+export const INDEX_FORMAT = 7;
 /** Larger .py files are skipped (generated tables, vendored blobs), with a reason in the index. */
 export const MAX_SOURCE_BYTES = 4 * 1024 * 1024;
 
@@ -51,8 +51,23 @@ export interface StatementIndexData {
   keys?: Array<string | null>;
 }
 
-/** Logging statements of one file, or why it was skipped. Synchronous: callers batch it. */
-export function indexSourceFile(root: string, path: string, maxBytes = MAX_SOURCE_BYTES): { statements: IndexedStatement[]; skipped: string | null } {
+function indexed(path: string, list: LogStatement[]): IndexedStatement[] {
+  return list.map((s) => ({
+    path,
+    line: s.line,
+    endLine: s.endLine,
+    textLine: s.textLine,
+    level: s.level,
+    traceback: s.withTraceback,
+    variants: s.variants.map((v) => ({ p: v.pattern, open: v.openEnded, textLine: v.textLine })),
+  }));
+}
+
+/**
+ * Logging statements of one file, or why it was skipped. Synchronous: callers batch it. With
+ * `helpers`, the logging helpers the file defines are added to it (for helperCalls).
+ */
+export function indexSourceFile(root: string, path: string, maxBytes = MAX_SOURCE_BYTES, helpers?: LogHelper[]): { statements: IndexedStatement[]; skipped: string | null } {
   let text: string;
   try {
     const size = statSync(join(root, path)).size;
@@ -63,21 +78,33 @@ export function indexSourceFile(root: string, path: string, maxBytes = MAX_SOURC
   }
   if (text.indexOf('\0') >= 0) return { statements: [], skipped: 'not Python source: binary content (NUL bytes)' };
   try {
-    return {
-      statements: findLogStatements(text).map((s) => ({
-        path,
-        line: s.line,
-        endLine: s.endLine,
-        textLine: s.textLine,
-        level: s.level,
-        traceback: s.withTraceback,
-        variants: s.variants.map((v) => ({ p: v.pattern, open: v.openEnded, textLine: v.textLine })),
-      })),
-      skipped: null,
-    };
+    return { statements: indexed(path, findLogStatements(text, helpers)), skipped: null };
   } catch (e) {
     return { statements: [], skipped: `not Python source: ${(e as Error).message}` };
   }
+}
+
+/** The calls of logging helpers (found by indexSourceFile) in one file, as statements. */
+export function helperCalls(root: string, path: string, helpers: ReadonlyMap<string, readonly LogHelper[]>, test: RegExp): IndexedStatement[] {
+  try {
+    const text = readFileSync(join(root, path), 'utf8');
+    if (!test.test(text)) return [];
+    return indexed(path, findHelperCalls(text, helpers));
+  } catch {
+    return [];
+  }
+}
+
+/** Helpers by name; a name defined differently in several files keeps each definition. */
+export function helperMap(helpers: readonly LogHelper[]): Map<string, LogHelper[]> {
+  const byName = new Map<string, LogHelper[]>();
+  for (const h of helpers) {
+    const list = byName.get(h.name);
+    const same = list?.some((x) => x.index === h.index && x.method === h.method && JSON.stringify([x.before, x.after]) === JSON.stringify([h.before, h.after]));
+    if (same) continue;
+    if (list) list.push(h); else byName.set(h.name, [h]);
+  }
+  return byName;
 }
 
 export interface BuildProgress {
@@ -114,16 +141,32 @@ export async function runIndexLoop(
 ): Promise<{ statements: IndexedStatement[]; skipped: Array<{ path: string; reason: string }>; keys: Array<string | null> }> {
   const statements: IndexedStatement[] = [];
   const skipped: Array<{ path: string; reason: string }> = [];
+  const helpers: LogHelper[] = [];
   let slice = Date.now();
-  for (let i = 0; i < input.files.length; i++) {
-    if (signal?.aborted) throw abortError();
-    const r = indexSourceFile(input.root, input.files[i], input.maxFileBytes);
-    for (const s of r.statements) statements.push(s);
-    if (r.skipped) skipped.push({ path: input.files[i], reason: r.skipped });
-    if ((i + 1) % 100 === 0) report(i + 1, input.files.length);
+  const breathe = async () => {
     if (yieldEvery !== null && Date.now() - slice > yieldEvery) {
       await new Promise((res) => setImmediate(res));
       slice = Date.now();
+    }
+  };
+  for (let i = 0; i < input.files.length; i++) {
+    if (signal?.aborted) throw abortError();
+    const r = indexSourceFile(input.root, input.files[i], input.maxFileBytes, helpers);
+    for (const s of r.statements) statements.push(s);
+    if (r.skipped) skipped.push({ path: input.files[i], reason: r.skipped });
+    if ((i + 1) % 100 === 0) report(i + 1, input.files.length);
+    await breathe();
+  }
+  // Second pass: the callers of logging helpers (defined anywhere in the checkout) are statements too.
+  const test = helperCallPattern(helpers);
+  if (test) {
+    const byName = helperMap(helpers);
+    const skip = new Set(skipped.map((x) => x.path));
+    for (const f of input.files) {
+      if (signal?.aborted) throw abortError();
+      if (skip.has(f)) continue;
+      for (const s of helperCalls(input.root, f, byName, test)) statements.push(s);
+      await breathe();
     }
   }
   report(input.files.length, input.files.length);
