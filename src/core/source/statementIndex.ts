@@ -8,7 +8,7 @@ import { Worker } from 'node:worker_threads';
 import type { Engine } from '../logs/model';
 import type { CheckoutInfo } from './checkout';
 import { findHelperCalls, findLogStatements, helperCallPattern, type LogHelper, type LogStatement } from './logStatements';
-import { compilePattern, cutShortWeight, matchesPattern, patternLines, type CompiledPattern, type Pattern } from './messagePattern';
+import { compilePattern, matchesPattern, patternLines, shortenedWeight, type CompiledPattern, type Pattern } from './messagePattern';
 
 /** Bump when the index layout or the parser's output changes: old cache files are ignored. */
 export const INDEX_FORMAT = 7;
@@ -318,6 +318,8 @@ export function specificEnough(weight: number, message: string): boolean {
 /** Key lengths: a long piece of text is keyed by a rare 8-character piece, a short one by 4. */
 const GRAMS = [8, 4] as const;
 const SCAN_LIMIT = 4096;
+/** Characters of a variant's opening text it is found by when a line is cut short. */
+const OPENING = 8;
 
 /** The piece-length class of a literal: 0 for 8-character keys, 1 for 4, -1 too short. */
 function gramClass(lit: string): number {
@@ -366,6 +368,8 @@ export class StatementIndex {
   private readonly compiled: Array<CompiledVariant | undefined> = [];
   private readonly variants: Array<{ stmt: number; variant: IndexedVariant }> = [];
   private readonly byGram: Array<Map<string, number[]>> = GRAMS.map(() => new Map());
+  /** Variants by the first characters their text opens with: a line cut short still shows them. */
+  private readonly byOpening = new Map<string, number[]>();
   private readonly byPath = new Map<string, IndexedStatement[]>();
   private skippedPaths: Set<string> | null = null;
   private keyed = false;
@@ -387,6 +391,11 @@ export class StatementIndex {
     this.data.statements.forEach((s, si) => {
       for (const v of s.variants) {
         this.variants.push({ stmt: si, variant: v });
+        const open = typeof v.p[0] === 'string' && v.p[0].length >= OPENING ? v.p[0].slice(0, OPENING) : null;
+        if (open !== null) {
+          const list = this.byOpening.get(open);
+          if (list) list.push(ci); else this.byOpening.set(open, [ci]);
+        }
         const key = keys[ci];
         if (key) {
           const map = this.byGram[Number(key[0])];
@@ -423,35 +432,39 @@ export class StatementIndex {
     return this.byPath.get(path) ?? [];
   }
 
-  /** Statements that can print `message`, most specific first. */
   /**
    * Statements that can print `message`, most specific first. With `cutMinWeight`, a message cut
-   * short (it ends inside a value or a literal) also matches by the literal text it still shows,
-   * at least that many characters, ranked after every full match.
+   * short (it ends inside a value or a literal) or shortened in the middle (`…`) also matches by the
+   * literal text it still shows, at least that many characters, ranked after every full match.
    */
   search(message: string, opts: { preferPaths?: readonly string[]; limit?: number; cutMinWeight?: number } = {}): StatementMatch[] {
     this.ensureKeys();
     const text = message.length > 2 * SCAN_LIMIT ? message.slice(0, SCAN_LIMIT) + '\n' + message.slice(-SCAN_LIMIT) : message;
     const seen = new Set<number>();
     const out: StatementMatch[] = [];
+    const consider = (ci: number) => {
+      if (seen.has(ci)) return;
+      seen.add(ci);
+      const c = this.compiledAt(ci);
+      const w = variantMatches(c, message);
+      if (w >= 0 && specificEnough(w, message)) out.push({ statement: this.data.statements[c.stmt], variant: c.variant, weight: w });
+      else if (w < 0 && opts.cutMinWeight !== undefined) {
+        const cut = shortenedWeight(c.whole, message);
+        if (cut >= opts.cutMinWeight) out.push({ statement: this.data.statements[c.stmt], variant: c.variant, weight: cut, cut: true });
+      }
+    };
     GRAMS.forEach((g, gi) => {
       const map = this.byGram[gi];
       for (let i = 0; i + g <= text.length; i++) {
         const list = map.get(text.slice(i, i + g));
-        if (!list) continue;
-        for (const ci of list) {
-          if (seen.has(ci)) continue;
-          seen.add(ci);
-          const c = this.compiledAt(ci);
-          const w = variantMatches(c, message);
-          if (w >= 0 && specificEnough(w, message)) out.push({ statement: this.data.statements[c.stmt], variant: c.variant, weight: w });
-          else if (w < 0 && opts.cutMinWeight !== undefined) {
-            const cut = cutShortWeight(c.whole, message);
-            if (cut >= opts.cutMinWeight) out.push({ statement: this.data.statements[c.stmt], variant: c.variant, weight: cut, cut: true });
-          }
-        }
+        if (list) for (const ci of list) consider(ci);
       }
     });
+    if (opts.cutMinWeight !== undefined && !out.some((m) => !m.cut)) {
+      // Cut short: the rare piece a variant is keyed by may be in the part that is gone; its opening is not.
+      const list = this.byOpening.get(message.slice(0, OPENING));
+      if (list) for (const ci of list) consider(ci);
+    }
     const prefer = new Set(opts.preferPaths ?? []);
     out.sort((a, b) => Number(a.cut ?? false) - Number(b.cut ?? false) || b.weight - a.weight
       || Number(prefer.has(b.statement.path)) - Number(prefer.has(a.statement.path))
