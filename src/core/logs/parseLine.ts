@@ -43,6 +43,15 @@ export interface ParseState {
   layouts: Map<string, Engine>;
   /** Lines read in a custom layout that no line has yet shown to be an engine's. */
   unknownLayouts: number;
+  /**
+   * The text that follows the line being parsed (what the reader already holds), for a layout first
+   * seen partway: the lines after it may show whose it is. null: nothing ahead is known.
+   */
+  ahead: ((maxChars: number) => string) | null;
+  /** Bumped by the reader each time it holds new text ahead (a new chunk). */
+  aheadEpoch: number;
+  /** Layouts already looked ahead for: the epoch of the look, or -1 when it saw a full window. */
+  probedLayouts: Map<string, number>;
   /** Memo of the last timestamp text and its value (consecutive lines share a second). */
   stampKey: string;
   stampValue: number;
@@ -65,6 +74,7 @@ export function createParseState(opts: ParseOptions = {}): ParseState {
     refYear: ref.getFullYear(), refMonth: ref.getMonth() + 1, refDay: ref.getDate(),
     year: null, lastMonth: 0, dayOffset: 0, lastSecondOfDay: -1,
     prevCR: false, prevHeader: '', prevRid: null, prevEngine: 'other', sawBareLF: false, layouts: new Map(), unknownLayouts: 0,
+    ahead: null, aheadEpoch: 0, probedLayouts: new Map(),
     stampKey: '', stampValue: 0,
     processCache: new Map(),
   };
@@ -325,12 +335,45 @@ function layoutEngine(h: LayoutHeader, message: string, state: ParseState): Engi
   return engine;
 }
 
+/** Characters and lines looked ahead when a layout is first seen partway (as primeState does at the start). */
+const AHEAD_CHARS = 256 * 1024;
+const AHEAD_LINES = 2000;
+
+/**
+ * A custom layout first seen partway through a log (a logging config that takes over after
+ * start-up, a second process with a layout of its own): learn from the lines that follow whether
+ * it is an engine's, as primeState does for the first lines. Once per layout; true when learnt.
+ */
+function learnLayoutAhead(state: ParseState, signature: string): boolean {
+  if (state.ahead === null) return false;
+  // Once per layout; again only when the last look was cut short by the end of what the reader held.
+  const last = state.probedLayouts.get(signature);
+  if (last === -1 || last === state.aheadEpoch || (last === undefined && state.probedLayouts.size >= 64)) return false;
+  const sample = state.ahead(AHEAD_CHARS);
+  state.probedLayouts.set(signature, sample.length >= AHEAD_CHARS ? -1 : state.aheadEpoch);
+  if (sample.length === 0) return false;
+  const probe = createParseState({ engine: state.forced ?? 'auto' });
+  probe.detected = state.detected;
+  let pos = 0;
+  for (let n = 1; n <= AHEAD_LINES && pos < sample.length; n++) {
+    let nl = sample.indexOf('\n', pos);
+    if (nl < 0) nl = sample.length;
+    parseLine(sample.slice(pos, nl), n, pos, probe);
+    pos = nl + 1;
+    if (probe.layouts.has(signature)) break;
+    if (n === AHEAD_LINES) state.probedLayouts.set(signature, -1);
+  }
+  for (const [layout, engine] of probe.layouts) if (!state.layouts.has(layout) && state.layouts.size < 64) state.layouts.set(layout, engine);
+  return state.layouts.has(signature);
+}
+
 /** Fill `rec` from a custom logging layout found at `at` in `s`; false when it is no engine's line. */
 function parseLayout(s: string, at: number, rec: LogRecord, state: ParseState): boolean {
   const h = readLayoutHeader(s, at);
   if (!h) return false;
   const message = s.slice(h.msgStart);
-  const engine = layoutEngine(h, message, state);
+  let engine = layoutEngine(h, message, state);
+  if (!engine && learnLayoutAhead(state, h.signature)) engine = layoutEngine(h, message, state);
   if (!engine) { state.unknownLayouts++; return false; }
   applyLayout(rec, h, engine, message, state);
   return true;

@@ -161,8 +161,11 @@ export class LogSession {
     return rec;
   }
 
-  /** Parse appended text; returns the records of the lines it completed. */
-  appendText(text: string): LogRecord[] {
+  /**
+   * Parse appended text; returns the records of the lines it completed. `following`: text known to
+   * come after it (the rest of a document parsed in slices), for a layout first seen partway.
+   */
+  appendText(text: string, following = ''): LogRecord[] {
     if (this.lineNo === 0 && this.pending === '') primeState(this.state, text.length > PRIME_CHARS ? text.slice(0, PRIME_CHARS) : text);
     const out: LogRecord[] = [];
     this.consumed += text.length;
@@ -170,12 +173,20 @@ export class LogSession {
     const data = this.pending + text;
     this.pending = '';
     let pos = 0;
+    let next = 0;
+    this.state.aheadEpoch++;
+    this.state.ahead = (max) => {
+      const own = data.slice(next, next + max);
+      return own.length < max && following ? own + following.slice(0, max - own.length) : own;
+    };
     for (;;) {
       const nl = data.indexOf('\n', pos);
       if (nl === -1) break;
+      next = nl + 1;
       out.push(this.take(data.slice(pos, nl)));
       pos = nl + 1;
     }
+    this.state.ahead = null;
     if (pos < data.length) this.pending = data.slice(pos);
     return out;
   }
@@ -194,9 +205,12 @@ export class LogSession {
         const rec = this.take(text, truncated);
         if (this.collected !== null) this.collected.push(rec);
       }, { lineNo: this.lineNo, offset: this.offset }, this.opts.fast ? this.opts.fast(this.state, this.tracker) : null, this.opts.offsetSampleEvery ?? 0);
+      const splitter = this.splitter;
+      this.state.ahead = (max) => splitter.ahead(max);
     }
     const out: LogRecord[] = [];
     this.collected = collect ? out : null;
+    this.state.aheadEpoch++;
     this.splitter.push(buf);
     this.collected = null;
     return out;
@@ -283,7 +297,7 @@ export class LogSession {
         const sliceStart = clock.now();
         while (pos < text.length && clock.now() - sliceStart < budget) {
           const end = Math.min(text.length, pos + sliceChars);
-          lines += this.appendText(text.slice(pos, end)).length;
+          lines += this.appendText(text.slice(pos, end), text.slice(end, end + PRIME_CHARS)).length;
           pos = end;
         }
         this.parseMs += clock.now() - sliceStart;
