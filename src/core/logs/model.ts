@@ -53,4 +53,12 @@ export interface LogRecord {
   logger?: string;
   /** A custom logging layout's %(funcName)s. */
   func?: string;
+  /**
+   * Further records pasted onto the same physical line (a paste lost its newlines): each parsed and
+   * tagged as its own record, with this record's line and offset. This record's message ends where
+   * the next one's header starts.
+   */
+  glued?: LogRecord[];
+  /** For a record glued onto a line: its place on the line (2, 3, …). */
+  part?: number;
 }

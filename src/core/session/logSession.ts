@@ -158,6 +158,10 @@ export class LogSession {
     if (this.opts.keepRecords !== false) this.records.push(rec);
     this.tracker.add(rec);
     this.opts.onRecord?.(rec);
+    if (rec.glued) {
+      // Records pasted onto the same line: each is a record of its own for requests and readers.
+      for (const g of rec.glued) { this.tracker.add(g); this.opts.onRecord?.(g); }
+    }
     return rec;
   }
 
