@@ -1,5 +1,6 @@
-// The record model every log-line parser produces. One record per physical input line;
-// a line HopLens does not recognise is kept as kind "other", never dropped.
+// The record model every log-line parser produces. One record per physical input line (records
+// pasted onto the same line hang off it as `glued`); a line HopLens does not recognise is kept as
+// kind "other", never dropped.
 
 import type { Engine } from '../../hops/types';
 
