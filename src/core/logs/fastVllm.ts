@@ -154,6 +154,20 @@ function find(b: Buffer, c: number, from: number, end: number): number {
   return -1;
 }
 
+/**
+ * Whether the message holds a time `dd:dd:dd` (another record pasted onto the line carries one in
+ * its header: the parser splits it). Its two colons are three bytes apart, so looking at every
+ * second byte meets one of them.
+ */
+export function holdsTime(b: Buffer, m: number, e: number): boolean {
+  for (let i = m + 1; i < e; i += 2) {
+    if (b[i] !== 58) continue;
+    const p = b[i + 3] === 58 ? i : b[i - 3] === 58 ? i - 3 : -1;
+    if (p >= m + 2 && p + 6 <= e && isDigit(b[p - 1]) && isDigit(b[p + 1]) && isDigit(b[p + 2]) && isDigit(b[p + 4]) && isDigit(b[p + 5])) return true;
+  }
+  return false;
+}
+
 /** Bytes JSON must escape (or that might be invalid UTF-8): the fast path declines them. */
 function plainJsonBytes(b: Buffer, s: number, e: number): boolean {
   for (let i = s; i < e; i++) { const c = b[i]; if (c < 32 || c === 34 || c === 92 || c >= 128) return false; }
@@ -509,6 +523,8 @@ export function vllmFastPath(state: ParseState, tracker: RequestTracker, out: By
     if (m >= e) return false;
     const r = matchMessage(b, v, m, e, site.base);
     if (r < 0) return false;
+    // Another record pasted onto this line: the parser splits it (a hop read to its last byte has none).
+    if (!(r === 1 && (hit.hop === V2 || hit.hop === V7 || hit.hop === V9)) && holdsTime(b, m, e)) return false;
     let rid: string | null = null;
     let ridRaw = false;
     if (r === 1 && hit.ridEnd > hit.ridStart) {

@@ -43,6 +43,20 @@ export interface ParseState {
   layouts: Map<string, Engine>;
   /** Lines read in a custom layout that no line has yet shown to be an engine's. */
   unknownLayouts: number;
+  /**
+   * The text that follows the line being parsed (what the reader already holds), for a layout first
+   * seen partway: the lines after it may show whose it is. null: nothing ahead is known.
+   */
+  ahead: ((maxChars: number) => string) | null;
+  /** Bumped by the reader each time it holds new text ahead (a new chunk). */
+  aheadEpoch: number;
+  /** Layouts already looked ahead for: the epoch of the look, or -1 when it saw a full window. */
+  probedLayouts: Map<string, number>;
+  /** What a record glued onto a line would show of its stamp (gluedAt): SGLang's `[YYYY-`, vLLM's `MM-DD `. */
+  glueYear: string;
+  glueDay: string;
+  glueKeySglang: string;
+  glueKeyVllm: string;
   /** Memo of the last timestamp text and its value (consecutive lines share a second). */
   stampKey: string;
   stampValue: number;
@@ -65,6 +79,7 @@ export function createParseState(opts: ParseOptions = {}): ParseState {
     refYear: ref.getFullYear(), refMonth: ref.getMonth() + 1, refDay: ref.getDate(),
     year: null, lastMonth: 0, dayOffset: 0, lastSecondOfDay: -1,
     prevCR: false, prevHeader: '', prevRid: null, prevEngine: 'other', sawBareLF: false, layouts: new Map(), unknownLayouts: 0,
+    ahead: null, aheadEpoch: 0, probedLayouts: new Map(), glueYear: '', glueDay: '', glueKeySglang: '', glueKeyVllm: '',
     stampKey: '', stampValue: 0,
     processCache: new Map(),
   };
@@ -325,12 +340,45 @@ function layoutEngine(h: LayoutHeader, message: string, state: ParseState): Engi
   return engine;
 }
 
+/** Characters and lines looked ahead when a layout is first seen partway (as primeState does at the start). */
+const AHEAD_CHARS = 256 * 1024;
+const AHEAD_LINES = 2000;
+
+/**
+ * A custom layout first seen partway through a log (a logging config that takes over after
+ * start-up, a second process with a layout of its own): learn from the lines that follow whether
+ * it is an engine's, as primeState does for the first lines. Once per layout; true when learnt.
+ */
+function learnLayoutAhead(state: ParseState, signature: string): boolean {
+  if (state.ahead === null) return false;
+  // Once per layout; again only when the last look was cut short by the end of what the reader held.
+  const last = state.probedLayouts.get(signature);
+  if (last === -1 || last === state.aheadEpoch || (last === undefined && state.probedLayouts.size >= 64)) return false;
+  const sample = state.ahead(AHEAD_CHARS);
+  state.probedLayouts.set(signature, sample.length >= AHEAD_CHARS ? -1 : state.aheadEpoch);
+  if (sample.length === 0) return false;
+  const probe = createParseState({ engine: state.forced ?? 'auto' });
+  probe.detected = state.detected;
+  let pos = 0;
+  for (let n = 1; n <= AHEAD_LINES && pos < sample.length; n++) {
+    let nl = sample.indexOf('\n', pos);
+    if (nl < 0) nl = sample.length;
+    parseLine(sample.slice(pos, nl), n, pos, probe);
+    pos = nl + 1;
+    if (probe.layouts.has(signature)) break;
+    if (n === AHEAD_LINES) state.probedLayouts.set(signature, -1);
+  }
+  for (const [layout, engine] of probe.layouts) if (!state.layouts.has(layout) && state.layouts.size < 64) state.layouts.set(layout, engine);
+  return state.layouts.has(signature);
+}
+
 /** Fill `rec` from a custom logging layout found at `at` in `s`; false when it is no engine's line. */
 function parseLayout(s: string, at: number, rec: LogRecord, state: ParseState): boolean {
   const h = readLayoutHeader(s, at);
   if (!h) return false;
   const message = s.slice(h.msgStart);
-  const engine = layoutEngine(h, message, state);
+  let engine = layoutEngine(h, message, state);
+  if (!engine && learnLayoutAhead(state, h.signature)) engine = layoutEngine(h, message, state);
   if (!engine) { state.unknownLayouts++; return false; }
   applyLayout(rec, h, engine, message, state);
   return true;
@@ -468,6 +516,12 @@ export function parseLine(text: string, lineNo: number, offset: number, state: P
     const r = RAY_REPEATED.exec(msg);
     if (r) { rec.repeated = Number(r[1]); msg = msg.slice(0, r.index); }
   }
+  // Several records on one line (a paste lost its newlines): this record ends where the next header starts.
+  let gluedRest: string | null = null;
+  if (msg.length > 24 && rec.engine !== 'other') {
+    const at = gluedAt(msg, rec, state);
+    if (at > 0) { gluedRest = msg.slice(at); msg = msg.slice(0, at).trimEnd(); }
+  }
   rec.message = msg;
 
   // Multi-line vLLM record: continuation lines repeat the header after the marker.
@@ -509,7 +563,53 @@ export function parseLine(text: string, lineNo: number, offset: number, state: P
     state.prevRid = rec.rid;
   }
   state.prevCR = marker;
+  if (gluedRest !== null) parseGlued(rec, gluedRest, state, marker);
   return rec;
+}
+
+/**
+ * Where another record's header starts inside `msg` (a record pasted onto this one's line), or -1.
+ * A cheap look first: the header of the next record of the same log shows the same year (SGLang's
+ * `[YYYY-`) or day (vLLM's `MM-DD `); only then is the header looked for and parsed.
+ */
+function gluedAt(msg: string, rec: LogRecord, state: ParseState): number {
+  let key: string;
+  const stamp = state.stampKey;
+  if (rec.format === 'sglang' || rec.format === 'sglang-request') {
+    // `[YYYY-`: made again only when the year changes (the stamp starts with it).
+    if (state.glueYear === '' || !stamp.startsWith(state.glueYear)) { state.glueYear = stamp.slice(0, 5); state.glueKeySglang = `[${state.glueYear}`; }
+    key = state.glueKeySglang;
+  } else if (rec.format === 'vllm' || rec.format === 'vllm-legacy') {
+    // `MM-DD ` (no space in front: a search for a key that starts with a space stops at every word).
+    if (state.glueDay === '' || !stamp.startsWith(state.glueDay)) { state.glueDay = stamp.slice(0, 6); state.glueKeyVllm = state.glueDay; }
+    key = state.glueKeyVllm;
+  } else {
+    return -1;
+  }
+  if (key.length !== 6 || msg.indexOf(key) < 0) return -1;
+  const window = msg.length > 64 * 1024 ? msg.slice(0, 64 * 1024) : msg;
+  HEADER_ANCHOR.lastIndex = 1;
+  for (let m = HEADER_ANCHOR.exec(window); m; m = HEADER_ANCHOR.exec(window)) {
+    const probe = newRecord(rec.line, rec.offset, '');
+    const rest = window.slice(m.index);
+    // A header as the engine prints it is followed by a space and a message: `[date], resuming` is text.
+    if (parseEngine(rest, probe, state) && probe.format !== 'uvicorn' && probe.format !== 'vllm-output' && probe.message.length > 0
+      && rest.charCodeAt(rest.length - probe.message.length - 1) === 32 && surelyEngines(probe, state)) return m.index;
+    HEADER_ANCHOR.lastIndex = m.index + 1;
+  }
+  return -1;
+}
+
+/** Parses the records glued onto `rec`'s line and keeps them on it, in order. */
+function parseGlued(rec: LogRecord, rest: string, state: ParseState, marker: boolean): void {
+  const sawBareLF = state.sawBareLF;
+  const g = parseLine(rest, rec.line, rec.offset, state);
+  state.sawBareLF = sawBareLF;
+  state.prevCR = marker;
+  const more = g.glued;
+  delete g.glued;
+  rec.glued = more ? [g, ...more] : [g];
+  rec.glued.forEach((x, i) => { x.part = i + 2; });
 }
 
 /** An SGLang message that opens with more header fields: a level in brackets or a level word, a logger name. */

@@ -49,6 +49,17 @@ export class LineSplitter {
     this.sampleMask = sampleEvery > 0 ? (1 << this.sampleShift) - 1 : 0;
   }
 
+  /** The chunk being split and where its next line starts (for ahead()). */
+  private curBuf: Buffer | null = null;
+  private nextPos = 0;
+
+  /** Up to `maxBytes` of the chunk after the line being handed out (what the reader already holds), decoded. */
+  ahead(maxBytes: number): string {
+    const b = this.curBuf;
+    if (b === null || this.nextPos >= b.length) return '';
+    return b.toString('utf8', this.nextPos, Math.min(b.length, this.nextPos + maxBytes));
+  }
+
   private sample(): void {
     if ((this.lineNo & this.sampleMask) === 0) this.samples![this.lineNo >> this.sampleShift] = this.offset;
   }
@@ -56,9 +67,11 @@ export class LineSplitter {
   push(buf: Buffer): void {
     let pos = 0;
     const len = buf.length;
+    this.curBuf = buf;
     while (pos < len) {
       const nl = buf.indexOf(10, pos);
-      if (nl === -1) { this.keep(buf, pos, len); return; }
+      if (nl === -1) { this.keep(buf, pos, len); this.curBuf = null; return; }
+      this.nextPos = nl + 1;
       if (this.carryLen > 0 || this.carryOverflow) {
         this.keep(buf, pos, nl);
         const joined = Buffer.concat(this.carry, Math.min(this.carryLen, LINE_PARSE_CAP));
@@ -77,6 +90,7 @@ export class LineSplitter {
       }
       pos = nl + 1;
     }
+    this.curBuf = null;
   }
 
   /** Emit the last line when the input ended without a newline. */

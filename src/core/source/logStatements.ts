@@ -35,7 +35,7 @@ const LEVEL_METHOD = /^(?:debug|info|warning|warn|error|exception|critical|fatal
 const NOT_LOGGERS = new Set(['warnings', 'parser', 'argparse', 'np', 'numpy', 'math', 'torch']);
 
 /** Parses a Python file's text. Throws NotPythonError for binary content. */
-export function findLogStatements(src: string): LogStatement[] {
+export function findLogStatements(src: string, helpers?: LogHelper[]): LogStatement[] {
   if (!/\.(?:debug|info|warning|warn|error|exception|critical|fatal|log|_log)\w*\b/.test(src)) return [];
   const toks = tokenize(src);
   const out: LogStatement[] = [];
@@ -74,8 +74,109 @@ export function findLogStatements(src: string): LogStatement[] {
     if (!ok || NOT_LOGGERS.has(toks[start].text)) continue;
     const stmt = readCall(toks, start, i);
     if (stmt) out.push(stmt);
+    if (helpers) {
+      const h = helperOf(toks, start, i);
+      if (h) helpers.push(h);
+    }
   }
   return out;
+}
+
+/** Whether the source may call one of these helpers (a cheap test before tokenizing a file again). */
+export function helperCallPattern(helpers: readonly LogHelper[]): RegExp | null {
+  const names = [...new Set(helpers.map((h) => h.name))];
+  if (names.length === 0) return null;
+  return new RegExp(`\\b(?:${names.map((n) => n.replace(/[^\w]/g, '')).join('|')})\\s*\\(`);
+}
+
+/**
+ * The calls of logging helpers in a file, as statements: the message the caller passes, with the
+ * text the helper adds around it, named by the call's first line.
+ */
+export function findHelperCalls(src: string, helpers: ReadonlyMap<string, readonly LogHelper[]>): LogStatement[] {
+  const toks = tokenize(src);
+  const out: LogStatement[] = [];
+  for (let i = 1; i < toks.length - 1; i++) {
+    const t = toks[i];
+    if (t.kind !== 'name' || toks[i + 1].text !== '(') continue;
+    const defs = helpers.get(t.text);
+    if (!defs) continue;
+    const prev = toks[i - 1];
+    if (prev.text === 'def') continue;
+    const dotted = prev.text === '.';
+    let start = i;
+    if (dotted) {
+      // The receiver: `self._log(…)`, `utils.log_info_on_rank0(…)`.
+      if (toks[i - 2]?.kind !== 'name') continue;
+      start = i - 2;
+      while (start >= 2 && toks[start - 1].text === '.' && toks[start - 2].kind === 'name') start -= 2;
+    }
+    const fits = defs.filter((h) => (h.method ? dotted : true));
+    if (fits.length === 0) continue;
+    const stmt = readCall(toks, start, i, fits);
+    if (stmt) out.push(stmt);
+  }
+  return out;
+}
+
+/** The helper this logging call makes of its enclosing function, when it logs one of its parameters. */
+function helperOf(toks: Tok[], start: number, methodIdx: number): LogHelper | null {
+  const method = toks[methodIdx].text;
+  if (method === '_log') return null;
+  // The enclosing def: the nearest one above whose indentation is less than the call's line.
+  let d = start - 1;
+  const limit = Math.max(0, start - 400);
+  while (d > limit && !(toks[d].kind === 'name' && toks[d].text === 'def')) d--;
+  if (d <= limit || toks[d].kind !== 'name' || toks[d].text !== 'def') return null;
+  const nameTok = toks[d + 1];
+  if (!nameTok || nameTok.kind !== 'name' || toks[d + 2]?.text !== '(' || LOG_METHOD.test(nameTok.text) || nameTok.text.length < 3) return null;
+  if (toks[start].col <= toks[d].col) return null;
+  // Parameters: the first name of each top-level item (`*args` and `**kw` kept with their stars).
+  const params: string[] = [];
+  let depth = 1;
+  let expectName = true;
+  for (let k = d + 3; k < toks.length && depth > 0; k++) {
+    const x = toks[k];
+    if (x.text === '(' || x.text === '[' || x.text === '{') { depth++; continue; }
+    if (x.text === ')' || x.text === ']' || x.text === '}') { depth--; continue; }
+    if (depth !== 1) continue;
+    if (x.text === ',') { expectName = true; continue; }
+    if (!expectName) continue;
+    expectName = false;
+    if (x.kind === 'name') params.push(x.text);
+    else if ((x.text === '*' || x.text === '**') && toks[k + 1]?.kind === 'name') { params.push(x.text + toks[k + 1].text); k++; }
+    else if (x.text === '*') params.push('*');
+  }
+  const isMethod = params[0] === 'self' || params[0] === 'cls';
+  const positional = (isMethod ? params.slice(1) : params).filter((p) => p !== '/');
+  const stmtInfo = readCallArgs(toks, methodIdx);
+  if (!stmtInfo) return null;
+  const { positional: args } = stmtInfo;
+  // `logger.log(level, msg)`: the message is the second argument, the level a run-time choice.
+  const viaLog = method === 'log';
+  const msgArg = args[viaLog ? 1 : 0];
+  if (!msgArg || args.length > (viaLog ? 2 : 1)) return null;
+  for (let pi = 0; pi < positional.length; pi++) {
+    const p = positional[pi];
+    if (p.startsWith('*')) break;
+    const ctx = new Scope(toks, start, p);
+    const segs = msgArg.length === 1 && msgArg[0].kind === 'name' ? (msgArg[0].text === p ? [PARAM] : []) : evalExpr(msgArg, ctx);
+    const at = segs.indexOf(PARAM);
+    if (at < 0 || segs.indexOf(PARAM, at + 1) >= 0) continue;
+    const part = (xs: Seg[]): Pattern => {
+      const out: Pattern = [];
+      for (const x of xs) pushParts(out, [x === WILD || x === PARAM ? WILD : x.lit]);
+      return out;
+    };
+    const baseLevel = method.replace(/_once$/, '');
+    const level = viaLog ? null : baseLevel === 'warn' ? 'warning' : baseLevel === 'fatal' ? 'critical' : baseLevel;
+    return {
+      name: nameTok.text, index: pi, param: p, method: isMethod, level,
+      before: part(segs.slice(0, at)), after: part(segs.slice(at + 1)),
+      withTraceback: method === 'exception' || stmtInfo.keywords.includes('exc_info') || stmtInfo.keywords.includes('stack_info'),
+    };
+  }
+  return null;
 }
 
 /** Names bound to a logger method (not called): `log_fn = logger.info if x else logger.debug`. */
@@ -93,10 +194,40 @@ function logMethodAliases(toks: Tok[]): Set<string> {
   return names;
 }
 
-type Seg = { lit: string; logFmt: boolean; line: number } | typeof WILD;
+/** Where a helper's message parameter goes in the text its own logging call prints. */
+const PARAM = 1 as const;
+type Seg = { lit: string; logFmt: boolean; line: number } | typeof WILD | typeof PARAM;
 
-function readCall(toks: Tok[], start: number, methodIdx: number): LogStatement | null {
-  const method = toks[methodIdx].text;
+/**
+ * A function that logs one of its parameters: `def log_info_on_rank0(logger, msg): … logger.info(msg)`,
+ * `def print_warning_once(msg): logger.warning(msg, stacklevel=2)`, `def _log(self, msg): logger.info(f"[x] {msg}")`.
+ * Its callers are the statements: what they pass is what the line prints.
+ */
+export interface LogHelper {
+  name: string;
+  /** Position of the message among the call's positional arguments (a method's `self` not counted). */
+  index: number;
+  /** The parameter's name (a call may pass it by keyword). */
+  param: string;
+  /** Defined with `self`/`cls` first: called as `obj.name(…)`. */
+  method: boolean;
+  level: string | null;
+  /** Text the helper prints before and after the message. */
+  before: Pattern;
+  after: Pattern;
+  withTraceback: boolean;
+}
+
+interface CallArgs {
+  args: Tok[][];
+  /** Arguments not passed by keyword (a `msg=` keyword counts as the message). */
+  positional: Tok[][];
+  keywords: string[];
+  /** Index of the closing parenthesis. */
+  end: number;
+}
+
+function readCallArgs(toks: Tok[], methodIdx: number): CallArgs | null {
   const args: Tok[][] = [];
   let depth = 0;
   let cur: Tok[] = [];
@@ -118,20 +249,55 @@ function readCall(toks: Tok[], start: number, methodIdx: number): LogStatement |
   }
   if (cur.length) args.push(cur);
   if (k >= toks.length) return null;
-  const endLine = toks[k].line;
-  const positional = args.filter((a) => !(a.length >= 2 && a[0].kind === 'name' && a[1].text === '=' && a[0].text !== 'msg'));
-  const keywords = args.filter((a) => a.length >= 2 && a[0].kind === 'name' && a[1].text === '=').map((a) => a[0].text);
+  const isKw = (a: Tok[]) => a.length >= 2 && a[0].kind === 'name' && a[1].text === '=';
+  const positional = args.filter((a) => !(isKw(a) && a[0].text !== 'msg'));
+  const keywords = args.filter(isKw).map((a) => a[0].text);
+  return { args, positional, keywords, end: k };
+}
+
+function readCall(toks: Tok[], start: number, methodIdx: number, viaHelpers?: readonly LogHelper[]): LogStatement | null {
+  const method = toks[methodIdx].text;
+  const call = readCallArgs(toks, methodIdx);
+  if (!call) return null;
+  const { args, positional, keywords } = call;
+  const endLine = toks[call.end].line;
+  const line = toks[start].line;
+  const ctx = new Scope(toks, start);
+  if (viaHelpers) {
+    // A helper's call: the message is the argument in the helper's parameter's place.
+    const variants: MessageVariant[] = [];
+    for (const h of viaHelpers) {
+      const msgArg = args.find((a) => a.length > 2 && a[0].text === h.param && a[1].text === '=')?.slice(2) ?? positional[h.index];
+      if (!msgArg || msgArg.length === 0 || msgArg[0].text === '*' || msgArg[0].text === '**') continue;
+      for (const v of messageVariants(msgArg, ctx, false, line)) {
+        const pattern = pushParts([...h.before], v.pattern);
+        pushParts(pattern, h.after);
+        if (variants.some((x) => x.pattern.length === pattern.length && x.pattern.every((p, i) => p === pattern[i]))) continue;
+        variants.push({ ...v, pattern });
+      }
+    }
+    if (variants.length === 0) return null;
+    const levels = new Set(viaHelpers.map((h) => h.level));
+    return {
+      line, endLine, textLine: variants.reduce((m, v) => Math.min(m, v.textLine), Number.MAX_SAFE_INTEGER),
+      level: levels.size === 1 ? viaHelpers[0].level : null, method, variants, withTraceback: viaHelpers.some((h) => h.withTraceback),
+    };
+  }
   let msgIdx = 0;
   if (method === 'log' && positional.length >= 2 && !positional[0].some((x) => x.kind === 'str')) msgIdx = 1;
   const msgArg = positional[msgIdx] ?? args.find((a) => a[0]?.text === 'msg')?.slice(2);
   if (!msgArg || msgArg.length === 0) return null;
   const hasFormatArgs = positional.length > msgIdx + 1;
-  const line = toks[start].line;
   const baseLevel = method.replace(/_once$/, '').replace(/^_/, '');
   const level = baseLevel === 'warn' ? 'warning' : baseLevel === 'fatal' ? 'critical' : baseLevel === 'log' ? null : baseLevel;
   const withTraceback = method === 'exception' || keywords.includes('exc_info') || keywords.includes('stack_info');
+  const variants = messageVariants(msgArg, ctx, hasFormatArgs, line);
+  const textLine = variants.reduce((m, v) => Math.min(m, v.textLine), Number.MAX_SAFE_INTEGER);
+  return { line, endLine, textLine, level, method, variants, withTraceback };
+}
 
-  const ctx = new Scope(toks, start);
+/** What a message argument can print: one variant per branch that assigns its variable. */
+function messageVariants(msgArg: Tok[], ctx: Scope, hasFormatArgs: boolean, line: number): MessageVariant[] {
   let segVariants: Array<{ segs: Seg[]; openEnded: boolean }>;
   if (msgArg.length === 1 && msgArg[0].kind === 'name') {
     segVariants = ctx.assignments(msgArg[0].text, true);
@@ -139,18 +305,16 @@ function readCall(toks: Tok[], start: number, methodIdx: number): LogStatement |
   } else {
     segVariants = [{ segs: evalExpr(msgArg, ctx), openEnded: false }];
   }
-  const variants: MessageVariant[] = segVariants.map(({ segs, openEnded }) => {
+  return segVariants.map(({ segs, openEnded }) => {
     const pattern: Pattern = [];
     let textLine = 0;
     for (const s of segs) {
-      if (s === WILD) { pushParts(pattern, [WILD]); continue; }
+      if (s === WILD || s === PARAM) { pushParts(pattern, [WILD]); continue; }
       if (!textLine && s.lit) textLine = s.line;
       pushParts(pattern, s.logFmt && hasFormatArgs ? applyPercentFormat(s.lit) : [s.lit]);
     }
     return { pattern, openEnded, textLine: textLine || line };
   });
-  const textLine = variants.reduce((m, v) => Math.min(m, v.textLine), Number.MAX_SAFE_INTEGER);
-  return { line, endLine, textLine, level, method, variants, withTraceback };
 }
 
 /** Splits tokens at top-level occurrences of an operator. */
@@ -192,6 +356,7 @@ function startsWithParenGroup(tokens: Tok[]): boolean {
 function evalOperand(tokens: Tok[], ctx: Scope, nameDepth: number): Seg[] {
   if (tokens.length === 0) return [WILD];
   if (startsWithParenGroup(tokens)) return evalExpr(tokens.slice(1, -1), ctx, nameDepth);
+  if (tokens.length === 1 && tokens[0].kind === 'name' && tokens[0].text === ctx.param) return [PARAM];
   if (tokens.length === 1 && tokens[0].kind === 'name' && nameDepth < 2) {
     const found = ctx.assignments(tokens[0].text, false, nameDepth + 1);
     return found.length ? [...found[found.length - 1].segs, ...(found[found.length - 1].openEnded ? [WILD] : [])] : [WILD];
@@ -205,6 +370,7 @@ function evalOperand(tokens: Tok[], ctx: Scope, nameDepth: number): Seg[] {
       if (p !== WILD) { segs.push({ lit: p, logFmt: true, line: tokens[k].line }); continue; }
       // `prefix = f"Req Time Stats(…)"; logger.info(f"{prefix}: {…}")`: the variable's own text.
       const name = s.fields?.[field++] ?? null;
+      if (name !== null && name === ctx.param) { segs.push(PARAM); continue; }
       const assigned = name !== null && nameDepth < 2 ? ctx.assignments(name, false, nameDepth + 1) : [];
       if (assigned.length) {
         const last = assigned[assigned.length - 1];
@@ -227,7 +393,7 @@ function evalOperand(tokens: Tok[], ctx: Scope, nameDepth: number): Seg[] {
 function convertLiterals(segs: Seg[], fmt: (s: string) => Pattern): Seg[] {
   const out: Seg[] = [];
   for (const s of segs) {
-    if (s === WILD) { out.push(WILD); continue; }
+    if (s === WILD || s === PARAM) { out.push(s); continue; }
     for (const p of fmt(s.lit)) out.push(p === WILD ? WILD : { lit: p, logFmt: false, line: s.line });
   }
   return out;
@@ -236,7 +402,8 @@ function convertLiterals(segs: Seg[], fmt: (s: string) => Pattern): Seg[] {
 /** Assignments to a name earlier in the same function, for `logger.info(msg)`. */
 class Scope {
   private fnStart = -1;
-  constructor(private readonly toks: Tok[], private readonly callIdx: number) {}
+  /** `param`: a helper's message parameter, evaluated as the PARAM marker. */
+  constructor(private readonly toks: Tok[], private readonly callIdx: number, readonly param: string | null = null) {}
 
   private functionStart(): number {
     if (this.fnStart >= 0) return this.fnStart;

@@ -158,6 +158,78 @@ export function cutShortWeight(c: CompiledPattern, message: string): number {
 }
 
 /**
+ * Literal characters of `lits` that `text` shows when it is the start of what they print (with
+ * values between them; `anchored`: the printed text starts with the first literal), or -1. Unlike
+ * cutShortWeight the text may hold every literal (the pattern's own end then follows).
+ */
+function prefixWeight(lits: readonly string[], anchored: boolean, text: string): number {
+  if (lits.length === 0) return anchored ? -1 : 0;
+  let pos = 0;
+  let weight = 0;
+  let i = 0;
+  if (anchored) {
+    if (!text.startsWith(lits[0])) return lits[0].startsWith(text) ? text.length : -1;
+    pos = lits[0].length;
+    weight = pos;
+    i = 1;
+  }
+  for (; i < lits.length; i++) {
+    const at = text.indexOf(lits[i], pos);
+    if (at < 0) {
+      const tail = text.slice(pos);
+      for (let j = i + 1; j < lits.length; j++) if (lits[j].trim().length >= 4 && tail.includes(lits[j])) return -1;
+      for (let k = Math.min(tail.length, lits[i].length - 1); k > 0; k--) {
+        if (tail.endsWith(lits[i].slice(0, k))) return weight + k;
+      }
+      return weight;
+    }
+    pos = at + lits[i].length;
+    weight += lits[i].length;
+  }
+  return weight;
+}
+
+const reversed = (s: string): string => {
+  let out = '';
+  for (let i = s.length - 1; i >= 0; i--) out += s[i];
+  return out;
+};
+
+/** Where a paste left text out of a line: `...`, `…`, `[...]`, `[…]`, with the spaces around it. */
+const ELISION = / ?(?:\[(?:\.{3}|…)\]|\.{3,}|…) ?/g;
+const HAS_ELISION = /\.{3}|…/;
+
+/**
+ * Literal characters of the pattern that a message shortened by whoever pasted it still shows:
+ * `head … tail` (text left out in the middle) or `head…` (cut, with a mark). The head must be how
+ * what the pattern prints starts, the tail how it ends. -1 when the message has no such mark, or
+ * cannot be a shortening of what the pattern prints.
+ */
+export function elidedWeight(c: CompiledPattern, message: string): number {
+  ELISION.lastIndex = 0;
+  const first = ELISION.exec(message);
+  if (!first) return -1;
+  let last = first;
+  for (let m = ELISION.exec(message); m; m = ELISION.exec(message)) last = m;
+  const head = message.slice(0, first.index);
+  const tail = message.slice(last.index + last[0].length);
+  if (head === '' && tail === '') return -1;
+  const hw = head === '' ? 0 : prefixWeight(c.lits, c.anchoredStart, head);
+  if (hw < 0) return -1;
+  if (tail === '') return hw;
+  const tw = prefixWeight(c.lits.map(reversed).reverse(), c.anchoredEnd, reversed(tail));
+  return tw < 0 ? -1 : hw + tw;
+}
+
+/** Literal weight a message cut short or shortened in the middle still shows of the pattern (-1: neither). */
+export function shortenedWeight(c: CompiledPattern, message: string): number {
+  // A mark of left-out text: what follows it must be how the text ends, not a value cut short.
+  const elided = elidedWeight(c, message);
+  if (elided >= 0 || HAS_ELISION.test(message)) return elided;
+  return cutShortWeight(c, message);
+}
+
+/**
  * The pattern of one printed line of a multi-line message. Python prints a message that
  * contains `\n` as several lines, each with the header repeated; the first line is
  * everything up to the first literal newline.

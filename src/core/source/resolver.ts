@@ -7,7 +7,7 @@ import type { Engine } from '../logs/model';
 import { HOP_TABLES } from '../../hops';
 import { comparePin, inspectCheckout, type CheckoutInfo, type PinStatus } from './checkout';
 import { FileIndex, listPythonFiles } from './fileIndex';
-import { compilePattern, cutShortWeight, matchesPattern, patternLines, patternText, WILD, type CompiledPattern } from './messagePattern';
+import { compilePattern, matchesPattern, shortenedWeight, patternLines, patternText, WILD, type CompiledPattern } from './messagePattern';
 import type { HopCitation } from './pins';
 import {
   buildStatementIndex,
@@ -419,7 +419,7 @@ class Resolver implements CheckoutSourceResolver {
   /** Literal weight of `s` that a cut-short `message` still shows (-1: it cannot be the start of what `s` prints). */
   private cutWeight(s: IndexedStatement, message: string): number {
     let w = -1;
-    for (const v of s.variants) w = Math.max(w, cutShortWeight(compilePattern(v.p, v.open), message));
+    for (const v of s.variants) w = Math.max(w, shortenedWeight(compilePattern(v.p, v.open), message));
     return w;
   }
 
@@ -554,9 +554,13 @@ class Resolver implements CheckoutSourceResolver {
     if (!this.index) return null;
     const cit = hop ? this.citations[hop] : undefined;
     const prefer = [cit?.path, fallback?.path].filter((x): x is string => !!x);
-    // A hop line keeps its constant words even when cut short: let it match by what it shows.
-    const [best] = this.index.search(message, { preferPaths: prefer, limit: 1, cutMinWeight: hop ? CUT_MIN_WEIGHT : undefined });
+    // A line keeps its constant words when cut short or shortened in the middle: it matches by what
+    // it shows; a hop line by the statement nearest its hop, any other line only when no other
+    // statement shows as much of that text.
+    const found = this.index.search(message, { preferPaths: prefer, limit: hop ? 1 : 2, cutMinWeight: CUT_MIN_WEIGHT });
+    const best = found[0];
     if (!best) return null;
+    if (!hop && best.cut && found[1] && found[1].weight >= best.weight && found[1].statement !== best.statement) return null;
     const line = this.reportedLine(best.statement);
     const drift = cit && cit.path === best.statement.path ? line - cit.line : 0;
     return { path: best.statement.path, line, verified: true, drift, method: 'statement-index' };

@@ -7,11 +7,11 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { Engine } from '../logs/model';
 import type { CheckoutInfo } from './checkout';
-import { findLogStatements } from './logStatements';
-import { compilePattern, cutShortWeight, matchesPattern, patternLines, type CompiledPattern, type Pattern } from './messagePattern';
+import { findHelperCalls, findLogStatements, helperCallPattern, type LogHelper, type LogStatement } from './logStatements';
+import { compilePattern, matchesPattern, patternLines, shortenedWeight, type CompiledPattern, type Pattern } from './messagePattern';
 
 /** Bump when the index layout or the parser's output changes: old cache files are ignored. */
-export const INDEX_FORMAT = 6;
+export const INDEX_FORMAT = 7;
 /** Larger .py files are skipped (generated tables, vendored blobs), with a reason in the index. */
 export const MAX_SOURCE_BYTES = 4 * 1024 * 1024;
 
@@ -51,8 +51,23 @@ export interface StatementIndexData {
   keys?: Array<string | null>;
 }
 
-/** Logging statements of one file, or why it was skipped. Synchronous: callers batch it. */
-export function indexSourceFile(root: string, path: string, maxBytes = MAX_SOURCE_BYTES): { statements: IndexedStatement[]; skipped: string | null } {
+function indexed(path: string, list: LogStatement[]): IndexedStatement[] {
+  return list.map((s) => ({
+    path,
+    line: s.line,
+    endLine: s.endLine,
+    textLine: s.textLine,
+    level: s.level,
+    traceback: s.withTraceback,
+    variants: s.variants.map((v) => ({ p: v.pattern, open: v.openEnded, textLine: v.textLine })),
+  }));
+}
+
+/**
+ * Logging statements of one file, or why it was skipped. Synchronous: callers batch it. With
+ * `helpers`, the logging helpers the file defines are added to it (for helperCalls).
+ */
+export function indexSourceFile(root: string, path: string, maxBytes = MAX_SOURCE_BYTES, helpers?: LogHelper[]): { statements: IndexedStatement[]; skipped: string | null } {
   let text: string;
   try {
     const size = statSync(join(root, path)).size;
@@ -63,21 +78,33 @@ export function indexSourceFile(root: string, path: string, maxBytes = MAX_SOURC
   }
   if (text.indexOf('\0') >= 0) return { statements: [], skipped: 'not Python source: binary content (NUL bytes)' };
   try {
-    return {
-      statements: findLogStatements(text).map((s) => ({
-        path,
-        line: s.line,
-        endLine: s.endLine,
-        textLine: s.textLine,
-        level: s.level,
-        traceback: s.withTraceback,
-        variants: s.variants.map((v) => ({ p: v.pattern, open: v.openEnded, textLine: v.textLine })),
-      })),
-      skipped: null,
-    };
+    return { statements: indexed(path, findLogStatements(text, helpers)), skipped: null };
   } catch (e) {
     return { statements: [], skipped: `not Python source: ${(e as Error).message}` };
   }
+}
+
+/** The calls of logging helpers (found by indexSourceFile) in one file, as statements. */
+export function helperCalls(root: string, path: string, helpers: ReadonlyMap<string, readonly LogHelper[]>, test: RegExp): IndexedStatement[] {
+  try {
+    const text = readFileSync(join(root, path), 'utf8');
+    if (!test.test(text)) return [];
+    return indexed(path, findHelperCalls(text, helpers));
+  } catch {
+    return [];
+  }
+}
+
+/** Helpers by name; a name defined differently in several files keeps each definition. */
+export function helperMap(helpers: readonly LogHelper[]): Map<string, LogHelper[]> {
+  const byName = new Map<string, LogHelper[]>();
+  for (const h of helpers) {
+    const list = byName.get(h.name);
+    const same = list?.some((x) => x.index === h.index && x.method === h.method && JSON.stringify([x.before, x.after]) === JSON.stringify([h.before, h.after]));
+    if (same) continue;
+    if (list) list.push(h); else byName.set(h.name, [h]);
+  }
+  return byName;
 }
 
 export interface BuildProgress {
@@ -114,16 +141,32 @@ export async function runIndexLoop(
 ): Promise<{ statements: IndexedStatement[]; skipped: Array<{ path: string; reason: string }>; keys: Array<string | null> }> {
   const statements: IndexedStatement[] = [];
   const skipped: Array<{ path: string; reason: string }> = [];
+  const helpers: LogHelper[] = [];
   let slice = Date.now();
-  for (let i = 0; i < input.files.length; i++) {
-    if (signal?.aborted) throw abortError();
-    const r = indexSourceFile(input.root, input.files[i], input.maxFileBytes);
-    for (const s of r.statements) statements.push(s);
-    if (r.skipped) skipped.push({ path: input.files[i], reason: r.skipped });
-    if ((i + 1) % 100 === 0) report(i + 1, input.files.length);
+  const breathe = async () => {
     if (yieldEvery !== null && Date.now() - slice > yieldEvery) {
       await new Promise((res) => setImmediate(res));
       slice = Date.now();
+    }
+  };
+  for (let i = 0; i < input.files.length; i++) {
+    if (signal?.aborted) throw abortError();
+    const r = indexSourceFile(input.root, input.files[i], input.maxFileBytes, helpers);
+    for (const s of r.statements) statements.push(s);
+    if (r.skipped) skipped.push({ path: input.files[i], reason: r.skipped });
+    if ((i + 1) % 100 === 0) report(i + 1, input.files.length);
+    await breathe();
+  }
+  // Second pass: the callers of logging helpers (defined anywhere in the checkout) are statements too.
+  const test = helperCallPattern(helpers);
+  if (test) {
+    const byName = helperMap(helpers);
+    const skip = new Set(skipped.map((x) => x.path));
+    for (const f of input.files) {
+      if (signal?.aborted) throw abortError();
+      if (skip.has(f)) continue;
+      for (const s of helperCalls(input.root, f, byName, test)) statements.push(s);
+      await breathe();
     }
   }
   report(input.files.length, input.files.length);
@@ -275,6 +318,8 @@ export function specificEnough(weight: number, message: string): boolean {
 /** Key lengths: a long piece of text is keyed by a rare 8-character piece, a short one by 4. */
 const GRAMS = [8, 4] as const;
 const SCAN_LIMIT = 4096;
+/** Characters of a variant's opening text it is found by when a line is cut short. */
+const OPENING = 8;
 
 /** The piece-length class of a literal: 0 for 8-character keys, 1 for 4, -1 too short. */
 function gramClass(lit: string): number {
@@ -323,6 +368,8 @@ export class StatementIndex {
   private readonly compiled: Array<CompiledVariant | undefined> = [];
   private readonly variants: Array<{ stmt: number; variant: IndexedVariant }> = [];
   private readonly byGram: Array<Map<string, number[]>> = GRAMS.map(() => new Map());
+  /** Variants by the first characters their text opens with: a line cut short still shows them. */
+  private readonly byOpening = new Map<string, number[]>();
   private readonly byPath = new Map<string, IndexedStatement[]>();
   private skippedPaths: Set<string> | null = null;
   private keyed = false;
@@ -344,6 +391,11 @@ export class StatementIndex {
     this.data.statements.forEach((s, si) => {
       for (const v of s.variants) {
         this.variants.push({ stmt: si, variant: v });
+        const open = typeof v.p[0] === 'string' && v.p[0].length >= OPENING ? v.p[0].slice(0, OPENING) : null;
+        if (open !== null) {
+          const list = this.byOpening.get(open);
+          if (list) list.push(ci); else this.byOpening.set(open, [ci]);
+        }
         const key = keys[ci];
         if (key) {
           const map = this.byGram[Number(key[0])];
@@ -380,35 +432,39 @@ export class StatementIndex {
     return this.byPath.get(path) ?? [];
   }
 
-  /** Statements that can print `message`, most specific first. */
   /**
    * Statements that can print `message`, most specific first. With `cutMinWeight`, a message cut
-   * short (it ends inside a value or a literal) also matches by the literal text it still shows,
-   * at least that many characters, ranked after every full match.
+   * short (it ends inside a value or a literal) or shortened in the middle (`…`) also matches by the
+   * literal text it still shows, at least that many characters, ranked after every full match.
    */
   search(message: string, opts: { preferPaths?: readonly string[]; limit?: number; cutMinWeight?: number } = {}): StatementMatch[] {
     this.ensureKeys();
     const text = message.length > 2 * SCAN_LIMIT ? message.slice(0, SCAN_LIMIT) + '\n' + message.slice(-SCAN_LIMIT) : message;
     const seen = new Set<number>();
     const out: StatementMatch[] = [];
+    const consider = (ci: number) => {
+      if (seen.has(ci)) return;
+      seen.add(ci);
+      const c = this.compiledAt(ci);
+      const w = variantMatches(c, message);
+      if (w >= 0 && specificEnough(w, message)) out.push({ statement: this.data.statements[c.stmt], variant: c.variant, weight: w });
+      else if (w < 0 && opts.cutMinWeight !== undefined) {
+        const cut = shortenedWeight(c.whole, message);
+        if (cut >= opts.cutMinWeight) out.push({ statement: this.data.statements[c.stmt], variant: c.variant, weight: cut, cut: true });
+      }
+    };
     GRAMS.forEach((g, gi) => {
       const map = this.byGram[gi];
       for (let i = 0; i + g <= text.length; i++) {
         const list = map.get(text.slice(i, i + g));
-        if (!list) continue;
-        for (const ci of list) {
-          if (seen.has(ci)) continue;
-          seen.add(ci);
-          const c = this.compiledAt(ci);
-          const w = variantMatches(c, message);
-          if (w >= 0 && specificEnough(w, message)) out.push({ statement: this.data.statements[c.stmt], variant: c.variant, weight: w });
-          else if (w < 0 && opts.cutMinWeight !== undefined) {
-            const cut = cutShortWeight(c.whole, message);
-            if (cut >= opts.cutMinWeight) out.push({ statement: this.data.statements[c.stmt], variant: c.variant, weight: cut, cut: true });
-          }
-        }
+        if (list) for (const ci of list) consider(ci);
       }
     });
+    if (opts.cutMinWeight !== undefined && !out.some((m) => !m.cut)) {
+      // Cut short: the rare piece a variant is keyed by may be in the part that is gone; its opening is not.
+      const list = this.byOpening.get(message.slice(0, OPENING));
+      if (list) for (const ci of list) consider(ci);
+    }
     const prefer = new Set(opts.preferPaths ?? []);
     out.sort((a, b) => Number(a.cut ?? false) - Number(b.cut ?? false) || b.weight - a.weight
       || Number(prefer.has(b.statement.path)) - Number(prefer.has(a.statement.path))

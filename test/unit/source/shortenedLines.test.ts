@@ -1,0 +1,28 @@
+// Lines shortened by whoever pasted them (issue 10): cut at a terminal's width, or with text left
+// out in the middle (`...`, `…`, `[...]`). What they still show of a statement's constant text names
+// it: the opening words, and the closing words after the mark; a contradicting part names nothing.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { compilePattern, elidedWeight, shortenedWeight, WILD } from '../../../src/core/source/messagePattern';
+
+// SGLang 0.4's model_runner: f"Load weight end. type={…}, dtype={…}, avail mem={…:.2f} GB"
+const LOAD_END = compilePattern(['Load weight end. type=', WILD, ', dtype=', WILD, ', avail mem=', WILD, ' GB']);
+
+test('text left out in the middle: the opening and the closing words both count', () => {
+  // `Load weight end. type=` + the `,` that opens `, dtype=`; `avail mem=` + ` GB` after the mark.
+  assert.equal(elidedWeight(LOAD_END, 'Load weight end. type=DeepseekV2ForCausalLM, ... avail mem=61.02 GB'), 22 + 1 + 10 + 3);
+  assert.equal(elidedWeight(LOAD_END, 'Load weight end. type=DeepseekV2ForCausalLM, […] avail mem=61.02 GB'), 22 + 1 + 10 + 3);
+  assert.equal(elidedWeight(LOAD_END, 'Load weight end. type=DeepseekV2ForCausalLM, dtype=torch.bfloat16, avail m…'), 22 + 8 + 9);
+});
+
+test('closing words the statement does not print, or an opening it does not print: no match', () => {
+  assert.equal(elidedWeight(LOAD_END, 'Load weight end. type=DeepseekV2ForCausalLM, ... all ranks are ready'), -1);
+  assert.equal(elidedWeight(LOAD_END, 'Load weight begin. ... avail mem=61.02 GB'), -1);
+  // With a mark, the text after it is no value cut short: the plain cut-short reading does not apply.
+  assert.equal(shortenedWeight(LOAD_END, 'Load weight end. type=DeepseekV2ForCausalLM, ... all ranks are ready'), -1);
+});
+
+test('a line cut short without a mark still matches by its opening', () => {
+  assert.equal(shortenedWeight(LOAD_END, 'Load weight end. type=DeepseekV2ForCausalLM, dtype=torch.bfl'), 22 + 8);
+  assert.equal(elidedWeight(LOAD_END, 'Load weight end. type=DeepseekV2ForCausalLM, dtype=torch.bfl'), -1);
+});
