@@ -36,6 +36,7 @@ const CLASS = {
   'hops-vllm-v0': '5 hops vLLM V0', 'hops-vllm-v1': '5 hops vLLM V1', 'hops-sglang-0.4': '5 hops SGLang 0.4/6 call line',
   'hops-sglang-pin': '5 hops SGLang pin/6 call line', 'drift-vllm': '7 drift', 'line-endings': '11.2 CRLF + BOM', foreign: 'foreign logs (precision)',
   'foreign-in-vllm': 'foreign lines in a vLLM log', 'helpers-sglang': '1b SGLang logging helpers', 'cut-sglang': '2b SGLang cut / elided lines', 'relayout-sglang': '4b SGLang layout changes partway',
+  'joined-vllm-v0': '1c records joined on a line (V0)', 'joined-vllm': '1c records joined on a line (V1)',
 };
 
 function run(cli, file, checkoutDir) {

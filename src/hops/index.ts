@@ -3,8 +3,10 @@
 import type { Engine, HopDef, HopTable } from './types';
 import { VLLM_TABLE } from './vllm';
 import { SGLANG_TABLE } from './sglang';
+import { nextRecordAt } from './joined';
 
 export type { Engine, HopDef, HopTable, MissingKind } from './types';
+export { firstRecord, nextRecordAt } from './joined';
 
 export const HOP_TABLES: Record<Engine, HopTable> = { vllm: VLLM_TABLE, sglang: SGLANG_TABLE };
 
@@ -48,15 +50,23 @@ export function matchHop(engine: Engine, message: string, fileinfo: string | nul
   const candidates = candidatesByFirstChar(engine).get(message.charCodeAt(0));
   if (candidates === undefined) return null;
   const base = fileinfo ? basenameOf(fileinfo) : null;
+  let tried = false;
   for (const hop of candidates) {
     let prefixed = false;
     for (const p of hop.startsWith) if (message.startsWith(p)) { prefixed = true; break; }
     if (!prefixed) continue;
     if (base && hop.fileBasenames && !hop.fileBasenames.includes(base)) continue;
+    tried = true;
     for (const re of hop.patterns) {
       const m = re.exec(message);
       if (m) return { hop, groups: m.groups ?? {} };
     }
+  }
+  // A hop's words with another record glued on (a paste that lost its line breaks): the
+  // message ends where the next header begins. Only lines that opened like a hop pay for this.
+  if (tried) {
+    const at = nextRecordAt(message);
+    if (at > 0) return matchHop(engine, message.slice(0, at), fileinfo, format);
   }
   return null;
 }
