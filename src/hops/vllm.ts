@@ -175,9 +175,14 @@ export const VLLM_HOPS: HopDef[] = [
     id: 'V9', labId: null, role: 'api-server', process: 'APIServer', level: 'ERROR',
     file: 'vllm/entrypoints/generate/base/serving.py', line: 175,
     format: 'Request %s failed with an internal error during generation',
-    fileBasenames: ['serving.py'],
+    // OpenAIServing._raise_if_error in entrypoints/openai/serving_engine.py before the serving
+    // code moved into per-API packages (vLLM's own test of it imports GenerationError from there).
+    fileBasenames: ['serving.py', 'serving_engine.py'],
     startsWith: ['Request '],
     patterns: [/^Request (?<rid>\S+) failed with an internal error during generation$/],
+    wordings: [
+      { text: 'Request … failed with an internal error during generation', versions: 'the pin (generate/base/serving.py); late 2025 (entrypoints/openai/serving_engine.py)', example: 'Request chatcmpl-8da6fc665494abe1 failed with an internal error during generation' },
+    ],
     ridKind: 'external', scope: 'request', flags: [],
     gate: 'always, when the engine finishes a request with finish_reason "error"',
     meaning: 'The engine returned an error for this request; the client receives an InternalServerError frame and then [DONE].',
@@ -189,7 +194,9 @@ export const VLLM_HOPS: HopDef[] = [
     format: '%(levelprefix)s %(client_addr)s - "%(request_line)s" %(status_code)s',
     fileBasenames: null,
     startsWith: [],
-    patterns: [/^(?<client>\S+) - "(?<method>[A-Z]+) (?<path>\S+) HTTP\/[\d.]+" (?<status>\d{3})/],
+    // Pastes often drop the client address (redacted, or unknown to uvicorn): `INFO:     - "POST …`,
+    // `INFO:     "POST …`. Only uvicorn lines are matched against this, so the request line suffices.
+    patterns: [/^(?:(?<client>\S+) )?(?:- )?"(?<method>[A-Z]+) (?<path>\S+) HTTP\/[\d.]+" (?<status>\d{3})/],
     ridKind: null, scope: 'http', flags: ['(default on; off with --disable-uvicorn-access-log)'],
     gate: 'unless --disable-uvicorn-access-log',
     meaning: 'uvicorn\'s access line, printed when the response headers go out (for streaming, before the first token). It has no request id, so HopLens only places it by time.',
