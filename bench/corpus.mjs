@@ -35,8 +35,8 @@ const CLASS = {
   'vllm-eras': '3 vLLM headers/prefixes', 'layouts-vllm': '3/4 vLLM custom layouts', 'layouts-sglang': '4 SGLang tags/layouts',
   'hops-vllm-v0': '5 hops vLLM V0', 'hops-vllm-v1': '5 hops vLLM V1', 'hops-sglang-0.4': '5 hops SGLang 0.4/6 call line',
   'hops-sglang-pin': '5 hops SGLang pin/6 call line', 'drift-vllm': '7 drift', 'line-endings': '11.2 CRLF + BOM', foreign: 'foreign logs (precision)',
-  'foreign-in-vllm': 'foreign lines in a vLLM log', 'helpers-sglang': '1b SGLang logging helpers', 'cut-sglang': '2b SGLang cut / elided lines', 'relayout-sglang': '4b SGLang layout changes partway',
-  'joined-vllm-v0': '1c records joined on a line (V0)', 'joined-vllm': '1c records joined on a line (V1)',
+  'foreign-in-vllm': 'foreign lines in a vLLM log', 'helpers-sglang': '1b SGLang logging helpers', 'cut-sglang': '2b SGLang cut / elided lines', 'relayout-sglang': '4b SGLang layout changes partway', 'joined-sglang': '3b records pasted onto one line', 'joined-vllm': '3b vLLM records on one line',
+  'flattened-vllm-v0': '3c flattened pastes (V0)', 'flattened-vllm': '3c flattened pastes (V1)',
 };
 
 function run(cli, file, checkoutDir) {
@@ -62,7 +62,8 @@ for (const f of files) {
     if (!cli) return null;
     const outcomes = run(cli, f, dir);
     const s = C.emptyScore();
-    for (const l of f.lines) C.scoreLine(s, l, outcomes.get(l.n));
+    for (const l of f.lines) C.scoreLine(s, l, outcomes.get(C.outcomeKey(l)));
+    C.scoreUnlabelled(s, f, outcomes);
     return s;
   });
   rows.push({ f, before: scores[0], after: scores[1] });

@@ -42,10 +42,10 @@ export function registerLogCommands(deps: LogCommandDeps): vscode.Disposable {
   const { logs, sources, requests, largeLogs, settings } = deps;
 
   /** From lenses and links with a Uri; from the hover's command link with its string. */
-  const openSource = async (arg: vscode.Uri | string, line0: number) => {
+  const openSource = async (arg: vscode.Uri | string, line0: number, part = 1) => {
     const uri = typeof arg === 'string' ? vscode.Uri.parse(arg) : arg;
     const doc = documentFor(uri) ?? await vscode.workspace.openTextDocument(uri);
-    const src = logs.get(doc)?.session.source(line0) ?? null;
+    const src = logs.get(doc)?.session.source(line0, part) ?? null;
     if (!src) { void vscode.window.showWarningMessage('HopLens: no source is known for this line.'); return; }
     await sources.open(src);
   };

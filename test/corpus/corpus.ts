@@ -9,6 +9,7 @@
 //   #! source: TEXT        where the next lines come from (for the README; not read)
 //   <engine> <hop|-> <path:line|-|none> [rid=ID] | <the line as printed>
 // engine is vllm, sglang or other; `-` leaves that part unjudged; `none` means no source at all.
+// Several records pasted onto one line are labelled in order, joined by ` && `.
 // ⟨ESC⟩ ⟨CR⟩ ⟨TAB⟩ in a line stand for those bytes.
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -19,6 +20,8 @@ export type EngineLabel = 'vllm' | 'sglang' | 'other';
 export interface CorpusLine {
   /** 1-based line number in the written log. */
   n: number;
+  /** Record on that line: 1, or 2, 3, … for records pasted onto the same line. */
+  part: number;
   engine: EngineLabel;
   hop: string | null;
   /** `path:line`, `none` (no source), or null (not judged). */
@@ -56,13 +59,16 @@ function readCorpusFile(path: string, name: string): CorpusFile {
     if (raw.startsWith('#') || raw.trim() === '') continue;
     const bar = raw.indexOf(' | ');
     if (bar < 0) throw new Error(`${name}: no ' | ' in ${raw}`);
-    const labels = raw.slice(0, bar).split(/\s+/);
-    const [engine, hop, statement] = labels;
-    if (engine !== 'vllm' && engine !== 'sglang' && engine !== 'other') throw new Error(`${name}: engine label ${engine}`);
-    const rid = labels.slice(3).find((l) => l.startsWith('rid='))?.slice(4) ?? null;
     let text = raw.slice(bar + 3);
     for (const [token, byte] of Object.entries(TOKENS)) text = text.split(token).join(byte);
-    file.lines.push({ n: file.lines.length + 1, engine, hop: hop === '-' ? null : hop, statement: statement === '-' ? null : statement, rid, text });
+    const n = file.lines.length === 0 ? 1 : file.lines[file.lines.length - 1].n + 1;
+    raw.slice(0, bar).split(' && ').forEach((part, i) => {
+      const labels = part.trim().split(/\s+/);
+      const [engine, hop, statement] = labels;
+      if (engine !== 'vllm' && engine !== 'sglang' && engine !== 'other') throw new Error(`${name}: engine label ${engine}`);
+      const rid = labels.slice(3).find((l) => l.startsWith('rid='))?.slice(4) ?? null;
+      file.lines.push({ n, part: i + 1, engine, hop: hop === '-' ? null : hop, statement: statement === '-' ? null : statement, rid, text });
+    });
   }
   return file;
 }
@@ -70,7 +76,7 @@ function readCorpusFile(path: string, name: string): CorpusFile {
 /** The log exactly as the corpus file describes it (line endings, BOM). */
 export function logText(f: CorpusFile): string {
   const eol = f.crlf ? '\r\n' : '\n';
-  return (f.bom ? '\ufeff' : '') + f.lines.map((l) => l.text).join(eol) + eol;
+  return (f.bom ? '\ufeff' : '') + f.lines.filter((l) => l.part === 1).map((l) => l.text).join(eol) + eol;
 }
 
 interface CheckoutSpec { engine: string; files: Record<string, string | Record<string, string>> }
@@ -113,7 +119,7 @@ export interface Score {
   claims: number;
   wrong: number;
   /** Line numbers with a miss or a wrong claim, for reports. */
-  misses: Array<{ n: number; why: string }>;
+  misses: Array<{ n: string; why: string }>;
 }
 
 export function emptyScore(): Score {
@@ -147,7 +153,18 @@ export function scoreLine(score: Score, l: CorpusLine, o: Outcome | undefined): 
     const wrongSource = l.statement === 'none' ? got.source !== null : l.statement !== null && src !== null && src !== l.statement;
     if (wrongEngine || wrongHop || wrongSource) { score.wrong++; why.push('wrong claim'); }
   }
-  if (why.length) score.misses.push({ n: l.n, why: why.join(', ') });
+  if (why.length) score.misses.push({ n: outcomeKey(l), why: why.join(', ') });
+}
+
+/** Records the tool found that no label names (a line split where it holds one record): wrong claims. */
+export function scoreUnlabelled(score: Score, f: CorpusFile, outcomes: Map<string, Outcome>): void {
+  const labelled = new Set(f.lines.map(outcomeKey));
+  for (const [key, o] of outcomes) {
+    if (labelled.has(key)) continue;
+    if (o.engine === 'other' && o.hop === null && o.source === null) continue;
+    score.claims++; score.wrong++;
+    score.misses.push({ n: key, why: 'a record no label names (wrong claim)' });
+  }
 }
 
 export function addScore(into: Score, s: Score): void {
@@ -155,13 +172,18 @@ export function addScore(into: Score, s: Score): void {
   into.tagged += s.tagged; into.statementLines += s.statementLines; into.resolved += s.resolved; into.claims += s.claims; into.wrong += s.wrong;
 }
 
-/** Outcomes by line number from `annotate --json` output (JSON Lines). */
-export function outcomesFromJson(stdout: string): Map<number, Outcome> {
-  const out = new Map<number, Outcome>();
+/** The key of a record in outcomesFromJson: its line, with `.part` for a record pasted onto a line. */
+export function outcomeKey(l: { n: number; part: number }): string {
+  return l.part > 1 ? `${l.n}.${l.part}` : String(l.n);
+}
+
+/** Outcomes by record (outcomeKey) from `annotate --json` output (JSON Lines). */
+export function outcomesFromJson(stdout: string): Map<string, Outcome> {
+  const out = new Map<string, Outcome>();
   for (const line of stdout.split('\n')) {
     if (!line.startsWith('{"kind":"line"')) continue;
-    const o = JSON.parse(line) as { line: number; engine: string; hop: string | null; rid: string | null; source: Outcome['source'] };
-    out.set(o.line, { engine: o.engine, hop: o.hop, rid: o.rid, source: o.source });
+    const o = JSON.parse(line) as { line: number; part?: number; engine: string; hop: string | null; rid: string | null; source: Outcome['source'] };
+    out.set(outcomeKey({ n: o.line, part: o.part ?? 1 }), { engine: o.engine, hop: o.hop, rid: o.rid, source: o.source });
   }
   return out;
 }

@@ -154,6 +154,35 @@ function find(b: Buffer, c: number, from: number, end: number): number {
   return -1;
 }
 
+/** Digits, `-` and `:`: the bytes of vLLM's stamp other than its one space. */
+function stampByte(c: number): boolean {
+  return (c >= 48 && c <= 57) || c === 45 || c === 58;
+}
+
+/** The shape `MM-DD HH:MM:SS` starting at p (before e). */
+function stampAt(b: Buffer, p: number, e: number): boolean {
+  if (p < 0 || p + 14 > e) return false;
+  for (let k = 0; k < 14; k++) {
+    const c = b[p + k];
+    const want = STAMP_SHAPE.charCodeAt(k);
+    if (want === 100 /* d */ ? !(c >= 48 && c <= 57) : c !== want) return false;
+  }
+  return true;
+}
+const STAMP_SHAPE = 'dd-dd dd:dd:dd';
+
+/**
+ * Whether the message holds another vLLM stamp (a record pasted onto the line: the parser splits
+ * it). Looks at every 7th byte only: any 14-byte stamp holds two of them, one not its space.
+ */
+export function holdsStamp(b: Buffer, m: number, e: number): boolean {
+  for (let i = m + 6; i < e; i += 7) {
+    if (!stampByte(b[i])) continue;
+    for (let p = i - 13; p <= i; p++) if (stampAt(b, p, e) && p >= m) return true;
+  }
+  return false;
+}
+
 /** Bytes JSON must escape (or that might be invalid UTF-8): the fast path declines them. */
 function plainJsonBytes(b: Buffer, s: number, e: number): boolean {
   for (let i = s; i < e; i++) { const c = b[i]; if (c < 32 || c === 34 || c === 92 || c >= 128) return false; }
@@ -509,6 +538,8 @@ export function vllmFastPath(state: ParseState, tracker: RequestTracker, out: By
     if (m >= e) return false;
     const r = matchMessage(b, v, m, e, site.base);
     if (r < 0) return false;
+    // Another record pasted onto this line: the parser splits it.
+    if (holdsStamp(b, m, e)) return false;
     let rid: string | null = null;
     let ridRaw = false;
     if (r === 1 && hit.ridEnd > hit.ridStart) {

@@ -1,5 +1,6 @@
-// The record model every log-line parser produces. One record per physical input line;
-// a line HopLens does not recognise is kept as kind "other", never dropped.
+// The record model every log-line parser produces. One record per physical input line (records
+// pasted onto the same line hang off it as `glued`); a line HopLens does not recognise is kept as
+// kind "other", never dropped.
 
 import type { Engine } from '../../hops/types';
 
@@ -53,4 +54,12 @@ export interface LogRecord {
   logger?: string;
   /** A custom logging layout's %(funcName)s. */
   func?: string;
+  /**
+   * Further records pasted onto the same physical line (a paste lost its newlines): each parsed and
+   * tagged as its own record, with this record's line and offset. This record's message ends where
+   * the next one's header starts.
+   */
+  glued?: LogRecord[];
+  /** For a record glued onto a line: its place on the line (2, 3, …). */
+  part?: number;
 }

@@ -52,6 +52,10 @@ export interface ParseState {
   aheadEpoch: number;
   /** Layouts already looked ahead for: the epoch of the look, or -1 when it saw a full window. */
   probedLayouts: Map<string, number>;
+  /** The stamp the glue keys were made from, and the keys: text a record glued on would show. */
+  glueStamp: string;
+  glueKeySglang: string;
+  glueKeyVllm: string;
   /** Memo of the last timestamp text and its value (consecutive lines share a second). */
   stampKey: string;
   stampValue: number;
@@ -74,7 +78,7 @@ export function createParseState(opts: ParseOptions = {}): ParseState {
     refYear: ref.getFullYear(), refMonth: ref.getMonth() + 1, refDay: ref.getDate(),
     year: null, lastMonth: 0, dayOffset: 0, lastSecondOfDay: -1,
     prevCR: false, prevHeader: '', prevRid: null, prevEngine: 'other', sawBareLF: false, layouts: new Map(), unknownLayouts: 0,
-    ahead: null, aheadEpoch: 0, probedLayouts: new Map(),
+    ahead: null, aheadEpoch: 0, probedLayouts: new Map(), glueStamp: '', glueKeySglang: '', glueKeyVllm: '',
     stampKey: '', stampValue: 0,
     processCache: new Map(),
   };
@@ -511,6 +515,12 @@ export function parseLine(text: string, lineNo: number, offset: number, state: P
     const r = RAY_REPEATED.exec(msg);
     if (r) { rec.repeated = Number(r[1]); msg = msg.slice(0, r.index); }
   }
+  // Several records on one line (a paste lost its newlines): this record ends where the next header starts.
+  let gluedRest: string | null = null;
+  if (msg.length > 24 && rec.engine !== 'other') {
+    const at = gluedAt(msg, rec, state);
+    if (at > 0) { gluedRest = msg.slice(at); msg = msg.slice(0, at).trimEnd(); }
+  }
   rec.message = msg;
 
   // Multi-line vLLM record: continuation lines repeat the header after the marker.
@@ -552,7 +562,49 @@ export function parseLine(text: string, lineNo: number, offset: number, state: P
     state.prevRid = rec.rid;
   }
   state.prevCR = marker;
+  if (gluedRest !== null) parseGlued(rec, gluedRest, state, marker);
   return rec;
+}
+
+/**
+ * Where another record's header starts inside `msg` (a record pasted onto this one's line), or -1.
+ * A cheap look first: the header of the next record of the same log shows the same date (SGLang's
+ * `[YYYY-MM-DD`, vLLM's ` MM-DD `); only then is the header looked for and parsed.
+ */
+function gluedAt(msg: string, rec: LogRecord, state: ParseState): number {
+  if (state.glueStamp !== state.stampKey) {
+    state.glueStamp = state.stampKey;
+    state.glueKeySglang = `[${state.stampKey.slice(0, 10)}`;
+    state.glueKeyVllm = ` ${state.stampKey.slice(0, 5)} `;
+  }
+  let key: string;
+  if (rec.format === 'sglang' || rec.format === 'sglang-request') key = state.glueKeySglang;
+  else if (rec.format === 'vllm' || rec.format === 'vllm-legacy') key = state.glueKeyVllm;
+  else return -1;
+  if (key.length < 6 || msg.indexOf(key) < 0) return -1;
+  const window = msg.length > 64 * 1024 ? msg.slice(0, 64 * 1024) : msg;
+  HEADER_ANCHOR.lastIndex = 1;
+  for (let m = HEADER_ANCHOR.exec(window); m; m = HEADER_ANCHOR.exec(window)) {
+    const probe = newRecord(rec.line, rec.offset, '');
+    const rest = window.slice(m.index);
+    // A header as the engine prints it is followed by a space and a message: `[date], resuming` is text.
+    if (parseEngine(rest, probe, state) && probe.format !== 'uvicorn' && probe.format !== 'vllm-output' && probe.message.length > 0
+      && rest.charCodeAt(rest.length - probe.message.length - 1) === 32 && surelyEngines(probe, state)) return m.index;
+    HEADER_ANCHOR.lastIndex = m.index + 1;
+  }
+  return -1;
+}
+
+/** Parses the records glued onto `rec`'s line and keeps them on it, in order. */
+function parseGlued(rec: LogRecord, rest: string, state: ParseState, marker: boolean): void {
+  const sawBareLF = state.sawBareLF;
+  const g = parseLine(rest, rec.line, rec.offset, state);
+  state.sawBareLF = sawBareLF;
+  state.prevCR = marker;
+  const more = g.glued;
+  delete g.glued;
+  rec.glued = more ? [g, ...more] : [g];
+  rec.glued.forEach((x, i) => { x.part = i + 2; });
 }
 
 /** An SGLang message that opens with more header fields: a level in brackets or a level word, a logger name. */

@@ -158,6 +158,10 @@ export class LogSession {
     if (this.opts.keepRecords !== false) this.records.push(rec);
     this.tracker.add(rec);
     this.opts.onRecord?.(rec);
+    if (rec.glued) {
+      // Records pasted onto the same line: each is a record of its own for requests and readers.
+      for (const g of rec.glued) { this.tracker.add(g); this.opts.onRecord?.(g); }
+    }
     return rec;
   }
 
@@ -315,18 +319,33 @@ export class LogSession {
 
   // ---- what a line is -------------------------------------------------------------------------
 
-  /** The record of a 0-based line, when records are kept and the line is parsed. */
-  record(line: number): LogRecord | undefined { return this.records[line]; }
+  /**
+   * The record of a 0-based line, when records are kept and the line is parsed; with `part` > 1, the
+   * record pasted onto that line in that place (LogRecord.glued).
+   */
+  record(line: number, part = 1): LogRecord | undefined {
+    const rec = this.records[line];
+    return part <= 1 || !rec ? rec : rec.glued?.[part - 2];
+  }
+
+  /** The places (1, 2, …) of a 0-based line's records that are hops: one lens each. */
+  hopParts(line: number): number[] {
+    const rec = this.records[line];
+    if (!rec) return [];
+    const parts = rec.hop !== null && !rec.continuation && rec.engine !== 'other' ? [1] : [];
+    rec.glued?.forEach((g, i) => { if (g.hop !== null && g.engine !== 'other') parts.push(i + 2); });
+    return parts;
+  }
 
   /** The hop table's entry of a 0-based line's hop (a continuation line is no hop of its own). */
-  hop(line: number): HopDef | undefined {
-    const rec = this.records[line];
+  hop(line: number, part = 1): HopDef | undefined {
+    const rec = this.record(line, part);
     return rec && rec.hop !== null && !rec.continuation && rec.engine !== 'other' ? findHop(rec.engine, rec.hop) : undefined;
   }
 
   /** Where a 0-based line's source is (any line a known emitter printed). */
-  source(line: number): LocatedSource | null {
-    const rec = this.records[line];
+  source(line: number, part = 1): LocatedSource | null {
+    const rec = this.record(line, part);
     return rec && this.opts.sources ? this.opts.sources.locate(rec) : null;
   }
 
@@ -337,10 +356,10 @@ export class LogSession {
     return this.opts.sources.known ? this.opts.sources.known(rec) : undefined;
   }
 
-  /** A hop line, resolved: record, hop and source. */
-  hopAt(line: number): ResolvedHop | undefined {
-    const def = this.hop(line);
-    return def ? { record: this.records[line], def, source: this.source(line) } : undefined;
+  /** A hop line, resolved: record, hop and source (`part`: a record pasted onto the line). */
+  hopAt(line: number, part = 1): ResolvedHop | undefined {
+    const def = this.hop(line, part);
+    return def ? { record: this.record(line, part)!, def, source: this.source(line, part) } : undefined;
   }
 }
 

@@ -17,7 +17,7 @@ const RESOLVE_EAGERLY_UP_TO = 1000;
 const TITLED_MARGIN_LINES = 100;
 
 class HopLens extends vscode.CodeLens {
-  constructor(range: vscode.Range, readonly doc: vscode.TextDocument, readonly line: number) { super(range); }
+  constructor(range: vscode.Range, readonly doc: vscode.TextDocument, readonly line: number, readonly part = 1) { super(range); }
 }
 
 export class HopCodeLensProvider extends Disposable implements vscode.CodeLensProvider<HopLens> {
@@ -59,7 +59,10 @@ export class HopCodeLensProvider extends Disposable implements vscode.CodeLensPr
       const end = Math.min(to, records.length - 1);
       for (let i = from; i <= end; i++) {
         const rec = records[i];
-        if (rec.hop !== null && !rec.continuation && !seen.has(i)) { seen.add(i); lenses.push(new HopLens(new vscode.Range(i, 0, i, 0), doc, i)); }
+        if (seen.has(i) || (rec.hop === null && !rec.glued)) continue;
+        seen.add(i);
+        // One lens per hop on the line: records pasted onto one line each get theirs.
+        for (const part of session.hopParts(i)) lenses.push(new HopLens(new vscode.Range(i, 0, i, 0), doc, i, part));
       }
     }
     // Titles now for what is on screen, so the first screen needs no second round trip.
@@ -69,13 +72,13 @@ export class HopCodeLensProvider extends Disposable implements vscode.CodeLensPr
   }
 
   resolveCodeLens(lens: HopLens): HopLens {
-    const hop = this.logs.get(lens.doc)?.session.hopAt(lens.line);
+    const hop = this.logs.get(lens.doc)?.session.hopAt(lens.line, lens.part);
     if (!hop) { lens.command = { title: '', command: '' }; return lens; }
     // A lens title draws `$(name)` as an icon; without a checkout the path is the one the log printed.
     const shown = hopTitle(hop.record, hop.def, hop.source);
     const title = forWorkbench(shown.title);
     const tooltip = shown.tooltip;
-    lens.command = hop.source ? { title, command: CommandIds.openSource, arguments: [lens.doc.uri, lens.line], tooltip } : { title, command: '' };
+    lens.command = hop.source ? { title, command: CommandIds.openSource, arguments: lens.part > 1 ? [lens.doc.uri, lens.line, lens.part] : [lens.doc.uri, lens.line], tooltip } : { title, command: '' };
     return lens;
   }
 }

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { main } from '../../../src/cli';
 import { bufferIO } from '../../../src/cli/io';
 import { annotateText } from '../../../src/core/session/logSession';
-import { buildCheckout, emptyScore, logText, outcomesFromJson, readCorpus, scoreLine } from '../../corpus/corpus';
+import { buildCheckout, emptyScore, logText, outcomeKey, outcomesFromJson, readCorpus, scoreLine, scoreUnlabelled } from '../../corpus/corpus';
 
 const corpus = readCorpus();
 let work = '';
@@ -26,17 +26,20 @@ after(() => rmSync(work, { recursive: true, force: true }));
 test('the corpus covers every class of the issue with labelled lines', () => {
   const names = corpus.map((f) => f.name);
   for (const n of ['prefixes-vllm', 'prefixes-sglang', 'colour', 'vllm-eras', 'layouts-sglang', 'layouts-vllm', 'hops-vllm-v0', 'hops-vllm-v1',
-    'hops-sglang-0.4', 'hops-sglang-pin', 'drift-vllm', 'line-endings', 'foreign', 'foreign-in-vllm', 'helpers-sglang', 'cut-sglang', 'relayout-sglang', 'joined-vllm', 'joined-vllm-v0']) assert.ok(names.includes(n), n);
+    'hops-sglang-0.4', 'hops-sglang-pin', 'drift-vllm', 'line-endings', 'foreign', 'foreign-in-vllm', 'helpers-sglang', 'cut-sglang', 'relayout-sglang', 'joined-sglang', 'joined-vllm', 'flattened-vllm', 'flattened-vllm-v0']) assert.ok(names.includes(n), n);
   assert.ok(corpus.reduce((n, f) => n + f.lines.length, 0) > 200);
 });
 
 for (const file of corpus) {
   test(`${file.name}: the editor's annotator parses and tags every line as labelled`, () => {
     const { records } = annotateText(logText(file));
-    assert.equal(records.length, file.lines.length);
+    assert.equal(records.length, file.lines.filter((l) => l.part === 1).length);
     const wrong: string[] = [];
     for (const l of file.lines) {
-      const r = records[l.n - 1];
+      const r = l.part === 1 ? records[l.n - 1] : records[l.n - 1].glued?.[l.part - 2];
+      if (!r) { wrong.push(`line ${l.n} part ${l.part}: no such record`); continue; }
+      const parts = file.lines.filter((x) => x.n === l.n).length;
+      if (l.part === 1 && (r.glued?.length ?? 0) !== parts - 1) wrong.push(`line ${l.n}: ${1 + (r.glued?.length ?? 0)} records, want ${parts}`);
       const engine = r.engine === 'other' ? 'other' : r.engine;
       if (engine !== l.engine) wrong.push(`line ${l.n}: engine ${engine}, want ${l.engine}`);
       if (r.hop !== l.hop) wrong.push(`line ${l.n}: hop ${r.hop}, want ${l.hop}`);
@@ -58,7 +61,8 @@ for (const file of corpus) {
     const outcomes = outcomesFromJson(io.stdout);
     assert.equal(outcomes.size, file.lines.length, io.stderr);
     const score = emptyScore();
-    for (const l of file.lines) scoreLine(score, l, outcomes.get(l.n));
+    for (const l of file.lines) scoreLine(score, l, outcomes.get(outcomeKey(l)));
+    scoreUnlabelled(score, file, outcomes);
     assert.deepEqual(score.misses, []);
     assert.equal(score.wrong, 0);
   });

@@ -136,3 +136,27 @@ test('annotate --rid: the fast path leaves only that request\'s lines to the par
     for (const rid of rids) assert.deepEqual(tr.get(rid), slow.get(rid), rid);
   }
 });
+
+test('a line holding a second record (a paste lost its newline) is left to the parser, which splits it', () => {
+  const st = createParseState({ referenceTime: REF });
+  const fast = vllmFastPath(st, new RequestTracker(), null, { handled: 0, unmatched: 0 });
+  // The second header at every offset modulo the fast path's 7-byte stride.
+  for (let k = 0; k < 7; k++) {
+    for (const first of [
+      `(APIServer pid=7) INFO 08-21 22:30:05 [chat_utils.py:470] Detected the chat template content format to be 'string'${'.'.repeat(k + 1)}`,
+      `INFO 08-21 22:30:05 [loggers.py:310] Engine 000: Avg prompt throughput: 1.5 tokens/s, Avg generation throughput: 20.0 tokens/s, Running: 1 reqs, Waiting: 0 reqs, GPU KV cache usage: 1.0%, Prefix cache hit rate: 0.0%${' '.repeat(k + 1)}`,
+    ]) {
+      const line = `${first}(APIServer pid=7) INFO 08-21 22:30:06 [async_llm.py:439] Added request chatcmpl-g-0a1b2c3d.`;
+      const buf = Buffer.from(line + '\n');
+      assert.equal(fast(buf, 0, buf.length - 1, 1, 0), false, line);
+      const r = parseLine(line, 1, 0, createParseState({ referenceTime: REF }));
+      assert.equal(r.glued?.length, 1, line);
+      assert.equal(r.glued![0].hop, 'V2');
+      assert.equal(r.glued![0].rid, 'chatcmpl-g');
+      assert.equal(r.glued![0].part, 2);
+    }
+  }
+  // A date in a message is no record: the fast path may decline, the parser keeps one record.
+  const dated = '(APIServer pid=7) INFO 08-21 22:30:05 [x.py:1] checkpoint of 08-21 22:30:00 restored';
+  assert.equal(parseLine(dated, 1, 0, createParseState({ referenceTime: REF })).glued, undefined);
+});

@@ -1,6 +1,7 @@
-// Several records on one line: a paste that lost its line breaks joins them with spaces. The line
-// is its first record's: the hop is tagged from that record's message and the statement verified
-// against it (lines from vllm-project/vllm#5697 and #34503 as flattened pastes keep them).
+// Records joined by a paste that lost its line breaks: a record ends where the next header begins,
+// also when what follows is no record of its own (a uvicorn access line, a last header cut short),
+// so its hop and rid come from its own words (lines of vllm-project/vllm#5697 and #34503 as
+// flattened pastes keep them).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createParseState, parseLine } from '../../../src/core/logs/parseLine';
@@ -22,8 +23,8 @@ test('a hop whose record has another glued on is tagged with its own request id'
   const b = parse(ADDED);
   assert.equal(b.hop, 'V2');
   assert.equal(b.rid, 'chatcmpl-a269fdcb7c6ce890');
-  // The line keeps its whole text for display.
-  assert.ok(b.message.endsWith('Engine 000: Avg p...'));
+  // The access line glued after it is no record of its own: it stays in the message, shown as printed.
+  assert.ok(b.message.endsWith('"POST /v1/chat/completions HTTP/1.1" 200 OK'), b.message);
 });
 
 test('the first record ends at a whole header of vLLM, SGLang or uvicorn, never at a level word or a date alone', () => {
@@ -31,12 +32,16 @@ test('the first record ends at a whole header of vLLM, SGLang or uvicorn, never 
   assert.equal(firstRecord('Added request x. (APIServer pid=1) INFO 02-13 11:33:33 [async_llm.py:382] Added request y.'), 'Added request x.');
   assert.equal(firstRecord('Added request x. (APIServer pid=1) INFO:     10.0.0.1:5 - "POST /v1/completions HTTP/1.1" 200 OK'), 'Added request x.');
   assert.equal(firstRecord('Decode batch. #running-req: 1 [2025-02-27 04:46:41 TP0] Decode batch. #running-req: 2'), 'Decode batch. #running-req: 1');
+  assert.equal(firstRecord('Aborted request cmpl-2. INFO 06-19 11:'), 'Aborted request cmpl-2.');
+  assert.equal(firstRecord('Error in chat completion stream generator. ERROR 07-07 18:10:2...'), 'Error in chat completion stream generator.');
   for (const whole of [
     'Finished request cmpl-1.',
     'Setting level INFO 06-19 for the run',
     'see logs at [2025-02-27] for details',
     'INFO 06-19 11:25:01 starts the message itself',
     'Route: /v1/chat/completions, Methods: POST',
+    'Set the level to INFO',
+    'retrying in 5 s (INFO 3)',
   ]) assert.equal(nextRecordAt(whole), -1, whole);
 });
 

@@ -74,6 +74,26 @@ test('lenses: a path the log printed shows as text, never as an icon or a link',
   assert.equal(title.replace(/\u200b/g, ''), 'hop 2 · api-server · $(alert)/async_llm.py:439 ↗', 'reads as printed');
 });
 
+test('lenses: records pasted onto one line (a paste lost its newlines) get a lens each, opening their own statement', () => {
+  const text = '(APIServer pid=7) INFO 08-21 22:30:05 [chat_utils.py:470] Detected the chat template content format to be \'string\'.'
+    + '(APIServer pid=7) INFO 08-21 22:30:06 [async_llm.py:439] Added request chatcmpl-g-0a1b2c3d. '
+    + '(APIServer pid=7) INFO 08-21 22:30:06 [async_llm.py:623] Request chatcmpl-g aborted.\n';
+  const doc = new InMemoryDocument(Uri.file('/logs/pasted.log'), text);
+  const session = new LogSession({ sources: new RecordSourceLocator({ ready: () => null }) });
+  session.syncTextNow(doc.getText());
+  const entry: LogDocumentAnnotation = { uri: doc.uri as unknown as vscode.Uri, session, chars: text.length, noCodeLens: false };
+  const never = new EventEmitter<vscode.Uri>().event as never;
+  const sessions: LogSessions = { get: () => entry, find: () => entry, onDidChange: never, onDidClose: never };
+  window.visibleTextEditors = [new InMemoryEditor(doc, [new Range(0, 0, 0, 0)])];
+  const lenses = new HopCodeLensProvider(sessions, new EventEmitter<void>().event as never).provideCodeLenses(doc as unknown as vscode.TextDocument);
+  assert.deepEqual(lenses.map((l) => [l.range.start.line, l.command?.title]), [
+    [0, 'hop 2 · api-server · v1/engine/async_llm.py:439 ↗'],
+    [0, 'hop 7 · api-server · v1/engine/async_llm.py:623 ↗'],
+  ]);
+  assert.deepEqual(lenses.map((l) => l.command?.arguments?.slice(1)), [[0, 2], [0, 3]]);
+  assert.equal(session.source(0, 3)?.location.line, 623);
+});
+
 test('hover: what the hop means, the flag that turns it on, the source and the request', () => {
   const { sessions, asDoc } = openLog({ checkout: movedCheckout });
   const hover = new HopHoverProvider(sessions).provideHover(asDoc, new vscode.Position(ADDED_LINE, 30))!;
