@@ -9,7 +9,8 @@ import type { HopDef } from './types';
 
 type Piece = string | null; // literal text, or null for a value
 
-const VALUE = /…|<[^<>]*>|\{[^{}]*\}|\[[^[\]]*\]|%%|%[-+ #0]*\d*(?:\.\d+)?[sdrfxi]/g;
+// Figures in a wording are examples (`Engine 000:`): values too.
+const VALUE = /…|<[^<>]*>|\{[^{}]*\}|\[[^[\]]*\]|%%|%[-+ #0]*\d*(?:\.\d+)?[sdrfxi]|\d+/g;
 
 function piecesOf(template: string): Piece[] {
   const out: Piece[] = [];
