@@ -154,31 +154,16 @@ function find(b: Buffer, c: number, from: number, end: number): number {
   return -1;
 }
 
-/** Digits, `-` and `:`: the bytes of vLLM's stamp other than its one space. */
-function stampByte(c: number): boolean {
-  return (c >= 48 && c <= 57) || c === 45 || c === 58;
-}
-
-/** The shape `MM-DD HH:MM:SS` starting at p (before e). */
-function stampAt(b: Buffer, p: number, e: number): boolean {
-  if (p < 0 || p + 14 > e) return false;
-  for (let k = 0; k < 14; k++) {
-    const c = b[p + k];
-    const want = STAMP_SHAPE.charCodeAt(k);
-    if (want === 100 /* d */ ? !(c >= 48 && c <= 57) : c !== want) return false;
-  }
-  return true;
-}
-const STAMP_SHAPE = 'dd-dd dd:dd:dd';
-
 /**
- * Whether the message holds another vLLM stamp (a record pasted onto the line: the parser splits
- * it). Looks at every 7th byte only: any 14-byte stamp holds two of them, one not its space.
+ * Whether the message holds a time `dd:dd:dd` (another record pasted onto the line carries one in
+ * its header: the parser splits it). Its two colons are three bytes apart, so looking at every
+ * second byte meets one of them.
  */
-export function holdsStamp(b: Buffer, m: number, e: number): boolean {
-  for (let i = m + 6; i < e; i += 7) {
-    if (!stampByte(b[i])) continue;
-    for (let p = i - 13; p <= i; p++) if (stampAt(b, p, e) && p >= m) return true;
+export function holdsTime(b: Buffer, m: number, e: number): boolean {
+  for (let i = m + 1; i < e; i += 2) {
+    if (b[i] !== 58) continue;
+    const p = b[i + 3] === 58 ? i : b[i - 3] === 58 ? i - 3 : -1;
+    if (p >= m + 2 && p + 6 <= e && isDigit(b[p - 1]) && isDigit(b[p + 1]) && isDigit(b[p + 2]) && isDigit(b[p + 4]) && isDigit(b[p + 5])) return true;
   }
   return false;
 }
@@ -538,8 +523,8 @@ export function vllmFastPath(state: ParseState, tracker: RequestTracker, out: By
     if (m >= e) return false;
     const r = matchMessage(b, v, m, e, site.base);
     if (r < 0) return false;
-    // Another record pasted onto this line: the parser splits it.
-    if (holdsStamp(b, m, e)) return false;
+    // Another record pasted onto this line: the parser splits it (a hop read to its last byte has none).
+    if (!(r === 1 && (hit.hop === V2 || hit.hop === V7 || hit.hop === V9)) && holdsTime(b, m, e)) return false;
     let rid: string | null = null;
     let ridRaw = false;
     if (r === 1 && hit.ridEnd > hit.ridStart) {

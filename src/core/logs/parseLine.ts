@@ -52,8 +52,9 @@ export interface ParseState {
   aheadEpoch: number;
   /** Layouts already looked ahead for: the epoch of the look, or -1 when it saw a full window. */
   probedLayouts: Map<string, number>;
-  /** The stamp the glue keys were made from, and the keys: text a record glued on would show. */
-  glueStamp: string;
+  /** What a record glued onto a line would show of its stamp (gluedAt): SGLang's `[YYYY-`, vLLM's `MM-DD `. */
+  glueYear: string;
+  glueDay: string;
   glueKeySglang: string;
   glueKeyVllm: string;
   /** Memo of the last timestamp text and its value (consecutive lines share a second). */
@@ -78,7 +79,7 @@ export function createParseState(opts: ParseOptions = {}): ParseState {
     refYear: ref.getFullYear(), refMonth: ref.getMonth() + 1, refDay: ref.getDate(),
     year: null, lastMonth: 0, dayOffset: 0, lastSecondOfDay: -1,
     prevCR: false, prevHeader: '', prevRid: null, prevEngine: 'other', sawBareLF: false, layouts: new Map(), unknownLayouts: 0,
-    ahead: null, aheadEpoch: 0, probedLayouts: new Map(), glueStamp: '', glueKeySglang: '', glueKeyVllm: '',
+    ahead: null, aheadEpoch: 0, probedLayouts: new Map(), glueYear: '', glueDay: '', glueKeySglang: '', glueKeyVllm: '',
     stampKey: '', stampValue: 0,
     processCache: new Map(),
   };
@@ -569,20 +570,24 @@ export function parseLine(text: string, lineNo: number, offset: number, state: P
 
 /**
  * Where another record's header starts inside `msg` (a record pasted onto this one's line), or -1.
- * A cheap look first: the header of the next record of the same log shows the same date (SGLang's
- * `[YYYY-MM-DD`, vLLM's ` MM-DD `); only then is the header looked for and parsed.
+ * A cheap look first: the header of the next record of the same log shows the same year (SGLang's
+ * `[YYYY-`) or day (vLLM's `MM-DD `); only then is the header looked for and parsed.
  */
 function gluedAt(msg: string, rec: LogRecord, state: ParseState): number {
-  if (state.glueStamp !== state.stampKey) {
-    state.glueStamp = state.stampKey;
-    state.glueKeySglang = `[${state.stampKey.slice(0, 10)}`;
-    state.glueKeyVllm = ` ${state.stampKey.slice(0, 5)} `;
-  }
   let key: string;
-  if (rec.format === 'sglang' || rec.format === 'sglang-request') key = state.glueKeySglang;
-  else if (rec.format === 'vllm' || rec.format === 'vllm-legacy') key = state.glueKeyVllm;
-  else return -1;
-  if (key.length < 6 || msg.indexOf(key) < 0) return -1;
+  const stamp = state.stampKey;
+  if (rec.format === 'sglang' || rec.format === 'sglang-request') {
+    // `[YYYY-`: made again only when the year changes (the stamp starts with it).
+    if (state.glueYear === '' || !stamp.startsWith(state.glueYear)) { state.glueYear = stamp.slice(0, 5); state.glueKeySglang = `[${state.glueYear}`; }
+    key = state.glueKeySglang;
+  } else if (rec.format === 'vllm' || rec.format === 'vllm-legacy') {
+    // `MM-DD ` (no space in front: a search for a key that starts with a space stops at every word).
+    if (state.glueDay === '' || !stamp.startsWith(state.glueDay)) { state.glueDay = stamp.slice(0, 6); state.glueKeyVllm = state.glueDay; }
+    key = state.glueKeyVllm;
+  } else {
+    return -1;
+  }
+  if (key.length !== 6 || msg.indexOf(key) < 0) return -1;
   const window = msg.length > 64 * 1024 ? msg.slice(0, 64 * 1024) : msg;
   HEADER_ANCHOR.lastIndex = 1;
   for (let m = HEADER_ANCHOR.exec(window); m; m = HEADER_ANCHOR.exec(window)) {

@@ -122,7 +122,7 @@ export function findHelperCalls(src: string, helpers: ReadonlyMap<string, readon
 /** The helper this logging call makes of its enclosing function, when it logs one of its parameters. */
 function helperOf(toks: Tok[], start: number, methodIdx: number): LogHelper | null {
   const method = toks[methodIdx].text;
-  if (method === 'log' || method === '_log') return null;
+  if (method === '_log') return null;
   // The enclosing def: the nearest one above whose indentation is less than the call's line.
   let d = start - 1;
   const limit = Math.max(0, start - 400);
@@ -152,8 +152,10 @@ function helperOf(toks: Tok[], start: number, methodIdx: number): LogHelper | nu
   const stmtInfo = readCallArgs(toks, methodIdx);
   if (!stmtInfo) return null;
   const { positional: args } = stmtInfo;
-  const msgArg = args[0];
-  if (!msgArg || args.length > 1) return null;
+  // `logger.log(level, msg)`: the message is the second argument, the level a run-time choice.
+  const viaLog = method === 'log';
+  const msgArg = args[viaLog ? 1 : 0];
+  if (!msgArg || args.length > (viaLog ? 2 : 1)) return null;
   for (let pi = 0; pi < positional.length; pi++) {
     const p = positional[pi];
     if (p.startsWith('*')) break;
@@ -167,7 +169,7 @@ function helperOf(toks: Tok[], start: number, methodIdx: number): LogHelper | nu
       return out;
     };
     const baseLevel = method.replace(/_once$/, '');
-    const level = baseLevel === 'warn' ? 'warning' : baseLevel === 'fatal' ? 'critical' : baseLevel;
+    const level = viaLog ? null : baseLevel === 'warn' ? 'warning' : baseLevel === 'fatal' ? 'critical' : baseLevel;
     return {
       name: nameTok.text, index: pi, param: p, method: isMethod, level,
       before: part(segs.slice(0, at)), after: part(segs.slice(at + 1)),

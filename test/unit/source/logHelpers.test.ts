@@ -34,6 +34,10 @@ const UTILS = [
   'def configure(level):',
   '    logger.info(level)',
   '',
+  'def rank_log(rank, level, msg):',
+  '    if rank == 0:',
+  '        logger.log(level, msg)',
+  '',
 ].join('\n');
 
 const CALLER = [
@@ -57,6 +61,7 @@ const CALLER = [
   '        print_warning_once(msg="Using %s as attention backend" % backend)',
   '        self._log_rank("Bootstrap server started.")',
   '        configure("not a message")',
+  '        rank_log(self.rank, logging.INFO, f"Warmup done in {t:.2f} s")',
   '',
 ].join('\n');
 
@@ -69,7 +74,10 @@ function helpersOf(src: string): LogHelper[] {
 test('a function that logs one of its parameters is a logging helper, with the text it adds around it', () => {
   const byName = new Map(helpersOf(UTILS).map((h) => [h.name, h]));
   // `configure(level)` logs its parameter as the whole message: a helper too, whatever its name.
-  assert.deepEqual([...byName.keys()].sort(), ['_log_rank', 'configure', 'log_info_on_rank0', 'print_warning_once']);
+  assert.deepEqual([...byName.keys()].sort(), ['_log_rank', 'configure', 'log_info_on_rank0', 'print_warning_once', 'rank_log']);
+  // `logger.log(level, msg)`: the message is its second argument, the level is not known.
+  assert.equal(byName.get('rank_log')!.index, 2);
+  assert.equal(byName.get('rank_log')!.level, null);
   assert.equal(byName.get('log_info_on_rank0')!.index, 1);
   assert.equal(byName.get('print_warning_once')!.level, 'warning');
   const rank = byName.get('_log_rank')!;
@@ -90,6 +98,7 @@ test("the helpers' callers are statements at the call's first line, with what th
     '18 warning Using … as attention backend',
     '19 info [prefill rank …] Bootstrap server started.',
     '20 info not a message',
+    '21 null Warmup done in … s',
   ]);
 });
 
