@@ -3,8 +3,11 @@
 import type { Engine, HopDef, HopTable } from './types';
 import { VLLM_TABLE } from './vllm';
 import { SGLANG_TABLE } from './sglang';
+import { nextRecordAt } from './joined';
+import { cutHopMatch } from './cut';
 
 export type { Engine, HopDef, HopTable, MissingKind } from './types';
+export { firstRecord, nextRecordAt } from './joined';
 
 export const HOP_TABLES: Record<Engine, HopTable> = { vllm: VLLM_TABLE, sglang: SGLANG_TABLE };
 
@@ -48,15 +51,44 @@ export function matchHop(engine: Engine, message: string, fileinfo: string | nul
   const candidates = candidatesByFirstChar(engine).get(message.charCodeAt(0));
   if (candidates === undefined) return null;
   const base = fileinfo ? basenameOf(fileinfo) : null;
+  let tried = false;
   for (const hop of candidates) {
     let prefixed = false;
     for (const p of hop.startsWith) if (message.startsWith(p)) { prefixed = true; break; }
     if (!prefixed) continue;
     if (base && hop.fileBasenames && !hop.fileBasenames.includes(base)) continue;
+    tried = true;
     for (const re of hop.patterns) {
       const m = re.exec(message);
       if (m) return { hop, groups: m.groups ?? {} };
     }
+  }
+  // A hop's words with another record glued on (a paste that lost its line breaks): the
+  // message ends where the next header begins. Only lines that opened like a hop pay for this.
+  if (tried) {
+    const at = nextRecordAt(message);
+    if (at > 0) return matchHop(engine, message.slice(0, at), fileinfo, format);
+    return matchCutHop(candidates, message, base);
+  }
+  return null;
+}
+
+/** A hop's line cut short: the beginning of one of its wordings (cut.ts). */
+function matchCutHop(candidates: HopDef[], message: string, base: string | null): HopMatch | null {
+  for (const hop of candidates) {
+    let prefixed = false;
+    for (const p of hop.startsWith) if (message.startsWith(p)) { prefixed = true; break; }
+    if (!prefixed || (base && hop.fileBasenames && !hop.fileBasenames.includes(base))) continue;
+    const cut = cutHopMatch(hop, message);
+    if (!cut) continue;
+    const groups: Record<string, string | undefined> = {};
+    // The id is the first value when the words before it name it (`Received request `, `rid=`).
+    if (hop.ridKind && hop.ridKind !== 'list' && cut.firstValue && /(?:[Rr]equest |response |rid=')$|rid=$/.test(cut.firstValueAfter)) {
+      const key = hop.patterns.some((p) => p.source.includes('(?<internal_rid>')) ? 'internal_rid' : 'rid';
+      const id = cut.firstValue.split(/\s/)[0].replace(/^'|'$/g, '');
+      if (id) groups[key] = id;
+    }
+    return { hop, groups };
   }
   return null;
 }

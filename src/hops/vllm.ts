@@ -57,7 +57,8 @@ export const VLLM_HOPS: HopDef[] = [
     patterns: [/^Received request (?<rid>\S+): (?:prompt|params|sampling[ _]params): /],
     wordings: [
       { text: 'Received request …: params: …, lora_request: ….', versions: '0.11.2 and later (entrypoints/serve/utils/request_logger.py; the prompt moved to the DEBUG line, vllm#29208)', example: 'Received request chatcmpl-a269fdcb7c6ce890: params: SamplingParams(n=1, temperature=0.7), lora_request: None.' },
-      { text: 'Received request …: prompt: …, params: …, prompt_token_ids: …, lora_request: …, prompt_adapter_request: ….', versions: '0.4 to 0.11.1 (entrypoints/logger.py; seen in vllm#9023, vllm#10102, vllm#18916)', example: "Received request cmpl-c52dbd9a95114d1cbfa182e588138c86-0: prompt: 'How to make pizza', params: SamplingParams(n=1), prompt_token_ids: [1, 1128], lora_request: None, prompt_adapter_request: None." },
+      { text: 'Received request …: prompt: …, params: …, prompt_token_ids: …, lora_request: …, prompt_adapter_request: ….', versions: '0.5 to 0.11.1 (entrypoints/logger.py; seen in vllm#9023, vllm#10102, vllm#18916)', example: "Received request cmpl-c52dbd9a95114d1cbfa182e588138c86-0: prompt: 'How to make pizza', params: SamplingParams(n=1), prompt_token_ids: [1, 1128], lora_request: None, prompt_adapter_request: None." },
+      { text: 'Received request …: prompt: …, sampling_params: …, prompt_token_ids: …, lora_request: ….', versions: '0.4 (engine/async_llm_engine.py; seen in vllm#4966, vllm#5060)', example: "Received request cmpl-10dff83cb4b6422ba8c64213942a7e46: prompt: 'Question: Is Korea the name of a Nation?', sampling_params: SamplingParams(n=1, temperature=0.0), prompt_token_ids: [5, 5, 255000], lora_request: None." },
       { text: 'Received request …: prompt: …, prefix_pos: …,sampling_params: …, prompt_token_ids: …, lora_request: ….', versions: '0.3 (engine/async_llm_engine.py; seen in vllm#2947)', example: "Received request d9e65a86be2a42a4917ba9fee5e97d9e: prompt: 'hello', prefix_pos: None,sampling_params: SamplingParams(n=1), prompt_token_ids: None, lora_request: None." },
     ],
     ridKind: 'external', scope: 'request', flags: ['--enable-log-requests'],
@@ -175,9 +176,14 @@ export const VLLM_HOPS: HopDef[] = [
     id: 'V9', labId: null, role: 'api-server', process: 'APIServer', level: 'ERROR',
     file: 'vllm/entrypoints/generate/base/serving.py', line: 175,
     format: 'Request %s failed with an internal error during generation',
-    fileBasenames: ['serving.py'],
+    // OpenAIServing._raise_if_error in entrypoints/openai/serving_engine.py before the serving
+    // code moved into per-API packages (vLLM's own test of it imports GenerationError from there).
+    fileBasenames: ['serving.py', 'serving_engine.py'],
     startsWith: ['Request '],
     patterns: [/^Request (?<rid>\S+) failed with an internal error during generation$/],
+    wordings: [
+      { text: 'Request … failed with an internal error during generation', versions: 'the pin (generate/base/serving.py); late 2025 (entrypoints/openai/serving_engine.py)', example: 'Request chatcmpl-8da6fc665494abe1 failed with an internal error during generation' },
+    ],
     ridKind: 'external', scope: 'request', flags: [],
     gate: 'always, when the engine finishes a request with finish_reason "error"',
     meaning: 'The engine returned an error for this request; the client receives an InternalServerError frame and then [DONE].',
@@ -189,7 +195,9 @@ export const VLLM_HOPS: HopDef[] = [
     format: '%(levelprefix)s %(client_addr)s - "%(request_line)s" %(status_code)s',
     fileBasenames: null,
     startsWith: [],
-    patterns: [/^(?<client>\S+) - "(?<method>[A-Z]+) (?<path>\S+) HTTP\/[\d.]+" (?<status>\d{3})/],
+    // Pastes often drop the client address (redacted, or unknown to uvicorn): `INFO:     - "POST …`,
+    // `INFO:     "POST …`. Only uvicorn lines are matched against this, so the request line suffices.
+    patterns: [/^(?:(?<client>\S+) )?(?:- )?"(?<method>[A-Z]+) (?<path>\S+) HTTP\/[\d.]+" (?<status>\d{3})/],
     ridKind: null, scope: 'http', flags: ['(default on; off with --disable-uvicorn-access-log)'],
     gate: 'unless --disable-uvicorn-access-log',
     meaning: 'uvicorn\'s access line, printed when the response headers go out (for streaming, before the first token). It has no request id, so HopLens only places it by time.',

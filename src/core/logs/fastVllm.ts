@@ -327,7 +327,7 @@ export function vllmFastPath(state: ParseState, tracker: RequestTracker, out: By
     let t = site.tails[k];
     if (!t) {
       // Same rule as citedSource(): an unambiguous fileinfo wins, else the hop table.
-      const srcPath = site.path ?? (hop && hop.line !== null ? hop.file : null);
+      const srcPath = site.path ?? (hop && hop.line !== null && hop.file.endsWith(`/${site.base}`) ? hop.file : null);
       const src = srcPath === null ? 'null' : `{"path":"${srcPath}","line":${site.lineno},"verified":false,"drift":0}`;
       const head = `,"timeResolution":"s","fileinfo":"${site.fileinfo}","lineno":${site.lineno},"hop":${hop ? `"${hop.id}"` : 'null'}`;
       t = hasRid

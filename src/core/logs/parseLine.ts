@@ -7,7 +7,7 @@ import { matchHop } from '../../hops/index';
 import { normaliseRid, splitIdList } from './requestIds';
 import { hasColour, stripColour } from './colour';
 import { dropMarkdownClosers, fractionMs, fractionResolution, inferYear, stripWrapper, type OuterStamp } from './outerPrefix';
-import { readLayoutHeader, type LayoutHeader } from './pythonLayout';
+import { BASIC_FORMAT, readLayoutHeader, type LayoutHeader } from './pythonLayout';
 
 export { inferYear } from './outerPrefix';
 
@@ -453,6 +453,7 @@ export function parseLine(text: string, lineNo: number, offset: number, state: P
       // A custom logging layout: after the wrappers, or from the line's start (its own date may
       // have looked like a wrapper's), or after whatever stands in front of its date.
       if (body !== s && parseLayout(body, 0, rec, state)) matched = true;
+      else if (BASIC_FORMAT.test(body) && parseLayout(body, 0, rec, state)) matched = true;
       else {
         // A JSON envelope is no part of the line: search its log field only.
         const base = wrappers.includes('json') ? body : s;

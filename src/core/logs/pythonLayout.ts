@@ -35,7 +35,9 @@ export interface LayoutHeader {
 
 const STAMP = /(\d{4})-(\d\d)-(\d\d)[ T](\d\d):(\d\d):(\d\d)(?:[.,](\d{1,9}))?(Z|[+-]\d\d:?\d\d)?/y;
 const LEVEL = /(DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL)\b:?/y;
-const PID = /(?:pid[=:]\s?|PID[=:]\s?)?(\d{1,9})(?=[\s\]|)\-:,]|$)/y;
+const PID = /(?:pid[=:]\s?|PID[=:]\s?|[pP]:)?(\d{1,9})(?=[\s\]|)\-:,]|$)/y;
+// %(thread)d with its name in front (`t:140589927618368`, `tid=…`, `thread=…`).
+const THREAD = /(?:thread|tid|t)[=:](\d{1,20})(?=[\s\]|)\-:,]|$)/y;
 // file.py:123, /a/b/file.py:123, file.py:123:func, file.py:func:123
 const LOCATION = /([\w./\\-]*?[\w-]\.py)(?::([A-Za-z_<][\w<>]*))?:(\d{1,7})(?::([A-Za-z_<][\w<>]*))?(?![\w.])/y;
 // loguru's and many configs' module:function:line (`scheduler:event_loop:1103`)
@@ -49,6 +51,9 @@ const FUNC_CALL = /([A-Za-z_]\w*)\(\)/y;
 const RANK_TAG = /[A-Z][A-Z_]*\d+(?:\[\d+\])?(?=[\s\]]|$)/y;
 const SEPARATOR = /(?:\s*(?:[-|:>—–]+|::)\s*)|\s+/y;
 
+/** Python logging's BASIC_FORMAT with an engine's logger: `INFO:vllm.engine.llm_engine:…`. */
+export const BASIC_FORMAT = /^(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):(?:vllm|sglang)(?:\.\w+)*:/;
+
 function stick(re: RegExp, s: string, at: number): RegExpExecArray | null {
   re.lastIndex = at;
   return re.exec(s);
@@ -61,8 +66,8 @@ function engineOf(name: string): Engine | null {
   return null;
 }
 
-type Field = 'time' | 'level' | 'pid' | 'location' | 'logger' | 'func' | 'rank';
-const KIND_LETTER: Record<Field, string> = { time: 'T', level: 'L', pid: 'P', location: 'F', logger: 'N', func: 'C', rank: 'R' };
+type Field = 'time' | 'level' | 'pid' | 'thread' | 'location' | 'logger' | 'func' | 'rank';
+const KIND_LETTER: Record<Field, string> = { time: 'T', level: 'L', pid: 'P', thread: 'H', location: 'F', logger: 'N', func: 'C', rank: 'R' };
 
 /**
  * Reads the header fields at `start`. Returns null unless the header has a timestamp and at
@@ -99,12 +104,15 @@ export function readLayoutHeader(s: string, start = 0): LayoutHeader | null {
     }
     const sep = stick(SEPARATOR, s, pos);
     if (sep) pos += sep[0].length;
-    else if (pos < s.length) break;
+    else if (pos < s.length && s.charCodeAt(pos - 1) !== 58 /* : */) break; // `INFO:vllm.config:` needs none
   }
   // Back off to the start of the word that stopped the walk (the message).
   h.msgStart = pos;
   h.signature = kinds.join(' ');
-  if (h.time === null || fields < 2) return null;
+  if (fields < 2) return null;
+  // No date: only logging's default `LEVEL:name:message` (basicConfig, VLLM_CONFIGURE_LOGGING=0)
+  // with the engine's own logger, which no sentence reads like.
+  if (h.time === null && !(h.engine !== null && start === 0 && BASIC_FORMAT.test(s))) return null;
   if (h.level === null && h.file === null && h.logger === null) return null;
   return h;
 }
@@ -158,6 +166,9 @@ function readField(s: string, pos: number, h: LayoutHeader, inHeader: boolean, l
   if (h.pid === null && (c === 112 || c === 80) && (m = stick(PID, s, pos)) && m[0].length > m[1].length) {
     h.pid = Number(m[1]);
     return { field: 'pid', end: pos + m[0].length };
+  }
+  if (c === 116 /* t */ && inHeader && (m = stick(THREAD, s, pos))) {
+    return { field: 'thread', end: pos + m[0].length };
   }
   if (h.file === null && (m = stick(LOCATION, s, pos))) {
     h.file = m[1]; h.lineno = Number(m[3]); h.func = m[2] ?? m[4] ?? null;

@@ -29,11 +29,21 @@ function citeWith(rec: LogRecord, pathOf: (fileinfo: string) => string | null): 
   }
   const hop = rec.hop ? findHop(rec.engine, rec.hop) : undefined;
   if (hop && hop.line !== null) {
+    // A file (printed, or named by the logger's module path) other than the table's is another
+    // file of another release (V0's async_llm_engine.py for V1's async_llm.py): the table cannot
+    // say where it is.
+    const named = rec.fileinfo ? basename(rec.fileinfo) : rec.logger?.startsWith(`${rec.engine}.`) ? `${rec.logger.slice(rec.logger.lastIndexOf('.') + 1)}.py` : null;
+    if (named && !hop.file.endsWith(`/${named}`)) return null;
     // vLLM prints the line of the server that wrote the log; the table's line is the pin's.
     const line = rec.engine === 'vllm' && rec.lineno !== null ? rec.lineno : hop.line;
     return { path: hop.file, line, verified: false, drift: 0, method: 'hop-table' };
   }
   return null;
+}
+
+function basename(path: string): string {
+  const slash = Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\'));
+  return slash < 0 ? path : path.slice(slash + 1);
 }
 
 /** Whether a checkout's resolver is asked about this record at all. */

@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Engine } from '../logs/model';
-import { HOP_TABLES } from '../../hops';
+import { HOP_TABLES, nextRecordAt } from '../../hops';
 import { comparePin, inspectCheckout, type CheckoutInfo, type PinStatus } from './checkout';
 import { FileIndex, listPythonFiles } from './fileIndex';
 import { compilePattern, matchesPattern, shortenedWeight, patternLines, patternText, WILD, type CompiledPattern } from './messagePattern';
@@ -239,6 +239,17 @@ class Resolver implements CheckoutSourceResolver {
   }
 
   resolve(query: SourceQuery): SourceLocation | null {
+    const found = this.resolveRecord(query);
+    if (found?.verified || query.continuation) return found;
+    // Several records on one line (a paste that lost its line breaks): the first one's message
+    // ends where the next header begins. Only lines that did not verify pay for the look.
+    const at = nextRecordAt(query.message);
+    if (at < 0) return found;
+    const first = this.resolveRecord({ ...query, message: query.message.slice(0, at) });
+    return first?.verified ? first : found ?? first;
+  }
+
+  private resolveRecord(query: SourceQuery): SourceLocation | null {
     if (query.engine !== this.engine) return null;
     let q = query;
     if (!q.fileinfo && q.module) {

@@ -78,3 +78,17 @@ test('the hop tables record which versions print which wording, in the map, its 
   }
 });
 
+
+test('V10: an access line whose client address the paste removed is still the access hop (uvicorn lines only)', () => {
+  for (const m of ['- "POST /v1/chat/completions HTTP/1.1" 200 OK', '"POST /v1/chat/completions HTTP/1.1" 200 OK', '127.0.0.1:40052 - "POST /v1/completions HTTP/1.1" 400 Bad Request']) {
+    assert.equal(matchHop('vllm', m, null, 'uvicorn')?.hop.id, 'V10', m);
+  }
+  assert.equal(matchHop('vllm', '"POST /v1/chat/completions HTTP/1.1" 200 OK', null, 'vllm'), null);
+});
+
+test('V9 is printed from serving_engine.py (late 2025) as from the pin\'s serving.py, and from no other file', () => {
+  const m = 'Request chatcmpl-8da6fc665494abe1 failed with an internal error during generation';
+  assert.equal(matchHop('vllm', m, 'serving_engine.py', 'vllm')?.groups.rid, 'chatcmpl-8da6fc665494abe1');
+  assert.equal(matchHop('vllm', m, 'serving.py', 'vllm')?.hop.id, 'V9');
+  assert.equal(matchHop('vllm', m, 'utils.py', 'vllm'), null);
+});
