@@ -109,6 +109,9 @@ describe('Log commands', () => {
       return input instanceof vscode.TabInputText && input.uri.fsPath === file ? true : undefined;
     });
     await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+    // The stall while VS Code opened and closed the tab is its own; from here on, HopLens's.
+    const openStall = longestStall;
+    longestStall = 0;
     const t0 = Date.now();
     // As the notice's link passes it: the URI as a string.
     await vscode.commands.executeCommand('hoplens.openLargeLog', vscode.Uri.file(file).toString());
@@ -117,7 +120,7 @@ describe('Log commands', () => {
     const t1 = Date.now();
     const listed = api.logs.requests()!;
     const treeMs = Date.now() - t1;
-    report(`    large-log figures: ${(bytes / 1e6).toFixed(0)} MB, ${requests * 2} requests streamed in ${Date.now() - t0} ms, longest extension-host stall ${longestStall} ms; listing the Requests view's rows (${listed.rids.length}) takes ${treeMs} ms`);
+    report(`    large-log figures: ${(bytes / 1e6).toFixed(0)} MB, ${requests * 2} requests streamed in ${Date.now() - t0} ms, longest extension-host stall ${longestStall} ms (${openStall} ms while VS Code opened and closed the tab); listing the Requests view's rows (${listed.rids.length}) takes ${treeMs} ms`);
     assert.ok(listed.uri.fsPath === file, 'the Requests view shows the large log');
     assert.equal(listed.total, requests * 2);
     // The view lists the most recent 1,000 requests (what a live log just served); its words are unit-tested.
