@@ -39,7 +39,10 @@ describe('Request timeline, in the browser', function () {
 
     await s.runCommand('HopLens: Show Request Timeline…');
     const input = s.page.locator('.quick-input-widget input');
-    await s.page.locator('.quick-input-widget', { hasText: 'Request Timeline' }).waitFor({ timeout: 15_000 });
+    // The palette's own row says "Request Timeline" too: wait for the input box's prompt, then
+    // for its value (the palette's text is replaced a moment after the box opens).
+    await s.page.locator('.quick-input-widget', { hasText: 'Any id of the request' }).waitFor({ timeout: 15_000 });
+    for (let i = 0; i < 50 && (await input.inputValue()) !== 'chatcmpl-tl-0001'; i++) await s.page.waitForTimeout(100);
     assert.equal(await input.inputValue(), 'chatcmpl-tl-0001', 'the request at the cursor is offered');
     await s.page.keyboard.press('Enter');
     // The logs to read: both of the run's, checked; accept.
