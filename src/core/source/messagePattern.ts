@@ -135,26 +135,9 @@ export function matchesPattern(c: CompiledPattern, message: string): boolean {
 export function cutShortWeight(c: CompiledPattern, message: string): number {
   const { lits } = c;
   if (lits.length === 0 || !c.anchoredStart) return -1;
-  if (!message.startsWith(lits[0])) return lits[0].startsWith(message) ? message.length : -1;
-  let pos = lits[0].length;
-  let weight = pos;
-  for (let i = 1; i < lits.length; i++) {
-    const at = message.indexOf(lits[i], pos);
-    if (at < 0) {
-      // Cut inside the value before this literal, or inside the literal: its start ends the message.
-      // A later literal in what is left means a part is missing, not cut: another wording.
-      const tail = message.slice(pos);
-      for (let j = i + 1; j < lits.length; j++) if (lits[j].trim().length >= 4 && tail.includes(lits[j])) return -1;
-      for (let k = Math.min(tail.length, lits[i].length - 1); k > 0; k--) {
-        if (tail.endsWith(lits[i].slice(0, k))) return weight + k;
-      }
-      return weight;
-    }
-    pos = at + lits[i].length;
-    weight += lits[i].length;
-  }
-  // Every literal is there: not cut (a full match is matchesPattern's to judge).
-  return -1;
+  const weight = prefixWeight(lits, true, message);
+  // Every literal is there (the weight is all of them): not cut (a full match is matchesPattern's to judge).
+  return weight === lits.reduce((n, l) => n + l.length, 0) ? -1 : weight;
 }
 
 /**
@@ -176,6 +159,8 @@ function prefixWeight(lits: readonly string[], anchored: boolean, text: string):
   for (; i < lits.length; i++) {
     const at = text.indexOf(lits[i], pos);
     if (at < 0) {
+      // Cut inside the value before this literal, or inside the literal: its start ends the text.
+      // A later literal in what is left means a part is missing, not cut: another wording.
       const tail = text.slice(pos);
       for (let j = i + 1; j < lits.length; j++) if (lits[j].trim().length >= 4 && tail.includes(lits[j])) return -1;
       for (let k = Math.min(tail.length, lits[i].length - 1); k > 0; k--) {
