@@ -62,14 +62,8 @@ test('lenses: through a checkout at another commit, the moved line and its drift
 
 test('lenses: a path the log printed shows as text, never as an icon or a link', () => {
   const text = 'INFO 06-03 10:00:00 [$(alert)/async_llm.py:439] Added request chatcmpl-x-1.\n';
-  const doc = new InMemoryDocument(Uri.file('/logs/hostile.log'), text);
-  const session = new LogSession({ sources: new RecordSourceLocator({ ready: () => null }) });
-  session.syncTextNow(doc.getText());
-  const entry: LogDocumentAnnotation = { uri: doc.uri as unknown as vscode.Uri, session, chars: text.length, noCodeLens: false };
-  const never = new EventEmitter<vscode.Uri>().event as never;
-  const sessions: LogSessions = { get: () => entry, find: () => entry, onDidChange: never, onDidClose: never };
-  window.visibleTextEditors = [new InMemoryEditor(doc, [new Range(0, 0, 0, 0)])];
-  const [lens] = new HopCodeLensProvider(sessions, new EventEmitter<void>().event as never).provideCodeLenses(doc as unknown as vscode.TextDocument);
+  const { sessions, asDoc } = openLog({ text });
+  const [lens] = new HopCodeLensProvider(sessions, new EventEmitter<void>().event as never).provideCodeLenses(asDoc);
   const title = lens.command?.title ?? '';
   assert.match(title, /^hop 2 · api-server · /);
   assert.doesNotMatch(title, /\$\(/, 'no `$(` left for the workbench to draw as an icon');
@@ -80,14 +74,8 @@ test('lenses: records pasted onto one line (a paste lost its newlines) get a len
   const text = '(APIServer pid=7) INFO 08-21 22:30:05 [chat_utils.py:470] Detected the chat template content format to be \'string\'.'
     + '(APIServer pid=7) INFO 08-21 22:30:06 [async_llm.py:439] Added request chatcmpl-g-0a1b2c3d. '
     + '(APIServer pid=7) INFO 08-21 22:30:06 [async_llm.py:623] Request chatcmpl-g aborted.\n';
-  const doc = new InMemoryDocument(Uri.file('/logs/pasted.log'), text);
-  const session = new LogSession({ sources: new RecordSourceLocator({ ready: () => null }) });
-  session.syncTextNow(doc.getText());
-  const entry: LogDocumentAnnotation = { uri: doc.uri as unknown as vscode.Uri, session, chars: text.length, noCodeLens: false };
-  const never = new EventEmitter<vscode.Uri>().event as never;
-  const sessions: LogSessions = { get: () => entry, find: () => entry, onDidChange: never, onDidClose: never };
-  window.visibleTextEditors = [new InMemoryEditor(doc, [new Range(0, 0, 0, 0)])];
-  const lenses = new HopCodeLensProvider(sessions, new EventEmitter<void>().event as never).provideCodeLenses(doc as unknown as vscode.TextDocument);
+  const { sessions, asDoc, session } = openLog({ text });
+  const lenses = new HopCodeLensProvider(sessions, new EventEmitter<void>().event as never).provideCodeLenses(asDoc);
   assert.deepEqual(lenses.map((l) => [l.range.start.line, l.command?.title]), [
     [0, 'hop 2 · api-server · v1/engine/async_llm.py:439 ↗'],
     [0, 'hop 7 · api-server · v1/engine/async_llm.py:623 ↗'],
