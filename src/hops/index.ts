@@ -53,10 +53,7 @@ export function matchHop(engine: Engine, message: string, fileinfo: string | nul
   const base = fileinfo ? basenameOf(fileinfo) : null;
   let tried = false;
   for (const hop of candidates) {
-    let prefixed = false;
-    for (const p of hop.startsWith) if (message.startsWith(p)) { prefixed = true; break; }
-    if (!prefixed) continue;
-    if (base && hop.fileBasenames && !hop.fileBasenames.includes(base)) continue;
+    if (!opensLike(hop, message, base)) continue;
     tried = true;
     for (const re of hop.patterns) {
       const m = re.exec(message);
@@ -73,12 +70,17 @@ export function matchHop(engine: Engine, message: string, fileinfo: string | nul
   return null;
 }
 
+/** The message opens with one of the hop's first words, and the printed file (if any) is one of the hop's. */
+function opensLike(hop: HopDef, message: string, base: string | null): boolean {
+  if (base && hop.fileBasenames && !hop.fileBasenames.includes(base)) return false;
+  for (const p of hop.startsWith) if (message.startsWith(p)) return true;
+  return false;
+}
+
 /** A hop's line cut short: the beginning of one of its wordings (cut.ts). */
 function matchCutHop(candidates: HopDef[], message: string, base: string | null): HopMatch | null {
   for (const hop of candidates) {
-    let prefixed = false;
-    for (const p of hop.startsWith) if (message.startsWith(p)) { prefixed = true; break; }
-    if (!prefixed || (base && hop.fileBasenames && !hop.fileBasenames.includes(base))) continue;
+    if (!opensLike(hop, message, base)) continue;
     const cut = cutHopMatch(hop, message);
     if (!cut) continue;
     const groups: Record<string, string | undefined> = {};
