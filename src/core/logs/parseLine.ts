@@ -359,15 +359,9 @@ function learnLayoutAhead(state: ParseState, signature: string): boolean {
   if (sample.length === 0) return false;
   const probe = createParseState({ engine: state.forced ?? 'auto' });
   probe.detected = state.detected;
-  let pos = 0;
-  for (let n = 1; n <= AHEAD_LINES && pos < sample.length; n++) {
-    let nl = sample.indexOf('\n', pos);
-    if (nl < 0) nl = sample.length;
-    parseLine(sample.slice(pos, nl), n, pos, probe);
-    pos = nl + 1;
-    if (probe.layouts.has(signature)) break;
-    if (n === AHEAD_LINES) state.probedLayouts.set(signature, -1);
-  }
+  const found = (): boolean => probe.layouts.has(signature);
+  // A full window of lines without the layout proven: no later look will do better.
+  if (parseSample(sample, AHEAD_LINES, probe, found) === AHEAD_LINES && !found()) state.probedLayouts.set(signature, -1);
   for (const [layout, engine] of probe.layouts) if (!state.layouts.has(layout) && state.layouts.size < 64) state.layouts.set(layout, engine);
   return state.layouts.has(signature);
 }
@@ -622,6 +616,20 @@ function isLayoutAfterSglang(message: string): boolean {
 
 const RES_RANK: Record<TimeResolution, number> = { s: 0, ms: 1, us: 2, ns: 3 };
 
+/** Parses up to `maxLines` lines of `sample` into `probe`, stopping after the line that makes `done` true; the lines parsed. */
+function parseSample(sample: string, maxLines: number, probe: ParseState, done: () => boolean): number {
+  let pos = 0;
+  let n = 0;
+  while (n < maxLines && pos < sample.length) {
+    let nl = sample.indexOf('\n', pos);
+    if (nl < 0) nl = sample.length;
+    parseLine(sample.slice(pos, nl), ++n, pos, probe);
+    pos = nl + 1;
+    if (done()) break;
+  }
+  return n;
+}
+
 /**
  * Learn from the first lines of a log what a later line may be the first to show: the engine,
  * and which custom logging layouts are the engine's (a start-up line in a layout that only a
@@ -629,15 +637,8 @@ const RES_RANK: Record<TimeResolution, number> = { s: 0, ms: 1, us: 2, ns: 3 };
  */
 export function primeState(state: ParseState, sample: string, maxLines = 2000): void {
   const probe = createParseState({ engine: state.forced ?? 'auto' });
-  let pos = 0;
-  for (let n = 1; n <= maxLines && pos < sample.length; n++) {
-    let nl = sample.indexOf('\n', pos);
-    if (nl < 0) nl = sample.length;
-    parseLine(sample.slice(pos, nl), n, pos, probe);
-    pos = nl + 1;
-    // Nothing left to learn: the engine is known and no line used a layout not yet shown to be its.
-    if ((probe.detected !== null || probe.forced !== null) && probe.unknownLayouts === 0) break;
-  }
+  // Nothing left to learn: the engine is known and no line used a layout not yet shown to be its.
+  parseSample(sample, maxLines, probe, () => (probe.detected !== null || probe.forced !== null) && probe.unknownLayouts === 0);
   if (state.detected === null) state.detected = probe.detected;
   for (const [layout, engine] of probe.layouts) if (!state.layouts.has(layout)) state.layouts.set(layout, engine);
 }
