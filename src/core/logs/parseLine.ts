@@ -56,7 +56,6 @@ export interface ParseState {
   glueYear: string;
   glueDay: string;
   glueKeySglang: string;
-  glueKeyVllm: string;
   /** Memo of the last timestamp text and its value (consecutive lines share a second). */
   stampKey: string;
   stampValue: number;
@@ -79,7 +78,7 @@ export function createParseState(opts: ParseOptions = {}): ParseState {
     refYear: ref.getFullYear(), refMonth: ref.getMonth() + 1, refDay: ref.getDate(),
     year: null, lastMonth: 0, dayOffset: 0, lastSecondOfDay: -1,
     prevCR: false, prevHeader: '', prevRid: null, prevEngine: 'other', sawBareLF: false, layouts: new Map(), unknownLayouts: 0,
-    ahead: null, aheadEpoch: 0, probedLayouts: new Map(), glueYear: '', glueDay: '', glueKeySglang: '', glueKeyVllm: '',
+    ahead: null, aheadEpoch: 0, probedLayouts: new Map(), glueYear: '', glueDay: '', glueKeySglang: '',
     stampKey: '', stampValue: 0,
     processCache: new Map(),
   };
@@ -576,8 +575,8 @@ function gluedAt(msg: string, rec: LogRecord, state: ParseState): number {
     key = state.glueKeySglang;
   } else if (rec.format === 'vllm' || rec.format === 'vllm-legacy') {
     // `MM-DD ` (no space in front: a search for a key that starts with a space stops at every word).
-    if (state.glueDay === '' || !stamp.startsWith(state.glueDay)) { state.glueDay = stamp.slice(0, 6); state.glueKeyVllm = state.glueDay; }
-    key = state.glueKeyVllm;
+    if (state.glueDay === '' || !stamp.startsWith(state.glueDay)) state.glueDay = stamp.slice(0, 6);
+    key = state.glueDay;
   } else {
     return -1;
   }
