@@ -262,6 +262,41 @@ export class WorkbenchSession {
     });
   }
 
+  /**
+   * Hovers a line of the active editor, as a user does, until the hover that has `hoverText`
+   * shows, and returns it. The line is found by its text among the lines drawn, each attempt
+   * anew: a scroll or a re-render can move lines under a resting mouse, and VS Code asks for a
+   * hover only when the mouse moves, so each attempt first moves the mouse off the text. On
+   * time-out the error says what was drawn and which hovers showed.
+   */
+  async hoverLineUntil(lineText: string | RegExp, hoverText: string, timeoutMs = 30_000): Promise<Locator> {
+    const hover = this.page.locator('.monaco-hover', { hasText: hoverText }).first();
+    const line = this.page.locator('.part.editor .editor-instance .view-lines .view-line', { hasText: lineText }).first();
+    const gutter = this.page.locator('.part.editor .editor-instance .margin-view-overlays').first();
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      try {
+        await line.waitFor({ timeout: Math.max(1, Math.min(5_000, deadline - Date.now())) });
+        const box = await gutter.boundingBox();
+        if (box) await this.page.mouse.move(box.x + 2, box.y + box.height - 4);
+        await line.hover({ position: { x: 300, y: 5 }, timeout: 5_000 });
+        await hover.waitFor({ timeout: Math.max(1, Math.min(4_000, deadline - Date.now())) });
+        return hover;
+      } catch (e) {
+        if (Date.now() < deadline) continue;
+        const seen = await this.page.evaluate(() => {
+          const g = globalThis as unknown as PageGlobals;
+          const text = (e: PageElement) => (e.textContent ?? '').replace(/\u00a0/g, ' ');
+          return {
+            lines: [...g.document.querySelectorAll('.part.editor .editor-instance .view-lines .view-line')].slice(0, 4).map(text),
+            hovers: [...g.document.querySelectorAll('.monaco-hover')].map(text).filter((t) => t.trim() !== ''),
+          };
+        }).catch(() => ({ lines: [], hovers: [] }));
+        throw new Error(`no hover with "${hoverText}" over a line with ${String(lineText)} in ${timeoutMs} ms (${(e as Error).message.split("\n")[0]}); lines drawn first: ${JSON.stringify(seen.lines)}; hovers shown: ${JSON.stringify(seen.hovers)}`, { cause: e });
+      }
+    }
+  }
+
   /** The HopLens status bar item about a large log, or null when it is not shown. */
   async largeLogStatus(): Promise<string | null> {
     const item = this.page.locator('[id="hoplens.hoplens.largeLog"], [id$=".largeLog"]').first();
