@@ -81,6 +81,32 @@ describe('npm run demo, as the README says', function () {
     await session.page.locator('.tab.active', { hasText: 'async_llm.py' }).waitFor();
     await session.page.locator('[id="status.editor.selection"]', { hasText: 'Ln 439,' }).waitFor({ timeout: 15_000 });
     assert.deepEqual(await session.cursorPosition(), { line: 439, column: 1 });
+
+    // The same request on one timeline, out of the box: back in the log, the cursor on its
+    // Added line, Show Request Timeline… offers that request, and its hops are drawn in the
+    // log's lane.
+    const logLines = readFileSync(`${root}/logs/vllm.log`, 'utf8').split('\n');
+    const addedLine = logLines.findIndex((l) => l.includes('Added request chatcmpl-myrun-0001')) + 1;
+    assert.ok(addedLine > 0, 'the demo log has the Added line of myrun-0001');
+    await session.openFile('logs/vllm.log');
+    await session.page.locator('.codelens-decoration a', { hasText: /^hop / }).first().waitFor({ timeout: 60_000 });
+    await session.goToLine(addedLine);
+    await session.runCommand('HopLens: Show Request Timeline…');
+    const input = session.page.locator('.quick-input-widget input');
+    await session.page.locator('.quick-input-widget', { hasText: 'Any id of the request' }).waitFor({ timeout: 15_000 });
+    for (let i = 0; i < 50 && !/myrun-0001/.test(await input.inputValue()); i++) await session.page.waitForTimeout(100);
+    assert.match(await input.inputValue(), /myrun-0001/, 'the request at the cursor is offered');
+    await session.page.keyboard.press('Enter');
+    await session.page.locator('.quick-input-widget', { hasText: 'Logs for the timeline' }).waitFor({ timeout: 15_000 });
+    await session.page.locator('.quick-input-widget .monaco-list-row', { hasText: 'vllm.log' }).first().waitFor();
+    await session.page.keyboard.press('Enter');
+    await session.page.locator('.tab', { hasText: /Timeline .*myrun-0001/ }).first().waitFor({ timeout: 60_000 });
+    const frame = session.page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
+    await frame.locator('#lanes').waitFor({ timeout: 30_000 });
+    const lanes = await frame.locator('.lane-name').allInnerTexts();
+    assert.ok(lanes.some((n) => /^vllm\.log · APIServer pid 2101$/.test(n)), `the log's lane is drawn: ${JSON.stringify(lanes)}`);
+    assert.ok(await frame.locator('.track [data-item][aria-label^="V2 "]').count() >= 1, 'the Added hop is on the timeline');
+    await session.screenshot('demo-timeline');
     await session.stop();
     session = undefined;
 

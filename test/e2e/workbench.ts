@@ -160,6 +160,15 @@ export class WorkbenchSession {
   }
 
   /** "Ln 3, Col 1" from the status bar. */
+  /** Ctrl+G, the line number, Enter; returns once the status bar shows the cursor there. */
+  async goToLine(line: number): Promise<void> {
+    await this.page.keyboard.press('Control+G');
+    await this.page.locator('.quick-input-widget input').waitFor();
+    await this.page.keyboard.type(String(line));
+    await this.page.keyboard.press('Enter');
+    await this.page.locator('[id="status.editor.selection"]', { hasText: `Ln ${line},` }).waitFor({ timeout: 15_000 });
+  }
+
   async cursorPosition(): Promise<{ line: number; column: number }> {
     const item = this.page.locator('[id="status.editor.selection"]');
     await item.waitFor();
