@@ -107,6 +107,29 @@ describe('npm run demo, as the README says', function () {
     assert.ok(lanes.some((n) => /^vllm\.log · APIServer pid 2101$/.test(n)), `the log's lane is drawn: ${JSON.stringify(lanes)}`);
     assert.ok(await frame.locator('.track [data-item][aria-label^="V2 "]').count() >= 1, 'the Added hop is on the timeline');
     await session.screenshot('demo-timeline');
+
+    // The demo's own server: the receiver started, one traced request sent, its timeline opened
+    // from the report: the client's socket times and the server's own log on one axis, with the
+    // engine's spans the server exported and the calls its traced engine core ran.
+    await session.runCommand('View: Close All Editors');
+    await session.runCommand('HopLens: Start Trace Receiver');
+    await session.page.locator('.statusbar-item', { hasText: /OTLP :4318 · 0 spans/ }).first().waitFor({ timeout: 30_000 });
+    await session.runCommandAndAccept('HopLens: Send Traced Request', ['Send', engineUrl]);
+    await session.page.locator('.tab', { hasText: /Traced hoplens-/ }).first().waitFor({ timeout: 60_000 });
+    const report = session.page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
+    await report.locator('#summary').waitFor({ timeout: 30_000 });
+    await session.page.locator('.statusbar-item', { hasText: /OTLP :4318 · [1-9]\d* spans?/ }).first().waitFor({ timeout: 30_000 });
+    await report.locator('button[data-action="timeline"]').click();
+    const tl = session.page.locator('iframe.webview.ready');
+    await session.page.locator('.tab', { hasText: /^Timeline / }).first().waitFor({ timeout: 60_000 });
+    const own = tl.last().contentFrame().frameLocator('#active-frame');
+    await own.locator('#lanes').waitFor({ timeout: 30_000 });
+    const ownLanes = (await own.locator('.lane-name').allInnerTexts()).map((n) => n.replace(/\d+/g, 'N'));
+    await session.screenshot('demo-own-server-timeline');
+    assert.equal(ownLanes[0], 'client (socket)', `lanes: ${JSON.stringify(ownLanes)}`);
+    assert.ok(ownLanes.includes('live-vllm.log · APIServer pid N'), `the server's own log: ${JSON.stringify(ownLanes)}`);
+    assert.ok(ownLanes.some((n) => /span/i.test(n)), `the engine's spans: ${JSON.stringify(ownLanes)}`);
+    assert.ok(ownLanes.some((n) => /^calls · EngineCore_DPN pid N · thread N$/.test(n)), `the engine core's calls: ${JSON.stringify(ownLanes)}`);
     await session.stop();
     session = undefined;
 

@@ -180,8 +180,20 @@ export class WorkbenchSession {
 
   /** Opens the HopLens container from the activity bar. */
   async openHopLens(): Promise<void> {
-    await this.page.locator('.activitybar [aria-label^="HopLens"]').first().click();
-    await this.page.locator('.pane-header', { hasText: 'Requests' }).first().waitFor();
+    // Opening a big log can keep the page busy for many seconds on a loaded machine, and a click
+    // on the icon of the container already open closes it: look before each click.
+    const requests = this.page.locator('.pane-header', { hasText: 'Requests' }).first();
+    const deadline = Date.now() + 150_000;
+    for (;;) {
+      if (await requests.isVisible().catch(() => false)) return;
+      try {
+        await this.page.locator('.activitybar [aria-label^="HopLens"]').first().click({ timeout: 60_000 });
+        await requests.waitFor({ timeout: 30_000 });
+        return;
+      } catch (e) {
+        if (Date.now() > deadline) throw e;
+      }
+    }
   }
 
   /** Shows the Explorer and clicks a workspace file in it, expanding its folders first. */
