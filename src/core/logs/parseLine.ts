@@ -8,6 +8,7 @@ import { normaliseRid, splitIdList } from './requestIds';
 import { hasColour, stripColour } from './colour';
 import { dropMarkdownClosers, fractionMs, fractionResolution, inferYear, stripWrapper, type OuterStamp } from './outerPrefix';
 import { BASIC_FORMAT, readLayoutHeader, type LayoutHeader } from './pythonLayout';
+import { quotedRecord } from './quotedRecord';
 
 export { inferYear } from './outerPrefix';
 
@@ -98,7 +99,9 @@ const SGLANG_HOPLENS = /^\[(\d{4})-(\d\d)-(\d\d)[ T](\d\d):(\d\d):(\d\d)[.,](\d{
 // Every rank tag SGLang and vLLM print (TP0, DP0, EP0, PP0, ATTN_CP0, ATTN_DP0, MOE_DP0, …), in any combination.
 const RANK_TOKEN = /(?:^|[_ ])([A-Z][A-Z_]*?)(\d+)(?=$|[_ \]])/g;
 const RAY_REPEATED = / \[repeated (\d+)x across cluster\]$/;
-const W_STERN = /^\S+ \S+ /;
+// Pod and container names are DNS labels: lower-case letters, digits, `-` and `.` (no quotes or
+// braces, so an exporter's `{"message":"(APIServer pid=1) …` is not taken for them).
+const W_STERN = /^[a-z0-9][a-z0-9.-]* [a-z0-9][a-z0-9.-]* /;
 // Where an engine header may start further into a line: a process prefix, a vLLM level and
 // date, an SGLang bracketed date.
 const HEADER_ANCHOR = new RegExp(`\\((?=[^()]{0,80}? pid=\\d)|(?:${LEVELS}) (?=(?:\\d{4}-)?\\d\\d-\\d\\d[ T]\\d\\d:)|\\[(?=(?:\\d{4}-\\d\\d-\\d\\d[ T])?\\d\\d:\\d\\d:\\d\\d)`, 'g');
@@ -308,6 +311,24 @@ function findHeader(s: string, rec: LogRecord, state: ParseState): number {
 }
 
 /**
+ * The record quoted from `at` in `s` (a JSON string or CSV field), unescaped up to its closing
+ * quote and its first line break, with `rec` filled from it again; null when it is no record.
+ */
+function unquoteRecord(s: string, at: number, rec: LogRecord, state: ParseState): { text: string; kind: string } | null {
+  const q = quotedRecord(s, at);
+  if (q === null) return null;
+  let text = q.text;
+  const nl = text.indexOf('\n');
+  if (nl >= 0) text = text.slice(0, nl);
+  if (text.charCodeAt(text.length - 1) === 13) text = text.slice(0, -1);
+  if (hasColour(text)) text = stripColour(text);
+  const probe = newRecord(rec.line, rec.offset, '');
+  if (!parseEngine(text, probe, state)) return null;
+  Object.assign(rec, probe);
+  return { text, kind: q.kind };
+}
+
+/**
  * Further into a line, only a header that is surely the engine's counts: vLLM's level, date and
  * file:line; SGLang's date with a rank tag or milliseconds. A bare `(name pid=N)` or `[date]` in
  * the middle of another program's line counts only in a log already known to be that engine's
@@ -315,7 +336,8 @@ function findHeader(s: string, rec: LogRecord, state: ParseState): number {
  */
 function surelyEngines(r: LogRecord, state: ParseState): boolean {
   if (r.format === 'vllm-output') return state.detected === 'vllm' || state.forced === 'vllm';
-  if (r.format === 'uvicorn') return false;
+  // uvicorn's access line alone is anyone's; behind vLLM's process prefix, in a vLLM log, it is vLLM's.
+  if (r.format === 'uvicorn') return r.process !== null && (state.detected === 'vllm' || state.forced === 'vllm');
   if (r.format === 'sglang' && r.process === null && r.timeResolution === 's') {
     return state.detected === 'sglang' || state.forced === 'sglang' || matchHop('sglang', r.message, null, 'sglang') !== null;
   }
@@ -422,6 +444,7 @@ export function parseLine(text: string, lineNo: number, offset: number, state: P
   let wrappers: string[] | null;
   const stamp: { v: OuterStamp | null } = { v: null };
   let body = s;
+  let quotedPrefix: string | null = null;
   if (!matched && s.length > 0) {
     wrappers = [];
     // Known wrappers one by one, so their own timestamps are kept.
@@ -440,7 +463,19 @@ export function parseLine(text: string, lineNo: number, offset: number, state: P
       // Anything else in front (markdown, pasted words, a progress bar, a time column of any
       // shape): the engine's header wherever it stands.
       const at = findHeader(body, rec, state);
-      if (at > 0) { matched = true; body = body.slice(at); }
+      if (at > 0) {
+        matched = true;
+        const rest = body.slice(at);
+        // The header right after a quote: the line is a JSON string or CSV field of an export.
+        const quoted = body.charCodeAt(at - 1) === 34 ? unquoteRecord(body, at, rec, state) : null;
+        if (quoted !== null) {
+          wrappers.push(quoted.kind);
+          quotedPrefix = s.endsWith(rest) ? s.slice(0, s.length - rest.length) : '';
+          body = quoted.text;
+        } else {
+          body = rest;
+        }
+      }
     }
     if (!matched) {
       // A custom logging layout: after the wrappers, or from the line's start (its own date may
@@ -470,7 +505,7 @@ export function parseLine(text: string, lineNo: number, offset: number, state: P
       return r;
     }
     if (wrappers.length) rec.wrappers = wrappers;
-    const prefix = s.endsWith(body) ? s.slice(0, s.length - body.length) : '';
+    const prefix = quotedPrefix ?? (s.endsWith(body) ? s.slice(0, s.length - body.length) : '');
     if (prefix) {
       rec.prefix = prefix;
       if (rec.process === null && rec.engine === 'vllm') {
