@@ -237,6 +237,7 @@ function parseSglang(s: string, rec: LogRecord, state: ParseState): boolean {
     rec.time = state.stampValue;
     rec.timeResolution = m[7] ? 'ms' : 's';
     const tag = m[8].trim();
+    if (!tag && vllmFollows(s, m[0].length, state)) return false;
     if (tag) { rec.process = tag; rec.ranks = tagRanks(tag); rec.role = 'scheduler'; }
     rec.message = s.slice(m[0].length);
     return true;
@@ -252,6 +253,7 @@ function parseSglang(s: string, rec: LogRecord, state: ParseState): boolean {
   }
   m = SGLANG_2024.exec(s);
   if (m) {
+    if (!m[4].trim() && vllmFollows(s, m[0].length, state)) return false;
     rec.engine = 'sglang'; rec.format = 'sglang-2024';
     // No date at all: anchor on the day the log was written, rolling over at midnight.
     const sod = Number(m[1]) * 3600 + Number(m[2]) * 60 + Number(m[3]);
@@ -265,6 +267,17 @@ function parseSglang(s: string, rec: LogRecord, state: ParseState): boolean {
     return true;
   }
   return false;
+}
+
+/**
+ * A bracketed time with no rank tag, then vLLM's process prefix or header: another tool's stamp
+ * (`ts '[%Y-%m-%d %H:%M:%S]'`, a launcher, a CI log) in front of a vLLM line, not an SGLang line.
+ */
+function vllmFollows(s: string, at: number, state: ParseState): boolean {
+  if (state.forced === 'sglang') return false;
+  const c = s.charCodeAt(at);
+  if (c === 40 /* ( */) return VLLM_PREFIX.test(s.slice(at, at + 120));
+  return (c === 73 || c === 68 || c === 87 || c === 69 || c === 67) && VLLM_HEADER.test(s.slice(at, at + 200));
 }
 
 // SGLang's request logger with --log-requests-format json: one event object per line.

@@ -69,3 +69,23 @@ test('an exporter\'s `{"message":"(APIServer pid=1) …` is not read as stern\'s
   assert.equal(r.process, 'APIServer');
   assert.equal(r.prefix, '{"_source":{"message":"');
 });
+
+test('a bracketed stamp another tool writes in front (`ts \'[%Y-%m-%d %H:%M:%S]\'`) is no SGLang header when vLLM\'s line follows', () => {
+  const [dated, clock, bare, sglang] = parseAll([
+    '[2026-08-21 22:30:05] (APIServer pid=1) INFO 08-21 22:30:05 [async_llm.py:439] Added request chatcmpl-ts1-9e1f0c2d.',
+    '[22:30:15] (APIServer pid=1) INFO 08-21 22:30:15 [loggers.py:310] Engine 000: Avg prompt throughput: 3.0 tokens/s, Avg generation throughput: 9.0 tokens/s, Running: 0 reqs, Waiting: 0 reqs, GPU KV cache usage: 0.0%, Prefix cache hit rate: 0.0%',
+    '[2026-08-21 22:30:06] INFO 08-21 22:30:06 [pynccl.py:70] vLLM is using nccl==2.26.2',
+    '[2026-08-21 22:50:10] Prefill batch. #new-seq: 1, #new-token: 7, #cached-token: 0, token usage: 0.00, #running-req: 0, #queue-req: 0',
+  ]);
+  assert.equal(dated.engine, 'vllm');
+  assert.equal(dated.hop, 'V2');
+  assert.equal(dated.process, 'APIServer');
+  assert.equal(dated.prefix, '[2026-08-21 22:30:05] ');
+  assert.equal(clock.engine, 'vllm');
+  assert.equal(clock.hop, 'V5');
+  assert.equal(bare.engine, 'vllm');
+  assert.equal(bare.fileinfo, 'pynccl.py');
+  // SGLang's own line of the same shape stays SGLang's.
+  assert.equal(sglang.engine, 'sglang');
+  assert.equal(sglang.hop, 'S3');
+});
