@@ -98,7 +98,8 @@ const SGLANG_2024 = /^\[(\d\d):(\d\d):(\d\d)((?: [A-Za-z_]+\d*)*)\] ?/;
 const SGLANG_HOPLENS = /^\[(\d{4})-(\d\d)-(\d\d)[ T](\d\d):(\d\d):(\d\d)[.,](\d{3,6}) pid=(\d+) (DEBUG|INFO|WARNING|ERROR|CRITICAL) (.+?):(\d+)\] ?/;
 // Every rank tag SGLang and vLLM print (TP0, DP0, EP0, PP0, ATTN_CP0, ATTN_DP0, MOE_DP0, …), in any combination.
 const RANK_TOKEN = /(?:^|[_ ])([A-Z][A-Z_]*?)(\d+)(?=$|[_ \]])/g;
-const RAY_REPEATED = / \[repeated (\d+)x across cluster\]$/;
+// Ray's dedup count; the first one of a session adds a note on how to turn deduplication off.
+const RAY_REPEATED = / \[repeated (\d+)x across cluster\](?: \(Ray deduplicates logs by default\.[^()]*\))?$/;
 // Pod and container names are DNS labels: lower-case letters, digits, `-` and `.` (no quotes or
 // braces, so an exporter's `{"message":"(APIServer pid=1) …` is not taken for them).
 const W_STERN = /^[a-z0-9][a-z0-9.-]* [a-z0-9][a-z0-9.-]* /;
@@ -554,7 +555,8 @@ export function parseLine(text: string, lineNo: number, offset: number, state: P
   // Terminal padding after a pasted line is no part of the message.
   const last = msg.charCodeAt(msg.length - 1);
   if (last === 32 || last === 9) msg = msg.trimEnd();
-  if (msg.length > 28 && msg.charCodeAt(msg.length - 1) === 93 && msg.endsWith(' across cluster]')) {
+  const end = msg.charCodeAt(msg.length - 1);
+  if (msg.length > 28 && ((end === 93 && msg.endsWith(' across cluster]')) || (end === 41 && msg.endsWith(' for more options.)')))) {
     const r = RAY_REPEATED.exec(msg);
     if (r) { rec.repeated = Number(r[1]); msg = msg.slice(0, r.index); }
   }
