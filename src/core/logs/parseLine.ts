@@ -166,7 +166,7 @@ function parseEngine(s: string, rec: LogRecord, state: ParseState): boolean {
     if (name === null) return false;
     const info = processInfo(state, name);
     rec.engine = 'vllm'; rec.process = info.name; rec.pid = pid; rec.role = info.role; rec.ranks = info.ranks;
-    if (!parseVllmHeader(rest, rec, state)) { rec.format = 'vllm-output'; rec.message = rest; }
+    if (!parseVllmHeader(rest, rec, state) && !parseAfterLoggingPrefix(rest, rec, state)) { rec.format = 'vllm-output'; rec.message = rest; }
     return true;
   }
   if (c === 91 /* [ */) {
@@ -177,6 +177,21 @@ function parseEngine(s: string, rec: LogRecord, state: ParseState): boolean {
   if (allowVllm && (c === 73 || c === 68 || c === 87 || c === 69 || c === 67) /* I D W E C */) {
     return parseVllmHeader(s, rec, state);
   }
+  return false;
+}
+
+// vLLM's format starts with VLLM_LOGGING_PREFIX, which decorate_logs' process prefix then precedes:
+// `(APIServer pid=1) [node-3] INFO 08-21 22:30:05 [async_llm.py:439] …`.
+const LOGGING_PREFIX_WINDOW = 64;
+const LEVEL_DATE = new RegExp(`(?:${LEVELS}) \\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d `);
+
+/** The header after a VLLM_LOGGING_PREFIX (a few characters after the process prefix); rec filled. */
+function parseAfterLoggingPrefix(s: string, rec: LogRecord, state: ParseState): boolean {
+  const m = LEVEL_DATE.exec(s.length > LOGGING_PREFIX_WINDOW + 40 ? s.slice(0, LOGGING_PREFIX_WINDOW + 40) : s);
+  if (!m || m.index === 0 || m.index > LOGGING_PREFIX_WINDOW) return false;
+  const level = rec.level;
+  if (parseVllmHeader(s.slice(m.index), rec, state) && rec.format !== 'uvicorn') return true;
+  rec.level = level;
   return false;
 }
 

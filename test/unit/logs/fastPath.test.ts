@@ -51,6 +51,8 @@ const EXTRA = [
   '(APIServer pid=7) INFO 01-01 00:00:01 [x y.py:1] space in fileinfo',
   '(APIServer pid=7) INFO 01-01 00:00:01 [x.py:1]',
   'vllm-1  | (APIServer pid=7) INFO 01-01 00:00:02 [async_llm.py:439] Added request chatcmpl-f-0a1b2c3d.',
+  '(APIServer pid=7) [node-3] INFO 01-01 00:00:02 [async_llm.py:439] Added request chatcmpl-g-0a1b2c3d.',
+  '(EngineCore_DP0 pid=8) [node-3]   File "/usr/lib/python3.12/multiprocessing/process.py", line 314, in _bootstrap',
 ];
 
 function slowJson(lines: string[]): { json: string[]; counts: Record<string, number> } {

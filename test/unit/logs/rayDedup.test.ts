@@ -19,3 +19,18 @@ test('Ray\'s first dedup count and its note are no part of the message; the coun
   assert.equal(later.message, 'name=ascend, value=vllm_ascend:register');
   assert.equal(later.repeated, 3);
 });
+
+test('VLLM_LOGGING_PREFIX between decorate_logs\' process prefix and the level: the header is still read', () => {
+  const st = createParseState({ referenceTime: REF });
+  const r = parseLine('(APIServer pid=1) [node-3] INFO 08-21 22:30:05 [async_llm.py:439] Added request chatcmpl-p1-9e1f0c2d.', 1, 0, st);
+  assert.equal(r.format, 'vllm');
+  assert.equal(r.process, 'APIServer');
+  assert.equal(r.level, 'INFO');
+  assert.equal(r.lineno, 439);
+  assert.equal(r.hop, 'V2');
+  assert.equal(r.rid, 'chatcmpl-p1');
+  // A traceback line under the same prefixes stays the process's output.
+  const tb = parseLine('(EngineCore_DP0 pid=8) [node-3]   File "/usr/lib/python3.12/multiprocessing/process.py", line 314, in _bootstrap', 2, 0, st);
+  assert.equal(tb.format, 'vllm-output');
+  assert.equal(tb.level, null);
+});
