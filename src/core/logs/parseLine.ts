@@ -8,6 +8,7 @@ import { normaliseRid, splitIdList } from './requestIds';
 import { hasColour, stripColour } from './colour';
 import { dropMarkdownClosers, fractionMs, fractionResolution, inferYear, stripWrapper, type OuterStamp } from './outerPrefix';
 import { BASIC_FORMAT, readLayoutHeader, type LayoutHeader } from './pythonLayout';
+import { quotedRecord } from './quotedRecord';
 
 export { inferYear } from './outerPrefix';
 
@@ -97,8 +98,11 @@ const SGLANG_2024 = /^\[(\d\d):(\d\d):(\d\d)((?: [A-Za-z_]+\d*)*)\] ?/;
 const SGLANG_HOPLENS = /^\[(\d{4})-(\d\d)-(\d\d)[ T](\d\d):(\d\d):(\d\d)[.,](\d{3,6}) pid=(\d+) (DEBUG|INFO|WARNING|ERROR|CRITICAL) (.+?):(\d+)\] ?/;
 // Every rank tag SGLang and vLLM print (TP0, DP0, EP0, PP0, ATTN_CP0, ATTN_DP0, MOE_DP0, …), in any combination.
 const RANK_TOKEN = /(?:^|[_ ])([A-Z][A-Z_]*?)(\d+)(?=$|[_ \]])/g;
-const RAY_REPEATED = / \[repeated (\d+)x across cluster\]$/;
-const W_STERN = /^\S+ \S+ /;
+// Ray's dedup count; the first one of a session adds a note on how to turn deduplication off.
+const RAY_REPEATED = / \[repeated (\d+)x across cluster\](?: \(Ray deduplicates logs by default\.[^()]*\))?$/;
+// Pod and container names are DNS labels: lower-case letters, digits, `-` and `.` (no quotes or
+// braces, so an exporter's `{"message":"(APIServer pid=1) …` is not taken for them).
+const W_STERN = /^[a-z0-9][a-z0-9.-]* [a-z0-9][a-z0-9.-]* /;
 // Where an engine header may start further into a line: a process prefix, a vLLM level and
 // date, an SGLang bracketed date.
 const HEADER_ANCHOR = new RegExp(`\\((?=[^()]{0,80}? pid=\\d)|(?:${LEVELS}) (?=(?:\\d{4}-)?\\d\\d-\\d\\d[ T]\\d\\d:)|\\[(?=(?:\\d{4}-\\d\\d-\\d\\d[ T])?\\d\\d:\\d\\d:\\d\\d)`, 'g');
@@ -162,7 +166,7 @@ function parseEngine(s: string, rec: LogRecord, state: ParseState): boolean {
     if (name === null) return false;
     const info = processInfo(state, name);
     rec.engine = 'vllm'; rec.process = info.name; rec.pid = pid; rec.role = info.role; rec.ranks = info.ranks;
-    if (!parseVllmHeader(rest, rec, state)) { rec.format = 'vllm-output'; rec.message = rest; }
+    if (!parseVllmHeader(rest, rec, state) && !parseAfterLoggingPrefix(rest, rec, state)) { rec.format = 'vllm-output'; rec.message = rest; }
     return true;
   }
   if (c === 91 /* [ */) {
@@ -173,6 +177,21 @@ function parseEngine(s: string, rec: LogRecord, state: ParseState): boolean {
   if (allowVllm && (c === 73 || c === 68 || c === 87 || c === 69 || c === 67) /* I D W E C */) {
     return parseVllmHeader(s, rec, state);
   }
+  return false;
+}
+
+// vLLM's format starts with VLLM_LOGGING_PREFIX, which decorate_logs' process prefix then precedes:
+// `(APIServer pid=1) [node-3] INFO 08-21 22:30:05 [async_llm.py:439] …`.
+const LOGGING_PREFIX_WINDOW = 64;
+const LEVEL_DATE = new RegExp(`(?:${LEVELS}) \\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d `);
+
+/** The header after a VLLM_LOGGING_PREFIX (a few characters after the process prefix); rec filled. */
+function parseAfterLoggingPrefix(s: string, rec: LogRecord, state: ParseState): boolean {
+  const m = LEVEL_DATE.exec(s.length > LOGGING_PREFIX_WINDOW + 40 ? s.slice(0, LOGGING_PREFIX_WINDOW + 40) : s);
+  if (!m || m.index === 0 || m.index > LOGGING_PREFIX_WINDOW) return false;
+  const level = rec.level;
+  if (parseVllmHeader(s.slice(m.index), rec, state) && rec.format !== 'uvicorn') return true;
+  rec.level = level;
   return false;
 }
 
@@ -234,6 +253,7 @@ function parseSglang(s: string, rec: LogRecord, state: ParseState): boolean {
     rec.time = state.stampValue;
     rec.timeResolution = m[7] ? 'ms' : 's';
     const tag = m[8].trim();
+    if (!tag && vllmFollows(s, m[0].length, state)) return false;
     if (tag) { rec.process = tag; rec.ranks = tagRanks(tag); rec.role = 'scheduler'; }
     rec.message = s.slice(m[0].length);
     return true;
@@ -249,6 +269,7 @@ function parseSglang(s: string, rec: LogRecord, state: ParseState): boolean {
   }
   m = SGLANG_2024.exec(s);
   if (m) {
+    if (!m[4].trim() && vllmFollows(s, m[0].length, state)) return false;
     rec.engine = 'sglang'; rec.format = 'sglang-2024';
     // No date at all: anchor on the day the log was written, rolling over at midnight.
     const sod = Number(m[1]) * 3600 + Number(m[2]) * 60 + Number(m[3]);
@@ -262,6 +283,17 @@ function parseSglang(s: string, rec: LogRecord, state: ParseState): boolean {
     return true;
   }
   return false;
+}
+
+/**
+ * A bracketed time with no rank tag, then vLLM's process prefix or header: another tool's stamp
+ * (`ts '[%Y-%m-%d %H:%M:%S]'`, a launcher, a CI log) in front of a vLLM line, not an SGLang line.
+ */
+function vllmFollows(s: string, at: number, state: ParseState): boolean {
+  if (state.forced === 'sglang') return false;
+  const c = s.charCodeAt(at);
+  if (c === 40 /* ( */) return VLLM_PREFIX.test(s.slice(at, at + 120));
+  return (c === 73 || c === 68 || c === 87 || c === 69 || c === 67) && VLLM_HEADER.test(s.slice(at, at + 200));
 }
 
 // SGLang's request logger with --log-requests-format json: one event object per line.
@@ -308,6 +340,24 @@ function findHeader(s: string, rec: LogRecord, state: ParseState): number {
 }
 
 /**
+ * The record quoted from `at` in `s` (a JSON string or CSV field), unescaped up to its closing
+ * quote and its first line break, with `rec` filled from it again; null when it is no record.
+ */
+function unquoteRecord(s: string, at: number, rec: LogRecord, state: ParseState): { text: string; kind: string } | null {
+  const q = quotedRecord(s, at);
+  if (q === null) return null;
+  let text = q.text;
+  const nl = text.indexOf('\n');
+  if (nl >= 0) text = text.slice(0, nl);
+  if (text.charCodeAt(text.length - 1) === 13) text = text.slice(0, -1);
+  if (hasColour(text)) text = stripColour(text);
+  const probe = newRecord(rec.line, rec.offset, '');
+  if (!parseEngine(text, probe, state)) return null;
+  Object.assign(rec, probe);
+  return { text, kind: q.kind };
+}
+
+/**
  * Further into a line, only a header that is surely the engine's counts: vLLM's level, date and
  * file:line; SGLang's date with a rank tag or milliseconds. A bare `(name pid=N)` or `[date]` in
  * the middle of another program's line counts only in a log already known to be that engine's
@@ -315,7 +365,8 @@ function findHeader(s: string, rec: LogRecord, state: ParseState): number {
  */
 function surelyEngines(r: LogRecord, state: ParseState): boolean {
   if (r.format === 'vllm-output') return state.detected === 'vllm' || state.forced === 'vllm';
-  if (r.format === 'uvicorn') return false;
+  // uvicorn's access line alone is anyone's; behind vLLM's process prefix, in a vLLM log, it is vLLM's.
+  if (r.format === 'uvicorn') return r.process !== null && (state.detected === 'vllm' || state.forced === 'vllm');
   if (r.format === 'sglang' && r.process === null && r.timeResolution === 's') {
     return state.detected === 'sglang' || state.forced === 'sglang' || matchHop('sglang', r.message, null, 'sglang') !== null;
   }
@@ -422,6 +473,7 @@ export function parseLine(text: string, lineNo: number, offset: number, state: P
   let wrappers: string[] | null;
   const stamp: { v: OuterStamp | null } = { v: null };
   let body = s;
+  let quotedPrefix: string | null = null;
   if (!matched && s.length > 0) {
     wrappers = [];
     // Known wrappers one by one, so their own timestamps are kept.
@@ -440,7 +492,19 @@ export function parseLine(text: string, lineNo: number, offset: number, state: P
       // Anything else in front (markdown, pasted words, a progress bar, a time column of any
       // shape): the engine's header wherever it stands.
       const at = findHeader(body, rec, state);
-      if (at > 0) { matched = true; body = body.slice(at); }
+      if (at > 0) {
+        matched = true;
+        const rest = body.slice(at);
+        // The header right after a quote: the line is a JSON string or CSV field of an export.
+        const quoted = body.charCodeAt(at - 1) === 34 ? unquoteRecord(body, at, rec, state) : null;
+        if (quoted !== null) {
+          wrappers.push(quoted.kind);
+          quotedPrefix = s.endsWith(rest) ? s.slice(0, s.length - rest.length) : '';
+          body = quoted.text;
+        } else {
+          body = rest;
+        }
+      }
     }
     if (!matched) {
       // A custom logging layout: after the wrappers, or from the line's start (its own date may
@@ -470,7 +534,7 @@ export function parseLine(text: string, lineNo: number, offset: number, state: P
       return r;
     }
     if (wrappers.length) rec.wrappers = wrappers;
-    const prefix = s.endsWith(body) ? s.slice(0, s.length - body.length) : '';
+    const prefix = quotedPrefix ?? (s.endsWith(body) ? s.slice(0, s.length - body.length) : '');
     if (prefix) {
       rec.prefix = prefix;
       if (rec.process === null && rec.engine === 'vllm') {
@@ -506,7 +570,8 @@ export function parseLine(text: string, lineNo: number, offset: number, state: P
   // Terminal padding after a pasted line is no part of the message.
   const last = msg.charCodeAt(msg.length - 1);
   if (last === 32 || last === 9) msg = msg.trimEnd();
-  if (msg.length > 28 && msg.charCodeAt(msg.length - 1) === 93 && msg.endsWith(' across cluster]')) {
+  const end = msg.charCodeAt(msg.length - 1);
+  if (msg.length > 28 && ((end === 93 && msg.endsWith(' across cluster]')) || (end === 41 && msg.endsWith(' for more options.)')))) {
     const r = RAY_REPEATED.exec(msg);
     if (r) { rec.repeated = Number(r[1]); msg = msg.slice(0, r.index); }
   }
