@@ -5,7 +5,7 @@
 import type { Engine, LogRecord, TimeResolution } from './model';
 import { matchHop } from '../../hops/index';
 import { normaliseRid, splitIdList } from './requestIds';
-import { hasColour, stripColour } from './colour';
+import { columnBeforeStrip, hasColour, stripColour } from './colour';
 import { dropMarkdownClosers, fractionMs, fractionResolution, inferYear, stripWrapper, type OuterStamp } from './outerPrefix';
 import { BASIC_FORMAT, readLayoutHeader, type LayoutHeader } from './pythonLayout';
 
@@ -408,13 +408,18 @@ export function parseLine(text: string, lineNo: number, offset: number, state: P
   } else {
     state.sawBareLF = true;
   }
-  if (s.charCodeAt(0) === 0xfeff) s = s.slice(1); // a UTF-8 byte order mark
-  if (s.indexOf('\x1b') !== -1) s = stripColour(s);
+  let bom = 0;
+  if (s.charCodeAt(0) === 0xfeff) { s = s.slice(1); bom = 1; } // a UTF-8 byte order mark
+  // The text before each colour strip, to tell a glued record's column on the line as read.
+  let coloured: string | null = null;
+  let colouredAgain: string | null = null;
+  if (s.indexOf('\x1b') !== -1) { coloured = s; s = stripColour(s); }
   let rec = newRecord(lineNo, offset, s);
   let matched = s.length > 0 && parseEngine(s, rec, state);
   // Colour in its text forms (remnants, caret) is looked for only when the header did not parse:
   // a header that parsed had none, and most lines are such lines.
   if ((!matched || rec.format === 'vllm-output') && hasColour(s)) {
+    colouredAgain = s;
     s = stripColour(s);
     rec = newRecord(lineNo, offset, s);
     matched = s.length > 0 && parseEngine(s, rec, state);
@@ -512,9 +517,22 @@ export function parseLine(text: string, lineNo: number, offset: number, state: P
   }
   // Several records on one line (a paste lost its newlines): this record ends where the next header starts.
   let gluedRest: string | null = null;
+  let gluedColumn = -1;
   if (msg.length > 24 && rec.engine !== 'other') {
     const at = gluedAt(msg, rec, state);
-    if (at > 0) { gluedRest = msg.slice(at); msg = msg.slice(0, at).trimEnd(); }
+    if (at > 0) {
+      gluedRest = msg.slice(at);
+      // Where it stands on the line as read: the message's place in the parsed text (markdown
+      // closers come off its ends only), then back through the colour strips and the BOM.
+      const whole = rec.message;
+      if (s.endsWith(whole)) {
+        let column = s.length - whole.length + whole.indexOf(msg) + at;
+        if (colouredAgain !== null) column = columnBeforeStrip(colouredAgain, column);
+        if (coloured !== null) column = columnBeforeStrip(coloured, column);
+        gluedColumn = column + bom;
+      }
+      msg = msg.slice(0, at).trimEnd();
+    }
   }
   rec.message = msg;
 
@@ -557,7 +575,7 @@ export function parseLine(text: string, lineNo: number, offset: number, state: P
     state.prevRid = rec.rid;
   }
   state.prevCR = marker;
-  if (gluedRest !== null) parseGlued(rec, gluedRest, state, marker);
+  if (gluedRest !== null) parseGlued(rec, gluedRest, gluedColumn, state, marker);
   return rec;
 }
 
@@ -594,8 +612,11 @@ function gluedAt(msg: string, rec: LogRecord, state: ParseState): number {
   return -1;
 }
 
-/** Parses the records glued onto `rec`'s line and keeps them on it, in order. */
-function parseGlued(rec: LogRecord, rest: string, state: ParseState, marker: boolean): void {
+/**
+ * Parses the records glued onto `rec`'s line and keeps them on it, in order, each with its column
+ * on the line (`column`: where `rest` starts on it; -1 when not known).
+ */
+function parseGlued(rec: LogRecord, rest: string, column: number, state: ParseState, marker: boolean): void {
   const sawBareLF = state.sawBareLF;
   const g = parseLine(rest, rec.line, rec.offset, state);
   state.sawBareLF = sawBareLF;
@@ -603,7 +624,13 @@ function parseGlued(rec: LogRecord, rest: string, state: ParseState, marker: boo
   const more = g.glued;
   delete g.glued;
   rec.glued = more ? [g, ...more] : [g];
-  rec.glued.forEach((x, i) => { x.part = i + 2; });
+  rec.glued.forEach((x, i) => {
+    x.part = i + 2;
+    // The records after `g` know their column on `rest`.
+    const own = x === g ? 0 : x.column;
+    if (column >= 0 && own !== undefined) x.column = column + own;
+    else delete x.column;
+  });
 }
 
 /** An SGLang message that opens with more header fields: a level in brackets or a level word, a logger name. */
