@@ -4,12 +4,17 @@
 // flattened pastes keep them).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createParseState, parseLine } from '../../../src/core/logs/parseLine';
-import { firstRecord, nextRecordAt } from '../../../src/hops/index';
+import { createParseState, nextRecordAt, parseLine } from '../../../src/core/logs/parseLine';
 import { citedSource } from '../../../src/core/source/locate';
 
 const ABORTS = 'issue on Github. See stack trace above for theactual cause. INFO 06-19 11:25:01 async_llm_engine.py:167] Aborted request cmpl-7347d49f836c40a6b8d00fff45f5998d. INFO 06-19 11:25:01 async_llm_engine.py:167] Aborted request cmpl-10f955208ce04051aeb80f37a1b930b4. INFO 06-19 11:';
 const ADDED = 'lora_request: None. (APIServer pid=90458) INFO 02-13 11:33:33 [async_llm.py:382] Added request chatcmpl-a269fdcb7c6ce890-a8a65d16. (APIServer pid=90458) INFO: 10.80.23.18:51408 - "POST /v1/chat/completions HTTP/1.1" 200 OK (APIServer pid=90458) INFO 02-13 11:33:39 [loggers.py:257] Engine 000: Avg p...';
+
+/** The first record's words of a message that may hold several. */
+function firstRecord(message: string): string {
+  const at = nextRecordAt(message);
+  return at < 0 ? message : message.slice(0, at);
+}
 
 function parse(line: string) {
   return parseLine(line, 1, 0, createParseState({ referenceTime: Date.UTC(2024, 6, 1) }));
@@ -34,6 +39,10 @@ test('the first record ends at a whole header of vLLM, SGLang or uvicorn, never 
   assert.equal(firstRecord('Decode batch. #running-req: 1 [2025-02-27 04:46:41 TP0] Decode batch. #running-req: 2'), 'Decode batch. #running-req: 1');
   assert.equal(firstRecord('Aborted request cmpl-2. INFO 06-19 11:'), 'Aborted request cmpl-2.');
   assert.equal(firstRecord('Error in chat completion stream generator. ERROR 07-07 18:10:2...'), 'Error in chat completion stream generator.');
+  assert.equal(firstRecord('Added request x. (APIServer pid=1) INFO 02-13 11:3'), 'Added request x.', 'a cut header keeps its process prefix');
+  // Every header the parser reads: nested process prefixes (Ray under an engine core), a logging config's dated header.
+  assert.equal(firstRecord('Added request x. (EngineCore_DP0 pid=1) (RayWorkerWrapper pid=2) INFO 08-21 22:30:05 [gpu_worker.py:120] Loading weights took 1.2 s'), 'Added request x.');
+  assert.equal(firstRecord('Added request x. INFO 2025-04-11 12:45:10,123 [/opt/venv/lib/python3.12/site-packages/vllm/engine/async_llm_engine.py:211] Added request y.'), 'Added request x.');
   for (const whole of [
     'Finished request cmpl-1.',
     'Setting level INFO 06-19 for the run',
@@ -42,6 +51,7 @@ test('the first record ends at a whole header of vLLM, SGLang or uvicorn, never 
     'Route: /v1/chat/completions, Methods: POST',
     'Set the level to INFO',
     'retrying in 5 s (INFO 3)',
+    'the job ran at [12:00:01] and again at [13:00:01] today',
   ]) assert.equal(nextRecordAt(whole), -1, whole);
 });
 
