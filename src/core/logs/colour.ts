@@ -25,3 +25,15 @@ export function hasColour(s: string): boolean {
 export function stripColour(s: string): string {
   return s.replace(ALL_FORMS, '');
 }
+
+/** The column in `s` of what stands at `column` in stripColour(s) (in front of the codes that colour it). */
+export function columnBeforeStrip(s: string, column: number): number {
+  let removed = 0;
+  ALL_FORMS.lastIndex = 0;
+  for (let m = ALL_FORMS.exec(s); m; m = ALL_FORMS.exec(s)) {
+    if (m.index - removed >= column) break;
+    removed += m[0].length;
+  }
+  ALL_FORMS.lastIndex = 0;
+  return column + removed;
+}

@@ -5,7 +5,7 @@
 import type { Engine, LogRecord, TimeResolution } from './model';
 import { matchHop } from '../../hops/index';
 import { normaliseRid, splitIdList } from './requestIds';
-import { hasColour, stripColour } from './colour';
+import { columnBeforeStrip, hasColour, stripColour } from './colour';
 import { dropMarkdownClosers, fractionMs, fractionResolution, inferYear, stripWrapper, type OuterStamp } from './outerPrefix';
 import { BASIC_FORMAT, readLayoutHeader, type LayoutHeader } from './pythonLayout';
 import { quotedRecord } from './quotedRecord';
@@ -368,7 +368,7 @@ function surelyEngines(r: LogRecord, state: ParseState): boolean {
   // uvicorn's access line alone is anyone's; behind vLLM's process prefix, in a vLLM log, it is vLLM's.
   if (r.format === 'uvicorn') return r.process !== null && (state.detected === 'vllm' || state.forced === 'vllm');
   if (r.format === 'sglang' && r.process === null && r.timeResolution === 's') {
-    return state.detected === 'sglang' || state.forced === 'sglang' || matchHop('sglang', r.message, null, 'sglang') !== null;
+    return state.detected === 'sglang' || state.forced === 'sglang' || matchHop('sglang', r.message, null, 'sglang', nextRecordAt) !== null;
   }
   return true;
 }
@@ -381,8 +381,8 @@ function surelyEngines(r: LogRecord, state: ParseState): boolean {
 function layoutEngine(h: LayoutHeader, message: string, state: ParseState): Engine | null {
   let engine = h.engine ?? state.layouts.get(h.signature) ?? null;
   if (engine === null) {
-    const v = state.forced !== 'sglang' && matchHop('vllm', message, h.file, 'vllm-custom') !== null;
-    const g = state.forced !== 'vllm' && matchHop('sglang', message, null, 'sglang-custom') !== null;
+    const v = state.forced !== 'sglang' && matchHop('vllm', message, h.file, 'vllm-custom', nextRecordAt) !== null;
+    const g = state.forced !== 'vllm' && matchHop('sglang', message, null, 'sglang-custom', nextRecordAt) !== null;
     engine = v === g ? null : v ? 'vllm' : 'sglang';
   }
   if (engine === null || (state.forced !== null && engine !== state.forced)) return null;
@@ -459,13 +459,18 @@ export function parseLine(text: string, lineNo: number, offset: number, state: P
   } else {
     state.sawBareLF = true;
   }
-  if (s.charCodeAt(0) === 0xfeff) s = s.slice(1); // a UTF-8 byte order mark
-  if (s.indexOf('\x1b') !== -1) s = stripColour(s);
+  let bom = 0;
+  if (s.charCodeAt(0) === 0xfeff) { s = s.slice(1); bom = 1; } // a UTF-8 byte order mark
+  // The text before each colour strip, to tell a glued record's column on the line as read.
+  let coloured: string | null = null;
+  let colouredAgain: string | null = null;
+  if (s.indexOf('\x1b') !== -1) { coloured = s; s = stripColour(s); }
   let rec = newRecord(lineNo, offset, s);
   let matched = s.length > 0 && parseEngine(s, rec, state);
   // Colour in its text forms (remnants, caret) is looked for only when the header did not parse:
   // a header that parsed had none, and most lines are such lines.
   if ((!matched || rec.format === 'vllm-output') && hasColour(s)) {
+    colouredAgain = s;
     s = stripColour(s);
     rec = newRecord(lineNo, offset, s);
     matched = s.length > 0 && parseEngine(s, rec, state);
@@ -577,9 +582,22 @@ export function parseLine(text: string, lineNo: number, offset: number, state: P
   }
   // Several records on one line (a paste lost its newlines): this record ends where the next header starts.
   let gluedRest: string | null = null;
+  let gluedColumn = -1;
   if (msg.length > 24 && rec.engine !== 'other') {
     const at = gluedAt(msg, rec, state);
-    if (at > 0) { gluedRest = msg.slice(at); msg = msg.slice(0, at).trimEnd(); }
+    if (at > 0) {
+      gluedRest = msg.slice(at);
+      // Where it stands on the line as read: the message's place in the parsed text (markdown
+      // closers come off its ends only), then back through the colour strips and the BOM.
+      const whole = rec.message;
+      if (s.endsWith(whole)) {
+        let column = s.length - whole.length + whole.indexOf(msg) + at;
+        if (colouredAgain !== null) column = columnBeforeStrip(colouredAgain, column);
+        if (coloured !== null) column = columnBeforeStrip(coloured, column);
+        gluedColumn = column + bom;
+      }
+      msg = msg.slice(0, at).trimEnd();
+    }
   }
   rec.message = msg;
 
@@ -592,7 +610,7 @@ export function parseLine(text: string, lineNo: number, offset: number, state: P
   }
 
   if (rec.engine !== 'other' && rec.hop === null) {
-    const hm = matchHop(rec.engine, msg, rec.fileinfo, rec.format);
+    const hm = matchHop(rec.engine, msg, rec.fileinfo, rec.format, nextRecordAt);
     if (hm) {
       const hop = hm.hop;
       rec.hop = hop.id;
@@ -622,14 +640,15 @@ export function parseLine(text: string, lineNo: number, offset: number, state: P
     state.prevRid = rec.rid;
   }
   state.prevCR = marker;
-  if (gluedRest !== null) parseGlued(rec, gluedRest, state, marker);
+  if (gluedRest !== null) parseGlued(rec, gluedRest, gluedColumn, state, marker);
   return rec;
 }
 
 /**
- * Where another record's header starts inside `msg` (a record pasted onto this one's line), or -1.
- * A cheap look first: the header of the next record of the same log shows the same year (SGLang's
- * `[YYYY-`) or day (vLLM's `MM-DD `); only then is the header looked for and parsed.
+ * Where another record's header starts inside `msg` (a record pasted onto this one's line), to be
+ * parsed as a record of its own; or -1. A cheap look first: the header of the next record of the
+ * same log shows the same year (SGLang's `[YYYY-`) or day (vLLM's `MM-DD `); only then is the
+ * header looked for and parsed, with this log's state (what counts further into a line: surelyEngines).
  */
 function gluedAt(msg: string, rec: LogRecord, state: ParseState): number {
   let key: string;
@@ -646,21 +665,65 @@ function gluedAt(msg: string, rec: LogRecord, state: ParseState): number {
     return -1;
   }
   if (key.length !== 6 || msg.indexOf(key) < 0) return -1;
-  const window = msg.length > 64 * 1024 ? msg.slice(0, 64 * 1024) : msg;
-  HEADER_ANCHOR.lastIndex = 1;
-  for (let m = HEADER_ANCHOR.exec(window); m; m = HEADER_ANCHOR.exec(window)) {
-    const probe = newRecord(rec.line, rec.offset, '');
-    const rest = window.slice(m.index);
-    // A header as the engine prints it is followed by a space and a message: `[date], resuming` is text.
-    if (parseEngine(rest, probe, state) && probe.format !== 'uvicorn' && probe.format !== 'vllm-output' && probe.message.length > 0
-      && rest.charCodeAt(rest.length - probe.message.length - 1) === 32 && surelyEngines(probe, state)) return m.index;
-    HEADER_ANCHOR.lastIndex = m.index + 1;
+  return recordHeaderAt(msg.length > 64 * 1024 ? msg.slice(0, 64 * 1024) : msg, HEADER_ANCHOR, state, (probe) => probe.message.length > 0 && surelyEngines(probe, state));
+}
+
+/**
+ * The first place after 0 in `s` where a record's header starts, as the engine grammars read it
+ * (an anchor `anchor` finds: HEADER_ANCHOR's source), followed by a space, and that
+ * `accept` takes; or -1. The one reading of "another record starts here" on a pasted line: gluedAt
+ * parses what it finds as a record, nextRecordAt ends a message's own words there.
+ */
+function recordHeaderAt(s: string, anchor: RegExp, state: ParseState, accept: (probe: LogRecord, at: number) => boolean): number {
+  anchor.lastIndex = 1;
+  for (let m = anchor.exec(s); m; m = anchor.exec(s)) {
+    const probe = newRecord(0, 0, '');
+    const rest = s.slice(m.index);
+    // A header as the engine prints it is followed by a space: `[date], resuming` is text.
+    if (parseEngine(rest, probe, state) && probe.format !== 'uvicorn' && probe.format !== 'vllm-output'
+      && rest.charCodeAt(rest.length - probe.message.length - 1) === 32 && accept(probe, m.index)) return m.index;
+    anchor.lastIndex = m.index + 1;
   }
   return -1;
 }
 
-/** Parses the records glued onto `rec`'s line and keeps them on it, in order. */
-function parseGlued(rec: LogRecord, rest: string, state: ParseState, marker: boolean): void {
+// nextRecordAt's own anchor (it may run while gluedAt's loop holds HEADER_ANCHOR's place: surelyEngines
+// asks the hop table) and its state: no log's.
+const WORDS_ANCHOR = new RegExp(HEADER_ANCHOR.source, 'g');
+let wordsState: ParseState | null = null;
+// What ends a record's own words though no record of its own follows (gluedAt glues none): uvicorn's
+// access line, behind vLLM's process prefix or not; the last header of a paste cut short where the
+// text ends (`… Aborted request cmpl-2. INFO 06-19 11:`, `… ERROR 07-07 18:10:2...`).
+const WORDS_END = new RegExp(
+  ` (?:\\([A-Za-z_][^()]{0,80}? pid=\\d+(?:, ip=[\\d.]+)?\\) )?`
+  + `(?:INFO: +\\S+:\\d+ - "|(?:${LEVELS}) \\d\\d?(?:[-: .]\\d*)*(?:\\.\\.\\.|…)?$)`,
+);
+
+/**
+ * Where a message's own words end because another record follows on its line (a paste that lost
+ * its line breaks): the space before the next record's header (any engine's, read as gluedAt reads
+ * it, after a space) or before what ends the words though it is no record (WORDS_END); -1 when
+ * none. Only a header counts, so a message that mentions a level word or a date keeps its text.
+ * For the hop matcher and the resolver, which look only when the whole message fit nothing.
+ */
+export function nextRecordAt(message: string): number {
+  // Most messages are ruled out cheaply: a whole header holds `] ` or `INFO:`, a cut one ends in a digit or `...`.
+  const last = message.charCodeAt(message.length - 1);
+  if (message.indexOf('] ', 1) < 0 && message.indexOf('INFO:', 1) < 0 && !(last >= 48 && last <= 58) && last !== 46 && last !== 0x2026) return -1;
+  const tail = WORDS_END.exec(message);
+  let at = tail ? tail.index : -1;
+  if (wordsState === null || wordsState.processCache.size > 256) wordsState = createParseState();
+  // After a space; SGLang's 2024 `[HH:MM:SS]` has no date to tell it from a time a message names.
+  const header = recordHeaderAt(message, WORDS_ANCHOR, wordsState, (probe, p) => message.charCodeAt(p - 1) === 32 && probe.format !== 'sglang-2024');
+  if (header > 0 && (at < 0 || header - 1 < at)) at = header - 1;
+  return at > 0 ? at : -1;
+}
+
+/**
+ * Parses the records glued onto `rec`'s line and keeps them on it, in order, each with its column
+ * on the line (`column`: where `rest` starts on it; -1 when not known).
+ */
+function parseGlued(rec: LogRecord, rest: string, column: number, state: ParseState, marker: boolean): void {
   const sawBareLF = state.sawBareLF;
   const g = parseLine(rest, rec.line, rec.offset, state);
   state.sawBareLF = sawBareLF;
@@ -668,7 +731,13 @@ function parseGlued(rec: LogRecord, rest: string, state: ParseState, marker: boo
   const more = g.glued;
   delete g.glued;
   rec.glued = more ? [g, ...more] : [g];
-  rec.glued.forEach((x, i) => { x.part = i + 2; });
+  rec.glued.forEach((x, i) => {
+    x.part = i + 2;
+    // The records after `g` know their column on `rest`.
+    const own = x === g ? 0 : x.column;
+    if (column >= 0 && own !== undefined) x.column = column + own;
+    else delete x.column;
+  });
 }
 
 /** An SGLang message that opens with more header fields: a level in brackets or a level word, a logger name. */
