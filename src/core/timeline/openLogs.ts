@@ -1,6 +1,6 @@
 // Which of the logs open in the editor go on a request's timeline, and which request the line
 // at the cursor belongs to. The editor's sessions already hold each open log's request index,
-// so no file is read here: the timeline itself reads the chosen files (requestLogs.ts).
+// so no file is read here, nor for the timeline of open logs (requestLogs.ts reads their sessions).
 //
 // A deployment's logs are of three kinds for one request:
 //   - logs that name it (an API server, a prefill or decode instance, a router): on the timeline;
@@ -15,7 +15,7 @@ import { parseRouterLine } from './routerLog';
 
 /** What the editor's session of an open log can tell without reading the file again. */
 export interface OpenLogView {
-  /** The file on disk (the timeline reads it from there). */
+  /** The file on disk (the timeline reads it from there unless it is open). */
   path: string;
   engine: Engine | null;
   tracker: { rids(): Iterable<string>; readonly requestCount: number; brief(rid: string): { firstTime: number | null } | null };
