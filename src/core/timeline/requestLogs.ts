@@ -86,6 +86,18 @@ class TimelineTracker extends RequestTracker {
 
 }
 
+/** Adds the requests of `tracker` from the `seen`th on (in the order it met them) to `byKey`, by join key; returns how many it has. */
+function groupByKey(tracker: RequestTracker, byKey: Map<string, string[]>, seen = 0): number {
+  let n = 0;
+  for (const rid of tracker.rids()) {
+    if (n++ < seen) continue;
+    const k = requestKey(rid);
+    const list = byKey.get(k);
+    if (list) list.push(rid); else byKey.set(k, [rid]);
+  }
+  return n;
+}
+
 /** The stamps of the requests with these ids in `tracker` into `row` of `into`. */
 function stampsInto(tracker: RequestTracker, into: RequestStamps, row: number, rids: readonly string[]): void {
   for (const rid of rids) {
@@ -104,30 +116,30 @@ function stampsInto(tracker: RequestTracker, into: RequestStamps, row: number, r
  * request is shared), and nothing is kept per line while the log is read.
  */
 class LogStamps implements StampReader {
-  /** Requests of the index not yet looked at, by join key. */
-  private readonly pending = new Map<string, string[]>();
+  /** Keys of `byKey` already looked at (their stamps are in the store now). */
+  private readonly taken = new Set<string>();
 
-  /** `store` holds what was noted while reading (router lines); the index's requests join it when asked for. */
-  constructor(private readonly tracker: RequestTracker | null, private readonly store = new RequestStamps()) {
-    if (tracker) {
-      for (const rid of tracker.rids()) {
-        const k = requestKey(rid);
-        const list = this.pending.get(k);
-        if (list) list.push(rid); else this.pending.set(k, [rid]);
-      }
-    }
-  }
+  /**
+   * `byKey`: the index's requests by join key (read, never changed: an open log's cache shares
+   * it); `store` holds what was noted while reading (router lines); the index's requests join it
+   * when asked for.
+   */
+  constructor(private readonly tracker: RequestTracker, private readonly byKey: ReadonlyMap<string, readonly string[]>,
+    private readonly store = new RequestStamps()) {}
 
   /** Requests in the log (one under router lines and engine lines counts twice: harmless for the rules). */
-  get size(): number { return this.store.size + this.pending.size; }
-  *keys(): Iterable<string> { yield* this.store.keys(); yield* this.pending.keys(); }
+  get size(): number { return this.store.size + this.byKey.size - this.taken.size; }
+  *keys(): Iterable<string> {
+    yield* this.store.keys();
+    for (const k of this.byKey.keys()) if (!this.taken.has(k)) yield k;
+  }
 
   find(key: string): number {
-    const rids = this.pending.get(key);
+    const rids = this.taken.has(key) ? undefined : this.byKey.get(key);
     if (rids === undefined) return this.store.find(key);
     const row = this.store.row(key);
-    stampsInto(this.tracker!, this.store, row, rids);
-    this.pending.delete(key);
+    stampsInto(this.tracker, this.store, row, rids);
+    this.taken.add(key);
     return row;
   }
 
@@ -294,7 +306,9 @@ async function readOne(path: string, keys: readonly string[], opts: ReadRequestO
     const result = await readLogStream(session, input.chunks(), opts.signal);
     const engine = result.engine;
     const kind: RequestLogs['kind'] = engine !== null ? 'engine' : routerLines > 0 ? 'router' : 'other';
-    const stamps = new LogStamps(tracker, routerStamps);
+    const byKey = new Map<string, string[]>();
+    groupByKey(tracker, byKey);
+    const stamps = new LogStamps(tracker, byKey, routerStamps);
     for (const c of collected.values()) {
       const firstRid = c.records.find((r) => !r.continuation)?.rid ?? null;
       c.group = firstRid !== null ? tracker.get(firstRid) : null;
@@ -349,6 +363,9 @@ interface SessionExtras {
   routerStamps: RequestStamps;
   /** 1-based lines of the router lines naming each request (join key). */
   routerMentions: Map<string, number[]>;
+  /** The request index's ids by join key, and how many of its ids that is. */
+  ridsByKey: Map<string, string[]>;
+  ridsSeen: number;
 }
 
 const sessionExtras = new WeakMap<OpenLogSession, SessionExtras>();
@@ -390,7 +407,7 @@ function extrasOf(session: OpenLogSession): SessionExtras {
       generation: session.generation, records: session.records, tracker: session.tracker, scanned: 0,
       processes: new Map(), lastProcess: null, lastPid: null,
       batch: { line: [], time: [], res: [], hop: [], proc: [], role: [] }, isBatchHop: new Map(),
-      routerLines: 0, routerStamps: new RequestStamps(), routerMentions: new Map(),
+      routerLines: 0, routerStamps: new RequestStamps(), routerMentions: new Map(), ridsByKey: new Map(), ridsSeen: 0,
     };
     sessionExtras.set(session, x);
   }
@@ -401,6 +418,7 @@ function extrasOf(session: OpenLogSession): SessionExtras {
     if (rec.glued) for (const g of rec.glued) noteRecord(x, g);
   }
   x.scanned = records.length;
+  if (session.tracker.requestCount !== x.ridsSeen) x.ridsSeen = groupByKey(session.tracker, x.ridsByKey, x.ridsSeen);
   return x;
 }
 
@@ -421,17 +439,12 @@ function fromSession(session: OpenLogSession, path: string, keys: readonly strin
   const { records, tracker } = session;
   const matchKey = keyMatcher(keys);
   const collected = new Map<string, Collected>(keys.map((k) => [k, { records: [], mentions: [] }]));
-  // The request's hop lines (1-based), by key.
-  const linesOf = new Map<string, Set<number>>();
-  for (const rid of tracker.rids()) {
-    const k = matchKey(rid);
-    if (k === null) continue;
-    let lines = linesOf.get(k);
-    if (!lines) linesOf.set(k, lines = new Set());
-    const into = lines;
-    tracker.forEachEntry(rid, (_hop, line) => { into.add(line); });
-  }
-  for (const [k, lines] of linesOf) {
+  for (const k of keys) {
+    const rids = x.ridsByKey.get(k);
+    if (!rids) continue;
+    // The request's hop lines (1-based).
+    const lines = new Set<number>();
+    for (const rid of rids) tracker.forEachEntry(rid, (_hop, line) => { lines.add(line); });
     const c = collected.get(k)!;
     for (const line of [...lines].sort((a, b) => a - b)) {
       const rec = records[line - 1];
@@ -469,7 +482,7 @@ function fromSession(session: OpenLogSession, path: string, keys: readonly strin
     path, engine, lines: session.linesParsed, bytes: session.bytesParsed, kind, mentions: [] as MentionLine[],
     processes: [...x.processes.values()],
     // The rules add rows to what they read: a copy of the cached router stamps.
-    stamps: new LogStamps(tracker, x.routerStamps.clone()),
+    stamps: new LogStamps(tracker, x.ridsByKey, x.routerStamps.clone()),
     contextBetween: (fromMs: number, toMs: number, cap = 200) => batchBetween(batch, fromMs, toMs, cap),
   };
   return { log, collected };
