@@ -125,3 +125,19 @@ export function logChoiceText(c: TimelineLogChoice): string {
 export function isSameRequest(query: string, clientRequestId: string): boolean {
   return queryKeys(query).includes(requestKey(clientRequestId));
 }
+
+/**
+ * The request whose timeline a log line offers (a lens): its id when the record at the 0-based
+ * `line` (`part`: a record pasted onto it) is the first hop line of that request in the log, so
+ * a request offers it once however many lines it printed; null on any other line, and on a line
+ * naming several requests (a batch).
+ */
+export function timelineRequestAt(log: { record(line: number, part?: number): LogRecord | undefined; tracker: { firstLine(rid: string): number | null } },
+  line: number, part = 1): string | null {
+  const rec = log.record(line, part);
+  if (!rec || rec.hop === null || rec.continuation || rec.engine === 'other' || rec.rid === null || (rec.rids?.length ?? 0) > 1) return null;
+  if (log.tracker.firstLine(rec.rid) !== rec.line) return null;
+  // Records pasted onto one line: the first that names the request offers it.
+  for (let p = 1; p < part; p++) if (log.record(line, p)?.rid === rec.rid) return null;
+  return rec.rid;
+}
