@@ -504,7 +504,8 @@ export async function readRequestLogs(paths: readonly string[], query: string, o
   const read: Awaited<ReturnType<typeof readOne>>[] = [];
   for (const path of paths) {
     const open = opts.openLog ? await opts.openLog(path) : undefined;
-    read.push(open ? fromSession(open, path, keys) : await readOne(path, keys, opts));
+    // A session that keeps no records (a large log's streamed view) has not the request's lines: the file has.
+    read.push(open && open.records.length >= open.linesParsed ? fromSession(open, path, keys) : await readOne(path, keys, opts));
   }
   // The literal reading of the query wins when it has lines anywhere (see queryKeys).
   const count = (k: string): number => read.reduce((n, r) => n + r.collected.get(k)!.records.length + r.collected.get(k)!.mentions.length, 0);

@@ -107,3 +107,14 @@ test('batch lines and processes of an open log are the file\'s', async () => {
   assert.equal(open.logs[0].lines, disk.logs[0].lines);
   assert.equal(open.logs[0].bytes, disk.logs[0].bytes);
 });
+
+test('a session that keeps no records (a large log\'s streamed view) is not used: the file is read', async () => {
+  const dir = stage('engine-run');
+  const api = join(dir, 'api-server.log');
+  const streamed = new LogSession({ engine: 'auto', keepRecords: false, referenceTime: statSync(api).mtimeMs });
+  streamed.syncTextNow(readFileSync(api, 'utf8').replace("output: 'Hello! How can I help?'", "output: 'not what the file says'"));
+  assert.ok(streamed.tracker.requestCount > 0);
+  const t = (await loadTimeline({ query: 'tl-0001', logs: [api], includeText: true, openLog: () => streamed })).timeline;
+  const texts = hopTexts(t);
+  assert.ok(texts.some((x) => x.includes("output: 'Hello! How can I help?'")), texts.join('\n'));
+});
