@@ -42,7 +42,7 @@ export function activate(context: vscode.ExtensionContext): HopLensApi {
   const callTraceView = vscode.window.createTreeView('hoplens.callTraces', { treeDataProvider: callTraces, showCollapseAll: true });
   callTraces.attach(callTraceView);
   const timelines = new TimelineService({
-    extensionUri: context.extensionUri, log,
+    extensionUri: context.extensionUri, log, logs: logs.logs,
     spans: () => (engineTiming.store.stats().spans > 0 ? engineTiming.store : null),
     traceDirs: () => callTraces.traceFolders(),
     includeText: () => settings.current.export.includePromptsAndOutputs,

@@ -9,6 +9,7 @@ import { findHop } from '../hops/index';
 import { hopLabel } from './logs/hopPresentation';
 import { shortFormat } from '../hops/shortName';
 import { CommandIds } from '../commandIds';
+import { clockStamp, printedTimeOfDay } from '../core/logs/clockStamp';
 import { Disposable } from '../util/dispose';
 
 /** A log whose requests the view shows: an open document or a large file streamed from disk. */
@@ -188,9 +189,12 @@ export class RequestsViewProvider extends Disposable implements vscode.TreeDataP
         const g = node.brief;
         const item = new vscode.TreeItem(g.rid, vscode.TreeItemCollapsibleState.Collapsed);
         item.id = `req:${g.rid}`;
-        const when = g.firstTime !== null ? new Date(g.firstTime).toISOString().slice(11, 19) : `line ${g.firstLine}`;
+        // Server time as the log printed it (no zone: the log gave none).
+        const res = g.firstResolution ?? 's';
+        const when = g.firstTime !== null ? printedTimeOfDay(g.firstTime, res) : `line ${g.firstLine}`;
         item.description = `${when} · ${g.hops.length} hop${g.hops.length === 1 ? '' : 's'}${g.span ? ` · ${g.span.text}` : ''}`;
-        item.tooltip = `${g.rid}\nfirst line ${g.firstLine}\nhops: ${g.hops.join(' → ')}`;
+        const first = g.firstTime !== null ? `\nfirst stamp ${clockStamp(g.firstTime, res, false)} (server time, as the log printed it)` : '';
+        item.tooltip = `${g.rid}\nfirst line ${g.firstLine}${first}\nhops: ${g.hops.join(' → ')}`;
         item.iconPath = new vscode.ThemeIcon('pulse');
         item.contextValue = 'hoplens.request';
         item.command = { command: CommandIds.revealLogLine, title: 'Reveal', arguments: [node.source.uri, g.firstLine] };

@@ -54,10 +54,17 @@ describe('Real logs: mixed wrappers and versions in the editor', () => {
       return i;
     };
     const cited = MIXED.filter(([, , c]) => typeof c === 'string').map(([, needle, c]) => [lineOf(needle), c as string] as const);
-    const lenses = await until('every lens resolved into the checkout', async () => {
+    const all = await until('every lens resolved into the checkout', async () => {
       const ls = await lensesOf(doc.uri);
       return cited.every(([line, c]) => ls.some((l) => l.range.start.line === line && l.command?.title.includes(c))) ? ls : undefined;
     });
+    // A request's first line also has Timeline beside its hop lens; the hop lenses are checked below.
+    const isTimeline = (l: vscode.CodeLens) => l.command?.command === 'hoplens.showRequestTimeline';
+    const timelines = all.filter(isTimeline);
+    assert.ok(timelines.some((l) => l.range.start.line === lineOf('Received request chatcmpl-w1') && l.command?.arguments?.[0] === 'chatcmpl-w1'));
+    assert.ok(!timelines.some((l) => l.range.start.line === lineOf('Added request chatcmpl-w1-')), 'not on the request\'s later lines');
+    assert.equal(new Set(timelines.map((l) => l.command?.arguments?.[0])).size, timelines.length, 'once per request');
+    const lenses = all.filter((l) => !isTimeline(l));
     for (const [, needle, c] of MIXED) {
       const at = lenses.filter((l) => l.range.start.line === lineOf(needle));
       if (c === false) assert.equal(at.length, 0, `no lens on: ${needle}`);

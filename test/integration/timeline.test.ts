@@ -119,4 +119,29 @@ describe('Request timeline', () => {
     assert.equal(panel.view.clocks.find((c) => c.id === 'otlp')!.source, 'estimated');
     assert.ok(Math.abs(spanStart() - before) < 1e-6);
   });
+
+  it('an unsaved edit of an open log is on its timeline (the session is read, not the file)', async () => {
+    const api = await hoplens();
+    const apiLog = await vscode.workspace.openTextDocument(join(dir, 'api-server.log'));
+    const editor = await vscode.window.showTextDocument(apiLog, { preview: false });
+    // The user pastes one more streaming line of the request after the last delta and does not save.
+    const delta = [...Array(apiLog.lineCount).keys()].filter((i) => /Generated response chatcmpl-tl-0001 \(streaming delta\)/.test(apiLog.lineAt(i).text)).pop()!;
+    const pasted = apiLog.lineAt(delta).text.replace("output: ' How can I help?'", "output: ' Pasted.'");
+    assert.ok(await editor.edit((e) => e.insert(new vscode.Position(delta + 1, 0), `${pasted}\n`)));
+    assert.ok(apiLog.isDirty);
+    try {
+      const shown = await vscode.commands.executeCommand<RequestTimelinePanel | undefined>('hoplens.showRequestTimeline', 'tl-0001');
+      assert.ok(shown, 'a panel');
+      panel.dispose();
+      panel = shown;
+      assert.equal(api.timelines.current, panel);
+      const hops = panel.view.lanes[0].items;
+      assert.deepEqual(hops.map((i) => i.hop), ['V1b', 'V1', 'V2', 'V6', 'V6', 'V6', 'V6', 'V6']);
+      assert.deepEqual(hops.slice(-2).map((i) => /:(\d+)$/.exec(i.where!)![1]), [String(delta + 2), String(delta + 3)], 'the pasted line and the complete line after it');
+    } finally {
+      await vscode.window.showTextDocument(apiLog, { preview: false });
+      await vscode.commands.executeCommand('workbench.action.files.revert');
+    }
+    assert.ok(!apiLog.isDirty);
+  });
 });

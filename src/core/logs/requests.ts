@@ -244,13 +244,25 @@ export class RequestTracker {
     if (head) for (let i = head.first; i !== -1; i = c.next[i]) fn(c.str(c.hop[i])!, c.line[i], Number.isNaN(c.time[i]) ? null : c.time[i], RES_ORDER[c.res[i]]);
   }
 
+  /** The line (1-based) of a request's first hop, or null when the log does not have it. */
+  firstLine(rid: string): number | null {
+    const head = this.byRid.get(rid);
+    return head ? this.cols.line[head.first] : null;
+  }
+
   /** Cheap view for long lists (no deltas, no context). */
-  brief(rid: string): { rid: string; firstLine: number; hops: string[]; firstTime: number | null; span: Delta | null } | null {
+  brief(rid: string): {
+    rid: string; firstLine: number; hops: string[]; firstTime: number | null; firstResolution: TimeResolution | null; span: Delta | null;
+  } | null {
     const head = this.byRid.get(rid);
     if (!head) return null;
     const acc = this.acc(head);
     const [t0, t1, r] = this.bounds(acc);
-    return { rid, firstLine: acc.lines[0], hops: [...new Set(acc.hops)], firstTime: t0, span: t0 !== null && t1 !== null ? makeDelta(t0, t1, r, r) : null };
+    const at = t0 === null ? -1 : acc.times.indexOf(t0);
+    return {
+      rid, firstLine: acc.lines[0], hops: [...new Set(acc.hops)], firstTime: t0, firstResolution: at < 0 ? null : RES_ORDER[acc.res[at]],
+      span: t0 !== null && t1 !== null ? makeDelta(t0, t1, r, r) : null,
+    };
   }
 
   private bounds(acc: Acc): [number | null, number | null, TimeResolution] {

@@ -1,5 +1,5 @@
-// A request's timeline from files on disk (the command line, benchmarks): the logs through
-// requestLogs.ts, OTLP JSON files into a SpanStore, and, when trace folders are given, only the
+// A request's timeline from files on disk (the command line, benchmarks) or, for logs open in
+// the editor, from their sessions: the logs through requestLogs.ts, OTLP JSON files into a SpanStore, and, when trace folders are given, only the
 // trace files whose pid a log's process prints, indexed by the existing call-trace indexer.
 import { basename } from 'node:path';
 import { stat } from 'node:fs/promises';
@@ -11,7 +11,7 @@ import { openTraceFolder } from '../calltrace/callTraceIndex';
 import { buildTimeline, logClockId, type TracedThread } from './build';
 import type { RequestTimeline } from './model';
 import type { ClientRequest } from './clientRequest';
-import { readRequestLogs } from './requestLogs';
+import { readRequestLogs, type OpenLogSession } from './requestLogs';
 import { matchTraceFiles } from './windowCalls';
 
 /** Input the user gave that cannot be used (the command line answers it with exit code 2). */
@@ -33,6 +33,8 @@ export interface LoadTimelineOptions {
   /** How trace files are indexed: worker threads (default) or on this thread. */
   indexMode?: 'worker' | 'in-process';
   signal?: AbortSignal;
+  /** A log open in the editor, by path: its session is read instead of the file (requestLogs.ts). */
+  openLog?: (path: string) => OpenLogSession | undefined | Promise<OpenLogSession | undefined>;
 }
 
 export interface LoadedTimeline {
@@ -59,7 +61,7 @@ export async function loadTimeline(o: LoadTimelineOptions): Promise<LoadedTimeli
   for (const [k, v] of o.userOffsets ?? []) userOffsets.set(clockForOffset(k, o.logs), v);
   const warnings: string[] = [];
 
-  const logs = await readRequestLogs(o.logs, o.query, { engine: o.engine, signal: o.signal });
+  const logs = await readRequestLogs(o.logs, o.query, { engine: o.engine, signal: o.signal, openLog: o.openLog });
 
   let spans: SpanStore | null = o.otlpFiles?.length ? null : o.spans ?? null;
   if (o.otlpFiles?.length && o.spans) { spans = new SpanStore(); spans.add(o.spans.spans()); }

@@ -1,6 +1,6 @@
 // Which of the logs open in the editor go on a request's timeline, and which request the line
 // at the cursor belongs to. The editor's sessions already hold each open log's request index,
-// so no file is read here: the timeline itself reads the chosen files (requestLogs.ts).
+// so no file is read here, nor for the timeline of open logs (requestLogs.ts reads their sessions).
 //
 // A deployment's logs are of three kinds for one request:
 //   - logs that name it (an API server, a prefill or decode instance, a router): on the timeline;
@@ -15,7 +15,7 @@ import { parseRouterLine } from './routerLog';
 
 /** What the editor's session of an open log can tell without reading the file again. */
 export interface OpenLogView {
-  /** The file on disk (the timeline reads it from there). */
+  /** The file on disk (the timeline reads it from there unless it is open). */
   path: string;
   engine: Engine | null;
   tracker: { rids(): Iterable<string>; readonly requestCount: number; brief(rid: string): { firstTime: number | null } | null };
@@ -124,4 +124,20 @@ export function logChoiceText(c: TimelineLogChoice): string {
 /** Whether the client's request (the id HopLens sent) is the one asked for. */
 export function isSameRequest(query: string, clientRequestId: string): boolean {
   return queryKeys(query).includes(requestKey(clientRequestId));
+}
+
+/**
+ * The request whose timeline a log line offers (a lens): its id when the record at the 0-based
+ * `line` (`part`: a record pasted onto it) is the first hop line of that request in the log, so
+ * a request offers it once however many lines it printed; null on any other line, and on a line
+ * naming several requests (a batch).
+ */
+export function timelineRequestAt(log: { record(line: number, part?: number): LogRecord | undefined; tracker: { firstLine(rid: string): number | null } },
+  line: number, part = 1): string | null {
+  const rec = log.record(line, part);
+  if (!rec || rec.hop === null || rec.continuation || rec.engine === 'other' || rec.rid === null || (rec.rids?.length ?? 0) > 1) return null;
+  if (log.tracker.firstLine(rec.rid) !== rec.line) return null;
+  // Records pasted onto one line: the first that names the request offers it.
+  for (let p = 1; p < part; p++) if (log.record(line, p)?.rid === rec.rid) return null;
+  return rec.rid;
 }

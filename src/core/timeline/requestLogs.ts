@@ -1,6 +1,8 @@
 // The one place where the timeline reads and annotates log files. Everything the timeline
-// needs from the log layer comes through here, so moving it onto another read model (one
-// session per log) is a change to this file only.
+// needs from the log layer comes through here. A log open in the editor is not read again: its
+// session (OpenLogSession) already holds every record and the request index, so the request's
+// lines come from there (unsaved edits included) and what the pass below keeps besides is
+// worked out once per session (fromSession, at the end).
 //
 // Each log is read once, as `hoplens annotate --rid` reads it: the byte-level fast path feeds
 // the request index (RequestTracker) for every other request, and the request's own lines are
@@ -82,16 +84,29 @@ class TimelineTracker extends RequestTracker {
     }
   }
 
-  /** The stamps of the requests with these ids into `row` of `into`. */
-  stampsInto(into: RequestStamps, row: number, rids: readonly string[]): void {
-    for (const rid of rids) {
-      this.forEachEntry(rid, (hop, line, time, res) => {
-        const slots = HOP_SLOTS[hop];
-        if (slots === undefined || time === null) return;
-        const resMs = resolutionMs(res);
-        for (const slot of slots) into.note(row, slot, time, resMs, line);
-      });
-    }
+}
+
+/** Adds the requests of `tracker` from the `seen`th on (in the order it met them) to `byKey`, by join key; returns how many it has. */
+function groupByKey(tracker: RequestTracker, byKey: Map<string, string[]>, seen = 0): number {
+  let n = 0;
+  for (const rid of tracker.rids()) {
+    if (n++ < seen) continue;
+    const k = requestKey(rid);
+    const list = byKey.get(k);
+    if (list) list.push(rid); else byKey.set(k, [rid]);
+  }
+  return n;
+}
+
+/** The stamps of the requests with these ids in `tracker` into `row` of `into`. */
+function stampsInto(tracker: RequestTracker, into: RequestStamps, row: number, rids: readonly string[]): void {
+  for (const rid of rids) {
+    tracker.forEachEntry(rid, (hop, line, time, res) => {
+      const slots = HOP_SLOTS[hop];
+      if (slots === undefined || time === null) return;
+      const resMs = resolutionMs(res);
+      for (const slot of slots) into.note(row, slot, time, resMs, line);
+    });
   }
 }
 
@@ -101,30 +116,30 @@ class TimelineTracker extends RequestTracker {
  * request is shared), and nothing is kept per line while the log is read.
  */
 class LogStamps implements StampReader {
-  /** Requests of the index not yet looked at, by join key. */
-  private readonly pending = new Map<string, string[]>();
+  /** Keys of `byKey` already looked at (their stamps are in the store now). */
+  private readonly taken = new Set<string>();
 
-  /** `store` holds what was noted while reading (router lines); the index's requests join it when asked for. */
-  constructor(private readonly tracker: TimelineTracker | null, private readonly store = new RequestStamps()) {
-    if (tracker) {
-      for (const rid of tracker.rids()) {
-        const k = requestKey(rid);
-        const list = this.pending.get(k);
-        if (list) list.push(rid); else this.pending.set(k, [rid]);
-      }
-    }
-  }
+  /**
+   * `byKey`: the index's requests by join key (read, never changed: an open log's cache shares
+   * it); `store` holds what was noted while reading (router lines); the index's requests join it
+   * when asked for.
+   */
+  constructor(private readonly tracker: RequestTracker, private readonly byKey: ReadonlyMap<string, readonly string[]>,
+    private readonly store = new RequestStamps()) {}
 
   /** Requests in the log (one under router lines and engine lines counts twice: harmless for the rules). */
-  get size(): number { return this.store.size + this.pending.size; }
-  *keys(): Iterable<string> { yield* this.store.keys(); yield* this.pending.keys(); }
+  get size(): number { return this.store.size + this.byKey.size - this.taken.size; }
+  *keys(): Iterable<string> {
+    yield* this.store.keys();
+    for (const k of this.byKey.keys()) if (!this.taken.has(k)) yield k;
+  }
 
   find(key: string): number {
-    const rids = this.pending.get(key);
+    const rids = this.taken.has(key) ? undefined : this.byKey.get(key);
     if (rids === undefined) return this.store.find(key);
     const row = this.store.row(key);
-    this.tracker!.stampsInto(this.store, row, rids);
-    this.pending.delete(key);
+    stampsInto(this.tracker, this.store, row, rids);
+    this.taken.add(key);
     return row;
   }
 
@@ -178,6 +193,29 @@ export interface RequestLogs {
 export interface ReadRequestOptions {
   engine?: Engine | 'auto';
   signal?: AbortSignal;
+  /**
+   * The session of a log open in the editor (every line parsed, records kept), by path: its
+   * request index and records are used instead of reading the file (unsaved edits included).
+   * Undefined: the file is read from disk.
+   */
+  openLog?: (path: string) => OpenLogSession | undefined | Promise<OpenLogSession | undefined>;
+}
+
+/** Batch lines of a log in file order, one column per field. */
+interface BatchColumns {
+  line: number[]; time: number[]; res: TimeResolution[]; hop: string[]; proc: (string | null)[]; role: (string | null)[];
+}
+
+/** Batch lines stamped inside [fromMs, toMs], at most `cap`, in file order. */
+function batchBetween(batch: BatchColumns, fromMs: number, toMs: number, cap: number): ContextLine[] {
+  const out: ContextLine[] = [];
+  for (let i = 0; i < batch.line.length && out.length < cap; i++) {
+    const t = batch.time[i];
+    // A stamp of whole seconds is in the window when any part of its second is.
+    if (t + resolutionMs(batch.res[i]) <= fromMs || t > toMs) continue;
+    out.push({ line: batch.line[i], hop: batch.hop[i], time: t, resolution: batch.res[i], process: batch.proc[i], role: batch.role[i] });
+  }
+  return out;
 }
 
 interface Collected {
@@ -268,31 +306,186 @@ async function readOne(path: string, keys: readonly string[], opts: ReadRequestO
     const result = await readLogStream(session, input.chunks(), opts.signal);
     const engine = result.engine;
     const kind: RequestLogs['kind'] = engine !== null ? 'engine' : routerLines > 0 ? 'router' : 'other';
-    const stamps = new LogStamps(tracker, routerStamps);
+    const byKey = new Map<string, string[]>();
+    groupByKey(tracker, byKey);
+    const stamps = new LogStamps(tracker, byKey, routerStamps);
     for (const c of collected.values()) {
       const firstRid = c.records.find((r) => !r.continuation)?.rid ?? null;
       c.group = firstRid !== null ? tracker.get(firstRid) : null;
     }
     // What the timeline keeps of this log: its request index (for the stamps, looked at when
     // asked for), batch lines, processes.
-    const batch = { line: tracker.batchLine, time: tracker.batchTime, res: tracker.batchRes, hop: tracker.batchHop, proc: tracker.batchProc, role: tracker.batchRole };
+    const batch: BatchColumns = {
+      line: tracker.batchLine, time: tracker.batchTime, res: tracker.batchRes, hop: tracker.batchHop, proc: tracker.batchProc, role: tracker.batchRole,
+    };
     const log = {
       path, engine, lines: result.lines, bytes: result.bytes, kind, mentions: [] as MentionLine[],
       processes: [...processes.values()],
       stamps,
-      contextBetween(fromMs: number, toMs: number, cap = 200): ContextLine[] {
-        const out: ContextLine[] = [];
-        for (let i = 0; i < batch.line.length && out.length < cap; i++) {
-          const t = batch.time[i];
-          // A stamp of whole seconds is in the window when any part of its second is.
-          if (t + resolutionMs(batch.res[i]) <= fromMs || t > toMs) continue;
-          out.push({ line: batch.line[i], hop: batch.hop[i], time: t, resolution: batch.res[i], process: batch.proc[i], role: batch.role[i] });
-        }
-        return out;
-      },
+      contextBetween: (fromMs: number, toMs: number, cap = 200) => batchBetween(batch, fromMs, toMs, cap),
     };
     return { log, collected };
   } finally { input.close(); }
+}
+
+// ---- a log open in the editor ------------------------------------------------------------------
+
+/**
+ * What the timeline reads of a log's session in the editor (LogSession is one): every line of the
+ * document parsed into `records` (record i is line i + 1), the request index, and how far it got.
+ */
+export interface OpenLogSession {
+  readonly generation: number;
+  readonly engine: Engine | null;
+  readonly records: readonly LogRecord[];
+  readonly tracker: RequestTracker;
+  readonly linesParsed: number;
+  readonly bytesParsed: number;
+}
+
+/**
+ * What the timeline keeps of an open log beside the session's own index, as readOne keeps it in
+ * its one pass: processes, batch lines, router lines. Worked out once per session and extended
+ * by the lines appended since (a session grows by appends; a start over makes a new one).
+ */
+interface SessionExtras {
+  generation: number;
+  records: readonly LogRecord[];
+  tracker: RequestTracker;
+  /** Records looked at so far. */
+  scanned: number;
+  processes: Map<string, ProcessSeen>;
+  lastProcess: string | null;
+  lastPid: number | null;
+  batch: BatchColumns;
+  isBatchHop: Map<string, boolean>;
+  routerLines: number;
+  routerStamps: RequestStamps;
+  /** 1-based lines of the router lines naming each request (join key). */
+  routerMentions: Map<string, number[]>;
+  /** The request index's ids by join key, and how many of its ids that is. */
+  ridsByKey: Map<string, string[]>;
+  ridsSeen: number;
+}
+
+const sessionExtras = new WeakMap<OpenLogSession, SessionExtras>();
+
+function noteRecord(x: SessionExtras, rec: LogRecord): void {
+  if ((rec.process !== null || rec.pid !== null) && (rec.process !== x.lastProcess || rec.pid !== x.lastPid)) {
+    x.lastProcess = rec.process; x.lastPid = rec.pid;
+    const k = `${rec.process ?? ''}\u0000${rec.pid ?? ''}`;
+    if (!x.processes.has(k)) x.processes.set(k, { name: rec.process, pid: rec.pid, role: rec.role });
+  }
+  if (rec.engine === 'other') {
+    const r = parseRouterLine(rec.message);
+    if (r === null) return;
+    x.routerLines++;
+    const key = requestKey(r.requestId);
+    if (r.event !== 'other') {
+      const slot = r.event === 'received' ? STAMP.routerReceived : STAMP.routerResponded;
+      x.routerStamps.note(x.routerStamps.row(key), slot, r.time, resolutionMs(r.resolution), rec.line);
+    }
+    const lines = x.routerMentions.get(key);
+    if (lines) lines.push(rec.line); else x.routerMentions.set(key, [rec.line]);
+    return;
+  }
+  // A batch line, as TimelineTracker.addHop takes it.
+  if (rec.hop === null || rec.continuation || rec.rid !== null || rec.rids || rec.time === null) return;
+  let batch = x.isBatchHop.get(rec.hop);
+  if (batch === undefined) { batch = findHop(rec.engine, rec.hop)?.scope === 'batch'; x.isBatchHop.set(rec.hop, batch); }
+  if (batch) {
+    const b = x.batch;
+    b.line.push(rec.line); b.time.push(rec.time); b.res.push(rec.timeResolution ?? 's');
+    b.hop.push(rec.hop); b.proc.push(rec.process); b.role.push(rec.role);
+  }
+}
+
+function extrasOf(session: OpenLogSession): SessionExtras {
+  let x = sessionExtras.get(session);
+  if (!x || x.generation !== session.generation || x.records !== session.records || x.tracker !== session.tracker || x.scanned > session.records.length) {
+    x = {
+      generation: session.generation, records: session.records, tracker: session.tracker, scanned: 0,
+      processes: new Map(), lastProcess: null, lastPid: null,
+      batch: { line: [], time: [], res: [], hop: [], proc: [], role: [] }, isBatchHop: new Map(),
+      routerLines: 0, routerStamps: new RequestStamps(), routerMentions: new Map(), ridsByKey: new Map(), ridsSeen: 0,
+    };
+    sessionExtras.set(session, x);
+  }
+  const records = session.records;
+  for (let i = x.scanned; i < records.length; i++) {
+    const rec = records[i];
+    noteRecord(x, rec);
+    if (rec.glued) for (const g of rec.glued) noteRecord(x, g);
+  }
+  x.scanned = records.length;
+  if (session.tracker.requestCount !== x.ridsSeen) x.ridsSeen = groupByKey(session.tracker, x.ridsByKey, x.ridsSeen);
+  return x;
+}
+
+/** The key of the first of a record's ids that names the request (readOne's rule). */
+function hitOf(rec: LogRecord, matchKey: (rid: string) => string | null): string | null {
+  if (rec.rid === null) return null;
+  let hit = matchKey(rec.rid);
+  if (hit === null && rec.rids) for (const id of rec.rids) { hit = matchKey(id); if (hit !== null) break; }
+  return hit;
+}
+
+/**
+ * The same as readOne, from an open log's session: the request's records are found through its
+ * request index (no line of the log is looked at for them), the rest from the cache above.
+ */
+function fromSession(session: OpenLogSession, path: string, keys: readonly string[]): { log: Omit<RequestLogs, 'records' | 'group'>; collected: Map<string, Collected> } {
+  const x = extrasOf(session);
+  const { records, tracker } = session;
+  const matchKey = keyMatcher(keys);
+  const collected = new Map<string, Collected>(keys.map((k) => [k, { records: [], mentions: [] }]));
+  for (const k of keys) {
+    const rids = x.ridsByKey.get(k);
+    if (!rids) continue;
+    // The request's hop lines (1-based).
+    const lines = new Set<number>();
+    for (const rid of rids) tracker.forEachEntry(rid, (_hop, line) => { lines.add(line); });
+    const c = collected.get(k)!;
+    for (const line of [...lines].sort((a, b) => a - b)) {
+      const rec = records[line - 1];
+      if (!rec || (c.records.length && c.records[c.records.length - 1].line >= line)) continue;
+      if (!rec.continuation && hitOf(rec, matchKey) === k) c.records.push(rec);
+      if (rec.glued) for (const g of rec.glued) if (hitOf(g, matchKey) === k) c.records.push(g);
+      // The continuation lines of a multi-line record of the request.
+      for (let j = line; j < records.length && records[j].continuation; j++) {
+        const cont = records[j];
+        const last = c.records[c.records.length - 1];
+        const hit = hitOf(cont, matchKey);
+        if (hit === k || (hit === null && cont.rid !== null && last?.line === cont.line - 1)) c.records.push(cont);
+        else break;
+      }
+    }
+  }
+  for (const k of keys) {
+    const lines = x.routerMentions.get(k);
+    if (!lines) continue;
+    const c = collected.get(k)!;
+    for (const line of lines) {
+      const rec = records[line - 1];
+      const router = rec ? parseRouterLine(rec.message) : null;
+      if (rec && router) c.mentions.push({ line, offset: rec.offset, text: rec.message, router });
+    }
+  }
+  for (const c of collected.values()) {
+    const firstRid = c.records.find((r) => !r.continuation)?.rid ?? null;
+    c.group = firstRid !== null ? tracker.get(firstRid) : null;
+  }
+  const engine = session.engine;
+  const kind: RequestLogs['kind'] = engine !== null ? 'engine' : x.routerLines > 0 ? 'router' : 'other';
+  const batch = x.batch;
+  const log = {
+    path, engine, lines: session.linesParsed, bytes: session.bytesParsed, kind, mentions: [] as MentionLine[],
+    processes: [...x.processes.values()],
+    // The rules add rows to what they read: a copy of the cached router stamps.
+    stamps: new LogStamps(tracker, x.ridsByKey, x.routerStamps.clone()),
+    contextBetween: (fromMs: number, toMs: number, cap = 200) => batchBetween(batch, fromMs, toMs, cap),
+  };
+  return { log, collected };
 }
 
 export interface RequestLogsResult {
@@ -309,7 +502,11 @@ export interface RequestLogsResult {
 export async function readRequestLogs(paths: readonly string[], query: string, opts: ReadRequestOptions = {}): Promise<RequestLogsResult> {
   const keys = queryKeys(query);
   const read: Awaited<ReturnType<typeof readOne>>[] = [];
-  for (const path of paths) read.push(await readOne(path, keys, opts));
+  for (const path of paths) {
+    const open = opts.openLog ? await opts.openLog(path) : undefined;
+    // A session that keeps no records (a large log's streamed view) has not the request's lines: the file has.
+    read.push(open && open.records.length >= open.linesParsed ? fromSession(open, path, keys) : await readOne(path, keys, opts));
+  }
   // The literal reading of the query wins when it has lines anywhere (see queryKeys).
   const count = (k: string): number => read.reduce((n, r) => n + r.collected.get(k)!.records.length + r.collected.get(k)!.mentions.length, 0);
   const key = keys.find((k) => count(k) > 0) ?? '';

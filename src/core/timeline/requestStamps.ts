@@ -60,6 +60,15 @@ export class RequestStamps implements StampReader {
   get size(): number { return this.rows; }
   keys(): IterableIterator<string> { return this.ids.keys(); }
 
+  /** A copy to add to (a timeline adds rows to the copy of what an open log's cache holds). */
+  clone(): RequestStamps {
+    const c = new RequestStamps();
+    c.cols = this.cols.slice();
+    c.rows = this.rows;
+    for (const [id, r] of this.ids) c.ids.set(id, r);
+    return c;
+  }
+
   /** The row of an id, made when new. */
   row(id: string): number {
     if (id === this.lastId && this.lastRow >= 0) return this.lastRow;

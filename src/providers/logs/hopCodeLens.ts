@@ -1,4 +1,5 @@
-// `hop 2 · api-server · v1/engine/async_llm.py:439` above every line a request hop printed.
+// `hop 2 · api-server · v1/engine/async_llm.py:439` above every line a request hop printed, and
+// `Timeline` beside it on a request's first hop line only (core/timeline/openLogs.ts says which).
 // Big logs are served around the visible range. Lenses near the screen come with their titles
 // (no resolve round trip, no blank rows while VS Code asks); the rest are resolved as VS Code
 // shows them. VS Code hears "changed" only when an answer would differ near the screen.
@@ -10,6 +11,7 @@ import { Disposable } from '../../util/dispose';
 import { aroundVisible, inWindows, isWindowed, visibleLines, WINDOW_MARGIN_LINES, WINDOW_SLACK_LINES } from './visibleWindow';
 import { ServedWindows, type LineWindow } from '../../core/session/servedWindows';
 import { forWorkbench } from '../../core/text/workbench';
+import { timelineRequestAt } from '../../core/timeline/openLogs';
 
 /** Up to this many lenses are all resolved when listed; more are resolved near the screen. */
 const RESOLVE_EAGERLY_UP_TO = 1000;
@@ -18,6 +20,14 @@ const TITLED_MARGIN_LINES = 100;
 
 class HopLens extends vscode.CodeLens {
   constructor(range: vscode.Range, readonly doc: vscode.TextDocument, readonly line: number, readonly part = 1) { super(range); }
+}
+
+/** Opens the request's timeline; its command is known when listed (nothing to resolve). */
+class TimelineLens extends HopLens {
+  constructor(range: vscode.Range, doc: vscode.TextDocument, line: number, rid: string) {
+    super(range, doc, line);
+    this.command = { title: 'Timeline', command: CommandIds.showRequestTimeline, arguments: [rid], tooltip: `Show Request Timeline of ${rid}` };
+  }
 }
 
 export class HopCodeLensProvider extends Disposable implements vscode.CodeLensProvider<HopLens> {
@@ -62,7 +72,12 @@ export class HopCodeLensProvider extends Disposable implements vscode.CodeLensPr
         if (seen.has(i) || (rec.hop === null && !rec.glued)) continue;
         seen.add(i);
         // One lens per hop on the line: records pasted onto one line each get theirs.
-        for (const part of session.hopParts(i)) lenses.push(new HopLens(new vscode.Range(i, 0, i, 0), doc, i, part));
+        for (const part of session.hopParts(i)) {
+          const range = new vscode.Range(i, 0, i, 0);
+          lenses.push(new HopLens(range, doc, i, part));
+          const rid = timelineRequestAt(session, i, part);
+          if (rid !== null) lenses.push(new TimelineLens(range, doc, i, rid));
+        }
       }
     }
     // Titles now for what is on screen, so the first screen needs no second round trip.
@@ -72,6 +87,7 @@ export class HopCodeLensProvider extends Disposable implements vscode.CodeLensPr
   }
 
   resolveCodeLens(lens: HopLens): HopLens {
+    if (lens instanceof TimelineLens) return lens;
     const hop = this.logs.get(lens.doc)?.session.hopAt(lens.line, lens.part);
     if (!hop) { lens.command = { title: '', command: '' }; return lens; }
     // A lens title draws `$(name)` as an icon; without a checkout the path is the one the log printed.

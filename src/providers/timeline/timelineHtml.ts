@@ -11,6 +11,7 @@ import type { RequestTimeline, TimelineItem, TimelineLane } from '../../core/tim
 import { mergedItems } from '../../core/timeline/build';
 import { fmtMs, fmtSigned, fmtWhen } from '../../core/timeline/export';
 import { forTerminal } from '../../core/text/terminal';
+import { clockStamp } from '../../core/logs/clockStamp';
 import { escapeHtml } from '../webviewHtml';
 
 /** What a click on an item opens. */
@@ -97,20 +98,9 @@ const ROW_PX = 18;
  */
 const LANE_ORDER: readonly TimelineLane['kind'][] = ['client', 'router', 'process', 'engine-spans', 'engine-steps', 'engine-batches', 'calls'];
 
-const pad = (n: number, w = 2): string => String(n).padStart(w, '0');
 
-/**
- * An epoch stamp as a clock's own digits. Server logs without a zone are the server's wall
- * clock, which the parser keeps as if it were UTC (core/logs): UTC getters give back exactly
- * the digits the log printed, whatever the zone of the machine HopLens runs on. The client's
- * and the spans' clocks are real UTC, and say so.
- */
-export function clockStamp(epochMs: number, resolution: TimelineItem['resolution'], realUtc: boolean): string {
-  const d = new Date(Math.floor(epochMs));
-  const base = `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`;
-  const frac = resolution === 's' ? '' : `.${pad(d.getUTCMilliseconds(), 3)}`;
-  return `${base}${frac}${realUtc ? ' UTC' : ''}`;
-}
+/** An epoch stamp as a clock's own digits (a log line: the digits it printed). */
+export { clockStamp };
 
 function itemTarget(it: TimelineItem): ItemTarget {
   if (it.ref.type === 'log' && it.ref.line > 0) return 'log-line';

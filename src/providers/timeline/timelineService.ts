@@ -1,5 +1,5 @@
 // The editor's request timelines: builds one with the core (core/timeline/load.ts) from the
-// logs chosen, the spans the editor holds (trace receiver, OTLP files), the open call-trace
+// logs chosen (an open log from its session, with its unsaved edits; any other from disk), the spans the editor holds (trace receiver, OTLP files), the open call-trace
 // folders and the client's measurement when the request was traced here, then shows it in a
 // panel. Sources are injected: this file reads no setting or view of its own.
 import * as vscode from 'vscode';
@@ -10,12 +10,13 @@ import type { SpanStore } from '../../core/otlp/engineTiming';
 import { forWorkbench } from '../../core/text/workbench';
 import { Disposable } from '../../util/dispose';
 import type { Logger } from '../../logging';
+import type { LogDocuments } from '../logs/logDocuments';
 import { RequestTimelinePanel, type TimelineOpeners } from './timelinePanel';
 
 export interface TimelineRequest {
   /** Any id of the request. */
   query: string;
-  /** Log files on disk. */
+  /** Log files by path (an open one is read from its session). */
   logs: readonly string[];
   client?: ClientRequest | null;
 }
@@ -23,6 +24,8 @@ export interface TimelineRequest {
 export interface TimelineServiceDeps {
   extensionUri: vscode.Uri;
   log: Logger;
+  /** The open logs' sessions (brought up to date before a timeline reads them). */
+  logs: Pick<LogDocuments, 'settled'>;
   /** Spans the editor holds now (null: none). */
   spans(): SpanStore | null;
   /** Call-trace folders open in the Call Traces view. */
@@ -47,8 +50,12 @@ export class TimelineService extends Disposable {
   async show(req: TimelineRequest): Promise<RequestTimelinePanel | undefined> {
     const { deps } = this;
     const traceDirs = [...deps.traceDirs()];
+    const openLog = async (path: string) => {
+      const doc = vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'file' && d.uri.fsPath === path);
+      return doc ? (await deps.logs.settled(doc))?.session : undefined;
+    };
     const load = (userOffsets: ReadonlyMap<string, number>) => loadTimeline({
-      query: req.query, logs: req.logs, client: req.client ?? null, spans: deps.spans(), traceDirs, userOffsets, includeText: deps.includeText(),
+      query: req.query, logs: req.logs, client: req.client ?? null, spans: deps.spans(), traceDirs, userOffsets, includeText: deps.includeText(), openLog,
     }).then((r) => r.timeline);
     let first;
     try {

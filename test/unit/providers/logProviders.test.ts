@@ -43,13 +43,31 @@ function openLog(opts: { checkout?: CheckoutResolver | null; noCodeLens?: boolea
 
 test('lenses: one per hop line, titled with hop, process and the pinned file (↗) when no checkout is open', () => {
   const { sessions, asDoc, session } = openLog();
-  const lenses = new HopCodeLensProvider(sessions, new EventEmitter<void>().event as never).provideCodeLenses(asDoc);
+  const lenses = new HopCodeLensProvider(sessions, new EventEmitter<void>().event as never).provideCodeLenses(asDoc)
+    .filter((l) => l.command?.command !== 'hoplens.showRequestTimeline');
   const hopLines = session.records.filter((r) => r.hop !== null && !r.continuation).map((r) => r.line - 1);
   assert.deepEqual(lenses.map((l) => l.range.start.line), hopLines);
   const added = lenses.find((l) => l.range.start.line === ADDED_LINE)!;
   assert.equal(added.command?.title, 'hop 2 · api-server · v1/engine/async_llm.py:439 ↗');
   assert.equal(added.command?.command, 'hoplens.openSource');
   assert.match(added.command?.tooltip ?? '', /^Open https:\/\/github\.com\/vllm-project\/vllm\/blob\/[0-9a-f]{40}\/vllm\/v1\/engine\/async_llm\.py#L439 \(no local checkout\)$/);
+});
+
+test('lenses: Timeline once per request, on its first hop line, opening that request\'s timeline', () => {
+  const { sessions, asDoc } = openLog();
+  const provider = new HopCodeLensProvider(sessions, new EventEmitter<void>().event as never);
+  const lenses = provider.provideCodeLenses(asDoc);
+  const lines = LOG.split('\n');
+  const timeline = lenses.filter((l) => l.command?.title === 'Timeline');
+  assert.deepEqual(timeline.map((l) => [/\] (Received request \S+): params/.exec(lines[l.range.start.line])?.[1], l.command?.command, l.command?.arguments]), [
+    ['Received request chatcmpl-myrun-0001', 'hoplens.showRequestTimeline', ['chatcmpl-myrun-0001']],
+    ['Received request cmpl-5c1d8e0f2a9b4e6d8f7a6b5c4d3e2f10-0', 'hoplens.showRequestTimeline', ['cmpl-5c1d8e0f2a9b4e6d8f7a6b5c4d3e2f10-0']],
+  ]);
+  // Beside the line's hop lens, after it; resolving it changes nothing.
+  const at = lenses.findIndex((l) => l === timeline[0]);
+  assert.equal(lenses[at - 1].range.start.line, timeline[0].range.start.line);
+  assert.match(lenses[at - 1].command?.title ?? '', /^hop 1 · /);
+  assert.deepEqual(provider.resolveCodeLens(timeline[0]).command, timeline[0].command);
 });
 
 test('lenses: through a checkout at another commit, the moved line and its drift, opening the local file', () => {
@@ -82,9 +100,11 @@ test('lenses: records pasted onto one line (a paste lost its newlines) get a len
   const lenses = new HopCodeLensProvider(sessions, new EventEmitter<void>().event as never).provideCodeLenses(asDoc);
   assert.deepEqual(lenses.map((l) => [l.range.start.line, l.command?.title]), [
     [0, 'hop 2 · api-server · v1/engine/async_llm.py:439 ↗'],
+    // The pasted Added request is its request's first line here.
+    [0, 'Timeline'],
     [0, 'hop 7 · api-server · v1/engine/async_llm.py:623 ↗'],
   ]);
-  assert.deepEqual(lenses.map((l) => l.command?.arguments?.slice(1)), [[0, 2], [0, 3]]);
+  assert.deepEqual(lenses.map((l) => l.command?.arguments?.slice(1)), [[0, 2], [], [0, 3]]);
   assert.equal(session.source(0, 3)?.location.line, 623);
 });
 
@@ -192,6 +212,9 @@ test('the Requests tree: one row per request, its hops in order with deltas, the
   assert.deepEqual(labels, ['chatcmpl-myrun-0001', 'cmpl-5c1d8e0f2a9b4e6d8f7a6b5c4d3e2f10-0']);
   const chat = view.getTreeItem(rows[0]);
   assert.match(String(chat.description), /^22:30:05 · \d+ hops/);
+  // The server's wall clock as the log printed it: no zone is made up for it.
+  assert.match(String(chat.tooltip), /\nfirst stamp \d{4}-08-21 22:30:05 \(server time, as the log printed it\)\n/);
+  assert.doesNotMatch(`${chat.description} ${chat.tooltip}`, /UTC|Z\b|T22/);
   const children = view.getChildren(rows[0]).map((n) => view.getTreeItem(n));
   assert.match(String(children[0].label), /^hop 1 /);
   assert.match(String(children[1].label), /^hop 2 /);
@@ -199,6 +222,20 @@ test('the Requests tree: one row per request, its hops in order with deltas, the
   assert.ok(children.some((c) => / not printed$/.test(String(c.label))), 'missing hops are listed');
   view.setFilter('5c1d8e0f');
   assert.deepEqual(view.getChildren().map((n) => String(view.getTreeItem(n).label)), ['cmpl-5c1d8e0f2a9b4e6d8f7a6b5c4d3e2f10-0']);
+  view.dispose();
+});
+
+test('the Requests tree shows a request\'s first time with the digits the log printed, milliseconds included', () => {
+  const text = readFileSync(join(__dirname, '..', '..', '..', '..', 'test', 'fixtures', 'timeline', 'sglang-run', 'sgl.log'), 'utf8');
+  const { session, doc } = openLog({ text });
+  const view = new RequestsViewProvider();
+  view.setSource(documentLogSource(doc.uri as unknown as vscode.Uri, session));
+  const row = view.getChildren().find((n) => String(view.getTreeItem(n).label) === 'sg0006513270e269e0d37')!;
+  const item = view.getTreeItem(row);
+  const firstLine = text.split('\n')[Number(/first line (\d+)/.exec(String(item.tooltip))![1]) - 1];
+  const printed = /^\[(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d\.\d{3})/.exec(firstLine)!;
+  assert.equal(String(item.description).split(' · ')[0], printed[2]);
+  assert.match(String(item.tooltip), new RegExp(`first stamp ${printed[1]} ${printed[2].replace('.', '\\.')} \\(server time`));
   view.dispose();
 });
 

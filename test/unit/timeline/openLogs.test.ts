@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LogSession } from '../../../src/core/session/logSession';
-import { requestIdOfRecord, timelineLogChoices, type OpenLogView } from '../../../src/core/timeline/openLogs';
+import { requestIdOfRecord, timelineLogChoices, timelineRequestAt, type OpenLogView } from '../../../src/core/timeline/openLogs';
 import { TIMELINE_FIXTURES } from './fixtures';
 
 function open(rel: string, edit: (text: string) => string = (t) => t, as = rel): OpenLogView & { session: LogSession } {
@@ -76,4 +76,17 @@ test('the request at the cursor: a hop line\'s id, a router line\'s request_id, 
   assert.equal(requestIdOfRecord(prefill.session.record(2)), 'chatcmpl-pd-0000');
   assert.equal(requestIdOfRecord(prefill.session.record(0)), null);
   assert.equal(requestIdOfRecord(undefined), null);
+});
+
+test('a request offers its timeline on one line of a log: its first hop line, whatever the engine', () => {
+  for (const rel of ['engine-run/api-server.log', 'sglang-run/sgl.log', 'pd-run/decode.log']) {
+    const { session } = open(rel);
+    const offered = session.records.map((_, i) => [i, timelineRequestAt(session, i)] as const).filter(([, rid]) => rid !== null);
+    assert.ok(offered.length > 0, rel);
+    assert.equal(offered.length, session.tracker.requestCount, `${rel}: one line per request`);
+    for (const [i, rid] of offered) assert.equal(session.tracker.brief(rid!)!.firstLine, i + 1, rel);
+  }
+  // Lines about no request, and continuation lines, offer none.
+  const { session } = open('engine-run/engine-core.log');
+  assert.deepEqual(session.records.map((_, i) => timelineRequestAt(session, i)).filter((x) => x !== null), []);
 });
