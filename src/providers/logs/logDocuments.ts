@@ -63,8 +63,8 @@ class Entry implements LogDocumentAnnotation {
   noCodeLens = false;
   /** The sync under way (it fires onDidChange when done). */
   pending: Promise<void> | null = null;
-  constructor(readonly uri: vscode.Uri, sources: SourceLocator) {
-    this.session = new LogSession({ engine: 'auto', sources, key: uri.toString() });
+  constructor(readonly uri: vscode.Uri, sources: SourceLocator, referenceTime: number | undefined) {
+    this.session = new LogSession({ engine: 'auto', sources, key: uri.toString(), referenceTime });
   }
 }
 
@@ -74,6 +74,11 @@ export interface LogDocumentDeps {
   sources: SourceLocator;
   /** VS Code's `editor.largeFileOptimizations` for this document (read when VS Code hands it over). */
   largeFileOptimizations(doc: vscode.TextDocument): boolean;
+  /**
+   * When the log on disk was last written (its mtime), for the year of vLLM's year-less stamps,
+   * as the command line and the timeline's file reader place them; undefined: now.
+   */
+  referenceTime?(uri: vscode.Uri): number | undefined;
 }
 
 export class LogDocumentService extends Disposable implements LogDocuments {
@@ -154,7 +159,7 @@ export class LogDocumentService extends Disposable implements LogDocuments {
     if (!this.isCandidate(doc)) return undefined;
     const key = doc.uri.toString();
     let entry = this.entries.get(key);
-    if (!entry) { entry = new Entry(doc.uri, this.deps.sources); this.entries.set(key, entry); }
+    if (!entry) { entry = new Entry(doc.uri, this.deps.sources, this.deps.referenceTime?.(doc.uri)); this.entries.set(key, entry); }
     return entry;
   }
 

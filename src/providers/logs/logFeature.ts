@@ -3,6 +3,7 @@
 // and the status bar notice for logs too large for CodeLens. Its commands are registered by
 // activate() (src/extension.ts), like every other command.
 import * as vscode from 'vscode';
+import { statSync } from 'node:fs';
 import { LogDocumentService, isLogFileName } from './logDocuments';
 import { SourceService } from './sourceService';
 import { HopCodeLensProvider } from './hopCodeLens';
@@ -35,6 +36,10 @@ export function createLogFeature(context: vscode.ExtensionContext, log: Logger, 
     log,
     sources: sources.locator,
     largeFileOptimizations: (doc) => vscode.workspace.getConfiguration('editor', { uri: doc.uri, languageId: doc.languageId }).get<boolean>('largeFileOptimizations', true),
+    referenceTime: (uri) => {
+      if (uri.scheme !== 'file') return undefined;
+      try { return statSync(uri.fsPath).mtimeMs; } catch { return undefined; }
+    },
   });
   const requests = new RequestsViewProvider();
   const largeLogs = new LargeLogService();

@@ -85,3 +85,18 @@ test('a log over 300,000 lines with large-file optimisations on is marked: VS Co
   const off = await service(false).settled(new InMemoryDocument(Uri.file('/logs/big2.log'), text) as unknown as vscode.TextDocument);
   assert.equal(off!.noCodeLens, false);
 });
+
+test('vLLM\'s year-less stamps take the year of the file\'s last write, as on the command line: a log last written on 2 January has its 31 December lines in the year before', async () => {
+  const line = '(APIServer pid=2101) INFO 12-31 23:59:58 [async_llm.py:439] Added request chatcmpl-newyear-0001-9e1f0c2d.';
+  const january = new Date(2025, 0, 2, 9, 0, 0).getTime(); // the log was last written on 2 January 2025
+  const logs = new LogDocumentService({
+    log: quiet, sources: new RecordSourceLocator({ ready: () => null }), largeFileOptimizations: () => true,
+    referenceTime: (uri) => (uri.path === '/logs/newyear.log' ? january : undefined),
+  });
+  const doc = new InMemoryDocument(Uri.file('/logs/newyear.log'), line + '\n');
+  events.openDocument.fire(doc);
+  const ann = (await logs.settled(doc as unknown as vscode.TextDocument))!;
+  const when = new Date(ann.session.records[0].time!);
+  assert.deepEqual([when.getFullYear(), when.getMonth() + 1, when.getDate()], [2024, 12, 31]);
+  logs.dispose();
+});
