@@ -96,6 +96,25 @@ interface Acc {
 /** Per-request head: entries live in the column store, linked first -> next -> … -> last. */
 interface Head { rid: string; engine: Engine; first: number; last: number }
 
+/** How far a tracker had got when it last gave its news away (exportSince). */
+export interface TrackerMark { requests: number; entries: number; strings: number; batch: number }
+
+/**
+ * What a tracker learnt since a mark, in plain data another thread can receive (typed arrays and
+ * strings): applied in order to a tracker that has applied every earlier one, it makes that tracker
+ * answer the same. `req` is each new entry's request, by order of first sight.
+ */
+export interface TrackerDelta {
+  engine: Engine | null;
+  rids: string[];
+  engines: Engine[];
+  strings: string[];
+  line: Int32Array; time: Float64Array; res: Uint8Array; hop: Uint16Array; proc: Uint16Array; role: Uint16Array; req: Int32Array;
+  hopCounts: [string, number][];
+  startup: string[];
+  batchLines: number[]; batchHops: string[]; batchTimes: number[];
+}
+
 /**
  * Hop entries of all requests in typed columns (about 20 bytes each), so a million-line log
  * costs tens of megabytes, not hundreds.
@@ -109,7 +128,10 @@ class EntryColumns {
   proc = new Uint16Array(1024);
   role = new Uint16Array(1024);
   res = new Uint8Array(1024);
-  private readonly strings: (string | null)[] = [null];
+  /** Each entry's request by order of first sight: only when the tracker gives its news away (journal). */
+  req: Int32Array | null;
+  readonly strings: (string | null)[] = [null];
+  constructor(journal: boolean) { this.req = journal ? new Int32Array(1024) : null; }
   private readonly stringIds = new Map<string, number>();
 
   intern(s: string | null): number {
@@ -127,26 +149,43 @@ class EntryColumns {
 
   str(id: number): string | null { return this.strings[id]; }
 
-  push(line: number, time: number, res: number, hop: string, proc: string | null, role: string | null): number {
-    if (this.size === this.line.length) this.grow();
+  push(line: number, time: number, res: number, hop: string, proc: string | null, role: string | null, req: number): number {
+    if (this.size === this.line.length) this.grow(this.size + 1);
     const i = this.size++;
     this.line[i] = line; this.time[i] = time; this.res[i] = res; this.next[i] = -1;
     this.hop[i] = this.intern(hop); this.proc[i] = this.intern(proc); this.role[i] = this.intern(role);
+    if (this.req !== null) this.req[i] = req;
     return i;
   }
 
-  private grow(): void {
-    const n = this.line.length * 2;
+  /** Another tracker's entries, string ids as they are (its strings were added in the same order); links left to the caller. */
+  append(d: TrackerDelta): void {
+    for (const s of d.strings) { this.stringIds.set(s, this.strings.length); this.strings.push(s); }
+    const n = d.line.length;
+    if (this.size + n > this.line.length) this.grow(this.size + n);
+    const i = this.size;
+    this.line.set(d.line, i); this.time.set(d.time, i); this.res.set(d.res, i); this.next.fill(-1, i, i + n);
+    this.hop.set(d.hop, i); this.proc.set(d.proc, i); this.role.set(d.role, i);
+    if (this.req !== null) this.req.set(d.req, i);
+    this.size += n;
+  }
+
+  private grow(need: number): void {
+    let n = this.line.length * 2;
+    while (n < need) n *= 2;
     const g = <T extends Int32Array | Float64Array | Uint16Array | Uint8Array>(a: T, C: new (n: number) => T): T => { const b = new C(n); b.set(a); return b; };
     this.line = g(this.line, Int32Array); this.next = g(this.next, Int32Array); this.time = g(this.time, Float64Array);
     this.hop = g(this.hop, Uint16Array); this.proc = g(this.proc, Uint16Array); this.role = g(this.role, Uint16Array);
     this.res = g(this.res, Uint8Array);
+    if (this.req !== null) this.req = g(this.req, Int32Array);
   }
 }
 
 export class RequestTracker {
   private readonly byRid = new Map<string, Head>();
-  private cols = new EntryColumns();
+  private cols: EntryColumns;
+  /** Requests in order of first sight, when the tracker gives its news away or takes another's (journal). */
+  private readonly heads: Head[] | null;
   private readonly hopCounts = new Map<string, number>();
   private readonly batchLines: number[] = [];
   private readonly batchHops: string[] = [];
@@ -156,9 +195,12 @@ export class RequestTracker {
   private readonly startupSeen = new Set<string>();
   engine: Engine | null;
 
-  constructor(engine: Engine | null = null, opts: { keepContext?: boolean } = {}) {
+  /** `journal`: keep what exportSince needs (4 bytes an entry and the requests in order). */
+  constructor(engine: Engine | null = null, opts: { keepContext?: boolean; journal?: boolean } = {}) {
     this.engine = engine;
     this.keepContext = opts.keepContext ?? true;
+    this.heads = opts.journal ? [] : null;
+    this.cols = new EntryColumns(opts.journal ?? false);
   }
 
   get requestCount(): number { return this.byRid.size; }
@@ -192,16 +234,68 @@ export class RequestTracker {
   }
 
   private addEntry(engine: Engine, rid: string, line: number, time: number | null, res: number, hop: string, process: string | null, role: string | null): void {
-    const e = this.cols.push(line, time ?? NaN, res, hop, process, role);
-    const head = this.byRid.get(rid);
+    let head = this.byRid.get(rid);
     if (head) {
+      const e = this.cols.push(line, time ?? NaN, res, hop, process, role, this.heads === null ? 0 : this.ordOf(head));
       this.cols.next[head.last] = e;
       head.last = e;
     } else {
+      const e = this.cols.push(line, time ?? NaN, res, hop, process, role, this.heads?.length ?? 0);
       // Own copy of the id: the record's is a view into the whole line, which it would keep alive.
       const key = Buffer.from(rid, 'utf8').toString('utf8');
-      this.byRid.set(key, { rid: key, engine, first: e, last: e });
+      head = { rid: key, engine, first: e, last: e };
+      this.byRid.set(key, head);
+      this.heads?.push(head);
     }
+  }
+
+  /** A journaled request's order of first sight: that of its first entry. */
+  private ordOf(head: Head): number { return this.cols.req![head.first]; }
+
+  /** Where the news starts now (a fresh tracker: all zero). */
+  static readonly START: TrackerMark = { requests: 0, entries: 0, strings: 1, batch: 0 };
+
+  /** What this (journal) tracker learnt since `mark`, and the mark to pass next time. */
+  exportSince(mark: TrackerMark): { delta: TrackerDelta; mark: TrackerMark } {
+    if (this.heads === null) throw new Error('exportSince needs a tracker made with { journal: true }');
+    const c = this.cols;
+    const heads = this.heads.slice(mark.requests);
+    const a = mark.entries, b = c.size;
+    const delta: TrackerDelta = {
+      engine: this.engine,
+      rids: heads.map((h) => h.rid), engines: heads.map((h) => h.engine),
+      strings: c.strings.slice(mark.strings) as string[],
+      line: c.line.slice(a, b), time: c.time.slice(a, b), res: c.res.slice(a, b),
+      hop: c.hop.slice(a, b), proc: c.proc.slice(a, b), role: c.role.slice(a, b), req: c.req!.slice(a, b),
+      hopCounts: [...this.hopCounts], startup: [...this.startupSeen],
+      batchLines: this.batchLines.slice(mark.batch), batchHops: this.batchHops.slice(mark.batch), batchTimes: this.batchTimes.slice(mark.batch),
+    };
+    return { delta, mark: { requests: this.heads.length, entries: b, strings: c.strings.length, batch: this.batchLines.length } };
+  }
+
+  /** Takes the news of a journal tracker on another thread (every delta in order, from its start or last reset). */
+  applyDelta(d: TrackerDelta): void {
+    if (this.heads === null) throw new Error('applyDelta needs a tracker made with { journal: true }');
+    if (d.engine !== null) this.engine = d.engine;
+    for (let i = 0; i < d.rids.length; i++) {
+      const head: Head = { rid: d.rids[i], engine: d.engines[i], first: -1, last: -1 };
+      this.byRid.set(head.rid, head);
+      this.heads.push(head);
+    }
+    const c = this.cols;
+    const from = c.size;
+    c.append(d);
+    const next = c.next;
+    for (let k = 0; k < d.req.length; k++) {
+      const head = this.heads[d.req[k]];
+      const e = from + k;
+      if (head.first === -1) head.first = e; else next[head.last] = e;
+      head.last = e;
+    }
+    this.hopCounts.clear();
+    for (const [hop, n] of d.hopCounts) this.hopCounts.set(hop, n);
+    for (const s of d.startup) this.startupSeen.add(s);
+    for (let i = 0; i < d.batchLines.length; i++) { this.batchLines.push(d.batchLines[i]); this.batchHops.push(d.batchHops[i]); this.batchTimes.push(d.batchTimes[i]); }
   }
 
   private acc(head: Head): Acc {
@@ -216,7 +310,8 @@ export class RequestTracker {
 
   /** Drop everything (the file was truncated or replaced). */
   reset(): void {
-    this.byRid.clear(); this.hopCounts.clear(); this.startupSeen.clear(); this.cols = new EntryColumns();
+    this.byRid.clear(); this.hopCounts.clear(); this.startupSeen.clear(); this.cols = new EntryColumns(this.heads !== null);
+    if (this.heads !== null) this.heads.length = 0;
     this.batchLines.length = 0; this.batchHops.length = 0; this.batchTimes.length = 0;
   }
 
