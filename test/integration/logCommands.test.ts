@@ -6,6 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { PerformanceObserver, performance } from 'node:perf_hooks';
 import { Session as InspectorSession } from 'node:inspector';
+import { getHeapStatistics } from 'node:v8';
 import { join } from 'node:path';
 import { fixture, hoplens, report, until } from './fixture';
 
@@ -28,9 +29,11 @@ function watchHost(): { start(): Promise<void>; stop(): Promise<string> } {
   const prof = out ? new InspectorSession() : undefined;
   const post = (m: string, params: object = {}) => new Promise<unknown>((res, rej) => prof!.post(m, params, (e, r) => e ? rej(e) : res(r)));
   let profStart = 0;
+  let heap0 = 0;
   return {
     async start() {
       gcs.length = 0; stalls.length = 0;
+      heap0 = getHeapStatistics().used_heap_size;
       if (!prof) return;
       prof.connect();
       await post('Profiler.enable'); await post('Profiler.setSamplingInterval', { interval: 500 }); await post('Profiler.start');
@@ -46,7 +49,8 @@ function watchHost(): { start(): Promise<void>; stop(): Promise<string> } {
       }
       // kind (perf_hooks constants NODE_PERFORMANCE_GC_*): 1 scavenge, 4 major (mark-compact), 8 incremental marking, 16 weak callbacks.
       const longest = gcs.reduce((m, g) => (g.ms > m.ms ? g : m), { start: 0, ms: 0, kind: 0 });
-      return `${gcs.length} GC pauses, longest ${longest.ms.toFixed(0)} ms (kind ${longest.kind}); `
+      const mb = (n: number) => (n / 1048576).toFixed(0);
+      return `heap ${mb(heap0)} → ${mb(getHeapStatistics().used_heap_size)} MiB; ${gcs.length} GC pauses, longest ${longest.ms.toFixed(0)} ms (kind ${longest.kind}); `
         + `pauses over 30 ms: ${stalls.map((x) => (x.to - x.from).toFixed(0)).join(', ') || 'none'}`;
     },
   };

@@ -93,8 +93,30 @@ interface Acc {
   roles: (string | null)[];
 }
 
-/** Per-request head: entries live in the column store, linked first -> next -> … -> last. */
-interface Head { rid: string; engine: Engine; first: number; last: number }
+const ENGINES: Engine[] = ['vllm', 'sglang'];
+
+/**
+ * Per-request heads in columns, by order of first sight: the id, the engine, and the first and last
+ * entry (entries live in the column store, linked first -> next -> … -> last). No object per
+ * request: a big log's requests cost the garbage collector one string each.
+ */
+class Heads {
+  size = 0;
+  readonly ids: string[] = [];
+  first = new Int32Array(256);
+  last = new Int32Array(256);
+  engine = new Uint8Array(256);
+
+  add(rid: string, engine: Engine, first: number, last: number): number {
+    const i = this.size++;
+    if (i === this.first.length) {
+      const grow = <T extends Int32Array | Uint8Array>(a: T, C: new (n: number) => T): T => { const b = new C(a.length * 2); b.set(a); return b; };
+      this.first = grow(this.first, Int32Array); this.last = grow(this.last, Int32Array); this.engine = grow(this.engine, Uint8Array);
+    }
+    this.ids.push(rid); this.first[i] = first; this.last[i] = last; this.engine[i] = ENGINES.indexOf(engine);
+    return i;
+  }
+}
 
 /** How far a tracker had got when it last gave its news away (exportSince). */
 export interface TrackerMark { requests: number; entries: number; strings: number; batch: number }
@@ -107,12 +129,14 @@ export interface TrackerMark { requests: number; entries: number; strings: numbe
 export interface TrackerDelta {
   engine: Engine | null;
   rids: string[];
-  engines: Engine[];
+  /** Each new request's engine: an index into ['vllm', 'sglang']. */
+  engines: Uint8Array;
   strings: string[];
   line: Int32Array; time: Float64Array; res: Uint8Array; hop: Uint16Array; proc: Uint16Array; role: Uint16Array; req: Int32Array;
   hopCounts: [string, number][];
   startup: string[];
-  batchLines: number[]; batchHops: string[]; batchTimes: number[];
+  /** Batch lines since the mark; their hops are string ids, as the entries'. */
+  batchLine: Int32Array; batchHop: Uint16Array; batchTime: Float64Array;
 }
 
 /**
@@ -181,15 +205,32 @@ class EntryColumns {
   }
 }
 
+/** Batch-level lines in typed columns (line, hop as a string id, time or NaN). */
+class BatchColumns {
+  size = 0;
+  line = new Int32Array(256);
+  hop = new Uint16Array(256);
+  time = new Float64Array(256);
+
+  push(line: number, hop: number, time: number): void {
+    const i = this.size++;
+    if (i === this.line.length) {
+      const grow = <T extends Int32Array | Uint16Array | Float64Array>(a: T, C: new (n: number) => T): T => { const b = new C(a.length * 2); b.set(a); return b; };
+      this.line = grow(this.line, Int32Array); this.hop = grow(this.hop, Uint16Array); this.time = grow(this.time, Float64Array);
+    }
+    this.line[i] = line; this.hop[i] = hop; this.time[i] = time;
+  }
+}
+
 export class RequestTracker {
-  private readonly byRid = new Map<string, Head>();
+  /** Request id → its order of first sight (the index into heads). */
+  private readonly byRid = new Map<string, number>();
+  private heads = new Heads();
   private cols: EntryColumns;
-  /** Requests in order of first sight, when the tracker gives its news away or takes another's (journal). */
-  private readonly heads: Head[] | null;
+  private readonly journal: boolean;
   private readonly hopCounts = new Map<string, number>();
-  private readonly batchLines: number[] = [];
-  private readonly batchHops: string[] = [];
-  private readonly batchTimes: number[] = [];
+  /** Batch-level lines (stats, batches, HTTP access lines) in file order: the context of requests. */
+  private batch = new BatchColumns();
   private readonly keepContext: boolean;
   /** Startup lines seen (V0a etc.): they change the reasons for missing hops. */
   private readonly startupSeen = new Set<string>();
@@ -199,13 +240,13 @@ export class RequestTracker {
   constructor(engine: Engine | null = null, opts: { keepContext?: boolean; journal?: boolean } = {}) {
     this.engine = engine;
     this.keepContext = opts.keepContext ?? true;
-    this.heads = opts.journal ? [] : null;
-    this.cols = new EntryColumns(opts.journal ?? false);
+    this.journal = opts.journal ?? false;
+    this.cols = new EntryColumns(this.journal);
   }
 
   get requestCount(): number { return this.byRid.size; }
   get counts(): ReadonlyMap<string, number> { return this.hopCounts; }
-  rids(): IterableIterator<string> { return this.byRid.keys(); }
+  rids(): IterableIterator<string> { return this.heads.ids.values(); }
 
   add(rec: LogRecord): void {
     if (rec.hop === null || rec.continuation) return;
@@ -222,9 +263,7 @@ export class RequestTracker {
       const def = findHop(engine, hop);
       if (def?.scope === 'startup') this.startupSeen.add(hop);
       if (this.keepContext && def && (def.scope === 'batch' || def.scope === 'http')) {
-        this.batchLines.push(line);
-        this.batchHops.push(hop);
-        this.batchTimes.push(time ?? NaN);
+        this.batch.push(line, this.cols.intern(hop), time ?? NaN);
       }
       return;
     }
@@ -234,74 +273,67 @@ export class RequestTracker {
   }
 
   private addEntry(engine: Engine, rid: string, line: number, time: number | null, res: number, hop: string, process: string | null, role: string | null): void {
-    let head = this.byRid.get(rid);
-    if (head) {
-      const e = this.cols.push(line, time ?? NaN, res, hop, process, role, this.heads === null ? 0 : this.ordOf(head));
-      this.cols.next[head.last] = e;
-      head.last = e;
+    const h = this.heads;
+    const ord = this.byRid.get(rid);
+    if (ord !== undefined) {
+      const e = this.cols.push(line, time ?? NaN, res, hop, process, role, ord);
+      this.cols.next[h.last[ord]] = e;
+      h.last[ord] = e;
     } else {
-      const e = this.cols.push(line, time ?? NaN, res, hop, process, role, this.heads?.length ?? 0);
+      const e = this.cols.push(line, time ?? NaN, res, hop, process, role, h.size);
       // Own copy of the id: the record's is a view into the whole line, which it would keep alive.
       const key = Buffer.from(rid, 'utf8').toString('utf8');
-      head = { rid: key, engine, first: e, last: e };
-      this.byRid.set(key, head);
-      this.heads?.push(head);
+      this.byRid.set(key, h.add(key, engine, e, e));
     }
   }
-
-  /** A journaled request's order of first sight: that of its first entry. */
-  private ordOf(head: Head): number { return this.cols.req![head.first]; }
 
   /** Where the news starts now (a fresh tracker: all zero). */
   static readonly START: TrackerMark = { requests: 0, entries: 0, strings: 1, batch: 0 };
 
   /** What this (journal) tracker learnt since `mark`, and the mark to pass next time. */
   exportSince(mark: TrackerMark): { delta: TrackerDelta; mark: TrackerMark } {
-    if (this.heads === null) throw new Error('exportSince needs a tracker made with { journal: true }');
-    const c = this.cols;
-    const heads = this.heads.slice(mark.requests);
+    if (!this.journal) throw new Error('exportSince needs a tracker made with { journal: true }');
+    const c = this.cols, h = this.heads;
     const a = mark.entries, b = c.size;
     const delta: TrackerDelta = {
       engine: this.engine,
-      rids: heads.map((h) => h.rid), engines: heads.map((h) => h.engine),
+      rids: h.ids.slice(mark.requests), engines: h.engine.slice(mark.requests, h.size),
       strings: c.strings.slice(mark.strings) as string[],
       line: c.line.slice(a, b), time: c.time.slice(a, b), res: c.res.slice(a, b),
       hop: c.hop.slice(a, b), proc: c.proc.slice(a, b), role: c.role.slice(a, b), req: c.req!.slice(a, b),
       hopCounts: [...this.hopCounts], startup: [...this.startupSeen],
-      batchLines: this.batchLines.slice(mark.batch), batchHops: this.batchHops.slice(mark.batch), batchTimes: this.batchTimes.slice(mark.batch),
+      batchLine: this.batch.line.slice(mark.batch, this.batch.size), batchHop: this.batch.hop.slice(mark.batch, this.batch.size),
+      batchTime: this.batch.time.slice(mark.batch, this.batch.size),
     };
-    return { delta, mark: { requests: this.heads.length, entries: b, strings: c.strings.length, batch: this.batchLines.length } };
+    return { delta, mark: { requests: h.size, entries: b, strings: c.strings.length, batch: this.batch.size } };
   }
 
   /** Takes the news of a journal tracker on another thread (every delta in order, from its start or last reset). */
   applyDelta(d: TrackerDelta): void {
-    if (this.heads === null) throw new Error('applyDelta needs a tracker made with { journal: true }');
+    if (!this.journal) throw new Error('applyDelta needs a tracker made with { journal: true }');
     if (d.engine !== null) this.engine = d.engine;
-    for (let i = 0; i < d.rids.length; i++) {
-      const head: Head = { rid: d.rids[i], engine: d.engines[i], first: -1, last: -1 };
-      this.byRid.set(head.rid, head);
-      this.heads.push(head);
-    }
+    const h = this.heads;
+    for (let i = 0; i < d.rids.length; i++) this.byRid.set(d.rids[i], h.add(d.rids[i], ENGINES[d.engines[i]], -1, -1));
     const c = this.cols;
     const from = c.size;
     c.append(d);
-    const next = c.next;
+    const next = c.next, first = h.first, last = h.last;
     for (let k = 0; k < d.req.length; k++) {
-      const head = this.heads[d.req[k]];
+      const ord = d.req[k];
       const e = from + k;
-      if (head.first === -1) head.first = e; else next[head.last] = e;
-      head.last = e;
+      if (first[ord] === -1) first[ord] = e; else next[last[ord]] = e;
+      last[ord] = e;
     }
     this.hopCounts.clear();
     for (const [hop, n] of d.hopCounts) this.hopCounts.set(hop, n);
     for (const s of d.startup) this.startupSeen.add(s);
-    for (let i = 0; i < d.batchLines.length; i++) { this.batchLines.push(d.batchLines[i]); this.batchHops.push(d.batchHops[i]); this.batchTimes.push(d.batchTimes[i]); }
+    for (let i = 0; i < d.batchLine.length; i++) this.batch.push(d.batchLine[i], d.batchHop[i], d.batchTime[i]);
   }
 
-  private acc(head: Head): Acc {
-    const c = this.cols;
-    const a: Acc = { rid: head.rid, engine: head.engine, lines: [], hops: [], times: [], res: [], procs: [], roles: [] };
-    for (let i = head.first; i !== -1; i = c.next[i]) {
+  private acc(ord: number): Acc {
+    const c = this.cols, h = this.heads;
+    const a: Acc = { rid: h.ids[ord], engine: ENGINES[h.engine[ord]], lines: [], hops: [], times: [], res: [], procs: [], roles: [] };
+    for (let i = h.first[ord]; i !== -1; i = c.next[i]) {
       a.lines.push(c.line[i]); a.hops.push(c.str(c.hop[i])!); a.times.push(c.time[i]); a.res.push(c.res[i]);
       a.procs.push(c.str(c.proc[i])); a.roles.push(c.str(c.role[i]));
     }
@@ -310,9 +342,9 @@ export class RequestTracker {
 
   /** Drop everything (the file was truncated or replaced). */
   reset(): void {
-    this.byRid.clear(); this.hopCounts.clear(); this.startupSeen.clear(); this.cols = new EntryColumns(this.heads !== null);
-    if (this.heads !== null) this.heads.length = 0;
-    this.batchLines.length = 0; this.batchHops.length = 0; this.batchTimes.length = 0;
+    this.byRid.clear(); this.hopCounts.clear(); this.startupSeen.clear(); this.cols = new EntryColumns(this.journal);
+    this.heads = new Heads();
+    this.batch = new BatchColumns();
   }
 
   /** Which request hops appear in at least one request (to tell "gate off" from "path not taken"). */
@@ -323,27 +355,28 @@ export class RequestTracker {
   }
 
   get(rid: string): RequestGroup | null {
-    const head = this.byRid.get(rid);
-    return head ? this.describe(this.acc(head), this.hopsSeenInRequests()) : null;
+    const ord = this.byRid.get(rid);
+    return ord !== undefined ? this.describe(this.acc(ord), this.hopsSeenInRequests()) : null;
   }
 
   all(): RequestGroup[] {
     const seen = this.hopsSeenInRequests();
-    return [...this.byRid.values()].map((h) => this.describe(this.acc(h), seen)).sort((a, b) => a.firstLine - b.firstLine);
+    return [...this.byRid.values()].map((ord) => this.describe(this.acc(ord), seen)).sort((a, b) => a.firstLine - b.firstLine);
   }
 
   /** Each hop line of one request in file order, as stored (no deltas, no context): for readers of the raw stamps. */
   forEachEntry(rid: string, fn: (hop: string, line: number, time: number | null, resolution: TimeResolution) => void): void {
-    const head = this.byRid.get(rid);
+    const ord = this.byRid.get(rid);
     const c = this.cols;
-    if (head) for (let i = head.first; i !== -1; i = c.next[i]) fn(c.str(c.hop[i])!, c.line[i], Number.isNaN(c.time[i]) ? null : c.time[i], RES_ORDER[c.res[i]]);
+    if (ord === undefined) return;
+    for (let i = this.heads.first[ord]; i !== -1; i = c.next[i]) fn(c.str(c.hop[i])!, c.line[i], Number.isNaN(c.time[i]) ? null : c.time[i], RES_ORDER[c.res[i]]);
   }
 
   /** Cheap view for long lists (no deltas, no context). */
   brief(rid: string): { rid: string; firstLine: number; hops: string[]; firstTime: number | null; span: Delta | null } | null {
-    const head = this.byRid.get(rid);
-    if (!head) return null;
-    const acc = this.acc(head);
+    const ord = this.byRid.get(rid);
+    if (ord === undefined) return null;
+    const acc = this.acc(ord);
     const [t0, t1, r] = this.bounds(acc);
     return { rid, firstLine: acc.lines[0], hops: [...new Set(acc.hops)], firstTime: t0, span: t0 !== null && t1 !== null ? makeDelta(t0, t1, r, r) : null };
   }
@@ -392,8 +425,8 @@ export class RequestTracker {
   missingSummary(): { hop: string; requests: number; kind: MissingKind; reason: string }[] {
     const seen = this.hopsSeenInRequests();
     const agg = new Map<string, { hop: string; requests: number; kind: MissingKind; reason: string }>();
-    for (const head of this.byRid.values()) {
-      const acc = this.acc(head);
+    for (const ord of this.byRid.values()) {
+      const acc = this.acc(ord);
       // Batch lines printed during the request (a Decode batch line, say) count as seen by it.
       const [t0, t1, r] = this.bounds(acc);
       const context = this.contextFor(t0, t1, r, acc.lines[0], acc.lines[acc.lines.length - 1]);
@@ -441,24 +474,25 @@ export class RequestTracker {
   }
 
   private contextFor(t0: number | null, t1: number | null, res: TimeResolution, firstLine: number, lastLine: number): ContextLine[] {
-    if (!this.keepContext || this.batchLines.length === 0) return [];
+    const { size, line: lines, time: times, hop: hops } = this.batch;
+    if (!this.keepContext || size === 0) return [];
     const out: ContextLine[] = [];
     const CAP = 50;
     // Batch lines are in file order: binary search the first one at or after the request's first line
     // minus the slack of whole-second stamps, then take those inside the window.
     const slack = res === 's' ? 1000 : 0;
     const lo = t0 === null ? NaN : t0 - slack, hi = t1 === null ? NaN : t1 + slack;
-    let a = 0, b = this.batchLines.length;
-    while (a < b) { const m = (a + b) >> 1; if (this.batchLines[m] < firstLine) a = m + 1; else b = m; }
+    let a = 0, b = size;
+    while (a < b) { const m = (a + b) >> 1; if (lines[m] < firstLine) a = m + 1; else b = m; }
     // Step back over lines printed just before the request inside the same (coarse) second.
-    while (a > 0 && !Number.isNaN(lo) && this.batchTimes[a - 1] >= lo && firstLine - this.batchLines[a - 1] < 10000) a--;
-    for (let i = a; i < this.batchLines.length && out.length < CAP; i++) {
-      const line = this.batchLines[i];
-      const t = this.batchTimes[i];
+    while (a > 0 && !Number.isNaN(lo) && times[a - 1] >= lo && firstLine - lines[a - 1] < 10000) a--;
+    for (let i = a; i < size && out.length < CAP; i++) {
+      const line = lines[i];
+      const t = times[i];
       // Lines without a stamp (uvicorn access lines) are placed by position in the file.
       const inside = Number.isNaN(t) ? line >= firstLine && line <= lastLine : !Number.isNaN(hi) && t >= lo && t <= hi;
       if (!inside && line > lastLine && (Number.isNaN(t) || Number.isNaN(hi) || t > hi)) break;
-      if (inside) out.push({ line, hop: this.batchHops[i], time: Number.isNaN(t) ? null : t });
+      if (inside) out.push({ line, hop: this.cols.str(hops[i])!, time: Number.isNaN(t) ? null : t });
     }
     return out;
   }

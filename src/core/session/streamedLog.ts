@@ -172,7 +172,7 @@ export function serveStreamedLog(path: string, port: { postMessage(m: StreamedLo
           const d = await reader.step(THREAD_SLICE_BYTES);
           if (d.bytes === 0 && !d.reset) break;
           const t = d.tracker;
-          port.postMessage({ type: 'delta', delta: d }, [t.line, t.time, t.res, t.hop, t.proc, t.role, t.req].map((a) => a.buffer as ArrayBuffer));
+          port.postMessage({ type: 'delta', delta: d }, [t.line, t.time, t.res, t.hop, t.proc, t.role, t.req, t.engines, t.batchLine, t.batchHop, t.batchTime].map((a) => a.buffer as ArrayBuffer));
           await new Promise((r) => setImmediate(r)); // a `stop` gets in between slices
         }
         port.postMessage({ type: 'end' });
