@@ -130,13 +130,14 @@ export interface TrackerDelta {
   engine: Engine | null;
   rids: string[];
   /** Each new request's engine: an index into ['vllm', 'sglang']. */
-  engines: Uint8Array;
+  engines: ArrayLike<number>;
   strings: string[];
-  line: Int32Array; time: Float64Array; res: Uint8Array; hop: Uint16Array; proc: Uint16Array; role: Uint16Array; req: Int32Array;
+  line: ArrayLike<number>; time: ArrayLike<number>; res: ArrayLike<number>; hop: ArrayLike<number>; proc: ArrayLike<number>; role: ArrayLike<number>;
+  req: ArrayLike<number>;
   hopCounts: [string, number][];
   startup: string[];
   /** Batch lines since the mark; their hops are string ids, as the entries'. */
-  batchLine: Int32Array; batchHop: Uint16Array; batchTime: Float64Array;
+  batchLine: ArrayLike<number>; batchHop: ArrayLike<number>; batchTime: ArrayLike<number>;
 }
 
 /**
