@@ -93,8 +93,52 @@ interface Acc {
   roles: (string | null)[];
 }
 
-/** Per-request head: entries live in the column store, linked first -> next -> … -> last. */
-interface Head { rid: string; engine: Engine; first: number; last: number }
+const ENGINES: Engine[] = ['vllm', 'sglang'];
+
+/**
+ * Per-request heads in columns, by order of first sight: the id, the engine, and the first and last
+ * entry (entries live in the column store, linked first -> next -> … -> last). No object per
+ * request: a big log's requests cost the garbage collector one string each.
+ */
+class Heads {
+  size = 0;
+  readonly ids: string[] = [];
+  first = new Int32Array(256);
+  last = new Int32Array(256);
+  engine = new Uint8Array(256);
+
+  add(rid: string, engine: Engine, first: number, last: number): number {
+    const i = this.size++;
+    if (i === this.first.length) {
+      const grow = <T extends Int32Array | Uint8Array>(a: T, C: new (n: number) => T): T => { const b = new C(a.length * 2); b.set(a); return b; };
+      this.first = grow(this.first, Int32Array); this.last = grow(this.last, Int32Array); this.engine = grow(this.engine, Uint8Array);
+    }
+    this.ids.push(rid); this.first[i] = first; this.last[i] = last; this.engine[i] = ENGINES.indexOf(engine);
+    return i;
+  }
+}
+
+/** How far a tracker had got when it last gave its news away (exportSince). */
+export interface TrackerMark { requests: number; entries: number; strings: number; batch: number }
+
+/**
+ * What a tracker learnt since a mark, in plain data another thread can receive (typed arrays and
+ * strings): applied in order to a tracker that has applied every earlier one, it makes that tracker
+ * answer the same. `req` is each new entry's request, by order of first sight.
+ */
+export interface TrackerDelta {
+  engine: Engine | null;
+  rids: string[];
+  /** Each new request's engine: an index into ['vllm', 'sglang']. */
+  engines: ArrayLike<number>;
+  strings: string[];
+  line: ArrayLike<number>; time: ArrayLike<number>; res: ArrayLike<number>; hop: ArrayLike<number>; proc: ArrayLike<number>; role: ArrayLike<number>;
+  req: ArrayLike<number>;
+  hopCounts: [string, number][];
+  startup: string[];
+  /** Batch lines since the mark; their hops are string ids, as the entries'. */
+  batchLine: ArrayLike<number>; batchHop: ArrayLike<number>; batchTime: ArrayLike<number>;
+}
 
 /**
  * Hop entries of all requests in typed columns (about 20 bytes each), so a million-line log
@@ -109,7 +153,10 @@ class EntryColumns {
   proc = new Uint16Array(1024);
   role = new Uint16Array(1024);
   res = new Uint8Array(1024);
-  private readonly strings: (string | null)[] = [null];
+  /** Each entry's request by order of first sight: only when the tracker gives its news away (journal). */
+  req: Int32Array | null;
+  readonly strings: (string | null)[] = [null];
+  constructor(journal: boolean) { this.req = journal ? new Int32Array(1024) : null; }
   private readonly stringIds = new Map<string, number>();
 
   intern(s: string | null): number {
@@ -127,43 +174,80 @@ class EntryColumns {
 
   str(id: number): string | null { return this.strings[id]; }
 
-  push(line: number, time: number, res: number, hop: string, proc: string | null, role: string | null): number {
-    if (this.size === this.line.length) this.grow();
+  push(line: number, time: number, res: number, hop: string, proc: string | null, role: string | null, req: number): number {
+    if (this.size === this.line.length) this.grow(this.size + 1);
     const i = this.size++;
     this.line[i] = line; this.time[i] = time; this.res[i] = res; this.next[i] = -1;
     this.hop[i] = this.intern(hop); this.proc[i] = this.intern(proc); this.role[i] = this.intern(role);
+    if (this.req !== null) this.req[i] = req;
     return i;
   }
 
-  private grow(): void {
-    const n = this.line.length * 2;
+  /** Another tracker's entries, string ids as they are (its strings were added in the same order); links left to the caller. */
+  append(d: TrackerDelta): void {
+    for (const s of d.strings) { this.stringIds.set(s, this.strings.length); this.strings.push(s); }
+    const n = d.line.length;
+    if (this.size + n > this.line.length) this.grow(this.size + n);
+    const i = this.size;
+    this.line.set(d.line, i); this.time.set(d.time, i); this.res.set(d.res, i); this.next.fill(-1, i, i + n);
+    this.hop.set(d.hop, i); this.proc.set(d.proc, i); this.role.set(d.role, i);
+    if (this.req !== null) this.req.set(d.req, i);
+    this.size += n;
+  }
+
+  private grow(need: number): void {
+    let n = this.line.length * 2;
+    while (n < need) n *= 2;
     const g = <T extends Int32Array | Float64Array | Uint16Array | Uint8Array>(a: T, C: new (n: number) => T): T => { const b = new C(n); b.set(a); return b; };
     this.line = g(this.line, Int32Array); this.next = g(this.next, Int32Array); this.time = g(this.time, Float64Array);
     this.hop = g(this.hop, Uint16Array); this.proc = g(this.proc, Uint16Array); this.role = g(this.role, Uint16Array);
     this.res = g(this.res, Uint8Array);
+    if (this.req !== null) this.req = g(this.req, Int32Array);
+  }
+}
+
+/** Batch-level lines in typed columns (line, hop as a string id, time or NaN). */
+class BatchColumns {
+  size = 0;
+  line = new Int32Array(256);
+  hop = new Uint16Array(256);
+  time = new Float64Array(256);
+
+  push(line: number, hop: number, time: number): void {
+    const i = this.size++;
+    if (i === this.line.length) {
+      const grow = <T extends Int32Array | Uint16Array | Float64Array>(a: T, C: new (n: number) => T): T => { const b = new C(a.length * 2); b.set(a); return b; };
+      this.line = grow(this.line, Int32Array); this.hop = grow(this.hop, Uint16Array); this.time = grow(this.time, Float64Array);
+    }
+    this.line[i] = line; this.hop[i] = hop; this.time[i] = time;
   }
 }
 
 export class RequestTracker {
-  private readonly byRid = new Map<string, Head>();
-  private cols = new EntryColumns();
+  /** Request id → its order of first sight (the index into heads). */
+  private readonly byRid = new Map<string, number>();
+  private heads = new Heads();
+  private cols: EntryColumns;
+  private readonly journal: boolean;
   private readonly hopCounts = new Map<string, number>();
-  private readonly batchLines: number[] = [];
-  private readonly batchHops: string[] = [];
-  private readonly batchTimes: number[] = [];
+  /** Batch-level lines (stats, batches, HTTP access lines) in file order: the context of requests. */
+  private batch = new BatchColumns();
   private readonly keepContext: boolean;
   /** Startup lines seen (V0a etc.): they change the reasons for missing hops. */
   private readonly startupSeen = new Set<string>();
   engine: Engine | null;
 
-  constructor(engine: Engine | null = null, opts: { keepContext?: boolean } = {}) {
+  /** `journal`: keep what exportSince needs (4 bytes an entry and the requests in order). */
+  constructor(engine: Engine | null = null, opts: { keepContext?: boolean; journal?: boolean } = {}) {
     this.engine = engine;
     this.keepContext = opts.keepContext ?? true;
+    this.journal = opts.journal ?? false;
+    this.cols = new EntryColumns(this.journal);
   }
 
   get requestCount(): number { return this.byRid.size; }
   get counts(): ReadonlyMap<string, number> { return this.hopCounts; }
-  rids(): IterableIterator<string> { return this.byRid.keys(); }
+  rids(): IterableIterator<string> { return this.heads.ids.values(); }
 
   add(rec: LogRecord): void {
     if (rec.hop === null || rec.continuation) return;
@@ -180,9 +264,7 @@ export class RequestTracker {
       const def = findHop(engine, hop);
       if (def?.scope === 'startup') this.startupSeen.add(hop);
       if (this.keepContext && def && (def.scope === 'batch' || def.scope === 'http')) {
-        this.batchLines.push(line);
-        this.batchHops.push(hop);
-        this.batchTimes.push(time ?? NaN);
+        this.batch.push(line, this.cols.intern(hop), time ?? NaN);
       }
       return;
     }
@@ -192,22 +274,67 @@ export class RequestTracker {
   }
 
   private addEntry(engine: Engine, rid: string, line: number, time: number | null, res: number, hop: string, process: string | null, role: string | null): void {
-    const e = this.cols.push(line, time ?? NaN, res, hop, process, role);
-    const head = this.byRid.get(rid);
-    if (head) {
-      this.cols.next[head.last] = e;
-      head.last = e;
+    const h = this.heads;
+    const ord = this.byRid.get(rid);
+    if (ord !== undefined) {
+      const e = this.cols.push(line, time ?? NaN, res, hop, process, role, ord);
+      this.cols.next[h.last[ord]] = e;
+      h.last[ord] = e;
     } else {
+      const e = this.cols.push(line, time ?? NaN, res, hop, process, role, h.size);
       // Own copy of the id: the record's is a view into the whole line, which it would keep alive.
       const key = Buffer.from(rid, 'utf8').toString('utf8');
-      this.byRid.set(key, { rid: key, engine, first: e, last: e });
+      this.byRid.set(key, h.add(key, engine, e, e));
     }
   }
 
-  private acc(head: Head): Acc {
+  /** Where the news starts now (a fresh tracker: all zero). */
+  static readonly START: TrackerMark = { requests: 0, entries: 0, strings: 1, batch: 0 };
+
+  /** What this (journal) tracker learnt since `mark`, and the mark to pass next time. */
+  exportSince(mark: TrackerMark): { delta: TrackerDelta; mark: TrackerMark } {
+    if (!this.journal) throw new Error('exportSince needs a tracker made with { journal: true }');
+    const c = this.cols, h = this.heads;
+    const a = mark.entries, b = c.size;
+    const delta: TrackerDelta = {
+      engine: this.engine,
+      rids: h.ids.slice(mark.requests), engines: h.engine.slice(mark.requests, h.size),
+      strings: c.strings.slice(mark.strings) as string[],
+      line: c.line.slice(a, b), time: c.time.slice(a, b), res: c.res.slice(a, b),
+      hop: c.hop.slice(a, b), proc: c.proc.slice(a, b), role: c.role.slice(a, b), req: c.req!.slice(a, b),
+      hopCounts: [...this.hopCounts], startup: [...this.startupSeen],
+      batchLine: this.batch.line.slice(mark.batch, this.batch.size), batchHop: this.batch.hop.slice(mark.batch, this.batch.size),
+      batchTime: this.batch.time.slice(mark.batch, this.batch.size),
+    };
+    return { delta, mark: { requests: h.size, entries: b, strings: c.strings.length, batch: this.batch.size } };
+  }
+
+  /** Takes the news of a journal tracker on another thread (every delta in order, from its start or last reset). */
+  applyDelta(d: TrackerDelta): void {
+    if (!this.journal) throw new Error('applyDelta needs a tracker made with { journal: true }');
+    if (d.engine !== null) this.engine = d.engine;
+    const h = this.heads;
+    for (let i = 0; i < d.rids.length; i++) this.byRid.set(d.rids[i], h.add(d.rids[i], ENGINES[d.engines[i]], -1, -1));
     const c = this.cols;
-    const a: Acc = { rid: head.rid, engine: head.engine, lines: [], hops: [], times: [], res: [], procs: [], roles: [] };
-    for (let i = head.first; i !== -1; i = c.next[i]) {
+    const from = c.size;
+    c.append(d);
+    const next = c.next, first = h.first, last = h.last;
+    for (let k = 0; k < d.req.length; k++) {
+      const ord = d.req[k];
+      const e = from + k;
+      if (first[ord] === -1) first[ord] = e; else next[last[ord]] = e;
+      last[ord] = e;
+    }
+    this.hopCounts.clear();
+    for (const [hop, n] of d.hopCounts) this.hopCounts.set(hop, n);
+    for (const s of d.startup) this.startupSeen.add(s);
+    for (let i = 0; i < d.batchLine.length; i++) this.batch.push(d.batchLine[i], d.batchHop[i], d.batchTime[i]);
+  }
+
+  private acc(ord: number): Acc {
+    const c = this.cols, h = this.heads;
+    const a: Acc = { rid: h.ids[ord], engine: ENGINES[h.engine[ord]], lines: [], hops: [], times: [], res: [], procs: [], roles: [] };
+    for (let i = h.first[ord]; i !== -1; i = c.next[i]) {
       a.lines.push(c.line[i]); a.hops.push(c.str(c.hop[i])!); a.times.push(c.time[i]); a.res.push(c.res[i]);
       a.procs.push(c.str(c.proc[i])); a.roles.push(c.str(c.role[i]));
     }
@@ -216,8 +343,9 @@ export class RequestTracker {
 
   /** Drop everything (the file was truncated or replaced). */
   reset(): void {
-    this.byRid.clear(); this.hopCounts.clear(); this.startupSeen.clear(); this.cols = new EntryColumns();
-    this.batchLines.length = 0; this.batchHops.length = 0; this.batchTimes.length = 0;
+    this.byRid.clear(); this.hopCounts.clear(); this.startupSeen.clear(); this.cols = new EntryColumns(this.journal);
+    this.heads = new Heads();
+    this.batch = new BatchColumns();
   }
 
   /** Which request hops appear in at least one request (to tell "gate off" from "path not taken"). */
@@ -228,35 +356,36 @@ export class RequestTracker {
   }
 
   get(rid: string): RequestGroup | null {
-    const head = this.byRid.get(rid);
-    return head ? this.describe(this.acc(head), this.hopsSeenInRequests()) : null;
+    const ord = this.byRid.get(rid);
+    return ord !== undefined ? this.describe(this.acc(ord), this.hopsSeenInRequests()) : null;
   }
 
   all(): RequestGroup[] {
     const seen = this.hopsSeenInRequests();
-    return [...this.byRid.values()].map((h) => this.describe(this.acc(h), seen)).sort((a, b) => a.firstLine - b.firstLine);
+    return [...this.byRid.values()].map((ord) => this.describe(this.acc(ord), seen)).sort((a, b) => a.firstLine - b.firstLine);
   }
 
   /** Each hop line of one request in file order, as stored (no deltas, no context): for readers of the raw stamps. */
   forEachEntry(rid: string, fn: (hop: string, line: number, time: number | null, resolution: TimeResolution) => void): void {
-    const head = this.byRid.get(rid);
+    const ord = this.byRid.get(rid);
     const c = this.cols;
-    if (head) for (let i = head.first; i !== -1; i = c.next[i]) fn(c.str(c.hop[i])!, c.line[i], Number.isNaN(c.time[i]) ? null : c.time[i], RES_ORDER[c.res[i]]);
+    if (ord === undefined) return;
+    for (let i = this.heads.first[ord]; i !== -1; i = c.next[i]) fn(c.str(c.hop[i])!, c.line[i], Number.isNaN(c.time[i]) ? null : c.time[i], RES_ORDER[c.res[i]]);
   }
 
   /** The line (1-based) of a request's first hop, or null when the log does not have it. */
   firstLine(rid: string): number | null {
-    const head = this.byRid.get(rid);
-    return head ? this.cols.line[head.first] : null;
+    const ord = this.byRid.get(rid);
+    return ord === undefined ? null : this.cols.line[this.heads.first[ord]];
   }
 
   /** Cheap view for long lists (no deltas, no context). */
   brief(rid: string): {
     rid: string; firstLine: number; hops: string[]; firstTime: number | null; firstResolution: TimeResolution | null; span: Delta | null;
   } | null {
-    const head = this.byRid.get(rid);
-    if (!head) return null;
-    const acc = this.acc(head);
+    const ord = this.byRid.get(rid);
+    if (ord === undefined) return null;
+    const acc = this.acc(ord);
     const [t0, t1, r] = this.bounds(acc);
     const at = t0 === null ? -1 : acc.times.indexOf(t0);
     return {
@@ -309,8 +438,8 @@ export class RequestTracker {
   missingSummary(): { hop: string; requests: number; kind: MissingKind; reason: string }[] {
     const seen = this.hopsSeenInRequests();
     const agg = new Map<string, { hop: string; requests: number; kind: MissingKind; reason: string }>();
-    for (const head of this.byRid.values()) {
-      const acc = this.acc(head);
+    for (const ord of this.byRid.values()) {
+      const acc = this.acc(ord);
       // Batch lines printed during the request (a Decode batch line, say) count as seen by it.
       const [t0, t1, r] = this.bounds(acc);
       const context = this.contextFor(t0, t1, r, acc.lines[0], acc.lines[acc.lines.length - 1]);
@@ -358,24 +487,25 @@ export class RequestTracker {
   }
 
   private contextFor(t0: number | null, t1: number | null, res: TimeResolution, firstLine: number, lastLine: number): ContextLine[] {
-    if (!this.keepContext || this.batchLines.length === 0) return [];
+    const { size, line: lines, time: times, hop: hops } = this.batch;
+    if (!this.keepContext || size === 0) return [];
     const out: ContextLine[] = [];
     const CAP = 50;
     // Batch lines are in file order: binary search the first one at or after the request's first line
     // minus the slack of whole-second stamps, then take those inside the window.
     const slack = res === 's' ? 1000 : 0;
     const lo = t0 === null ? NaN : t0 - slack, hi = t1 === null ? NaN : t1 + slack;
-    let a = 0, b = this.batchLines.length;
-    while (a < b) { const m = (a + b) >> 1; if (this.batchLines[m] < firstLine) a = m + 1; else b = m; }
+    let a = 0, b = size;
+    while (a < b) { const m = (a + b) >> 1; if (lines[m] < firstLine) a = m + 1; else b = m; }
     // Step back over lines printed just before the request inside the same (coarse) second.
-    while (a > 0 && !Number.isNaN(lo) && this.batchTimes[a - 1] >= lo && firstLine - this.batchLines[a - 1] < 10000) a--;
-    for (let i = a; i < this.batchLines.length && out.length < CAP; i++) {
-      const line = this.batchLines[i];
-      const t = this.batchTimes[i];
+    while (a > 0 && !Number.isNaN(lo) && times[a - 1] >= lo && firstLine - lines[a - 1] < 10000) a--;
+    for (let i = a; i < size && out.length < CAP; i++) {
+      const line = lines[i];
+      const t = times[i];
       // Lines without a stamp (uvicorn access lines) are placed by position in the file.
       const inside = Number.isNaN(t) ? line >= firstLine && line <= lastLine : !Number.isNaN(hi) && t >= lo && t <= hi;
       if (!inside && line > lastLine && (Number.isNaN(t) || Number.isNaN(hi) || t > hi)) break;
-      if (inside) out.push({ line, hop: this.batchHops[i], time: Number.isNaN(t) ? null : t });
+      if (inside) out.push({ line, hop: this.cols.str(hops[i])!, time: Number.isNaN(t) ? null : t });
     }
     return out;
   }

@@ -242,6 +242,9 @@ export class LogSession {
   /** Byte offset of the start of 0-based line `index`, when it was sampled (offsetSampleEvery). */
   sampledOffset(sample: number): number | undefined { return this.splitter?.samples?.[sample]; }
 
+  /** The sampled offsets from the `from`-th on (offsetSampleEvery), for a copy of the session elsewhere. */
+  sampledOffsetsFrom(from: number): number[] { return this.splitter?.samples?.slice(from) ?? []; }
+
   /**
    * Bring the session up to date with a document's full text at once: parse only the appended
    * part when the text grew at the end, otherwise start over. A partial last line waits.

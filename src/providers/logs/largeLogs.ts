@@ -2,45 +2,39 @@
 // never block the extension host for long, followed as they grow, and shown as read-only
 // slices around a line (the `hoplens-slice:` scheme) instead of the whole file.
 import * as vscode from 'vscode';
-import { LogSession } from '../../core/session/logSession';
-import { fileSize, LogFileFeed, readLineSlice } from '../../core/session/logStream';
-import { vllmFastPath } from '../../core/logs/fastVllm';
+import { fileSize, readLineSlice } from '../../core/session/logStream';
+import { OFFSET_SAMPLE_EVERY, StreamedLogReplica, StreamedLogThread } from '../../core/session/streamedLog';
 import { forWorkbench } from '../../core/text/workbench';
 import { Disposable } from '../../util/dispose';
 import type { RequestLogSource } from '../requestsView';
 
 export const SLICE_SCHEME = 'hoplens-slice';
-// About 1,300 lines: one slice keeps the extension host's thread well under 50 ms. Measured on a
-// 63 MB log, 2 cores, parse alone: 1 MB slices stall 45 ms, 512 KB 25 ms, 256 KB 11 ms, for the same
-// total time (in the extension host 1 MB slices stalled it 32–77 ms).
-const POLL_BYTES = 256 * 1024;
 const SLICE_CONTEXT_LINES = 60;
-const OFFSET_SAMPLE_EVERY = 1024;
 
 export class LargeLog implements RequestLogSource {
-  /** Only the requests are kept, not a record per line; common vLLM lines take the byte fast path. */
-  readonly session = new LogSession({
-    engine: 'auto', keepRecords: false, offsetSampleEvery: OFFSET_SAMPLE_EVERY,
-    fast: (state, tracker) => vllmFastPath(state, tracker, null),
-  });
-  private readonly feed: LogFileFeed;
-  constructor(readonly uri: vscode.Uri) {
-    this.feed = new LogFileFeed(uri.fsPath, this.session);
+  /**
+   * Read on its own thread (dist/streamedLog.js; on this one in slices when the bundle is not
+   * there): this thread only applies each slice's requests. Parsing a 210 MB log here in 256 KB
+   * slices stalled the extension host up to 100–180 ms, and its major GCs 65–110 ms (issue 14).
+   */
+  private readonly replica = new StreamedLogReplica();
+  private readonly thread: StreamedLogThread;
+  constructor(readonly uri: vscode.Uri, workerScript?: string) {
+    this.thread = new StreamedLogThread(uri.fsPath, workerScript);
   }
   get label(): string { return `${this.uri.fsPath.split(/[\\/]/).pop()} (streamed)`; }
-  get tracker() { return this.session.tracker; }
-  get engine() { return this.session.engine; }
-  get linesRead(): number { return this.session.linesParsed; }
+  get tracker() { return this.replica.tracker; }
+  get engine() { return this.replica.engine; }
+  get linesRead(): number { return this.replica.linesParsed; }
 
-  /** Reads what was appended, in slices; reports progress; stops on cancel. */
+  /** Reads what was appended; reports progress; stops on cancel. */
   async readAppended(onProgress: (bytes: number) => void, token?: vscode.CancellationToken): Promise<void> {
-    for (;;) {
-      if (token?.isCancellationRequested) return;
-      const { bytes } = await this.feed.poll(POLL_BYTES);
-      if (bytes === 0) return;
-      onProgress(this.session.bytesParsed);
-      await new Promise((r) => setImmediate(r)); // let the extension host breathe between slices
-    }
+    const ac = new AbortController();
+    const sub = token?.onCancellationRequested(() => ac.abort());
+    if (token?.isCancellationRequested) ac.abort();
+    try {
+      await this.thread.read((d) => { this.replica.apply(d); onProgress(d.bytesParsed); }, ac.signal);
+    } finally { sub?.dispose(); }
   }
 
   /** Text of the lines around `line` (1-based) and the number of the first one. */
@@ -48,7 +42,7 @@ export class LargeLog implements RequestLogSource {
     const first = Math.max(1, line - SLICE_CONTEXT_LINES);
     // Read from the last offset the session sampled before the slice (every 1024th line), else the top.
     const sample = Math.floor((first - 1) / OFFSET_SAMPLE_EVERY);
-    const sampled = this.session.sampledOffset(sample);
+    const sampled = this.replica.sampledOffset(sample);
     const from = sampled === undefined ? undefined : { offset: sampled, line: sample * OFFSET_SAMPLE_EVERY + 1 };
     const lines = await readLineSlice(this.uri.fsPath, first, SLICE_CONTEXT_LINES * 2 + 1, from);
     return { firstLine: first, text: lines.join('\n') };
@@ -56,20 +50,24 @@ export class LargeLog implements RequestLogSource {
 
   /** The file's size now (bytes). */
   size(): Promise<number> { return fileSize(this.uri.fsPath); }
+
+  dispose(): void { this.thread.dispose(); }
 }
 
 export class LargeLogService extends Disposable implements vscode.TextDocumentContentProvider {
   private readonly logs = new Map<string, LargeLog>();
 
-  constructor() {
+  /** @param workerScript dist/streamedLog.js (absent: logs are read on this thread, in slices). */
+  constructor(private readonly workerScript?: string) {
     super();
     this._register(vscode.workspace.registerTextDocumentContentProvider(SLICE_SCHEME, this));
+    this._register({ dispose: () => { for (const log of this.logs.values()) log.dispose(); this.logs.clear(); } });
   }
 
   get(uri: vscode.Uri): LargeLog | undefined { return this.logs.get(uri.toString()); }
 
   async openFile(uri: vscode.Uri): Promise<LargeLog | undefined> {
-    const log = new LargeLog(uri);
+    const log = new LargeLog(uri, this.workerScript);
     const ok = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `HopLens: reading ${forWorkbench(log.label)}`, cancellable: true }, async (progress, token) => {
       const size = await log.size();
       let last = 0;
@@ -79,7 +77,8 @@ export class LargeLogService extends Disposable implements vscode.TextDocumentCo
       }, token);
       return !token.isCancellationRequested;
     });
-    if (!ok) return undefined;
+    if (!ok) { log.dispose(); return undefined; }
+    this.logs.get(uri.toString())?.dispose();
     this.logs.set(uri.toString(), log);
     return log;
   }

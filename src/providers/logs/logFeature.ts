@@ -42,7 +42,7 @@ export function createLogFeature(context: vscode.ExtensionContext, log: Logger, 
     },
   });
   const requests = new RequestsViewProvider();
-  const largeLogs = new LargeLogService();
+  const largeLogs = new LargeLogService(vscode.Uri.joinPath(context.extensionUri, 'dist', 'streamedLog.js').fsPath);
   const view = vscode.window.createTreeView('hoplens.requests', { treeDataProvider: requests, showCollapseAll: true });
   requests.attach(view);
   const lenses = new HopCodeLensProvider(logs, sources.onDidChange);
