@@ -86,13 +86,16 @@ export function createParseState(opts: ParseOptions = {}): ParseState {
 
 const LEVELS = 'DEBUG|INFO|WARNING|ERROR|CRITICAL';
 // The prefix decorate_logs writes in front of every line of a process, an empty one too.
-const VLLM_PREFIX = /^\(([^()]*?) pid=(\d+)(?:, ip=[^()]*)?\)(?: |$)/;
+// A name ending in a comma is another launcher's (SkyPilot's `(task, pid=N)`, `(head, rank=0, pid=N)`).
+const VLLM_PREFIX = /^\(((?:[^()]*?[^(),])?) pid=(\d+)(?:, ip=[^()]*)?\)(?: |$)/;
 // vLLM's header in every version: `[path.py:N]` (≥0.8), `file.py:N]` (≤0.7); milliseconds,
 // a year and full paths when a logging config adds them.
 const VLLM_HEADER = new RegExp(`^(${LEVELS}) (\\d\\d)-(\\d\\d) (\\d\\d):(\\d\\d):(\\d\\d) (\\[?)([^\\]\\s]+):(\\d+)\\] ?`);
 const VLLM_HEADER_LONG = new RegExp(`^(${LEVELS}) (?:(\\d{4})-)?(\\d\\d)-(\\d\\d)[ T](\\d\\d):(\\d\\d):(\\d\\d)(?:[.,](\\d{1,9}))? (\\[?)([^\\]]+?):(\\d+)\\] ?`);
 const UVICORN = /^(DEBUG|INFO|WARNING|ERROR|CRITICAL|TRACE):\s+/;
 const SGLANG_MAIN = /^\[(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d{3}))?((?: [A-Za-z_]+\d*(?:\[\d+\])?)*)\] ?/;
+// SGLang's router before tracing (env_logger, 2024 to mid 2025) and its Python launcher: `[Router (Rust)] date - LEVEL - …`.
+const SGLANG_ROUTER = /^\[Router \((Rust|Python)\)\] (\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:[.,](\d{1,9}))? - (TRACE|DEBUG|INFO|WARN|WARNING|ERROR|CRITICAL) - /;
 const SGLANG_2024 = /^\[(\d\d):(\d\d):(\d\d)((?: [A-Za-z_]+\d*)*)\] ?/;
 const SGLANG_HOPLENS = /^\[(\d{4})-(\d\d)-(\d\d)[ T](\d\d):(\d\d):(\d\d)[.,](\d{3,6}) pid=(\d+) (DEBUG|INFO|WARNING|ERROR|CRITICAL) (.+?):(\d+)\] ?/;
 // Every rank tag SGLang and vLLM print (TP0, DP0, EP0, PP0, ATTN_CP0, ATTN_DP0, MOE_DP0, …), in any combination.
@@ -101,7 +104,7 @@ const RAY_REPEATED = / \[repeated (\d+)x across cluster\]$/;
 const W_STERN = /^\S+ \S+ /;
 // Where an engine header may start further into a line: a process prefix, a vLLM level and
 // date, an SGLang bracketed date.
-const HEADER_ANCHOR = new RegExp(`\\((?=[^()]{0,80}? pid=\\d)|(?:${LEVELS}) (?=(?:\\d{4}-)?\\d\\d-\\d\\d[ T]\\d\\d:)|\\[(?=(?:\\d{4}-\\d\\d-\\d\\d[ T])?\\d\\d:\\d\\d:\\d\\d)`, 'g');
+const HEADER_ANCHOR = new RegExp(`\\((?=[^()]{0,80}? pid=\\d)|(?:${LEVELS}) (?=(?:\\d{4}-)?\\d\\d-\\d\\d[ T]\\d\\d:)|\\[(?=(?:\\d{4}-\\d\\d-\\d\\d[ T])?\\d\\d:\\d\\d:\\d\\d|Router \\()`, 'g');
 const DATE_ANCHOR = /\d{4}-\d\d-\d\d[ T]\d\d:\d\d/g;
 // A process prefix whose `(` a paste lost: `_AsyncLLMEngine pid=1974) INFO …`.
 const LOST_PREFIX = /(?:^|[\s(])([A-Za-z_][\w.\- =]*?) pid=(\d+)(?:, ip=[^()]*)?\)[*_`]* ?$/;
@@ -247,6 +250,16 @@ function parseSglang(s: string, rec: LogRecord, state: ParseState): boolean {
     rec.message = s.slice(m[0].length);
     return true;
   }
+  m = SGLANG_ROUTER.exec(s);
+  if (m) {
+    rec.engine = 'sglang'; rec.format = 'sglang-router';
+    rec.process = m[1] === 'Rust' ? 'Router (Rust)' : 'Router (Python)'; rec.role = 'router';
+    rec.time = Date.UTC(Number(m[2]), Number(m[3]) - 1, Number(m[4]), Number(m[5]), Number(m[6]), Number(m[7])) + fractionMs(m[8]);
+    rec.timeResolution = fractionResolution(m[8]);
+    rec.level = m[9] === 'WARN' ? 'WARNING' : m[9];
+    rec.message = s.slice(m[0].length);
+    return true;
+  }
   m = SGLANG_2024.exec(s);
   if (m) {
     rec.engine = 'sglang'; rec.format = 'sglang-2024';
@@ -328,6 +341,8 @@ function surelyEngines(r: LogRecord, state: ParseState): boolean {
  * Another library's line in another layout (httpx, a user's service) stays no engine's line.
  */
 function layoutEngine(h: LayoutHeader, message: string, state: ParseState): Engine | null {
+  // A Rust line is its target crate's: SGLang's router, or another program's (Dynamo, hyper) in the same layout.
+  if (h.rust) return h.engine !== null && (state.forced === null || h.engine === state.forced) ? h.engine : null;
   let engine = h.engine ?? state.layouts.get(h.signature) ?? null;
   if (engine === null) {
     const v = state.forced !== 'sglang' && matchHop('vllm', message, h.file, 'vllm-custom') !== null;
@@ -388,6 +403,7 @@ function applyLayout(rec: LogRecord, h: LayoutHeader, engine: Engine, message: s
   if (h.logger) rec.logger = h.logger;
   if (h.func) rec.func = h.func;
   if (h.ranks) { rec.process = h.ranks; rec.ranks = tagRanks(h.ranks); if (engine === 'sglang') rec.role = 'scheduler'; }
+  if (h.rust) { rec.format = `${engine}-router`; rec.role = 'router'; }
   rec.message = message;
   if (h.engine && state.detected === null) state.detected = h.engine;
 }
