@@ -87,6 +87,10 @@ export function createParseState(opts: ParseOptions = {}): ParseState {
 const LEVELS = 'DEBUG|INFO|WARNING|ERROR|CRITICAL';
 // The prefix decorate_logs writes in front of every line of a process, an empty one too.
 // A name ending in a comma is another launcher's (SkyPilot's `(task, pid=N)`, `(head, rank=0, pid=N)`).
+// The process names vLLM's own prefixes carry (decorate_logs; Ray's, for vLLM's workers). Plain output
+// behind another name (a training framework's Ray actor: `(WorkerDict pid=N)`, `(TaskRunner pid=N)`,
+// `(SGLangEngine pid=N)`) is vLLM's only in a log already known to be vLLM's.
+const VLLM_PROCESS = /^_?(?:APIServer|ApiServer|EngineCore|EngineCoreProc|DPEngineCoreProc|AsyncLLMEngine|LLMEngine|MQLLMEngine|VllmWorker|Worker|RayWorkerWrapper|DPCoordinator|DPSupervisor)(?:[_ -]|$)/;
 const VLLM_PREFIX = /^\(((?:[^()]*?[^(),])?) pid=(\d+)(?:, ip=[^()]*)?\)(?: |$)/;
 // vLLM's header in every version: `[path.py:N]` (≥0.8), `file.py:N]` (≤0.7); milliseconds,
 // a year and full paths when a logging config adds them.
@@ -106,6 +110,8 @@ const W_STERN = /^\S+ \S+ /;
 // date, an SGLang bracketed date.
 const HEADER_ANCHOR = new RegExp(`\\((?=[^()]{0,80}? pid=\\d)|(?:${LEVELS}) (?=(?:\\d{4}-)?\\d\\d-\\d\\d[ T]\\d\\d:)|\\[(?=(?:\\d{4}-\\d\\d-\\d\\d[ T])?\\d\\d:\\d\\d:\\d\\d|Router \\()`, 'g');
 const DATE_ANCHOR = /\d{4}-\d\d-\d\d[ T]\d\d:\d\d/g;
+// SGLang's header whose `[` a paste lost (the selection began at the date): date, rank tags, `] `.
+const SGLANG_LOST_BRACKET = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d{3})?(?: [A-Z][A-Z_]*\d+)*\] /;
 // A process prefix whose `(` a paste lost: `_AsyncLLMEngine pid=1974) INFO …`.
 const LOST_PREFIX = /(?:^|[\s(])([A-Za-z_][\w.\- =]*?) pid=(\d+)(?:, ip=[^()]*)?\)[*_`]* ?$/;
 /** How far into a line its header is looked for (pasted titles, paths and progress bars are shorter). */
@@ -163,9 +169,19 @@ function parseEngine(s: string, rec: LogRecord, state: ParseState): boolean {
       rest = rest.slice(m[0].length);
     }
     if (name === null) return false;
+    // A Ray actor's prefix (`(SGLangEngine pid=N)`, `(WorkerDict pid=N)`) in front of SGLang's header:
+    // the line is SGLang's; the header search finds it behind the prefix, which is kept for display.
+    if (allowSglang && rest.charCodeAt(0) === 91 /* [ */ && sglangBehindPrefix(rest, rec, state)) return false;
     const info = processInfo(state, name);
     rec.engine = 'vllm'; rec.process = info.name; rec.pid = pid; rec.role = info.role; rec.ranks = info.ranks;
-    if (!parseVllmHeader(rest, rec, state)) { rec.format = 'vllm-output'; rec.message = rest; }
+    if (!parseVllmHeader(rest, rec, state)) {
+      if (!VLLM_PROCESS.test(name) && state.detected !== 'vllm' && state.forced !== 'vllm') {
+        // Another program's Ray actor (`(WorkerDict pid=N)`, `(TaskRunner pid=N)`) printing plain text.
+        rec.engine = 'other'; rec.process = null; rec.pid = null; rec.role = null; rec.ranks = null;
+        return false;
+      }
+      rec.format = 'vllm-output'; rec.message = rest;
+    }
     return true;
   }
   if (c === 91 /* [ */) {
@@ -177,6 +193,11 @@ function parseEngine(s: string, rec: LogRecord, state: ParseState): boolean {
     return parseVllmHeader(s, rec, state);
   }
   return false;
+}
+
+function sglangBehindPrefix(rest: string, rec: LogRecord, state: ParseState): boolean {
+  const probe = newRecord(rec.line, rec.offset, '');
+  return parseSglang(rest, probe, state) && surelyEngines(probe, state);
 }
 
 function parseVllmHeader(s: string, rec: LogRecord, state: ParseState): boolean {
@@ -321,6 +342,28 @@ function findHeader(s: string, rec: LogRecord, state: ParseState): number {
 }
 
 /**
+ * Where SGLang's header starts in a line that lost its `[` (a code fence glued on, then
+ * `2025-02-19 11:45:37 TP0] Prefill batch. …`), rec filled; -1 when none. Only a header that is
+ * surely SGLang's counts: with a rank tag, or printing a hop.
+ */
+function lostBracketAt(s: string, rec: LogRecord, state: ParseState): number {
+  if (state.forced === 'vllm') return -1;
+  const window = s.length > SEARCH_WINDOW ? s.slice(0, SEARCH_WINDOW) : s;
+  DATE_ANCHOR.lastIndex = 0;
+  for (let m = DATE_ANCHOR.exec(window); m; m = DATE_ANCHOR.exec(window)) {
+    if (m.index > 0 && s.charCodeAt(m.index - 1) === 91 /* [ */) continue;
+    const rest = s.slice(m.index);
+    if (!SGLANG_LOST_BRACKET.test(rest)) continue;
+    const probe = newRecord(rec.line, rec.offset, '');
+    if (parseSglang(`[${rest}`, probe, state) && (probe.process !== null || matchHop('sglang', probe.message, null, 'sglang') !== null)) {
+      Object.assign(rec, probe);
+      return m.index;
+    }
+  }
+  return -1;
+}
+
+/**
  * Further into a line, only a header that is surely the engine's counts: vLLM's level, date and
  * file:line; SGLang's date with a rank tag or milliseconds. A bare `(name pid=N)` or `[date]` in
  * the middle of another program's line counts only in a log already known to be that engine's
@@ -457,6 +500,16 @@ export function parseLine(text: string, lineNo: number, offset: number, state: P
       // shape): the engine's header wherever it stands.
       const at = findHeader(body, rec, state);
       if (at > 0) { matched = true; body = body.slice(at); }
+    }
+    if (!matched) {
+      // SGLang's header that lost its `[` (its date may have looked like a wrapper's time column).
+      const base = wrappers.includes('json') ? body : s;
+      const at = lostBracketAt(base, rec, state);
+      if (at >= 0) {
+        matched = true;
+        body = base.slice(at);
+        if (base === s) { wrappers.length = 0; stamp.v = null; }
+      }
     }
     if (!matched) {
       // A custom logging layout: after the wrappers, or from the line's start (its own date may
