@@ -90,7 +90,7 @@ const LEVELS = 'DEBUG|INFO|WARNING|ERROR|CRITICAL';
 // The process names vLLM's own prefixes carry (decorate_logs; Ray's, for vLLM's workers). Plain output
 // behind another name (a training framework's Ray actor: `(WorkerDict pid=N)`, `(TaskRunner pid=N)`,
 // `(SGLangEngine pid=N)`) is vLLM's only in a log already known to be vLLM's.
-const VLLM_PROCESS = /^_?(?:APIServer|ApiServer|EngineCore|EngineCoreProc|DPEngineCoreProc|AsyncLLMEngine|LLMEngine|MQLLMEngine|VllmWorker|Worker|RayWorkerWrapper|DPCoordinator|DPSupervisor)(?:[_ -]|$)/;
+const VLLM_PROCESS = /^_?(?:APIServer|ApiServer|\w*EngineCore\w*|AsyncLLMEngine|LLMEngine|MQLLMEngine|\w*Vllm\w*|Worker|RayWorkerWrapper|DPCoordinator|DPSupervisor)(?:[_ -]|$)/;
 const VLLM_PREFIX = /^\(((?:[^()]*?[^(),])?) pid=(\d+)(?:, ip=[^()]*)?\)(?: |$)/;
 // vLLM's header in every version: `[path.py:N]` (≥0.8), `file.py:N]` (≤0.7); milliseconds,
 // a year and full paths when a logging config adds them.

@@ -36,6 +36,8 @@ test("a training framework's actor printing plain text is no vLLM line; vLLM's o
   ]);
   assert.deepEqual([v.engine, v.format, v.process], ['vllm', 'vllm-output', 'EngineCore_DP0']);
   assert.deepEqual([w.engine, w.format], ['vllm', 'vllm-output']);
+  const [y] = parse(['(DPEngineCoreActor pid=3301) Traceback (most recent call last):']);
+  assert.deepEqual([y.engine, y.process], ['vllm', 'DPEngineCoreActor']);
   // vLLM's header behind a framework's actor is vLLM's; after it, the log is vLLM's and so is the actor's output.
   assert.deepEqual([x.engine, x.process, x.fileinfo], ['vllm', 'WorkerDict', 'llm_engine.py']);
   const st = createParseState({ referenceTime: Date.UTC(2026, 2, 22) });
