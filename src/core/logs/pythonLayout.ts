@@ -52,7 +52,7 @@ const AFTER_FIELD = /\s*(?:[:\]|)\-,]|$)/y;
 // Rust's tracing target (the module path, `sglang_router_rs::core::worker_manager`), or a crate root
 // of SGLang's router, followed by `: `. Rust lines are never Python logging's, so their engine comes
 // from the target alone (see rustEngine), never from a layout learnt from other lines.
-const RUST_TARGET = /((?:[A-Za-z_]\w*::)+[A-Za-z_]\w*|sglang_router_rs|sgl_model_gateway)(?=:(?:\s|$))/y;
+const RUST_TARGET = /((?:[A-Za-z_]\w*::)+[A-Za-z_]\w*|sglang_router_rs|sgl_model_gateway|smg)(?=:(?:\s|$))/y;
 // %(funcName)s written as `func()`.
 const FUNC_CALL = /([A-Za-z_]\w*)\(\)/y;
 const RANK_TAG = /[A-Z][A-Z_]*\d+(?:\[\d+\])?(?=[\s\]]|$)/y;
@@ -66,9 +66,12 @@ function stick(re: RegExp, s: string, at: number): RegExpExecArray | null {
   return re.exec(s);
 }
 
-/** SGLang's router crate (sgl-router: `sglang_router_rs`; renamed sgl-model-gateway late 2025) names SGLang. */
+/**
+ * SGLang's router crate names SGLang: sgl-router's `sglang_router_rs`, then sgl-model-gateway's
+ * (late 2025; its log target `smg`, observability/logging.rs).
+ */
 function rustEngine(target: string): Engine | null {
-  return /^(?:sglang_router_rs|sgl_model_gateway)(?:::|$)/.test(target) ? 'sglang' : null;
+  return /^(?:sglang_router_rs|sgl_model_gateway|smg)(?:::|$)/.test(target) ? 'sglang' : null;
 }
 
 function engineOf(name: string): Engine | null {

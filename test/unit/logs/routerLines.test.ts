@@ -32,6 +32,12 @@ test("tracing's layout with the router's target: SGLang's line, its file:line, l
   assert.equal(b.message, 'Initializing worker job queue: capacity=1000, workers=10');
 });
 
+test("the model gateway's target (`smg`, sgl-model-gateway late 2025) with SGLANG_LOG_MS milliseconds", () => {
+  const [a] = parse(['2025-12-15 10:00:00.123  WARN smg::core::worker_manager: src/core/worker_manager.rs:420: Worker http://10.0.0.7:30000 failed health check']);
+  assert.deepEqual([a.engine, a.level, a.logger, a.fileinfo, a.lineno, a.message], ['sglang', 'WARNING', 'smg::core::worker_manager', 'src/core/worker_manager.rs', 420, 'Worker http://10.0.0.7:30000 failed health check']);
+  assert.equal(a.time, Date.UTC(2025, 11, 15, 10, 0, 0, 123));
+});
+
 test('the router coloured on a terminal and pasted inside backticks parses the same', () => {
   const [a, b] = parse([
     '2025-11-04 10:05:37 \x1b[32m INFO\x1b[0m \x1b[2msglang_router_rs::server\x1b[0m\x1b[2m:\x1b[0m \x1b[2msrc/server.rs\x1b[0m\x1b[2m:\x1b[0m\x1b[2m830:\x1b[0m Starting router on 0.0.0.0:30000',
