@@ -38,16 +38,20 @@ const settings = JSON.parse(readFileSync(settingsFile, 'utf8'));
 const liveLog = join(ws.root, 'logs', 'live-vllm.log');
 writeFileSync(liveLog, '');
 // Like vLLM with --otlp-traces-endpoint: start "HopLens: Start Trace Receiver" to see engine timing.
-const engine = await startFakeEngineProcess({ engine: 'vllm', logFile: liveLog, schedule: 'first=150,frames=40,every=20,burst=6@20', otlp: 'http://127.0.0.1:4318/v1/traces' });
+// …and with VLLM_TRACE_FUNCTION=1: its engine core's steps are traced under traces/, so a
+// request's timeline shows the calls that ran during it.
+const engine = await startFakeEngineProcess({ engine: 'vllm', logFile: liveLog, schedule: 'first=150,frames=40,every=20,burst=6@20', otlp: 'http://127.0.0.1:4318/v1/traces', traceDir: join(ws.root, 'traces', 'server') });
 Object.assign(settings, { 'hoplens.server.url': engine.url, 'hoplens.server.engine': 'vllm', 'hoplens.serverLog': liveLog });
 process.stderr.write(`[demo] streaming server (vLLM API) at ${engine.url}, writing ${liveLog}\n`);
 
+const traceDirs = engine.traceInstanceDir ? [engine.traceInstanceDir] : [];
 try {
   const out = execFileSync('python3', [join(repo, 'test', 'fixtures', 'calltrace', 'make_trace.py'), join(ws.root, 'traces'), '--sleep-ms', '25'], { encoding: 'utf8' });
-  settings['hoplens.traceDirs'] = [JSON.parse(out.trim().split('\n').pop()).instanceDir];
+  traceDirs.unshift(JSON.parse(out.trim().split('\n').pop()).instanceDir);
 } catch (e) {
   process.stderr.write(`[demo] no call-trace folder (python3 failed: ${e.message.split('\n')[0]})\n`);
 }
+settings['hoplens.traceDirs'] = traceDirs;
 writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
 
 const port = Number(process.env.HOPLENS_DEMO_PORT || 0);

@@ -44,7 +44,7 @@ export function activate(context: vscode.ExtensionContext): HopLensApi {
   const timelines = new TimelineService({
     extensionUri: context.extensionUri, log,
     spans: () => (engineTiming.store.stats().spans > 0 ? engineTiming.store : null),
-    traceDirs: () => callTraces.indexes().map((i) => i.path),
+    traceDirs: () => callTraces.traceFolders(),
     includeText: () => settings.current.export.includePromptsAndOutputs,
     open: {
       logLine: async (path, line) => { await vscode.commands.executeCommand(CommandIds.revealLogLine, vscode.Uri.file(path), line); },

@@ -8,6 +8,7 @@ import type { LogSessions } from '../providers/logs/logDocuments';
 import type { TracedRequestCommands } from './sendTracedRequestCommand';
 import { readCollectorFile } from '../core/otlp/collectorFile';
 import { queryRequestSpans } from '../core/otlp/query';
+import { requestToShow } from '../core/request/choice';
 import type { HopLensSettings } from '../config';
 import { forWorkbench } from '../core/text/workbench';
 
@@ -22,11 +23,9 @@ export function registerEngineTimingCommands({ service, logs, traced, settings }
   const pickRid = async (): Promise<string | undefined> => {
     const editor = vscode.window.activeTextEditor;
     const atCursor = editor ? logs.get(editor.document)?.session.record(editor.selection.active.line)?.rid : undefined;
-    if (atCursor) return atCursor;
-    const last = traced.lastResult?.record.logRequestId;
-    const known = service.store.requests().map((t) => t.rid);
-    if (known.length === 0) return last;
-    const items = [...new Set([...(last ? [last] : []), ...known])].map((rid) => ({ label: forWorkbench(rid), description: rid === last ? 'last traced request' : undefined, rid }));
+    const want = requestToShow(atCursor, traced.lastResult?.record.logRequestId, service.store.requests().map((t) => t.rid));
+    if (!want || 'rid' in want) return want?.rid;
+    const items = want.choices.map((c) => ({ label: forWorkbench(c.rid), description: c.lastTraced ? 'last traced request' : undefined, rid: c.rid }));
     return (await vscode.window.showQuickPick(items, { title: 'Engine timing of which request?' }))?.rid;
   };
 

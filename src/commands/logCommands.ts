@@ -2,7 +2,6 @@
 // show the hop table, export a request's hops, write a logging config, clone the pinned checkout,
 // open a large log in the streamed view. Each adapts: the sessions and the locator answer.
 import * as vscode from 'vscode';
-import { writeFile } from 'node:fs/promises';
 import { CommandIds } from '../commandIds';
 import type { LogDocuments } from '../providers/logs/logDocuments';
 import type { LocatedSource } from '../core/source/locate';
@@ -110,7 +109,12 @@ export function registerLogCommands(deps: LogCommandDeps): vscode.Disposable {
     });
     if (!target) return undefined;
     const result = loggingConfig(engine, { path: target.fsPath });
-    await writeFile(target.fsPath, result.json);
+    try {
+      await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(result.json));
+    } catch (e) {
+      void vscode.window.showErrorMessage(`HopLens: could not write ${forWorkbench(target.fsPath)}: ${forWorkbench((e as Error).message)}`);
+      return undefined;
+    }
     void vscode.window.showInformationMessage(
       `HopLens: wrote ${forWorkbench(target.fsPath)}. Launch with: ${result.envVar}=${forWorkbench(target.fsPath)} …`, 'Copy Launch Line', 'Open Config').then(async (choice) => {
       if (choice === 'Copy Launch Line') await vscode.env.clipboard.writeText(result.launchLine);

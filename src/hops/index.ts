@@ -3,11 +3,9 @@
 import type { Engine, HopDef, HopTable } from './types';
 import { VLLM_TABLE } from './vllm';
 import { SGLANG_TABLE } from './sglang';
-import { nextRecordAt } from './joined';
 import { cutHopMatch } from './cut';
 
 export type { Engine, HopDef, HopTable, MissingKind } from './types';
-export { firstRecord, nextRecordAt } from './joined';
 
 export const HOP_TABLES: Record<Engine, HopTable> = { vllm: VLLM_TABLE, sglang: SGLANG_TABLE };
 
@@ -36,11 +34,18 @@ function basenameOf(fileinfo: string): string {
 }
 
 /**
+ * Where a message's own words end when another record was pasted after it on its line, or -1
+ * (the parser's nextRecordAt: it knows what a record's header is).
+ */
+export type RecordEnd = (message: string) => number;
+
+/**
  * Match one message (all prefixes removed) against an engine's hop table.
  * `fileinfo` (vLLM) must end in one of the hop's basenames when it is known;
- * `format` restricts the uvicorn access hop to uvicorn lines.
+ * `format` restricts the uvicorn access hop to uvicorn lines. `recordEnd`: where the message's own
+ * words end (a paste that lost its line breaks), looked at only when the whole message fit no hop.
  */
-export function matchHop(engine: Engine, message: string, fileinfo: string | null, format: string): HopMatch | null {
+export function matchHop(engine: Engine, message: string, fileinfo: string | null, format: string, recordEnd?: RecordEnd): HopMatch | null {
   const hops = HOP_TABLES[engine].hops;
   if (format === 'uvicorn') {
     if (engine !== 'vllm') return null;
@@ -63,8 +68,8 @@ export function matchHop(engine: Engine, message: string, fileinfo: string | nul
   // A hop's words with another record glued on (a paste that lost its line breaks): the
   // message ends where the next header begins. Only lines that opened like a hop pay for this.
   if (tried) {
-    const at = nextRecordAt(message);
-    if (at > 0) return matchHop(engine, message.slice(0, at), fileinfo, format);
+    const at = recordEnd ? recordEnd(message) : -1;
+    if (at > 0) return matchHop(engine, message.slice(0, at), fileinfo, format, recordEnd);
     return matchCutHop(candidates, message, base);
   }
   return null;

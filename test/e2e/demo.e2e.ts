@@ -81,6 +81,55 @@ describe('npm run demo, as the README says', function () {
     await session.page.locator('.tab.active', { hasText: 'async_llm.py' }).waitFor();
     await session.page.locator('[id="status.editor.selection"]', { hasText: 'Ln 439,' }).waitFor({ timeout: 15_000 });
     assert.deepEqual(await session.cursorPosition(), { line: 439, column: 1 });
+
+    // The same request on one timeline, out of the box: back in the log, the cursor on its
+    // Added line, Show Request Timeline… offers that request, and its hops are drawn in the
+    // log's lane.
+    const logLines = readFileSync(`${root}/logs/vllm.log`, 'utf8').split('\n');
+    const addedLine = logLines.findIndex((l) => l.includes('Added request chatcmpl-myrun-0001')) + 1;
+    assert.ok(addedLine > 0, 'the demo log has the Added line of myrun-0001');
+    await session.openFile('logs/vllm.log');
+    await session.page.locator('.codelens-decoration a', { hasText: /^hop / }).first().waitFor({ timeout: 60_000 });
+    await session.goToLine(addedLine);
+    await session.runCommand('HopLens: Show Request Timeline…');
+    const input = session.page.locator('.quick-input-widget input');
+    await session.page.locator('.quick-input-widget', { hasText: 'Any id of the request' }).waitFor({ timeout: 15_000 });
+    for (let i = 0; i < 50 && !/myrun-0001/.test(await input.inputValue()); i++) await session.page.waitForTimeout(100);
+    assert.match(await input.inputValue(), /myrun-0001/, 'the request at the cursor is offered');
+    await session.page.keyboard.press('Enter');
+    await session.page.locator('.quick-input-widget', { hasText: 'Logs for the timeline' }).waitFor({ timeout: 15_000 });
+    await session.page.locator('.quick-input-widget .monaco-list-row', { hasText: 'vllm.log' }).first().waitFor();
+    await session.page.keyboard.press('Enter');
+    await session.page.locator('.tab', { hasText: /Timeline .*myrun-0001/ }).first().waitFor({ timeout: 60_000 });
+    const frame = session.page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
+    await frame.locator('#lanes').waitFor({ timeout: 30_000 });
+    const lanes = await frame.locator('.lane-name').allInnerTexts();
+    assert.ok(lanes.some((n) => /^vllm\.log · APIServer pid 2101$/.test(n)), `the log's lane is drawn: ${JSON.stringify(lanes)}`);
+    assert.ok(await frame.locator('.track [data-item][aria-label^="V2 "]').count() >= 1, 'the Added hop is on the timeline');
+    await session.screenshot('demo-timeline');
+
+    // The demo's own server: the receiver started, one traced request sent, its timeline opened
+    // from the report: the client's socket times and the server's own log on one axis, with the
+    // engine's spans the server exported and the calls its traced engine core ran.
+    await session.runCommand('View: Close All Editors');
+    await session.runCommand('HopLens: Start Trace Receiver');
+    await session.page.locator('.statusbar-item', { hasText: /OTLP :4318 · 0 spans/ }).first().waitFor({ timeout: 30_000 });
+    await session.runCommandAndAccept('HopLens: Send Traced Request', ['Send', engineUrl]);
+    await session.page.locator('.tab', { hasText: /Traced hoplens-/ }).first().waitFor({ timeout: 60_000 });
+    const report = session.page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
+    await report.locator('#summary').waitFor({ timeout: 30_000 });
+    await session.page.locator('.statusbar-item', { hasText: /OTLP :4318 · [1-9]\d* spans?/ }).first().waitFor({ timeout: 30_000 });
+    await report.locator('button[data-action="timeline"]').click();
+    const tl = session.page.locator('iframe.webview.ready');
+    await session.page.locator('.tab', { hasText: /^Timeline / }).first().waitFor({ timeout: 60_000 });
+    const own = tl.last().contentFrame().frameLocator('#active-frame');
+    await own.locator('#lanes').waitFor({ timeout: 30_000 });
+    const ownLanes = (await own.locator('.lane-name').allInnerTexts()).map((n) => n.replace(/\d+/g, 'N'));
+    await session.screenshot('demo-own-server-timeline');
+    assert.equal(ownLanes[0], 'client (socket)', `lanes: ${JSON.stringify(ownLanes)}`);
+    assert.ok(ownLanes.includes('live-vllm.log · APIServer pid N'), `the server's own log: ${JSON.stringify(ownLanes)}`);
+    assert.ok(ownLanes.some((n) => /span/i.test(n)), `the engine's spans: ${JSON.stringify(ownLanes)}`);
+    assert.ok(ownLanes.some((n) => /^calls · EngineCore_DPN pid N · thread N$/.test(n)), `the engine core's calls: ${JSON.stringify(ownLanes)}`);
     await session.stop();
     session = undefined;
 

@@ -106,10 +106,8 @@ describe('The first screen of a big vLLM log, opened from the Explorer', functio
     await s.page.locator('.part.editor .margin-view-overlays .line-numbers').nth(2).click();
     await s.page.keyboard.press('Control+Home');
     await s.page.locator('[id="status.editor.selection"]', { hasText: 'Ln 1,' }).waitFor({ timeout: 15_000 });
-    // Line 2 is the request's "Added request" line: hop 2, printed at v1/engine/async_llm.py:439.
-    await s.page.locator('.part.editor .view-lines .view-line').nth(1).hover({ position: { x: 300, y: 5 } });
-    const hover = s.page.locator('.monaco-hover', { hasText: 'hop 2 (V2)' }).first();
-    await hover.waitFor({ timeout: 15_000 });
+    // An "Added request" line: hop 2, printed at v1/engine/async_llm.py:439.
+    const hover = await s.hoverLineUntil('Added request chatcmpl-run-', 'hop 2 (V2)');
     assert.match(await hover.innerText(), /Checkout: v1\/engine\/async_llm\.py:439/);
     await s.screenshot('large-log-hover');
     await hover.locator('a', { hasText: /^Open$/ }).click();

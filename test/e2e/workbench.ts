@@ -160,6 +160,15 @@ export class WorkbenchSession {
   }
 
   /** "Ln 3, Col 1" from the status bar. */
+  /** Ctrl+G, the line number, Enter; returns once the status bar shows the cursor there. */
+  async goToLine(line: number): Promise<void> {
+    await this.page.keyboard.press('Control+G');
+    await this.page.locator('.quick-input-widget input').waitFor();
+    await this.page.keyboard.type(String(line));
+    await this.page.keyboard.press('Enter');
+    await this.page.locator('[id="status.editor.selection"]', { hasText: `Ln ${line},` }).waitFor({ timeout: 15_000 });
+  }
+
   async cursorPosition(): Promise<{ line: number; column: number }> {
     const item = this.page.locator('[id="status.editor.selection"]');
     await item.waitFor();
@@ -171,8 +180,20 @@ export class WorkbenchSession {
 
   /** Opens the HopLens container from the activity bar. */
   async openHopLens(): Promise<void> {
-    await this.page.locator('.activitybar [aria-label^="HopLens"]').first().click();
-    await this.page.locator('.pane-header', { hasText: 'Requests' }).first().waitFor();
+    // Opening a big log can keep the page busy for many seconds on a loaded machine, and a click
+    // on the icon of the container already open closes it: look before each click.
+    const requests = this.page.locator('.pane-header', { hasText: 'Requests' }).first();
+    const deadline = Date.now() + 150_000;
+    for (;;) {
+      if (await requests.isVisible().catch(() => false)) return;
+      try {
+        await this.page.locator('.activitybar [aria-label^="HopLens"]').first().click({ timeout: 60_000 });
+        await requests.waitFor({ timeout: 30_000 });
+        return;
+      } catch (e) {
+        if (Date.now() > deadline) throw e;
+      }
+    }
   }
 
   /** Shows the Explorer and clicks a workspace file in it, expanding its folders first. */
@@ -260,6 +281,41 @@ export class WorkbenchSession {
       }
       return null;
     });
+  }
+
+  /**
+   * Hovers a line of the active editor, as a user does, until the hover that has `hoverText`
+   * shows, and returns it. The line is found by its text among the lines drawn, each attempt
+   * anew: a scroll or a re-render can move lines under a resting mouse, and VS Code asks for a
+   * hover only when the mouse moves, so each attempt first moves the mouse off the text. On
+   * time-out the error says what was drawn and which hovers showed.
+   */
+  async hoverLineUntil(lineText: string | RegExp, hoverText: string, timeoutMs = 30_000): Promise<Locator> {
+    const hover = this.page.locator('.monaco-hover', { hasText: hoverText }).first();
+    const line = this.page.locator('.part.editor .editor-instance .view-lines .view-line', { hasText: lineText }).first();
+    const gutter = this.page.locator('.part.editor .editor-instance .margin-view-overlays').first();
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      try {
+        await line.waitFor({ timeout: Math.max(1, Math.min(5_000, deadline - Date.now())) });
+        const box = await gutter.boundingBox();
+        if (box) await this.page.mouse.move(box.x + 2, box.y + box.height - 4);
+        await line.hover({ position: { x: 300, y: 5 }, timeout: 5_000 });
+        await hover.waitFor({ timeout: Math.max(1, Math.min(4_000, deadline - Date.now())) });
+        return hover;
+      } catch (e) {
+        if (Date.now() < deadline) continue;
+        const seen = await this.page.evaluate(() => {
+          const g = globalThis as unknown as PageGlobals;
+          const text = (e: PageElement) => (e.textContent ?? '').replace(/\u00a0/g, ' ');
+          return {
+            lines: [...g.document.querySelectorAll('.part.editor .editor-instance .view-lines .view-line')].slice(0, 4).map(text),
+            hovers: [...g.document.querySelectorAll('.monaco-hover')].map(text).filter((t) => t.trim() !== ''),
+          };
+        }).catch(() => ({ lines: [], hovers: [] }));
+        throw new Error(`no hover with "${hoverText}" over a line with ${String(lineText)} in ${timeoutMs} ms (${(e as Error).message.split("\n")[0]}); lines drawn first: ${JSON.stringify(seen.lines)}; hovers shown: ${JSON.stringify(seen.hovers)}`, { cause: e });
+      }
+    }
   }
 
   /** The HopLens status bar item about a large log, or null when it is not shown. */

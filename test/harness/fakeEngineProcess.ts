@@ -4,13 +4,19 @@ import { spawn, ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { REPO_ROOT } from './tools';
 
-export interface FakeEngineProcess { pid: number; url: string; logFile: string; stop(): void }
+export interface FakeEngineProcess {
+  pid: number; url: string; logFile: string;
+  /** With `traceDir`: the folder of the traced engine core's file (vllm-instance-…). */
+  traceInstanceDir: string | null;
+  stop(): void;
+}
 
-export function startFakeEngineProcess(opts: { engine: 'vllm' | 'sglang'; logFile: string; schedule?: string; otlp?: string }): Promise<FakeEngineProcess> {
+export function startFakeEngineProcess(opts: { engine: 'vllm' | 'sglang'; logFile: string; schedule?: string; otlp?: string; traceDir?: string }): Promise<FakeEngineProcess> {
   const main = join(REPO_ROOT, 'out', 'src', 'testing', 'fakeEngine', 'main.js');
   const args = [main, '--engine', opts.engine, '--port', '0', '--log', opts.logFile];
   if (opts.schedule) args.push('--schedule', opts.schedule);
   if (opts.otlp) args.push('--otlp', opts.otlp);
+  if (opts.traceDir) args.push('--trace-dir', opts.traceDir);
   const child: ChildProcess = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   const stop = () => { if (child.exitCode === null) child.kill('SIGKILL'); };
   process.on('exit', stop);
@@ -20,7 +26,8 @@ export function startFakeEngineProcess(opts: { engine: 'vllm' | 'sglang'; logFil
     child.stdout!.on('data', (d) => {
       seen += d;
       const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(seen);
-      if (m) { clearTimeout(timer); resolve({ pid: child.pid!, url: m[1], logFile: opts.logFile, stop }); }
+      const traced = /engine core pid \d+ traced to (.+)\n/.exec(seen);
+      if (m) { clearTimeout(timer); resolve({ pid: child.pid!, url: m[1], logFile: opts.logFile, traceInstanceDir: traced ? traced[1] : null, stop }); }
     });
     child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`fake engine exited (${code}): ${seen}`)); });
   });

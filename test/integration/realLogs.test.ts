@@ -110,6 +110,28 @@ describe('Real logs: mixed wrappers and versions in the editor', () => {
     assert.ok(hops.includes('8') && hops.includes('7'), hops.join(' | '));
   });
 
+  it('shows each record a paste put on one line where it stands: the hover under the cursor, a link on each [file:line]', async () => {
+    const ws = fixture();
+    const path = join(ws.root, 'logs', 'pasted.log');
+    // vllm-project/vllm#34503's lines as an issue paste outside a code block shows them: one line.
+    const records = ['(APIServer pid=7) INFO 08-21 22:30:06 [async_llm.py:439] Added request chatcmpl-p-0a1b2c3d. ',
+      '(APIServer pid=7) INFO 08-21 22:30:06 [async_llm.py:623] Request chatcmpl-p aborted.'];
+    writeFileSync(path, records.join('') + '\n');
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(path));
+    await vscode.window.showTextDocument(doc);
+    const links = await until('a resolved link on each record', async () => {
+      const ls = await vscode.commands.executeCommand<vscode.DocumentLink[]>('vscode.executeLinkProvider', doc.uri, 1000);
+      return ls?.length === 2 && ls.every((l) => l.target?.scheme === 'file') ? ls : undefined;
+    });
+    assert.deepEqual(links.map((l) => [doc.getText(l.range), l.target!.fragment]), [['async_llm.py:439', 'L439'], ['async_llm.py:623', 'L623']]);
+    const hoverAt = async (column: number) => {
+      const hovers = await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', doc.uri, new vscode.Position(0, column));
+      return hovers.flatMap((h) => h.contents.map((c) => (typeof c === 'string' ? c : (c as vscode.MarkdownString).value))).join('\n');
+    };
+    assert.match(await hoverAt(records[0].length + 70), /HopLens · hop 7[\s\S]*async\\?_llm\\?\.py:623/);
+    assert.match(await hoverAt(70), /HopLens · hop 2[\s\S]*async\\?_llm\\?\.py:439/);
+  });
+
   it('gives a CRLF document the lenses of its LF copy (Windows, docker logs of a -t container)', async () => {
     const ws = fixture();
     const crlf = join(ws.root, 'logs', 'vllm-crlf.log');

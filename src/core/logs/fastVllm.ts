@@ -424,7 +424,8 @@ export function vllmFastPath(state: ParseState, tracker: RequestTracker, out: By
     const crlf = b[end - 1] === 13;
     if (crlf && (state.sawBareLF || b[end - 2] === 13)) return false;
     const e = crlf ? end - 1 : end;
-    if (e - s < 24 || b[e - 1] === 93 /* Ray's `[repeated …]` */) return false;
+    // Ray's `[repeated …]`, and its first one followed by `(Ray deduplicates logs … for more options.)`.
+    if (e - s < 24 || b[e - 1] === 93 || (b[e - 1] === 41 && b[e - 2] === 46 && b[e - 3] === 115)) return false;
     // Colour codes need no scan of their own: around the prefix or the level they break the
     // checks below, and inside an id they fail plainJsonBytes.
     if (b !== lastBuf) { lastBuf = b; lastView = new DataView(b.buffer, b.byteOffset, b.length); }

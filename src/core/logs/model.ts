@@ -62,4 +62,9 @@ export interface LogRecord {
   glued?: LogRecord[];
   /** For a record glued onto a line: its place on the line (2, 3, …). */
   part?: number;
+  /**
+   * For a record glued onto a line: the column (UTF-16 units of the line as read, colour codes and
+   * all) where its header starts. Absent when not known (a line unwrapped from a JSON envelope).
+   */
+  column?: number;
 }

@@ -5,9 +5,10 @@
 import type { Engine, LogRecord, TimeResolution } from './model';
 import { matchHop } from '../../hops/index';
 import { normaliseRid, splitIdList } from './requestIds';
-import { hasColour, stripColour } from './colour';
+import { columnBeforeStrip, hasColour, stripColour } from './colour';
 import { dropMarkdownClosers, fractionMs, fractionResolution, inferYear, stripWrapper, type OuterStamp } from './outerPrefix';
 import { BASIC_FORMAT, readLayoutHeader, type LayoutHeader } from './pythonLayout';
+import { quotedRecord } from './quotedRecord';
 
 export { inferYear } from './outerPrefix';
 
@@ -104,8 +105,11 @@ const SGLANG_2024 = /^\[(\d\d):(\d\d):(\d\d)((?: [A-Za-z_]+\d*)*)\] ?/;
 const SGLANG_HOPLENS = /^\[(\d{4})-(\d\d)-(\d\d)[ T](\d\d):(\d\d):(\d\d)[.,](\d{3,6}) pid=(\d+) (DEBUG|INFO|WARNING|ERROR|CRITICAL) (.+?):(\d+)\] ?/;
 // Every rank tag SGLang and vLLM print (TP0, DP0, EP0, PP0, ATTN_CP0, ATTN_DP0, MOE_DP0, …), in any combination.
 const RANK_TOKEN = /(?:^|[_ ])([A-Z][A-Z_]*?)(\d+)(?=$|[_ \]])/g;
-const RAY_REPEATED = / \[repeated (\d+)x across cluster\]$/;
-const W_STERN = /^\S+ \S+ /;
+// Ray's dedup count; the first one of a session adds a note on how to turn deduplication off.
+const RAY_REPEATED = / \[repeated (\d+)x across cluster\](?: \(Ray deduplicates logs by default\.[^()]*\))?$/;
+// Pod and container names are DNS labels: lower-case letters, digits, `-` and `.` (no quotes or
+// braces, so an exporter's `{"message":"(APIServer pid=1) …` is not taken for them).
+const W_STERN = /^[a-z0-9][a-z0-9.-]* [a-z0-9][a-z0-9.-]* /;
 // Where an engine header may start further into a line: a process prefix, a vLLM level and
 // date, an SGLang bracketed date.
 const HEADER_ANCHOR = new RegExp(`\\((?=[^()]{0,80}? pid=\\d)|(?:${LEVELS}) (?=(?:\\d{4}-)?\\d\\d-\\d\\d[ T]\\d\\d:)|\\[(?=(?:\\d{4}-\\d\\d-\\d\\d[ T])?\\d\\d:\\d\\d:\\d\\d|Router \\()`, 'g');
@@ -174,7 +178,7 @@ function parseEngine(s: string, rec: LogRecord, state: ParseState): boolean {
     if (allowSglang && rest.charCodeAt(0) === 91 /* [ */ && sglangBehindPrefix(rest, rec, state)) return false;
     const info = processInfo(state, name);
     rec.engine = 'vllm'; rec.process = info.name; rec.pid = pid; rec.role = info.role; rec.ranks = info.ranks;
-    if (!parseVllmHeader(rest, rec, state)) {
+    if (!parseVllmHeader(rest, rec, state) && !parseAfterLoggingPrefix(rest, rec, state)) {
       if (!VLLM_PROCESS.test(name) && state.detected !== 'vllm' && state.forced !== 'vllm') {
         // Another program's Ray actor (`(WorkerDict pid=N)`, `(TaskRunner pid=N)`) printing plain text.
         rec.engine = 'other'; rec.process = null; rec.pid = null; rec.role = null; rec.ranks = null;
@@ -198,6 +202,21 @@ function parseEngine(s: string, rec: LogRecord, state: ParseState): boolean {
 function sglangBehindPrefix(rest: string, rec: LogRecord, state: ParseState): boolean {
   const probe = newRecord(rec.line, rec.offset, '');
   return parseSglang(rest, probe, state) && surelyEngines(probe, state);
+}
+
+// vLLM's format starts with VLLM_LOGGING_PREFIX, which decorate_logs' process prefix then precedes:
+// `(APIServer pid=1) [node-3] INFO 08-21 22:30:05 [async_llm.py:439] …`.
+const LOGGING_PREFIX_WINDOW = 64;
+const LEVEL_DATE = new RegExp(`(?:${LEVELS}) \\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d `);
+
+/** The header after a VLLM_LOGGING_PREFIX (a few characters after the process prefix); rec filled. */
+function parseAfterLoggingPrefix(s: string, rec: LogRecord, state: ParseState): boolean {
+  const m = LEVEL_DATE.exec(s.length > LOGGING_PREFIX_WINDOW + 40 ? s.slice(0, LOGGING_PREFIX_WINDOW + 40) : s);
+  if (!m || m.index === 0 || m.index > LOGGING_PREFIX_WINDOW) return false;
+  const level = rec.level;
+  if (parseVllmHeader(s.slice(m.index), rec, state) && rec.format !== 'uvicorn') return true;
+  rec.level = level;
+  return false;
 }
 
 function parseVllmHeader(s: string, rec: LogRecord, state: ParseState): boolean {
@@ -258,6 +277,7 @@ function parseSglang(s: string, rec: LogRecord, state: ParseState): boolean {
     rec.time = state.stampValue;
     rec.timeResolution = m[7] ? 'ms' : 's';
     const tag = m[8].trim();
+    if (!tag && vllmFollows(s, m[0].length, state)) return false;
     if (tag) { rec.process = tag; rec.ranks = tagRanks(tag); rec.role = 'scheduler'; }
     rec.message = s.slice(m[0].length);
     return true;
@@ -283,6 +303,7 @@ function parseSglang(s: string, rec: LogRecord, state: ParseState): boolean {
   }
   m = SGLANG_2024.exec(s);
   if (m) {
+    if (!m[4].trim() && vllmFollows(s, m[0].length, state)) return false;
     rec.engine = 'sglang'; rec.format = 'sglang-2024';
     // No date at all: anchor on the day the log was written, rolling over at midnight.
     const sod = Number(m[1]) * 3600 + Number(m[2]) * 60 + Number(m[3]);
@@ -296,6 +317,17 @@ function parseSglang(s: string, rec: LogRecord, state: ParseState): boolean {
     return true;
   }
   return false;
+}
+
+/**
+ * A bracketed time with no rank tag, then vLLM's process prefix or header: another tool's stamp
+ * (`ts '[%Y-%m-%d %H:%M:%S]'`, a launcher, a CI log) in front of a vLLM line, not an SGLang line.
+ */
+function vllmFollows(s: string, at: number, state: ParseState): boolean {
+  if (state.forced === 'sglang') return false;
+  const c = s.charCodeAt(at);
+  if (c === 40 /* ( */) return VLLM_PREFIX.test(s.slice(at, at + 120));
+  return (c === 73 || c === 68 || c === 87 || c === 69 || c === 67) && VLLM_HEADER.test(s.slice(at, at + 200));
 }
 
 // SGLang's request logger with --log-requests-format json: one event object per line.
@@ -364,6 +396,24 @@ function lostBracketAt(s: string, rec: LogRecord, state: ParseState): number {
 }
 
 /**
+ * The record quoted from `at` in `s` (a JSON string or CSV field), unescaped up to its closing
+ * quote and its first line break, with `rec` filled from it again; null when it is no record.
+ */
+function unquoteRecord(s: string, at: number, rec: LogRecord, state: ParseState): { text: string; kind: string } | null {
+  const q = quotedRecord(s, at);
+  if (q === null) return null;
+  let text = q.text;
+  const nl = text.indexOf('\n');
+  if (nl >= 0) text = text.slice(0, nl);
+  if (text.charCodeAt(text.length - 1) === 13) text = text.slice(0, -1);
+  if (hasColour(text)) text = stripColour(text);
+  const probe = newRecord(rec.line, rec.offset, '');
+  if (!parseEngine(text, probe, state)) return null;
+  Object.assign(rec, probe);
+  return { text, kind: q.kind };
+}
+
+/**
  * Further into a line, only a header that is surely the engine's counts: vLLM's level, date and
  * file:line; SGLang's date with a rank tag or milliseconds. A bare `(name pid=N)` or `[date]` in
  * the middle of another program's line counts only in a log already known to be that engine's
@@ -371,9 +421,10 @@ function lostBracketAt(s: string, rec: LogRecord, state: ParseState): number {
  */
 function surelyEngines(r: LogRecord, state: ParseState): boolean {
   if (r.format === 'vllm-output') return state.detected === 'vllm' || state.forced === 'vllm';
-  if (r.format === 'uvicorn') return false;
+  // uvicorn's access line alone is anyone's; behind vLLM's process prefix, in a vLLM log, it is vLLM's.
+  if (r.format === 'uvicorn') return r.process !== null && (state.detected === 'vllm' || state.forced === 'vllm');
   if (r.format === 'sglang' && r.process === null && r.timeResolution === 's') {
-    return state.detected === 'sglang' || state.forced === 'sglang' || matchHop('sglang', r.message, null, 'sglang') !== null;
+    return state.detected === 'sglang' || state.forced === 'sglang' || matchHop('sglang', r.message, null, 'sglang', nextRecordAt) !== null;
   }
   return true;
 }
@@ -388,8 +439,8 @@ function layoutEngine(h: LayoutHeader, message: string, state: ParseState): Engi
   if (h.rust) return h.engine !== null && (state.forced === null || h.engine === state.forced) ? h.engine : null;
   let engine = h.engine ?? state.layouts.get(h.signature) ?? null;
   if (engine === null) {
-    const v = state.forced !== 'sglang' && matchHop('vllm', message, h.file, 'vllm-custom') !== null;
-    const g = state.forced !== 'vllm' && matchHop('sglang', message, null, 'sglang-custom') !== null;
+    const v = state.forced !== 'sglang' && matchHop('vllm', message, h.file, 'vllm-custom', nextRecordAt) !== null;
+    const g = state.forced !== 'vllm' && matchHop('sglang', message, null, 'sglang-custom', nextRecordAt) !== null;
     engine = v === g ? null : v ? 'vllm' : 'sglang';
   }
   if (engine === null || (state.forced !== null && engine !== state.forced)) return null;
@@ -467,13 +518,18 @@ export function parseLine(text: string, lineNo: number, offset: number, state: P
   } else {
     state.sawBareLF = true;
   }
-  if (s.charCodeAt(0) === 0xfeff) s = s.slice(1); // a UTF-8 byte order mark
-  if (s.indexOf('\x1b') !== -1) s = stripColour(s);
+  let bom = 0;
+  if (s.charCodeAt(0) === 0xfeff) { s = s.slice(1); bom = 1; } // a UTF-8 byte order mark
+  // The text before each colour strip, to tell a glued record's column on the line as read.
+  let coloured: string | null = null;
+  let colouredAgain: string | null = null;
+  if (s.indexOf('\x1b') !== -1) { coloured = s; s = stripColour(s); }
   let rec = newRecord(lineNo, offset, s);
   let matched = s.length > 0 && parseEngine(s, rec, state);
   // Colour in its text forms (remnants, caret) is looked for only when the header did not parse:
   // a header that parsed had none, and most lines are such lines.
   if ((!matched || rec.format === 'vllm-output') && hasColour(s)) {
+    colouredAgain = s;
     s = stripColour(s);
     rec = newRecord(lineNo, offset, s);
     matched = s.length > 0 && parseEngine(s, rec, state);
@@ -481,6 +537,7 @@ export function parseLine(text: string, lineNo: number, offset: number, state: P
   let wrappers: string[] | null;
   const stamp: { v: OuterStamp | null } = { v: null };
   let body = s;
+  let quotedPrefix: string | null = null;
   if (!matched && s.length > 0) {
     wrappers = [];
     // Known wrappers one by one, so their own timestamps are kept.
@@ -499,7 +556,19 @@ export function parseLine(text: string, lineNo: number, offset: number, state: P
       // Anything else in front (markdown, pasted words, a progress bar, a time column of any
       // shape): the engine's header wherever it stands.
       const at = findHeader(body, rec, state);
-      if (at > 0) { matched = true; body = body.slice(at); }
+      if (at > 0) {
+        matched = true;
+        const rest = body.slice(at);
+        // The header right after a quote: the line is a JSON string or CSV field of an export.
+        const quoted = body.charCodeAt(at - 1) === 34 ? unquoteRecord(body, at, rec, state) : null;
+        if (quoted !== null) {
+          wrappers.push(quoted.kind);
+          quotedPrefix = s.endsWith(rest) ? s.slice(0, s.length - rest.length) : '';
+          body = quoted.text;
+        } else {
+          body = rest;
+        }
+      }
     }
     if (!matched) {
       // SGLang's header that lost its `[` (its date may have looked like a wrapper's time column).
@@ -539,7 +608,7 @@ export function parseLine(text: string, lineNo: number, offset: number, state: P
       return r;
     }
     if (wrappers.length) rec.wrappers = wrappers;
-    const prefix = s.endsWith(body) ? s.slice(0, s.length - body.length) : '';
+    const prefix = quotedPrefix ?? (s.endsWith(body) ? s.slice(0, s.length - body.length) : '');
     if (prefix) {
       rec.prefix = prefix;
       if (rec.process === null && rec.engine === 'vllm') {
@@ -575,15 +644,29 @@ export function parseLine(text: string, lineNo: number, offset: number, state: P
   // Terminal padding after a pasted line is no part of the message.
   const last = msg.charCodeAt(msg.length - 1);
   if (last === 32 || last === 9) msg = msg.trimEnd();
-  if (msg.length > 28 && msg.charCodeAt(msg.length - 1) === 93 && msg.endsWith(' across cluster]')) {
+  const end = msg.charCodeAt(msg.length - 1);
+  if (msg.length > 28 && ((end === 93 && msg.endsWith(' across cluster]')) || (end === 41 && msg.endsWith(' for more options.)')))) {
     const r = RAY_REPEATED.exec(msg);
     if (r) { rec.repeated = Number(r[1]); msg = msg.slice(0, r.index); }
   }
   // Several records on one line (a paste lost its newlines): this record ends where the next header starts.
   let gluedRest: string | null = null;
+  let gluedColumn = -1;
   if (msg.length > 24 && rec.engine !== 'other') {
     const at = gluedAt(msg, rec, state);
-    if (at > 0) { gluedRest = msg.slice(at); msg = msg.slice(0, at).trimEnd(); }
+    if (at > 0) {
+      gluedRest = msg.slice(at);
+      // Where it stands on the line as read: the message's place in the parsed text (markdown
+      // closers come off its ends only), then back through the colour strips and the BOM.
+      const whole = rec.message;
+      if (s.endsWith(whole)) {
+        let column = s.length - whole.length + whole.indexOf(msg) + at;
+        if (colouredAgain !== null) column = columnBeforeStrip(colouredAgain, column);
+        if (coloured !== null) column = columnBeforeStrip(coloured, column);
+        gluedColumn = column + bom;
+      }
+      msg = msg.slice(0, at).trimEnd();
+    }
   }
   rec.message = msg;
 
@@ -596,7 +679,7 @@ export function parseLine(text: string, lineNo: number, offset: number, state: P
   }
 
   if (rec.engine !== 'other' && rec.hop === null) {
-    const hm = matchHop(rec.engine, msg, rec.fileinfo, rec.format);
+    const hm = matchHop(rec.engine, msg, rec.fileinfo, rec.format, nextRecordAt);
     if (hm) {
       const hop = hm.hop;
       rec.hop = hop.id;
@@ -626,14 +709,15 @@ export function parseLine(text: string, lineNo: number, offset: number, state: P
     state.prevRid = rec.rid;
   }
   state.prevCR = marker;
-  if (gluedRest !== null) parseGlued(rec, gluedRest, state, marker);
+  if (gluedRest !== null) parseGlued(rec, gluedRest, gluedColumn, state, marker);
   return rec;
 }
 
 /**
- * Where another record's header starts inside `msg` (a record pasted onto this one's line), or -1.
- * A cheap look first: the header of the next record of the same log shows the same year (SGLang's
- * `[YYYY-`) or day (vLLM's `MM-DD `); only then is the header looked for and parsed.
+ * Where another record's header starts inside `msg` (a record pasted onto this one's line), to be
+ * parsed as a record of its own; or -1. A cheap look first: the header of the next record of the
+ * same log shows the same year (SGLang's `[YYYY-`) or day (vLLM's `MM-DD `); only then is the
+ * header looked for and parsed, with this log's state (what counts further into a line: surelyEngines).
  */
 function gluedAt(msg: string, rec: LogRecord, state: ParseState): number {
   let key: string;
@@ -650,21 +734,65 @@ function gluedAt(msg: string, rec: LogRecord, state: ParseState): number {
     return -1;
   }
   if (key.length !== 6 || msg.indexOf(key) < 0) return -1;
-  const window = msg.length > 64 * 1024 ? msg.slice(0, 64 * 1024) : msg;
-  HEADER_ANCHOR.lastIndex = 1;
-  for (let m = HEADER_ANCHOR.exec(window); m; m = HEADER_ANCHOR.exec(window)) {
-    const probe = newRecord(rec.line, rec.offset, '');
-    const rest = window.slice(m.index);
-    // A header as the engine prints it is followed by a space and a message: `[date], resuming` is text.
-    if (parseEngine(rest, probe, state) && probe.format !== 'uvicorn' && probe.format !== 'vllm-output' && probe.message.length > 0
-      && rest.charCodeAt(rest.length - probe.message.length - 1) === 32 && surelyEngines(probe, state)) return m.index;
-    HEADER_ANCHOR.lastIndex = m.index + 1;
+  return recordHeaderAt(msg.length > 64 * 1024 ? msg.slice(0, 64 * 1024) : msg, HEADER_ANCHOR, state, (probe) => probe.message.length > 0 && surelyEngines(probe, state));
+}
+
+/**
+ * The first place after 0 in `s` where a record's header starts, as the engine grammars read it
+ * (an anchor `anchor` finds: HEADER_ANCHOR's source), followed by a space, and that
+ * `accept` takes; or -1. The one reading of "another record starts here" on a pasted line: gluedAt
+ * parses what it finds as a record, nextRecordAt ends a message's own words there.
+ */
+function recordHeaderAt(s: string, anchor: RegExp, state: ParseState, accept: (probe: LogRecord, at: number) => boolean): number {
+  anchor.lastIndex = 1;
+  for (let m = anchor.exec(s); m; m = anchor.exec(s)) {
+    const probe = newRecord(0, 0, '');
+    const rest = s.slice(m.index);
+    // A header as the engine prints it is followed by a space: `[date], resuming` is text.
+    if (parseEngine(rest, probe, state) && probe.format !== 'uvicorn' && probe.format !== 'vllm-output'
+      && rest.charCodeAt(rest.length - probe.message.length - 1) === 32 && accept(probe, m.index)) return m.index;
+    anchor.lastIndex = m.index + 1;
   }
   return -1;
 }
 
-/** Parses the records glued onto `rec`'s line and keeps them on it, in order. */
-function parseGlued(rec: LogRecord, rest: string, state: ParseState, marker: boolean): void {
+// nextRecordAt's own anchor (it may run while gluedAt's loop holds HEADER_ANCHOR's place: surelyEngines
+// asks the hop table) and its state: no log's.
+const WORDS_ANCHOR = new RegExp(HEADER_ANCHOR.source, 'g');
+let wordsState: ParseState | null = null;
+// What ends a record's own words though no record of its own follows (gluedAt glues none): uvicorn's
+// access line, behind vLLM's process prefix or not; the last header of a paste cut short where the
+// text ends (`… Aborted request cmpl-2. INFO 06-19 11:`, `… ERROR 07-07 18:10:2...`).
+const WORDS_END = new RegExp(
+  ` (?:\\([A-Za-z_][^()]{0,80}? pid=\\d+(?:, ip=[\\d.]+)?\\) )?`
+  + `(?:INFO: +\\S+:\\d+ - "|(?:${LEVELS}) \\d\\d?(?:[-: .]\\d*)*(?:\\.\\.\\.|…)?$)`,
+);
+
+/**
+ * Where a message's own words end because another record follows on its line (a paste that lost
+ * its line breaks): the space before the next record's header (any engine's, read as gluedAt reads
+ * it, after a space) or before what ends the words though it is no record (WORDS_END); -1 when
+ * none. Only a header counts, so a message that mentions a level word or a date keeps its text.
+ * For the hop matcher and the resolver, which look only when the whole message fit nothing.
+ */
+export function nextRecordAt(message: string): number {
+  // Most messages are ruled out cheaply: a whole header holds `] ` or `INFO:`, a cut one ends in a digit or `...`.
+  const last = message.charCodeAt(message.length - 1);
+  if (message.indexOf('] ', 1) < 0 && message.indexOf('INFO:', 1) < 0 && !(last >= 48 && last <= 58) && last !== 46 && last !== 0x2026) return -1;
+  const tail = WORDS_END.exec(message);
+  let at = tail ? tail.index : -1;
+  if (wordsState === null || wordsState.processCache.size > 256) wordsState = createParseState();
+  // After a space; SGLang's 2024 `[HH:MM:SS]` has no date to tell it from a time a message names.
+  const header = recordHeaderAt(message, WORDS_ANCHOR, wordsState, (probe, p) => message.charCodeAt(p - 1) === 32 && probe.format !== 'sglang-2024');
+  if (header > 0 && (at < 0 || header - 1 < at)) at = header - 1;
+  return at > 0 ? at : -1;
+}
+
+/**
+ * Parses the records glued onto `rec`'s line and keeps them on it, in order, each with its column
+ * on the line (`column`: where `rest` starts on it; -1 when not known).
+ */
+function parseGlued(rec: LogRecord, rest: string, column: number, state: ParseState, marker: boolean): void {
   const sawBareLF = state.sawBareLF;
   const g = parseLine(rest, rec.line, rec.offset, state);
   state.sawBareLF = sawBareLF;
@@ -672,7 +800,13 @@ function parseGlued(rec: LogRecord, rest: string, state: ParseState, marker: boo
   const more = g.glued;
   delete g.glued;
   rec.glued = more ? [g, ...more] : [g];
-  rec.glued.forEach((x, i) => { x.part = i + 2; });
+  rec.glued.forEach((x, i) => {
+    x.part = i + 2;
+    // The records after `g` know their column on `rest`.
+    const own = x === g ? 0 : x.column;
+    if (column >= 0 && own !== undefined) x.column = column + own;
+    else delete x.column;
+  });
 }
 
 /** An SGLang message that opens with more header fields: a level in brackets or a level word, a logger name. */

@@ -11,6 +11,7 @@ import type { Engine, LogRecord } from '../logs/model';
 import { createParseState, parseLine, primeState, type ParseState } from '../logs/parseLine';
 import { RequestTracker } from '../logs/requests';
 import { LineSplitter, type FastLineHandler } from '../logs/scanner';
+import { lineParts, partAt, type LinePart } from '../logs/lineParts';
 import { findHop, type HopDef } from '../../hops/index';
 import type { LocatedSource, SourceLocator } from '../source/locate';
 import { monotonicClock, type Clock } from '../clock';
@@ -328,6 +329,18 @@ export class LogSession {
     return part <= 1 || !rec ? rec : rec.glued?.[part - 2];
   }
 
+  /** The records of a 0-based line with the columns each covers (`lineLength`: its text's length, no line break). */
+  lineParts(line: number, lineLength: number): LinePart[] {
+    const rec = this.records[line];
+    return rec ? lineParts(rec, lineLength) : [];
+  }
+
+  /** The place (1, 2, …) on a 0-based line of the record under `column` (records pasted onto one line). */
+  partAt(line: number, column: number): number {
+    const rec = this.records[line];
+    return rec ? partAt(rec, column) : 1;
+  }
+
   /** The places (1, 2, …) of a 0-based line's records that are hops: one lens each. */
   hopParts(line: number): number[] {
     const rec = this.records[line];
@@ -350,8 +363,8 @@ export class LogSession {
   }
 
   /** The source of a 0-based line if it was located already (undefined: not yet; no search starts). */
-  knownSource(line: number): LocatedSource | null | undefined {
-    const rec = this.records[line];
+  knownSource(line: number, part = 1): LocatedSource | null | undefined {
+    const rec = this.record(line, part);
     if (!rec || !this.opts.sources) return null;
     return this.opts.sources.known ? this.opts.sources.known(rec) : undefined;
   }

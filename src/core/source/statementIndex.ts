@@ -15,6 +15,11 @@ import { compilePattern, matchesPattern, patternLines, shortenedWeight, type Com
 export const INDEX_FORMAT = 8;
 /** Larger .py files are skipped (generated tables, vendored blobs), with a reason in the index. */
 export const MAX_SOURCE_BYTES = 4 * 1024 * 1024;
+/**
+ * Characters of source an index build keeps from its first pass for the second (the callers of
+ * logging helpers), so each file is read once: an engine's checkout holds a few tens of MB of Python.
+ */
+const KEEP_TEXT_CHARS = 96 * 1024 * 1024;
 
 export interface IndexedVariant {
   p: Pattern;
@@ -64,11 +69,14 @@ function indexed(path: string, list: LogStatement[]): IndexedStatement[] {
   }));
 }
 
+export interface IndexedFile { statements: IndexedStatement[]; skipped: string | null; text?: string }
+
 /**
  * Logging statements of one file, or why it was skipped. Synchronous: callers batch it. With
- * `helpers`, the logging helpers the file defines are added to it (for helperCalls).
+ * `helpers`, the logging helpers the file defines are added to it (for helperCalls). `text`: the
+ * file's text as read (for helperCalls, so a file is read once), unless it was skipped.
  */
-export function indexSourceFile(root: string, path: string, maxBytes = MAX_SOURCE_BYTES, helpers?: LogHelper[]): { statements: IndexedStatement[]; skipped: string | null } {
+export function indexSourceFile(root: string, path: string, maxBytes = MAX_SOURCE_BYTES, helpers?: LogHelper[]): IndexedFile {
   let text: string;
   try {
     const size = statSync(join(root, path)).size;
@@ -81,18 +89,21 @@ export function indexSourceFile(root: string, path: string, maxBytes = MAX_SOURC
   try {
     // SGLang's router is Rust (sgl-router/): its tracing macros are statements too.
     if (path.endsWith('.rs')) return { statements: indexed(path, findRustLogStatements(text)), skipped: null };
-    return { statements: indexed(path, findLogStatements(text, helpers)), skipped: null };
+    return { statements: indexed(path, findLogStatements(text, helpers)), skipped: null, text };
   } catch (e) {
     return { statements: [], skipped: `not Python source: ${(e as Error).message}` };
   }
 }
 
-/** The calls of logging helpers (found by indexSourceFile) in one file, as statements. */
-export function helperCalls(root: string, path: string, helpers: ReadonlyMap<string, readonly LogHelper[]>, test: RegExp): IndexedStatement[] {
+/**
+ * The calls of logging helpers (found by indexSourceFile) in one file, as statements. `text`: the
+ * file's text when the caller kept it from indexSourceFile; else the file is read.
+ */
+export function helperCalls(root: string, path: string, helpers: ReadonlyMap<string, readonly LogHelper[]>, test: RegExp, text?: string): IndexedStatement[] {
   try {
-    const text = readFileSync(join(root, path), 'utf8');
-    if (!test.test(text)) return [];
-    return indexed(path, findHelperCalls(text, helpers));
+    const src = text ?? readFileSync(join(root, path), 'utf8');
+    if (!test.test(src)) return [];
+    return indexed(path, findHelperCalls(src, helpers));
   } catch {
     return [];
   }
@@ -152,11 +163,15 @@ export async function runIndexLoop(
       slice = Date.now();
     }
   };
+  // The texts read, for the second pass (one read of each file), up to a budget; past it, read again.
+  const texts = new Map<string, string>();
+  let kept = 0;
   for (let i = 0; i < input.files.length; i++) {
     if (signal?.aborted) throw abortError();
     const r = indexSourceFile(input.root, input.files[i], input.maxFileBytes, helpers);
     for (const s of r.statements) statements.push(s);
     if (r.skipped) skipped.push({ path: input.files[i], reason: r.skipped });
+    if (r.text !== undefined && kept + r.text.length <= KEEP_TEXT_CHARS) { texts.set(input.files[i], r.text); kept += r.text.length; }
     if ((i + 1) % 100 === 0) report(i + 1, input.files.length);
     await breathe();
   }
@@ -168,7 +183,7 @@ export async function runIndexLoop(
     for (const f of input.files) {
       if (signal?.aborted) throw abortError();
       if (skip.has(f) || f.endsWith('.rs')) continue;
-      for (const s of helperCalls(input.root, f, byName, test)) statements.push(s);
+      for (const s of helperCalls(input.root, f, byName, test, texts.get(f))) statements.push(s);
       await breathe();
     }
   }

@@ -154,6 +154,14 @@ export class CallTracesViewProvider extends Disposable implements vscode.TreeDat
     this.refresh();
   }
 
+  /**
+   * The trace folders a request timeline reads: the view's folders (configured, found at the
+   * default roots, or opened), whether or not the user has expanded them yet.
+   */
+  traceFolders(): string[] {
+    return this.candidateFolders();
+  }
+
   indexes(): { path: string; index: CallTraceIndex }[] {
     return [...this.folders.values()].filter((f) => f.index).map((f) => ({ path: f.path, index: f.index! }));
   }

@@ -53,7 +53,8 @@ export class FileInfoLinks extends Disposable {
 }
 
 class FileInfoLink extends vscode.DocumentLink {
-  constructor(range: vscode.Range, readonly uri: vscode.Uri, readonly line: number) { super(range); }
+  /** `part`: the record's place on its line (records pasted onto one line each get their links). */
+  constructor(range: vscode.Range, readonly uri: vscode.Uri, readonly line: number, readonly part = 1) { super(range); }
 }
 
 /** Time one pass may spend searching the index for SGLang lines; the rest comes in the next pass. */
@@ -81,47 +82,54 @@ export class FileInfoLinkProvider implements vscode.DocumentLinkProvider<FileInf
     const started = performance.now();
     let incomplete = false;
     for (const [from, to] of windows) for (let i = from; i <= to && i < records.length; i++) {
-      const rec = records[i];
-      if (rec.engine === 'other') continue;
-      // No file:line printed (SGLang's own layout, or a layout that prints the logger's name): the statement found for the text.
-      if ((rec.engine === 'sglang' || rec.logger !== undefined) && rec.fileinfo === null && rec.hop === null && !rec.continuation) {
-        // A line located before costs nothing; a new one is a search of the index, within the pass's budget.
-        let src = session.knownSource(i);
-        if (src === undefined) {
-          if (incomplete || performance.now() - started > SEARCH_BUDGET_MS) { incomplete = true; continue; }
-          src = session.source(i);
-        }
-        const link = src ? this.sglangLink(doc, i, rec, src) : null;
-        if (link) links.push(link);
-        continue;
-      }
-      if (rec.fileinfo === null || rec.lineno === null) continue;
+      const first = records[i];
+      if (first.engine === 'other') continue;
       const text = doc.lineAt(i).text;
-      const needle = `${rec.fileinfo}:${rec.lineno}`;
-      const at = text.indexOf(needle);
-      if (at < 0) continue;
-      links.push(new FileInfoLink(new vscode.Range(i, at, i, at + needle.length), doc.uri, i));
+      // Records pasted onto one line: each links within the columns it covers.
+      for (const { part, record: rec, start, end } of first.glued ? session.lineParts(i, text.length) : [{ part: 1, record: first, start: 0, end: text.length }]) {
+        if (rec.engine === 'other') continue;
+        // No file:line printed (SGLang's own layout, or a layout that prints the logger's name): the statement found for the text.
+        if ((rec.engine === 'sglang' || rec.logger !== undefined) && rec.fileinfo === null && rec.hop === null && !rec.continuation) {
+          // A line located before costs nothing; a new one is a search of the index, within the pass's budget.
+          let src = session.knownSource(i, part);
+          if (src === undefined) {
+            if (incomplete || performance.now() - started > SEARCH_BUDGET_MS) { incomplete = true; continue; }
+            src = session.source(i, part);
+          }
+          const link = src ? this.sglangLink(doc.uri, text.slice(0, end), i, part, start, rec, src) : null;
+          if (link) links.push(link);
+          continue;
+        }
+        if (rec.fileinfo === null || rec.lineno === null) continue;
+        const needle = `${rec.fileinfo}:${rec.lineno}`;
+        const at = text.indexOf(needle, start);
+        if (at < 0 || at + needle.length > end) continue;
+        links.push(new FileInfoLink(new vscode.Range(i, at, i, at + needle.length), doc.uri, i, part));
+      }
     }
     if (incomplete) this.onIncomplete?.();
     return links;
   }
 
-  /** A link on the logger name a layout printed, or on the `[time rank]` header of an SGLang line (nothing when no statement prints it). */
-  private sglangLink(doc: vscode.TextDocument, i: number, rec: LogRecord, src: LocatedSource): FileInfoLink | null {
-    const text = doc.lineAt(i).text;
+  /**
+   * A link on the logger name a layout printed, or on the `[time rank]` header of an SGLang line
+   * (nothing when no statement prints it). `text`: the line up to the end of the record's columns,
+   * which start at `start`.
+   */
+  private sglangLink(uri: vscode.Uri, text: string, i: number, part: number, start: number, rec: LogRecord, src: LocatedSource): FileInfoLink | null {
     if (rec.logger !== undefined) {
-      const at = text.indexOf(rec.logger);
+      const at = text.indexOf(rec.logger, start);
       if (at >= 0) {
-        const link = new FileInfoLink(new vscode.Range(i, at, i, at + rec.logger.length), doc.uri, i);
+        const link = new FileInfoLink(new vscode.Range(i, at, i, at + rec.logger.length), uri, i, part);
         this.describe(link, src);
         return link;
       }
     }
     const msgAt = rec.message ? text.lastIndexOf(rec.message) : -1;
-    const close = msgAt > 0 ? text.lastIndexOf(']', msgAt) : -1;
-    const open = close > 0 ? text.lastIndexOf('[', close) : -1;
-    if (open < 0) return null;
-    const link = new FileInfoLink(new vscode.Range(i, open, i, close + 1), doc.uri, i);
+    const close = msgAt > start ? text.lastIndexOf(']', msgAt) : -1;
+    const open = close > start ? text.lastIndexOf('[', close) : -1;
+    if (open < start) return null;
+    const link = new FileInfoLink(new vscode.Range(i, open, i, close + 1), uri, i, part);
     this.describe(link, src);
     return link;
   }
@@ -133,7 +141,7 @@ export class FileInfoLinkProvider implements vscode.DocumentLinkProvider<FileInf
 
   resolveDocumentLink(link: FileInfoLink): FileInfoLink {
     const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === link.uri.toString());
-    const src = doc ? this.logs.get(doc)?.session.source(link.line) ?? null : null;
+    const src = doc ? this.logs.get(doc)?.session.source(link.line, link.part) ?? null : null;
     if (src) this.describe(link, src);
     return link;
   }

@@ -7,7 +7,7 @@
 // visible lines (and a margin) are decorated, so huge logs cost what is on screen.
 import * as vscode from 'vscode';
 import type { LogSessions } from './logDocuments';
-import { hopLabel, hopLabelWidth } from './hopPresentation';
+import { hopLabel, hopLabels, hopLabelWidth } from './hopPresentation';
 import { Disposable } from '../../util/dispose';
 
 const MARGIN_LINES = 200;
@@ -50,21 +50,33 @@ export class HopDecorations extends Disposable {
       const from = Math.max(0, visible.start.line - MARGIN_LINES);
       const to = Math.min(editor.document.lineCount - 1, visible.end.line + MARGIN_LINES);
       for (let line = from; line <= to; line++) {
-        const rec = session.record(line);
+        // Records pasted onto one line: each hop among them is named.
+        const parts = session.hopParts(line);
         if (noteWidth > 0) {
           // Every line gets the column (blank on lines that are no hop), so the text stays aligned.
-          const def = session.hop(line);
-          notes.push({ range: new vscode.Range(line, 0, line, 0), renderOptions: { before: { contentText: (def ? hopLabel(def) : '').padEnd(noteWidth, '\u00a0') } } });
+          const defs = parts.map((p) => session.hop(line, p)).filter((d) => d !== undefined);
+          notes.push({ range: new vscode.Range(line, 0, line, 0), renderOptions: { before: { contentText: hopLabels(defs).padEnd(noteWidth, '\u00a0') } } });
         }
-        if (!rec || rec.hop === null || rec.continuation) continue;
-        const rid = rec.rid;
-        if (rid === null) continue;
-        if (!groups.has(rid)) groups.set(rid, tracker.get(rid));
-        const hop = groups.get(rid)?.hops.find((h) => h.line === line + 1);
-        if (!hop) continue;
-        const text = hop.sincePrevious ? `Δ ${hop.sincePrevious.text} since previous hop` : 'first hop of this request';
+        const texts: string[] = [];
+        const seen = new Map<string, number>();
+        for (const part of parts) {
+          const rec = session.record(line, part)!;
+          const rid = rec.rid;
+          if (rid === null || rec.hop === null) continue;
+          if (!groups.has(rid)) groups.set(rid, tracker.get(rid));
+          // The request's n-th entry of this hop on this line is the line's n-th record of it.
+          const key = `${rid}\n${rec.hop}`;
+          const nth = seen.get(key) ?? 0;
+          seen.set(key, nth + 1);
+          const hop = groups.get(rid)?.hops.filter((h) => h.line === line + 1 && h.hop === rec.hop)[nth];
+          if (!hop) continue;
+          const text = hop.sincePrevious ? `Δ ${hop.sincePrevious.text} since previous hop` : 'first hop of this request';
+          const def = parts.length > 1 ? session.hop(line, part) : undefined;
+          texts.push(def ? `${hopLabel(def)}: ${text}` : text);
+        }
+        if (texts.length === 0) continue;
         const end = editor.document.lineAt(line).range.end;
-        deltas.push({ range: new vscode.Range(end, end), renderOptions: { after: { contentText: `  ${text}` } } });
+        deltas.push({ range: new vscode.Range(end, end), renderOptions: { after: { contentText: `  ${texts.join(' · ')}` } } });
       }
     }
     editor.setDecorations(this.delta, deltas);

@@ -15,10 +15,15 @@ export class HopHoverProvider implements vscode.HoverProvider {
 
   provideHover(doc: vscode.TextDocument, position: vscode.Position): vscode.Hover | undefined {
     const session = this.logs.get(doc)?.session;
-    const rec = session?.record(position.line);
-    if (!session || !rec || rec.engine === 'other') return undefined;
+    if (!session) return undefined;
+    // Records pasted onto one line: the one under the cursor, over the columns it covers.
+    const line = position.line;
+    const part = session.partAt(line, position.character);
+    const place = session.lineParts(line, doc.lineAt(line).text.length).find((p) => p.part === part);
+    const rec = place?.record;
+    if (!place || !rec || rec.engine === 'other') return undefined;
     const def = rec.hop !== null ? findHop(rec.engine, rec.hop) : undefined;
-    const src = session.source(position.line);
+    const src = session.source(line, part);
     if (!def && !src) return undefined;
     const md = new vscode.MarkdownString(undefined, true);
     // Log text is appended escaped (appendText); the commands are ours: open the source, show
@@ -42,7 +47,7 @@ export class HopHoverProvider implements vscode.HoverProvider {
       md.appendMarkdown(local ? 'Checkout: ' : 'No local checkout: opens the pinned file on the public repository: ');
       md.appendText(displaySource(loc));
       if (local) md.appendMarkdown(loc.verified ? ' — verified: the logging call there matches this message' : ' — not verified against the message');
-      const args = commandArgs([doc.uri.toString(), position.line]);
+      const args = commandArgs(part > 1 ? [doc.uri.toString(), line, part] : [doc.uri.toString(), line]);
       md.appendMarkdown(` · [Open](command:${CommandIds.openSource}?${args})`);
       const drift = driftText(loc);
       if (drift) md.appendMarkdown(`\n\nDrift: the statement is ${drift} from the line the server printed (the checkout is at another commit than the server).`);
@@ -56,6 +61,6 @@ export class HopHoverProvider implements vscode.HoverProvider {
       md.appendMarkdown(` · [Timeline](command:${CommandIds.showRequestTimeline}?${commandArgs([rec.rid])})`);
     }
     if (rec.timeResolution === 's') md.appendMarkdown('\n\n_Timestamps in this log have whole seconds: deltas are "≤1 s" at best. `HopLens: Create Logging Config` adds milliseconds._');
-    return new vscode.Hover(md, doc.lineAt(position.line).range);
+    return new vscode.Hover(md, new vscode.Range(line, place.start, line, place.end));
   }
 }

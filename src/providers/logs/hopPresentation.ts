@@ -16,6 +16,12 @@ export function hopLabel(def: HopDef): string {
   return `hop ${def.labId ?? def.id}`;
 }
 
+/** The hops of one line's records in their order: "hop 2", or "hops 2, 7" when a paste put several on the line; "" for none. */
+export function hopLabels(defs: HopDef[]): string {
+  if (defs.length <= 1) return defs.length ? hopLabel(defs[0]) : '';
+  return `hops ${defs.map((d) => d.labId ?? d.id).join(', ')}`;
+}
+
 export function driftText(loc: SourceLocation): string {
   if (loc.drift === 0) return '';
   const n = Math.abs(loc.drift);

@@ -216,10 +216,18 @@ function tickStep(spanMs: number, n = 6): number {
 
 function axisHtml(m: TimelineViewModel, pct: (ms: number) => number): string {
   const step = tickStep(m.axis.to - m.axis.from);
+  // Labels are bare numbers (the lane title gives the unit), centred on their tick, the last
+  // ones kept inside the track; every other label is "minor", hidden on a narrow panel so that
+  // labels never run into each other.
+  const digits = Math.max(0, -Math.floor(Math.log10(step)));
   const ticks: string[] = [];
-  for (let v = Math.ceil(m.axis.from / step) * step; v <= m.axis.to; v += step) {
-    const x = pct(v).toFixed(3);
-    ticks.push(`<line class="tick" x1="${x}%" x2="${x}%" y1="12" y2="18"/><text class="axis" x="${x}%" y="10">${escapeHtml(v === 0 ? '0' : fmtSigned(v))}</text>`);
+  let i = 0;
+  for (let v = Math.ceil(m.axis.from / step) * step; v <= m.axis.to + step * 1e-9; v += step, i++) {
+    const at = pct(v);
+    const x = at.toFixed(3);
+    const label = Math.abs(v) < step / 2 ? '0' : `${v > 0 ? '+' : '−'}${Math.abs(v).toFixed(digits)}`;
+    const anchor = at < 4 ? 'start' : at > 92 ? 'end' : 'middle';
+    ticks.push(`<line class="tick" x1="${x}%" x2="${x}%" y1="12" y2="18"/><text class="axis${i % 2 ? ' minor' : ''}" x="${x}%" y="10" text-anchor="${anchor}">${escapeHtml(label)}</text>`);
   }
   return `<svg class="axis-track" width="100%" height="18" aria-hidden="true">${ticks.join('')}</svg>`;
 }

@@ -1,10 +1,10 @@
 // Starts the fake engine from a shell:
-//   node dist/fakeEngine.js --port 0 --log FILE --engine vllm|sglang [--schedule "first=150,frames=40,every=20"] [--model M] [--api-key-env VAR] [--otlp URL]
+//   node dist/fakeEngine.js --port 0 --log FILE --engine vllm|sglang [--schedule "first=150,frames=40,every=20"] [--model M] [--api-key-env VAR] [--otlp URL] [--trace-dir DIR]
 // and prints `listening on http://127.0.0.1:PORT` once it accepts connections.
 import { startFakeEngine } from './server';
 import { parseSchedule } from './schedule';
 
-const USAGE = 'usage: fakeEngine --engine vllm|sglang [--port 0] [--log FILE] [--schedule SPEC] [--model NAME] [--api-key-env VAR] [--otlp http://127.0.0.1:4318/v1/traces]';
+const USAGE = 'usage: fakeEngine --engine vllm|sglang [--port 0] [--log FILE] [--schedule SPEC] [--model NAME] [--api-key-env VAR] [--otlp http://127.0.0.1:4318/v1/traces] [--trace-dir DIR]';
 
 async function main(argv: string[]): Promise<number> {
   const args = new Map<string, string>();
@@ -26,7 +26,9 @@ async function main(argv: string[]): Promise<number> {
     ...(args.get('model') ? { model: args.get('model')! } : {}),
     ...(keyEnv && process.env[keyEnv] ? { apiKey: process.env[keyEnv] } : {}),
     ...(args.get('otlp') ? { otlpEndpoint: args.get('otlp')! } : {}),
+    ...(args.get('trace-dir') ? { traceDir: args.get('trace-dir')! } : {}),
   });
+  if (handle.engineCoreTrace) process.stdout.write(`engine core pid ${handle.engineCoreTrace.pid} traced to ${handle.engineCoreTrace.instanceDir}\n`);
   process.stdout.write(`listening on ${handle.url}\n`);
   const stop = () => { void handle.close().then(() => process.exit(0)); };
   process.on('SIGINT', stop);

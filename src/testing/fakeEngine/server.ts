@@ -7,6 +7,7 @@ import { exportLlmRequestSpan } from './otlpExport';
 import type { Socket } from 'node:net';
 import { DONE, SglangChatChunks, SglangGenerateChunks, sse, VllmChunks, type Usage } from './frames';
 import { SglangLog, VllmLog } from './logLines';
+import { EngineCoreTrace } from './engineCoreTrace';
 import { contentFrameWriteMs, DEFAULT_SCHEDULE, parseSchedule, type FakeSchedule } from './schedule';
 
 export interface FakeEngineOptions {
@@ -23,6 +24,13 @@ export interface FakeEngineOptions {
   pid?: number;
   /** Like vLLM's --otlp-traces-endpoint: export an llm_request span per finished vLLM request. */
   otlpEndpoint?: string;
+  /**
+   * Like `VLLM_TRACE_FUNCTION=1` with TP=1 (vLLM only): an EngineCore process (pid `enginePid`,
+   * default the API server's + 1) prints its tracer lines into the log and its engine steps
+   * are traced under this folder (see engineCoreTrace.ts).
+   */
+  traceDir?: string;
+  enginePid?: number;
 }
 
 export interface WriteTrace {
@@ -39,6 +47,8 @@ export interface FakeEngineHandle {
   url: string;
   port: number;
   setSchedule(s: FakeSchedule | string): void;
+  /** The traced engine core's file, when `traceDir` was given. */
+  engineCoreTrace: { pid: number; instanceDir: string; path: string } | null;
   /** What was written for a request id (the id as the client sent it). */
   writesFor(requestId: string): WriteTrace | undefined;
   /** Resolves when no request is being served (tests wait for abort lines this way). */
@@ -102,6 +112,9 @@ export async function startFakeEngine(opts: FakeEngineOptions): Promise<FakeEngi
   const writeLine = (line: string) => { if (opts.logFile) appendFileSync(opts.logFile, line + '\n'); };
   const vlog = new VllmLog(opts.pid ?? process.pid, writeLine);
   const slog = new SglangLog(writeLine);
+  const core = opts.engine === 'vllm' && opts.traceDir
+    ? new EngineCoreTrace(opts.traceDir, opts.enginePid ?? (opts.pid ?? process.pid) + 1, 140211394960256, writeLine) : null;
+  const epochNow = () => performance.timeOrigin + performance.now();
   const traces = new Map<string, WriteTrace>();
   const sockets = new Set<Socket>();
   let active = 0;
@@ -191,6 +204,7 @@ export async function startFakeEngine(opts: FakeEngineOptions): Promise<FakeEngi
     if (c.engine === 'vllm') {
       vlog.received(loggedId, maxTokens, temperature);
       vlog.added(internalId);
+      if (core) { const t = epochNow(); core.addRequest(t, t + 0.08); }
     } else {
       if (c.api === 'chat') slog.receivedOpenAI(c.body);
       slog.received(c.clientRid, c.api === 'generate' ? String(c.body.text ?? '') : promptText, maxTokens, temperature);
@@ -263,6 +277,7 @@ export async function startFakeEngine(opts: FakeEngineOptions): Promise<FakeEngi
       res.end();
     };
     if (sglGen) slog.prefill(promptTokens);
+    let stepFrom = epochNow();
     for (let i = 0; i < nFrames; i++) {
       const at = writeTimes[i];
       if (s.error && s.error.at === i) {
@@ -296,6 +311,7 @@ export async function startFakeEngine(opts: FakeEngineOptions): Promise<FakeEngi
       if (heldForBurst) continue;
       // A burst is ONE socket write: the frames a lagging frontend merged.
       if (!(await write(at, pending, pendingFrames))) return;
+      if (core) { const t = epochNow(); core.step(stepFrom, t - 0.1); stepFrom = t; }
       pending = '';
       pendingFrames = 0;
       if (s.unparseableAt === i) { if (!(await write(at, sse('{"id":"' + externalId + '","object":"chat.completion.chunk",'), 1))) return; }
@@ -338,6 +354,7 @@ export async function startFakeEngine(opts: FakeEngineOptions): Promise<FakeEngi
   return {
     url: `http://127.0.0.1:${port}`,
     port,
+    engineCoreTrace: core ? { pid: core.pid, instanceDir: core.instanceDir, path: core.path } : null,
     setSchedule(next) { schedule = typeof next === 'string' ? parseSchedule(next) : { ...DEFAULT_SCHEDULE, ...next }; },
     writesFor: (rid) => traces.get(rid),
     idle: () => (active === 0 ? Promise.resolve() : new Promise<void>((r) => idleWaiters.push(r))),

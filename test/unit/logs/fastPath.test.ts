@@ -45,6 +45,7 @@ const EXTRA = [
   'INFO:     127.0.0.1:5555 - "GET /health HTTP/1.1" 200 OK',
   '(RayWorkerWrapper pid=2, ip=10.0.0.5) INFO 08-21 22:30:05 [worker.py:88] Ready',
   '(EngineCore_DP0 pid=1) (RayWorkerWrapper pid=2) INFO 08-21 22:30:05 [gpu_worker.py:120] x [repeated 7x across cluster]',
+  '(RayWorkerWrapper pid=2, ip=10.0.0.5) INFO 08-21 22:30:05 [gpu_worker.py:120] x [repeated 7x across cluster] (Ray deduplicates logs by default. Set RAY_DEDUP_LOGS=0 to disable log deduplication, or see https://docs.ray.io/en/master/ray-observability/ray-logging.html#log-deduplication for more options.)',
   '\x1b[0;36m(APIServer pid=7)\x1b[0;0m \x1b[32mINFO\x1b[0m 08-21 22:30:05 [async_llm.py:439] Added request chatcmpl-c-0a1b2c3d.',
   '(APIServer pid=7) INFO 12-31 23:59:59 [async_llm.py:439] Added request chatcmpl-d-0a1b2c3d.',
   '(APIServer pid=7) INFO 01-01 00:00:01 [async_llm.py:439] Added request chatcmpl-e-0a1b2c3d.',
@@ -52,6 +53,8 @@ const EXTRA = [
   '(APIServer pid=7) INFO 01-01 00:00:01 [x y.py:1] space in fileinfo',
   '(APIServer pid=7) INFO 01-01 00:00:01 [x.py:1]',
   'vllm-1  | (APIServer pid=7) INFO 01-01 00:00:02 [async_llm.py:439] Added request chatcmpl-f-0a1b2c3d.',
+  '(APIServer pid=7) [node-3] INFO 01-01 00:00:02 [async_llm.py:439] Added request chatcmpl-g-0a1b2c3d.',
+  '(EngineCore_DP0 pid=8) [node-3]   File "/usr/lib/python3.12/multiprocessing/process.py", line 314, in _bootstrap',
 ];
 
 function slowJson(lines: string[]): { json: string[]; counts: Record<string, number> } {

@@ -211,3 +211,15 @@ test('the view lists configured trace folders that exist and folders opened; a f
   workspace.textDocuments = [];
   t.dispose();
 });
+
+test('a request timeline reads the configured trace folders (and the opened ones) before the view has indexed any', async () => {
+  const configured = tempDir();
+  engineCoreTrace(configured);
+  const opened = tempDir();
+  engineCoreTrace(opened);
+  const t = setUp({ traceDirs: [configured, join(configured, 'no-such-folder')] } as Partial<HopLensConfig>);
+  assert.deepEqual(t.view.indexes(), [], 'nothing indexed yet');
+  assert.deepEqual(t.view.traceFolders(), [configured], 'a configured folder that exists');
+  await t.run('hoplens.openCallTraceFolder', Uri.file(opened));
+  assert.deepEqual(t.view.traceFolders(), [configured, opened]);
+});

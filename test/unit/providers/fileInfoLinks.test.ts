@@ -45,3 +45,28 @@ test('an SGLang start-up line links its [time rank] header to the statement that
     assert.equal(load.tooltip, 'python/sglang/srt/model_executor/model_runner.py:880');
   } finally { cache.remove(); workspace.textDocuments = []; }
 });
+
+test('SGLang records pasted onto one line each link their own [time rank] header', async () => {
+  const cache = makeTempDir('hoplens-links-');
+  try {
+    const checkouts = new CheckoutSet({ configured: { vllm: '', sglang: CHECKOUT }, folders: [] }, { resolver: { cacheDir: cache.path, workerScript: null } });
+    await (await checkouts.resolver('sglang'))!.indexReady;
+    // Start-up lines of two ranks as a paste that lost its newlines shows them (sgl-project/sglang#4058's shape).
+    const text = '[2026-08-21 22:49:40.101 TP0] Load weight end. type=Qwen3ForCausalLM, dtype=torch.bfloat16, avail mem=62.61 GB, mem usage=15.38 GB. '
+      + '[2026-08-21 22:49:41 TP0] something this checkout never logs 12345 '
+      + '[2026-08-21 22:49:40.388 TP1] Load weight end. type=Qwen3ForCausalLM, dtype=torch.bfloat16, avail mem=62.60 GB, mem usage=15.38 GB.\n';
+    const doc = new InMemoryDocument(Uri.file('/logs/sgl-pasted.log'), text);
+    const session = new LogSession({ sources: new RecordSourceLocator(checkouts) });
+    session.syncTextNow(text);
+    const entry: LogDocumentAnnotation = { uri: doc.uri as unknown as vscode.Uri, session, chars: text.length, noCodeLens: false };
+    const never = new EventEmitter<vscode.Uri>().event as never;
+    const sessions: LogSessions = { get: () => entry, find: () => entry, onDidChange: never, onDidClose: never };
+    window.visibleTextEditors = [new InMemoryEditor(doc, [new Range(0, 0, 1, 0)])];
+    workspace.textDocuments = [doc];
+
+    const links = new FileInfoLinkProvider(sessions).provideDocumentLinks(doc as unknown as vscode.TextDocument);
+    assert.deepEqual(links.map((l) => doc.getText(l.range as unknown as Range)), ['[2026-08-21 22:49:40.101 TP0]', '[2026-08-21 22:49:40.388 TP1]'],
+      'the record no statement prints gets none');
+    for (const link of links) assert.equal(link.target?.fragment, 'L880');
+  } finally { cache.remove(); workspace.textDocuments = []; }
+});

@@ -70,10 +70,14 @@ test('lenses: a path the log printed shows as text, never as an icon or a link',
   assert.equal(title.replace(/\u200b/g, ''), 'hop 2 · api-server · $(alert)/async_llm.py:439 ↗', 'reads as printed');
 });
 
+/** Three records on one line, as a paste that lost its newlines shows them (vllm-project/vllm#34503's lines): no hop, hop 2, hop 7. */
+const PASTED = ['(APIServer pid=7) INFO 08-21 22:30:05 [chat_utils.py:470] Detected the chat template content format to be \'string\'.',
+  '(APIServer pid=7) INFO 08-21 22:30:06 [async_llm.py:439] Added request chatcmpl-g-0a1b2c3d. ',
+  '(APIServer pid=7) INFO 08-21 22:30:06 [async_llm.py:623] Request chatcmpl-g aborted.'];
+const PASTED_AT = [0, PASTED[0].length, PASTED[0].length + PASTED[1].length];
+
 test('lenses: records pasted onto one line (a paste lost its newlines) get a lens each, opening their own statement', () => {
-  const text = '(APIServer pid=7) INFO 08-21 22:30:05 [chat_utils.py:470] Detected the chat template content format to be \'string\'.'
-    + '(APIServer pid=7) INFO 08-21 22:30:06 [async_llm.py:439] Added request chatcmpl-g-0a1b2c3d. '
-    + '(APIServer pid=7) INFO 08-21 22:30:06 [async_llm.py:623] Request chatcmpl-g aborted.\n';
+  const text = PASTED.join('') + '\n';
   const { sessions, asDoc, session } = openLog({ text });
   const lenses = new HopCodeLensProvider(sessions, new EventEmitter<void>().event as never).provideCodeLenses(asDoc);
   assert.deepEqual(lenses.map((l) => [l.range.start.line, l.command?.title]), [
@@ -103,6 +107,25 @@ test('hover: what the hop means, the flag that turns it on, the source and the r
   assert.deepEqual((hover.contents as unknown as { isTrusted: { enabledCommands: string[] } }).isTrusted.enabledCommands, ['hoplens.openSource', 'hoplens.showRequestTimeline']);
 });
 
+test('hover: on records pasted onto one line, the one under the cursor, over its own columns', () => {
+  const { sessions, asDoc } = openLog({ text: PASTED.join('') + '\n' });
+  const hover = (column: number) => new HopHoverProvider(sessions).provideHover(asDoc, new vscode.Position(0, column));
+  const text = (h: vscode.Hover | undefined) => ((h?.contents as unknown as { value: string }) ?? { value: '' }).value.replace(/\\([\\`*_{}[\]()#+\-.!<>])/g, '$1');
+  const added = hover(PASTED_AT[1] + 60)!;
+  assert.match(text(added), /\*\*HopLens · hop 2\*\* \(V2\)/);
+  assert.match(text(added), /No local checkout: opens the pinned file on the public repository: v1\/engine\/async_llm\.py:439/);
+  assert.deepEqual([added.range?.start.character, added.range?.end.character], [PASTED_AT[1], PASTED_AT[2]]);
+  const aborted = hover(PASTED_AT[2] + 5)!;
+  assert.match(text(aborted), /\*\*HopLens · hop 7\*\* \(V7\)/);
+  assert.match(text(aborted), /async_llm\.py:623/);
+  assert.deepEqual([aborted.range?.start.character, aborted.range?.end.character], [PASTED_AT[2], PASTED.join('').length]);
+  // Its Open link opens the third record's statement.
+  const open = /\[Open\]\(command:hoplens\.openSource\?([^)]*)\)/.exec((aborted.contents as unknown as { value: string }).value)!;
+  assert.deepEqual(JSON.parse(decodeURIComponent(open[1])).slice(1), [0, 3]);
+  // The first record is no hop, and without a checkout nothing names its statement.
+  assert.equal(hover(PASTED_AT[0] + 5), undefined);
+});
+
 test('hover of a request whose id is a command link: the id reads as text, the only links are HopLens\'s own', () => {
   const rid = '[x](command:workbench.action.terminal.new)';
   const { sessions, asDoc } = openLog({ text: LOG.replaceAll('myrun-0001', rid) });
@@ -126,6 +149,26 @@ test('decorations: the time since the previous hop at the end of each hop line, 
   assert.equal(notes[ADDED_LINE].renderOptions?.before?.contentText.trimEnd().replace(/\u00a0+$/, ''), 'hop 2');
   assert.match(notes[0].renderOptions?.before?.contentText ?? '', /^\u00a0+$/);
   decorations.dispose();
+});
+
+test('decorations: records pasted onto one line name each hop, in the column and in the note at the end', () => {
+  const { sessions, editor } = openLog({ noCodeLens: true, text: PASTED.join('') + '\n' });
+  const decorations = new HopDecorations(sessions);
+  decorations.update(editor as unknown as vscode.TextEditor);
+  const [deltas, notes] = [...editor.decorations.values()];
+  assert.equal(notes[0].renderOptions?.before?.contentText.replace(/\u00a0+$/, ''), 'hops 2, 7');
+  assert.deepEqual(deltas.map((d) => d.renderOptions?.after?.contentText.trim()), ['hop 2: first hop of this request · hop 7: Δ ≤1 s since previous hop']);
+  decorations.dispose();
+});
+
+test('links: each record pasted onto one line links its own [file:line], opening its own statement', () => {
+  const { sessions, asDoc, doc } = openLog({ text: PASTED.join('') + '\n' });
+  const provider = new FileInfoLinkProvider(sessions);
+  const links = provider.provideDocumentLinks(asDoc);
+  assert.deepEqual(links.map((l) => doc.getText(l.range as unknown as Range)), ['chat_utils.py:470', 'async_llm.py:439', 'async_llm.py:623']);
+  (vscode.workspace as unknown as { textDocuments: unknown[] }).textDocuments = [doc];
+  assert.match(provider.resolveDocumentLink(links[2]).target?.toString() ?? '', /vllm\/v1\/engine\/async_llm\.py#L623$/);
+  assert.match(provider.resolveDocumentLink(links[1]).target?.toString() ?? '', /vllm\/v1\/engine\/async_llm\.py#L439$/);
 });
 
 test('links: vLLM\'s own [file:line] bracket, and its target when VS Code resolves it', () => {

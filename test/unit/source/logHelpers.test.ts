@@ -5,6 +5,7 @@
 // test/fixtures/real-logs/README.md, helpers-sglang.corpus).
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { buildStatementIndex, StatementIndex } from '../../../src/core/source/statementIndex';
 import { findHelperCalls, findLogStatements, type LogHelper } from '../../../src/core/source/logStatements';
 import { patternText } from '../../../src/core/source/messagePattern';
@@ -111,4 +112,23 @@ test('the checkout index finds a line printed through a helper in another file, 
   assert.equal(`${best.statement.path}:${best.statement.line}`, 'sglang/srt/model_executor/cuda_graph_runner.py:7');
   const [rank] = index.search('[prefill rank 0] Bootstrap server started.');
   assert.equal(`${rank.statement.path}:${rank.statement.line}`, 'sglang/srt/model_executor/cuda_graph_runner.py:19');
+});
+
+test('building the index reads each checkout file once, the helpers\' callers too, and finds the same statements', async (t) => {
+  const root = tmp.make();
+  writeFiles(root, { 'sglang/srt/utils.py': UTILS, 'sglang/srt/model_executor/cuda_graph_runner.py': CALLER });
+  const files = ['sglang/srt/utils.py', 'sglang/srt/model_executor/cuda_graph_runner.py'];
+  const reads = new Map<string, number>();
+  const original = fs.readFileSync;
+  const read = t.mock.method(fs, 'readFileSync', (...args: Parameters<typeof fs.readFileSync>) => {
+    const path = String(args[0]);
+    if (path.startsWith(root)) reads.set(path.slice(root.length + 1), (reads.get(path.slice(root.length + 1)) ?? 0) + 1);
+    return original(...args);
+  });
+  const data = await buildStatementIndex(root, files, 'sglang', 'k', { workerScript: null });
+  read.mock.restore();
+  assert.deepEqual(Object.fromEntries(reads), { 'sglang/srt/utils.py': 1, 'sglang/srt/model_executor/cuda_graph_runner.py': 1 });
+  // The callers are statements, at their first line, as when each file was read twice.
+  const callers = data.statements.filter((s) => s.path.endsWith('cuda_graph_runner.py')).map((s) => s.line);
+  assert.ok(callers.includes(7) && callers.includes(19), callers.join(','));
 });

@@ -171,3 +171,28 @@ test('the page: the timeline script with the nonce only, the view model as data,
     assert.equal(page.elements.filter((e) => e.tagName === 'script').length, 1);
   }
 });
+
+test('the axis: bare numbers in the lane title\'s unit, one per tick, every other one hidden on a narrow panel, none past the track\'s ends', async () => {
+  const { t } = await engineTimeline();
+  const m = timelineViewModel(t);
+  const page = parseBody(timelineBodyHtml(t, m));
+  const axis = page.elements.find((e) => e.tagName === 'svg' && attr(e, 'class') === 'axis-track')!;
+  const labels = axis.childNodes.filter((c) => 'tagName' in c && c.tagName === 'text') as El[];
+  const ticks = axis.childNodes.filter((c) => 'tagName' in c && c.tagName === 'line') as El[];
+  assert.ok(labels.length >= 3, `ticks drawn: ${labels.length}`);
+  assert.equal(labels.length, ticks.length);
+  const values = labels.map((l) => textOf(l));
+  for (const v of values) assert.match(v, /^(0|[+−]\d+(\.\d+)?)$/, `a bare number: ${v}`);
+  // Evenly stepped, and where each number says on the axis.
+  const nums = values.map((v) => Number(v.replace('−', '-')));
+  const step = nums[1] - nums[0];
+  assert.ok(step > 0 && nums.every((n, i) => Math.abs(n - nums[0] - i * step) < step * 1e-6), values.join(' '));
+  for (const [i, l] of labels.entries()) {
+    const x = Number(attr(l, 'x')!.replace('%', ''));
+    assert.ok(Math.abs(x - ((nums[i] - m.axis.from) / (m.axis.to - m.axis.from)) * 100) < 0.01);
+    assert.equal(attr(l, 'class'), i % 2 ? 'axis minor' : 'axis');
+    assert.equal(attr(l, 'text-anchor'), x < 4 ? 'start' : x > 92 ? 'end' : 'middle');
+  }
+  const css = readFileSync(join(__dirname, '..', '..', '..', '..', 'media', 'timeline.css'), 'utf8');
+  assert.match(css, /@media \(max-width: \d+px\) \{ \.axis\.minor \{ display: none; \} \}/);
+});
