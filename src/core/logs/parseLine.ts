@@ -381,6 +381,7 @@ function findHeader(s: string, rec: LogRecord, state: ParseState): number {
 function lostBracketAt(s: string, rec: LogRecord, state: ParseState): number {
   if (state.forced === 'vllm') return -1;
   const window = s.length > SEARCH_WINDOW ? s.slice(0, SEARCH_WINDOW) : s;
+  if (window.indexOf('] ') < 0) return -1; // most unrecognised lines: no look for a date at all
   DATE_ANCHOR.lastIndex = 0;
   for (let m = DATE_ANCHOR.exec(window); m; m = DATE_ANCHOR.exec(window)) {
     if (m.index > 0 && s.charCodeAt(m.index - 1) === 91 /* [ */) continue;
