@@ -89,11 +89,24 @@ export function buildCheckout(name: string, root: string, dir = CORPUS_DIR): 'vl
   const spec = JSON.parse(readFileSync(join(dir, 'checkouts', `${name}.json`), 'utf8')) as CheckoutSpec;
   const files: Record<string, string> = {};
   for (const [path, body] of Object.entries(spec.files)) {
-    files[path] = typeof body === 'string' ? body : pythonFile(Object.fromEntries(Object.entries(body).map(([k, v]) => [Number(k), v])));
+    if (typeof body === 'string') { files[path] = body; continue; }
+    const placed = Object.fromEntries(Object.entries(body).map(([k, v]) => [Number(k), v]));
+    files[path] = path.endsWith('.rs') ? rustFile(placed) : pythonFile(placed);
   }
   initRepo(root, files);
   writeFileSync(join(root, '.corpus-checkout'), name);
   return spec.engine === 'sglang' ? 'sglang' : 'vllm';
+}
+
+/** A Rust source file with each statement at its line (the router's sources), filler between. */
+function rustFile(placed: Record<number, string>): string {
+  const lines: string[] = ['use tracing::{debug, error, info, warn};', ''];
+  for (const start of Object.keys(placed).map(Number).sort((a, b) => a - b)) {
+    if (lines.length >= start) throw new Error(`statement for line ${start} would overlap line ${lines.length}`);
+    while (lines.length < start - 1) lines.push(lines.length % 7 === 0 ? '' : `    let x_${lines.length} = ${lines.length}; // filler`);
+    lines.push(...placed[start].split('\n'));
+  }
+  return lines.join('\n') + '\n';
 }
 
 /** What `annotate --json` said about one line. */

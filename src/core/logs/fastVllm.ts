@@ -449,6 +449,7 @@ export function vllmFastPath(state: ParseState, tracker: RequestTracker, out: By
           if (!(b[q] === 61 && b[q - 1] === 100 && b[q - 2] === 105 && b[q - 3] === 112 && b[q - 4] === 32)) return false;
           const ns = p + 1, ne = q - 4;
           if (ne <= ns || !plainJsonBytes(b, ns, ne)) return false;
+          if (b[ne - 1] === 44) return false; // `(task, pid=N)`: another launcher's prefix (parseLine decides)
           for (let i = ns; i < ne; i++) if (b[i] === 40) return false;
           pre = prefixAt(b, s, close, ns, ne, pid);
         }

@@ -87,13 +87,20 @@ export function createParseState(opts: ParseOptions = {}): ParseState {
 
 const LEVELS = 'DEBUG|INFO|WARNING|ERROR|CRITICAL';
 // The prefix decorate_logs writes in front of every line of a process, an empty one too.
-const VLLM_PREFIX = /^\(([^()]*?) pid=(\d+)(?:, ip=[^()]*)?\)(?: |$)/;
+// A name ending in a comma is another launcher's (SkyPilot's `(task, pid=N)`, `(head, rank=0, pid=N)`).
+// The process names vLLM's own prefixes carry (decorate_logs; Ray's, for vLLM's workers). Plain output
+// behind another name (a training framework's Ray actor: `(WorkerDict pid=N)`, `(TaskRunner pid=N)`,
+// `(SGLangEngine pid=N)`) is vLLM's only in a log already known to be vLLM's.
+const VLLM_PROCESS = /^_?(?:APIServer|ApiServer|\w*EngineCore\w*|AsyncLLMEngine|LLMEngine|MQLLMEngine|\w*Vllm\w*|Worker|RayWorkerWrapper|DPCoordinator|DPSupervisor)(?:[_ -]|$)/;
+const VLLM_PREFIX = /^\(((?:[^()]*?[^(),])?) pid=(\d+)(?:, ip=[^()]*)?\)(?: |$)/;
 // vLLM's header in every version: `[path.py:N]` (≥0.8), `file.py:N]` (≤0.7); milliseconds,
 // a year and full paths when a logging config adds them.
 const VLLM_HEADER = new RegExp(`^(${LEVELS}) (\\d\\d)-(\\d\\d) (\\d\\d):(\\d\\d):(\\d\\d) (\\[?)([^\\]\\s]+):(\\d+)\\] ?`);
 const VLLM_HEADER_LONG = new RegExp(`^(${LEVELS}) (?:(\\d{4})-)?(\\d\\d)-(\\d\\d)[ T](\\d\\d):(\\d\\d):(\\d\\d)(?:[.,](\\d{1,9}))? (\\[?)([^\\]]+?):(\\d+)\\] ?`);
 const UVICORN = /^(DEBUG|INFO|WARNING|ERROR|CRITICAL|TRACE):\s+/;
 const SGLANG_MAIN = /^\[(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d{3}))?((?: [A-Za-z_]+\d*(?:\[\d+\])?)*)\] ?/;
+// SGLang's router before tracing (env_logger, 2024 to mid 2025) and its Python launcher: `[Router (Rust)] date - LEVEL - …`.
+const SGLANG_ROUTER = /^\[Router \((Rust|Python)\)\] (\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:[.,](\d{1,9}))? - (TRACE|DEBUG|INFO|WARN|WARNING|ERROR|CRITICAL) - /;
 const SGLANG_2024 = /^\[(\d\d):(\d\d):(\d\d)((?: [A-Za-z_]+\d*)*)\] ?/;
 const SGLANG_HOPLENS = /^\[(\d{4})-(\d\d)-(\d\d)[ T](\d\d):(\d\d):(\d\d)[.,](\d{3,6}) pid=(\d+) (DEBUG|INFO|WARNING|ERROR|CRITICAL) (.+?):(\d+)\] ?/;
 // Every rank tag SGLang and vLLM print (TP0, DP0, EP0, PP0, ATTN_CP0, ATTN_DP0, MOE_DP0, …), in any combination.
@@ -105,8 +112,10 @@ const RAY_REPEATED = / \[repeated (\d+)x across cluster\](?: \(Ray deduplicates 
 const W_STERN = /^[a-z0-9][a-z0-9.-]* [a-z0-9][a-z0-9.-]* /;
 // Where an engine header may start further into a line: a process prefix, a vLLM level and
 // date, an SGLang bracketed date.
-const HEADER_ANCHOR = new RegExp(`\\((?=[^()]{0,80}? pid=\\d)|(?:${LEVELS}) (?=(?:\\d{4}-)?\\d\\d-\\d\\d[ T]\\d\\d:)|\\[(?=(?:\\d{4}-\\d\\d-\\d\\d[ T])?\\d\\d:\\d\\d:\\d\\d)`, 'g');
+const HEADER_ANCHOR = new RegExp(`\\((?=[^()]{0,80}? pid=\\d)|(?:${LEVELS}) (?=(?:\\d{4}-)?\\d\\d-\\d\\d[ T]\\d\\d:)|\\[(?=(?:\\d{4}-\\d\\d-\\d\\d[ T])?\\d\\d:\\d\\d:\\d\\d|Router \\()`, 'g');
 const DATE_ANCHOR = /\d{4}-\d\d-\d\d[ T]\d\d:\d\d/g;
+// SGLang's header whose `[` a paste lost (the selection began at the date): date, rank tags, `] `.
+const SGLANG_LOST_BRACKET = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d{3})?(?: [A-Z][A-Z_]*\d+)*\] /;
 // A process prefix whose `(` a paste lost: `_AsyncLLMEngine pid=1974) INFO …`.
 const LOST_PREFIX = /(?:^|[\s(])([A-Za-z_][\w.\- =]*?) pid=(\d+)(?:, ip=[^()]*)?\)[*_`]* ?$/;
 /** How far into a line its header is looked for (pasted titles, paths and progress bars are shorter). */
@@ -164,9 +173,19 @@ function parseEngine(s: string, rec: LogRecord, state: ParseState): boolean {
       rest = rest.slice(m[0].length);
     }
     if (name === null) return false;
+    // A Ray actor's prefix (`(SGLangEngine pid=N)`, `(WorkerDict pid=N)`) in front of SGLang's header:
+    // the line is SGLang's; the header search finds it behind the prefix, which is kept for display.
+    if (allowSglang && rest.charCodeAt(0) === 91 /* [ */ && sglangBehindPrefix(rest, rec, state)) return false;
     const info = processInfo(state, name);
     rec.engine = 'vllm'; rec.process = info.name; rec.pid = pid; rec.role = info.role; rec.ranks = info.ranks;
-    if (!parseVllmHeader(rest, rec, state) && !parseAfterLoggingPrefix(rest, rec, state)) { rec.format = 'vllm-output'; rec.message = rest; }
+    if (!parseVllmHeader(rest, rec, state) && !parseAfterLoggingPrefix(rest, rec, state)) {
+      if (!VLLM_PROCESS.test(name) && state.detected !== 'vllm' && state.forced !== 'vllm') {
+        // Another program's Ray actor (`(WorkerDict pid=N)`, `(TaskRunner pid=N)`) printing plain text.
+        rec.engine = 'other'; rec.process = null; rec.pid = null; rec.role = null; rec.ranks = null;
+        return false;
+      }
+      rec.format = 'vllm-output'; rec.message = rest;
+    }
     return true;
   }
   if (c === 91 /* [ */) {
@@ -178,6 +197,11 @@ function parseEngine(s: string, rec: LogRecord, state: ParseState): boolean {
     return parseVllmHeader(s, rec, state);
   }
   return false;
+}
+
+function sglangBehindPrefix(rest: string, rec: LogRecord, state: ParseState): boolean {
+  const probe = newRecord(rec.line, rec.offset, '');
+  return parseSglang(rest, probe, state) && surelyEngines(probe, state);
 }
 
 // vLLM's format starts with VLLM_LOGGING_PREFIX, which decorate_logs' process prefix then precedes:
@@ -267,6 +291,16 @@ function parseSglang(s: string, rec: LogRecord, state: ParseState): boolean {
     rec.message = s.slice(m[0].length);
     return true;
   }
+  m = SGLANG_ROUTER.exec(s);
+  if (m) {
+    rec.engine = 'sglang'; rec.format = 'sglang-router';
+    rec.process = m[1] === 'Rust' ? 'Router (Rust)' : 'Router (Python)'; rec.role = 'router';
+    rec.time = Date.UTC(Number(m[2]), Number(m[3]) - 1, Number(m[4]), Number(m[5]), Number(m[6]), Number(m[7])) + fractionMs(m[8]);
+    rec.timeResolution = fractionResolution(m[8]);
+    rec.level = m[9] === 'WARN' ? 'WARNING' : m[9];
+    rec.message = s.slice(m[0].length);
+    return true;
+  }
   m = SGLANG_2024.exec(s);
   if (m) {
     if (!m[4].trim() && vllmFollows(s, m[0].length, state)) return false;
@@ -340,6 +374,29 @@ function findHeader(s: string, rec: LogRecord, state: ParseState): number {
 }
 
 /**
+ * Where SGLang's header starts in a line that lost its `[` (a code fence glued on, then
+ * `2025-02-19 11:45:37 TP0] Prefill batch. …`), rec filled; -1 when none. Only a header that is
+ * surely SGLang's counts: with a rank tag, or printing a hop.
+ */
+function lostBracketAt(s: string, rec: LogRecord, state: ParseState): number {
+  if (state.forced === 'vllm') return -1;
+  const window = s.length > SEARCH_WINDOW ? s.slice(0, SEARCH_WINDOW) : s;
+  if (window.indexOf('] ') < 0) return -1; // most unrecognised lines: no look for a date at all
+  DATE_ANCHOR.lastIndex = 0;
+  for (let m = DATE_ANCHOR.exec(window); m; m = DATE_ANCHOR.exec(window)) {
+    if (m.index > 0 && s.charCodeAt(m.index - 1) === 91 /* [ */) continue;
+    const rest = s.slice(m.index);
+    if (!SGLANG_LOST_BRACKET.test(rest)) continue;
+    const probe = newRecord(rec.line, rec.offset, '');
+    if (parseSglang(`[${rest}`, probe, state) && (probe.process !== null || matchHop('sglang', probe.message, null, 'sglang') !== null)) {
+      Object.assign(rec, probe);
+      return m.index;
+    }
+  }
+  return -1;
+}
+
+/**
  * The record quoted from `at` in `s` (a JSON string or CSV field), unescaped up to its closing
  * quote and its first line break, with `rec` filled from it again; null when it is no record.
  */
@@ -379,6 +436,8 @@ function surelyEngines(r: LogRecord, state: ParseState): boolean {
  * Another library's line in another layout (httpx, a user's service) stays no engine's line.
  */
 function layoutEngine(h: LayoutHeader, message: string, state: ParseState): Engine | null {
+  // A Rust line is its target crate's: SGLang's router, or another program's (Dynamo, hyper) in the same layout.
+  if (h.rust) return h.engine !== null && (state.forced === null || h.engine === state.forced) ? h.engine : null;
   let engine = h.engine ?? state.layouts.get(h.signature) ?? null;
   if (engine === null) {
     const v = state.forced !== 'sglang' && matchHop('vllm', message, h.file, 'vllm-custom', nextRecordAt) !== null;
@@ -439,6 +498,7 @@ function applyLayout(rec: LogRecord, h: LayoutHeader, engine: Engine, message: s
   if (h.logger) rec.logger = h.logger;
   if (h.func) rec.func = h.func;
   if (h.ranks) { rec.process = h.ranks; rec.ranks = tagRanks(h.ranks); if (engine === 'sglang') rec.role = 'scheduler'; }
+  if (h.rust) { rec.format = `${engine}-router`; rec.role = 'router'; }
   rec.message = message;
   if (h.engine && state.detected === null) state.detected = h.engine;
 }
@@ -509,6 +569,16 @@ export function parseLine(text: string, lineNo: number, offset: number, state: P
         } else {
           body = rest;
         }
+      }
+    }
+    if (!matched) {
+      // SGLang's header that lost its `[` (its date may have looked like a wrapper's time column).
+      const base = wrappers.includes('json') ? body : s;
+      const at = lostBracketAt(base, rec, state);
+      if (at >= 0) {
+        matched = true;
+        body = base.slice(at);
+        if (base === s) { wrappers.length = 0; stamp.v = null; }
       }
     }
     if (!matched) {

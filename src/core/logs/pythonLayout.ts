@@ -31,6 +31,8 @@ export interface LayoutHeader {
   engine: Engine | null;
   /** The kinds of fields in print order (`T L P [F]`): lines of one layout share it. */
   signature: string;
+  /** A Rust tracing line (a `crate::module` target after the level): its engine is its target's. */
+  rust: boolean;
 }
 
 const STAMP = /(\d{4})-(\d\d)-(\d\d)[ T](\d\d):(\d\d):(\d\d)(?:[.,](\d{1,9}))?(Z|[+-]\d\d:?\d\d)?/y;
@@ -39,13 +41,18 @@ const PID = /(?:pid[=:]\s?|PID[=:]\s?|[pP]:)?(\d{1,9})(?=[\s\]|)\-:,]|$)/y;
 // %(thread)d with its name in front (`t:140589927618368`, `tid=…`, `thread=…`).
 const THREAD = /(?:thread|tid|t)[=:](\d{1,20})(?=[\s\]|)\-:,]|$)/y;
 // file.py:123, /a/b/file.py:123, file.py:123:func, file.py:func:123
-const LOCATION = /([\w./\\-]*?[\w-]\.py)(?::([A-Za-z_<][\w<>]*))?:(\d{1,7})(?::([A-Za-z_<][\w<>]*))?(?![\w.])/y;
+// (Rust's tracing prints `src/server.rs:830` the same way: SGLang's router.)
+const LOCATION = /([\w./\\-]*?[\w-]\.(?:py|rs))(?::([A-Za-z_<][\w<>]*))?:(\d{1,7})(?::([A-Za-z_<][\w<>]*))?(?![\w.])/y;
 // loguru's and many configs' module:function:line (`scheduler:event_loop:1103`)
 const MODULE_FUNC_LINE = /([A-Za-z_][\w.]*):([A-Za-z_<][\w<>]*):(\d{1,7})(?![\w.])/y;
 // %(name)s: a dotted module path (`sglang.srt.managers.scheduler`), or Python's own `root` / `__main__`.
 const LOGGER = /((?:[A-Za-z_]\w*\.)+[A-Za-z_]\w*|root|__main__)(?=[\s:\]|)\-,]|$)/y;
 /** What may follow a logger name that is surely a field: punctuation, not just a space before the message. */
 const AFTER_FIELD = /\s*(?:[:\]|)\-,]|$)/y;
+// Rust's tracing target (the module path, `sglang_router_rs::core::worker_manager`), or a crate root
+// of SGLang's router, followed by `: `. Rust lines are never Python logging's, so their engine comes
+// from the target alone (see rustEngine), never from a layout learnt from other lines.
+const RUST_TARGET = /((?:[A-Za-z_]\w*::)+[A-Za-z_]\w*|sglang_router_rs|sgl_model_gateway|smg)(?=:(?:\s|$))/y;
 // %(funcName)s written as `func()`.
 const FUNC_CALL = /([A-Za-z_]\w*)\(\)/y;
 const RANK_TAG = /[A-Z][A-Z_]*\d+(?:\[\d+\])?(?=[\s\]]|$)/y;
@@ -59,6 +66,14 @@ function stick(re: RegExp, s: string, at: number): RegExpExecArray | null {
   return re.exec(s);
 }
 
+/**
+ * SGLang's router crate names SGLang: sgl-router's `sglang_router_rs`, then sgl-model-gateway's
+ * (late 2025; its log target `smg`, observability/logging.rs).
+ */
+function rustEngine(target: string): Engine | null {
+  return /^(?:sglang_router_rs|sgl_model_gateway|smg)(?:::|$)/.test(target) ? 'sglang' : null;
+}
+
 function engineOf(name: string): Engine | null {
   const n = name.replace(/\\/g, '/');
   if (/^sglang(?:\.|$)|\/sglang\//.test(n)) return 'sglang';
@@ -66,8 +81,8 @@ function engineOf(name: string): Engine | null {
   return null;
 }
 
-type Field = 'time' | 'level' | 'pid' | 'thread' | 'location' | 'logger' | 'func' | 'rank';
-const KIND_LETTER: Record<Field, string> = { time: 'T', level: 'L', pid: 'P', thread: 'H', location: 'F', logger: 'N', func: 'C', rank: 'R' };
+type Field = 'time' | 'level' | 'pid' | 'thread' | 'location' | 'logger' | 'func' | 'rank' | 'target';
+const KIND_LETTER: Record<Field, string> = { time: 'T', level: 'L', pid: 'P', thread: 'H', location: 'F', logger: 'N', func: 'C', rank: 'R', target: 'K' };
 
 /**
  * Reads the header fields at `start`. Returns null unless the header has a timestamp and at
@@ -77,7 +92,7 @@ const KIND_LETTER: Record<Field, string> = { time: 'T', level: 'L', pid: 'P', th
 export function readLayoutHeader(s: string, start = 0): LayoutHeader | null {
   const h: LayoutHeader = {
     time: null, timeResolution: null, timeIsUtc: false, level: null, pid: null, logger: null, file: null,
-    lineno: null, func: null, ranks: null, msgStart: start, engine: null, signature: '',
+    lineno: null, func: null, ranks: null, msgStart: start, engine: null, signature: '', rust: false,
   };
   const kinds: string[] = [];
   const limit = Math.min(s.length, start + 400);
@@ -172,13 +187,19 @@ function readField(s: string, pos: number, h: LayoutHeader, inHeader: boolean, l
   }
   if (h.file === null && (m = stick(LOCATION, s, pos))) {
     h.file = m[1]; h.lineno = Number(m[3]); h.func = m[2] ?? m[4] ?? null;
-    h.engine ??= engineOf(m[1]);
+    if (!h.rust) h.engine ??= engineOf(m[1]);
     return { field: 'location', end: pos + m[0].length };
   }
   if (h.file === null && (m = stick(MODULE_FUNC_LINE, s, pos))) {
     h.logger ??= m[1]; h.func = m[2]; h.lineno = Number(m[3]);
     h.engine ??= engineOf(m[1]);
     return { field: 'location', end: pos + m[0].length };
+  }
+  if (h.logger === null && last === 'level' && (m = stick(RUST_TARGET, s, pos))) {
+    h.logger = m[1];
+    h.rust = true;
+    h.engine = rustEngine(m[1]);
+    return { field: 'target', end: pos + m[0].length };
   }
   if (h.logger === null && (m = stick(LOGGER, s, pos))) {
     // `torch.compile takes 18 s` after the level is message text: a name only followed by a space

@@ -11,16 +11,19 @@ export interface ListOptions {
   git: boolean;
   /** Stop after this many files (a bounded walk never runs away on a huge folder). */
   maxFiles?: number;
+  /** File name ending to list (default `.py`). */
+  ext?: string;
   signal?: AbortSignal;
 }
 
-/** Python files under `packageDir`, relative to `root`, forward slashes, sorted. */
+/** Python files (or `opts.ext`) under `packageDir`, relative to `root`, forward slashes, sorted. */
 export async function listPythonFiles(root: string, packageDir: string, opts: ListOptions): Promise<string[]> {
   const max = opts.maxFiles ?? 200_000;
+  const ext = opts.ext ?? '.py';
   if (opts.git) {
     const r = await runGit(root, ['ls-files', '-z', '--cached', '--others', '--exclude-standard', '--', packageDir], { signal: opts.signal, timeoutMs: 30_000 });
     if (r.ok) {
-      const files = [...new Set(r.stdout.split('\0').filter((f) => f.endsWith('.py')))];
+      const files = [...new Set(r.stdout.split('\0').filter((f) => f.endsWith(ext)))];
       return files.slice(0, max).sort();
     }
   }
@@ -33,7 +36,7 @@ export async function listPythonFiles(root: string, packageDir: string, opts: Li
       const child = rel ? `${rel}/${e.name}` : e.name;
       if (e.isDirectory()) {
         if (!SKIP_DIRS.has(e.name) && !e.name.endsWith('.egg-info')) await walk(child, depth + 1);
-      } else if ((e.isFile() || e.isSymbolicLink()) && e.name.endsWith('.py')) {
+      } else if ((e.isFile() || e.isSymbolicLink()) && e.name.endsWith(ext)) {
         out.push(child);
         if (out.length >= max) return;
       }

@@ -12,6 +12,8 @@ export interface EnginePin {
   repo: string;
   /** Path inside the checkout of the engine's Python package. */
   packageDir: string;
+  /** Folders of a repository checkout holding Rust sources whose log lines are the engine's (SGLang's router). */
+  rustDirs: string[];
 }
 
 export const PINS: Record<Engine, EnginePin> = {
@@ -21,6 +23,7 @@ export const PINS: Record<Engine, EnginePin> = {
     citationsReadAt: 'cd5035379c4c565fc9265cf121bc1c8364bc5eca',
     repo: 'vllm-project/vllm',
     packageDir: 'vllm',
+    rustDirs: [],
   },
   sglang: {
     engine: 'sglang',
@@ -28,6 +31,8 @@ export const PINS: Record<Engine, EnginePin> = {
     citationsReadAt: '7d893255c359bb8ab74d2870c8ac865fb57230d6',
     repo: 'sgl-project/sglang',
     packageDir: 'python/sglang',
+    // The router: sgl-router/ until late 2025, then sgl-model-gateway/ (before it left the repository).
+    rustDirs: ['sgl-router/src', 'sgl-model-gateway/src'],
   },
 };
 

@@ -9,7 +9,7 @@ import { nextRecordAt } from '../logs/parseLine';
 import { comparePin, inspectCheckout, type CheckoutInfo, type PinStatus } from './checkout';
 import { FileIndex, listPythonFiles } from './fileIndex';
 import { compilePattern, matchesPattern, shortenedWeight, patternLines, patternText, WILD, type CompiledPattern } from './messagePattern';
-import type { HopCitation } from './pins';
+import { PINS, type HopCitation } from './pins';
 import {
   buildStatementIndex,
   cacheFilePath,
@@ -142,6 +142,9 @@ export async function createSourceResolver(checkoutDir: string, engine: Engine, 
   if (info.engine !== engine) throw new SourceResolverError(`${checkoutDir} is a ${info.engine} checkout, not ${engine}`);
   const files = await listPythonFiles(info.root, info.packageDir, { git: info.head !== null, signal: opts.signal });
   if (files.length === 0) throw new SourceResolverError(`${info.root} has no Python files under ${info.packageDir}/`);
+  if (info.layout === 'repo') {
+    for (const dir of PINS[engine].rustDirs) files.push(...(await listPythonFiles(info.root, dir, { git: info.head !== null, signal: opts.signal, ext: '.rs' })));
+  }
   opts.onProgress?.('files', { done: files.length, total: files.length });
   const pin = await comparePin(info, { signal: opts.signal });
   const r = new Resolver(engine, info, pin, new FileIndex(files, info.packageDir), opts.hopCitations ?? citationsFor(engine), opts.syncFileReads ?? true);

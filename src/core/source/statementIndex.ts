@@ -8,10 +8,11 @@ import { Worker } from 'node:worker_threads';
 import type { Engine } from '../logs/model';
 import type { CheckoutInfo } from './checkout';
 import { findHelperCalls, findLogStatements, helperCallPattern, type LogHelper, type LogStatement } from './logStatements';
+import { findRustLogStatements } from './rustStatements';
 import { compilePattern, matchesPattern, patternLines, shortenedWeight, type CompiledPattern, type Pattern } from './messagePattern';
 
 /** Bump when the index layout or the parser's output changes: old cache files are ignored. */
-export const INDEX_FORMAT = 7;
+export const INDEX_FORMAT = 8;
 /** Larger .py files are skipped (generated tables, vendored blobs), with a reason in the index. */
 export const MAX_SOURCE_BYTES = 4 * 1024 * 1024;
 /**
@@ -86,6 +87,8 @@ export function indexSourceFile(root: string, path: string, maxBytes = MAX_SOURC
   }
   if (text.indexOf('\0') >= 0) return { statements: [], skipped: 'not Python source: binary content (NUL bytes)' };
   try {
+    // SGLang's router is Rust (sgl-router/): its tracing macros are statements too.
+    if (path.endsWith('.rs')) return { statements: indexed(path, findRustLogStatements(text)), skipped: null };
     return { statements: indexed(path, findLogStatements(text, helpers)), skipped: null, text };
   } catch (e) {
     return { statements: [], skipped: `not Python source: ${(e as Error).message}` };
@@ -179,7 +182,7 @@ export async function runIndexLoop(
     const skip = new Set(skipped.map((x) => x.path));
     for (const f of input.files) {
       if (signal?.aborted) throw abortError();
-      if (skip.has(f)) continue;
+      if (skip.has(f) || f.endsWith('.rs')) continue;
       for (const s of helperCalls(input.root, f, byName, test, texts.get(f))) statements.push(s);
       await breathe();
     }

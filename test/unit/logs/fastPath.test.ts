@@ -15,6 +15,8 @@ const FIX = join(__dirname, '..', '..', '..', '..', 'test', 'fixtures', 'logs');
 const REF = Date.UTC(2026, 7, 22);
 
 const EXTRA = [
+  // Another launcher's prefix (SkyPilot): not vLLM's process prefix, the header behind it is.
+  '(task, pid=2024) INFO 08-21 22:30:05 [api_server.py:1024] Starting vLLM API server on http://0.0.0.0:8000',
   '(APIServer pid=7) INFO 08-21 22:30:05 [request_logger.py:63] Received request chatcmpl-a: prompt: \'Hi, there\', params: SamplingParams(n=1), prompt_token_ids: [1], lora_request: None.',
   '(APIServer pid=7) INFO 08-21 22:30:05 [request_logger.py:63] Received request chatcmpl-a:b: params: x, lora_request: None.',
   '(APIServer pid=7) INFO 08-21 22:30:05 [request_logger.py:63] Received request chatcmpl-a no colon',
