@@ -76,6 +76,26 @@ describe('Request timeline', () => {
     assert.ok(panel.panel.visible || panel.panel.active !== undefined);
   });
 
+  it('the Timeline lens on the request\'s first hop line opens the same timeline', async () => {
+    const apiLog = await vscode.workspace.openTextDocument(join(dir, 'api-server.log'));
+    const lenses = await until('a Timeline lens in the API server log', async () => {
+      const all = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', apiLog.uri, 100);
+      const found = all.filter((l) => l.command?.command === 'hoplens.showRequestTimeline');
+      return found.length ? found : undefined;
+    }, 30_000);
+    // One per request, on its first hop line.
+    assert.equal(lenses.length, 1);
+    const first = apiLog.getText().split('\n').findIndex((l) => l.includes('Request chatcmpl-tl-0001 details:'));
+    assert.equal(lenses[0].range.start.line, first);
+    const before = panel;
+    const shown = await vscode.commands.executeCommand<RequestTimelinePanel | undefined>(lenses[0].command!.command, ...(lenses[0].command!.arguments ?? []));
+    assert.ok(shown, 'a panel');
+    panel = shown;
+    assert.ok(panel.view.key.endsWith('tl-0001'), panel.view.key);
+    assert.deepEqual(panel.view.lanes.map((l) => l.kind), before.view.lanes.map((l) => l.kind));
+    assert.deepEqual(panel.view.lanes[0].items.map((i) => i.hop), ['V1b', 'V1', 'V2', 'V6', 'V6', 'V6', 'V6']);
+  });
+
   it('a hop opens its log line; a call opens its definition in the checkout', async () => {
     const hop = panel.view.lanes[0].items.find((i) => i.hop === 'V2')!;
     const line = Number(/:(\d+)$/.exec(hop.where!)![1]);
