@@ -1,6 +1,9 @@
 // Request timeline page: selection, keyboard moves between items, and messages to the extension
 // (open an item, set a clock's offset, copy, export). Text from the data goes in with
-// textContent only; nothing here builds HTML from strings.
+// textContent only; nothing here builds HTML from strings. A calls lane comes without its items:
+// when it scrolls into view or is focused the page asks for them (laneItems) and the extension
+// answers with the lane's items and their SVG markup, escaped there as the eager page's was,
+// parsed here as SVG (inert: the CSP runs only this script) and moved into the lane's track.
 (function () {
   const vscode = acquireVsCodeApi();
   const model = JSON.parse(document.body.getAttribute('data-hoplens') || '{}');
@@ -125,6 +128,50 @@
     const ms = Number(input.value);
     if (Number.isFinite(ms)) vscode.postMessage({ type: 'setOffset', clock: input.getAttribute('data-clock'), ms });
   });
+
+  const pending = new Set();
+  const SVG_NS = 'http://www.w3.org/2000/svg';
+
+  function laneOf(id) {
+    return Array.from(document.querySelectorAll('.lane[data-lane]')).find((n) => n.getAttribute('data-lane') === id) || null;
+  }
+
+  function want(track) {
+    const lane = track.closest('.lane');
+    const id = lane ? lane.getAttribute('data-lane') : null;
+    if (id === null || !track.hasAttribute('data-lazy') || pending.has(id)) return;
+    pending.add(id);
+    vscode.postMessage({ type: 'laneItems', lane: id, page: model.page });
+  }
+
+  window.addEventListener('message', (e) => {
+    const m = e.data;
+    if (!m || m.type !== 'laneItems' || m.page !== model.page || !pending.has(m.lane)) return;
+    pending.delete(m.lane);
+    const lane = laneOf(m.lane);
+    const track = lane ? lane.querySelector('.track[data-lazy]') : null;
+    if (!track) return;
+    const doc = new DOMParser().parseFromString('<svg xmlns="' + SVG_NS + '">' + m.markup + '</svg>', 'image/svg+xml');
+    if (doc.getElementsByTagName('parsererror').length) return;
+    for (const it of m.items) items.set(it.id, it);
+    const hadFocus = document.activeElement === track;
+    for (const n of Array.from(doc.documentElement.childNodes)) track.appendChild(document.importNode(n, true));
+    track.removeAttribute('data-lazy');
+    track.removeAttribute('tabindex');
+    const first = track.querySelector('[data-item]');
+    if (hadFocus && first) focusItem(first);
+    const state = vscode.getState();
+    if (!hadFocus && state && state.selected && track.querySelector('[data-item="' + CSS.escape(state.selected) + '"]')) select(state.selected);
+  });
+
+  const lazy = Array.from(document.querySelectorAll('.track[data-lazy]'));
+  lazy.forEach((t) => t.addEventListener('focus', () => want(t)));
+  if ('IntersectionObserver' in window) {
+    const seen = new IntersectionObserver((entries) => {
+      for (const e of entries) if (e.isIntersecting) { seen.unobserve(e.target); want(e.target); }
+    }, { rootMargin: '200px 0px' });
+    lazy.forEach((t) => seen.observe(t));
+  } else lazy.forEach(want);
 
   const state = vscode.getState();
   if (state && state.selected && items.has(state.selected)) select(state.selected);

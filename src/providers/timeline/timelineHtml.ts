@@ -51,6 +51,10 @@ export interface TimelineViewLane {
   pid: number | null;
   rows: number;
   notes: string[];
+  /** How many items the lane has (also on the page, where a calls lane's items come later). */
+  count: number;
+  /** On the page: the items are not here yet; the page asks for them when the lane is in view. */
+  lazy: boolean;
   items: TimelineViewItem[];
 }
 
@@ -82,6 +86,32 @@ export interface TimelineViewModel {
   lanes: TimelineViewLane[];
   warnings: string[];
   includesText: boolean;
+}
+
+/** The page's data: the view model with each calls lane's items left out, and the page's number. */
+export interface TimelinePageModel extends TimelineViewModel {
+  /** Which rendering of the panel this page is (a reply for another one is dropped). */
+  page: number;
+}
+
+/** The panel's answer to a page asking for a lazy lane's items. */
+export interface TimelineLaneReply {
+  type: 'laneItems';
+  page: number;
+  lane: string;
+  items: TimelineViewItem[];
+  /** The lane's item markup, exactly what an eager page draws in the lane's track after the window. */
+  markup: string;
+}
+
+/** Lanes whose items the page loads when they come into view (a traced thread can hold thousands of calls). */
+export function isLazyLane(lane: Pick<TimelineViewLane, 'kind'>): boolean {
+  return lane.kind === 'calls';
+}
+
+/** The page's data for a view model: calls lanes carry their title, notes and count, not their items. */
+export function timelinePageModel(m: TimelineViewModel, page: number): TimelinePageModel {
+  return { ...m, page, lanes: m.lanes.map((l) => isLazyLane(l) ? { ...l, lazy: true, items: [] } : l) };
 }
 
 /** Items that overlap are stacked at most this deep (deeper ones share the last row). */
@@ -158,6 +188,7 @@ export function timelineViewModel(t: RequestTimeline): TimelineViewModel {
     const realUtc = lane.clock === 'client' || lane.clock === 'otlp';
     return {
       id: lane.id, kind: lane.kind, title: lane.title, clock: lane.clock, file: lane.file, pid: lane.pid, rows: count, notes: [...lane.notes],
+      count: lane.items.length, lazy: false,
       items: lane.items.map((it, ii): TimelineViewItem => {
         const r = it.ref;
         const own = it.start + t.origin + (offsetOf.get(lane.clock) ?? 0);
@@ -226,11 +257,16 @@ function itemAria(it: TimelineViewItem): string {
   return `${it.hop ? `${it.hop} ` : ''}${it.label}, ${it.when}`;
 }
 
-function laneHtml(lane: TimelineViewLane, m: TimelineViewModel, pct: (ms: number) => number): string {
+/** Axis ms to percent of the track. */
+function pctOf(m: TimelineViewModel): (ms: number) => number {
+  return (ms: number): number => ((ms - m.axis.from) / (m.axis.to - m.axis.from)) * 100;
+}
+
+/** A lane's items as SVG markup: what its track holds after the window band. */
+export function laneItemsHtml(lane: TimelineViewLane, m: TimelineViewModel): string {
+  const pct = pctOf(m);
   const minShare = MIN_WIDTH_SHARE * 100;
-  const windowRect = m.window && lane.kind !== 'client'
-    ? `<rect class="window" x="${pct(m.window.start).toFixed(3)}%" width="${Math.max(0, pct(m.window.end) - pct(m.window.start)).toFixed(3)}%" y="0" height="100%"/>` : '';
-  const items = lane.items.map((it, i) => {
+  return lane.items.map((it, i) => {
     const x = pct(it.start);
     const w = Math.max(minShare, pct(it.end) - x);
     const cls = `item k-${it.kind} s-${it.shape}${it.opens ? ' opens' : ''}`;
@@ -238,10 +274,28 @@ function laneHtml(lane: TimelineViewLane, m: TimelineViewModel, pct: (ms: number
     const labelText = w >= 4 ? `<text x="3" y="${ROW_PX - 6}">${text(clip(it.hop ? `${it.hop} ${it.label}` : it.label, 80))}</text>` : '';
     return `<svg class="${cls}" x="${x.toFixed(3)}%" y="${it.row * ROW_PX}" width="${w.toFixed(3)}%" height="${ROW_PX - 2}" role="button" tabindex="${i === 0 ? 0 : -1}" data-item="${escapeHtml(it.id)}" aria-label="${text(clip(itemAria(it), 200))}"><rect width="100%" height="100%" rx="2"/>${labelText}<title>${text(clip(itemAria(it), 300))}</title></svg>`;
   }).join('');
+}
+
+/** The reply to a page asking for a lane's items (undefined: no such lane). */
+export function laneReply(m: TimelineViewModel, laneId: string, page: number): TimelineLaneReply | undefined {
+  const lane = m.lanes.find((l) => l.id === laneId);
+  return lane ? { type: 'laneItems', page, lane: lane.id, items: lane.items, markup: laneItemsHtml(lane, m) } : undefined;
+}
+
+function laneHtml(lane: TimelineViewLane, m: TimelineViewModel, lazy: boolean): string {
+  const pct = pctOf(m);
+  const windowRect = m.window && lane.kind !== 'client'
+    ? `<rect class="window" x="${pct(m.window.start).toFixed(3)}%" width="${Math.max(0, pct(m.window.end) - pct(m.window.start)).toFixed(3)}%" y="0" height="100%"/>` : '';
   const notes = lane.notes.length ? `<div class="lane-notes muted">${lane.notes.map(text).join(' · ')}</div>` : '';
+  // A lazy lane: its height and count now, its items when the page asks (in view, or focused).
+  const later = lazy && isLazyLane(lane);
+  const count = later ? `<div class="lane-count muted">${lane.count} call${lane.count === 1 ? '' : 's'}</div>` : '';
+  const track = later
+    ? `<svg class="track" width="100%" height="${lane.rows * ROW_PX}" role="group" aria-label="${text(lane.title)}, ${lane.count} items" data-lazy="1" tabindex="0">${windowRect}</svg>`
+    : `<svg class="track" width="100%" height="${lane.rows * ROW_PX}" role="group" aria-label="${text(lane.title)}">${windowRect}${laneItemsHtml(lane, m)}</svg>`;
   return `<div class="lane" data-lane="${escapeHtml(lane.id)}" data-kind="${escapeHtml(lane.kind)}">
-<div class="lane-title"><span class="lane-name">${text(lane.title)}</span>${notes}</div>
-<svg class="track" width="100%" height="${lane.rows * ROW_PX}" role="group" aria-label="${text(lane.title)}">${windowRect}${items}</svg>
+<div class="lane-title"><span class="lane-name">${text(lane.title)}</span>${notes}${count}</div>
+${track}
 </div>`;
 }
 
@@ -268,14 +322,17 @@ function orderHtml(t: RequestTimeline, m: TimelineViewModel): string {
   return `<table class="order" id="in-order"><thead><tr><th>time</th><th>source</th><th>hop</th><th>line</th><th></th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
-/** The page body for a built timeline (its view model is the same `timelineViewModel(t)`). */
-export function timelineBodyHtml(t: RequestTimeline, m: TimelineViewModel = timelineViewModel(t)): string {
-  const pct = (ms: number): number => ((ms - m.axis.from) / (m.axis.to - m.axis.from)) * 100;
+/**
+ * The page body for a built timeline (its view model is the same `timelineViewModel(t)`).
+ * `lazyCalls`: the calls lanes are drawn empty (title, notes, count), their items sent later.
+ */
+export function timelineBodyHtml(t: RequestTimeline, m: TimelineViewModel = timelineViewModel(t), opts: { lazyCalls?: boolean } = {}): string {
+  const pct = pctOf(m);
   const seen = m.ids.length ? `seen as ${m.ids.map((i) => `<code>${text(i)}</code>`).join(', ')} · ` : '';
   const zero = m.fromClient ? 'the client sending the request' : 'the request\'s first line';
   const warnings = m.warnings.length ? `<ul class="warnings">${m.warnings.map((w) => `<li class="warn">${text(w)}</li>`).join('')}</ul>` : '';
   const lanes = m.lanes.length
-    ? m.lanes.map((l) => laneHtml(l, m, pct)).join('\n')
+    ? m.lanes.map((l) => laneHtml(l, m, opts.lazyCalls ?? false)).join('\n')
     : '<p class="muted">No source has a line of this request.</p>';
   return `<header>
 <h1>Request timeline <code>${text(m.key)}</code></h1>

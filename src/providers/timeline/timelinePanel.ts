@@ -9,7 +9,7 @@ import { timelineMarkdown, timelinePerfetto } from '../../core/timeline/export';
 import { forWorkbench } from '../../core/text/workbench';
 import { Disposable } from '../../util/dispose';
 import { renderWebview, webviewOptions } from '../webviewHtml';
-import { timelineBodyHtml, timelineViewModel, type TimelineViewModel } from './timelineHtml';
+import { laneReply, timelineBodyHtml, timelinePageModel, timelineViewModel, type TimelineLaneReply, type TimelineViewModel } from './timelineHtml';
 
 /** Builds the request's timeline with these user offsets (ms ahead of the reference, by log path, 'client' or 'otlp'). */
 export type TimelineLoad = (userOffsets: ReadonlyMap<string, number>) => Promise<RequestTimeline>;
@@ -28,6 +28,7 @@ type PageMessage =
   | { type: 'open' | 'openSource' | 'openCallSite'; item: string }
   | { type: 'setOffset'; clock: string; ms: number }
   | { type: 'resetOffset'; clock: string }
+  | { type: 'laneItems'; lane: string; page: number }
   | { type: 'copyMarkdown' | 'exportPerfetto' | 'reload' };
 
 export class RequestTimelinePanel extends Disposable {
@@ -64,8 +65,9 @@ export class RequestTimelinePanel extends Disposable {
     this.panel.title = `Timeline ${this.current.key}`;
     this.panel.webview.html = renderWebview(this.panel.webview, this.extensionUri, {
       title: `Request timeline ${this.current.key}`,
-      bodyHtml: timelineBodyHtml(this.current, this.model),
-      data: this.model,
+      // The calls lanes' items stay here until the page asks for them (laneItems).
+      bodyHtml: timelineBodyHtml(this.current, this.model, { lazyCalls: true }),
+      data: timelinePageModel(this.model, this.renders),
       scripts: ['timeline.js'],
       styles: ['report.css', 'timeline.css'],
     });
@@ -122,8 +124,18 @@ export class RequestTimelinePanel extends Disposable {
     return false;
   }
 
+  /** A lane's items for the page now shown (undefined: another page, or no such lane). */
+  laneItems(lane: string, page: number): TimelineLaneReply | undefined {
+    return page === this.renders ? laneReply(this.model, lane, page) : undefined;
+  }
+
   private async onMessage(m: PageMessage): Promise<void> {
     switch (m.type) {
+      case 'laneItems': {
+        const reply = typeof m.lane === 'string' ? this.laneItems(m.lane, Number(m.page)) : undefined;
+        if (reply) await this.panel.webview.postMessage(reply);
+        break;
+      }
       case 'open': await this.openItem(m.item); break;
       case 'openSource': await this.openItem(m.item, 'source'); break;
       case 'openCallSite': await this.openItem(m.item, 'callSite'); break;

@@ -15,6 +15,7 @@ import { loadTimeline } from '../../../src/core/timeline/load';
 import { clientFromSendJson, type ClientRequest } from '../../../src/core/timeline/clientRequest';
 import type { RequestTimeline } from '../../../src/core/timeline/model';
 import { RequestTimelinePanel, type TimelineOpeners } from '../../../src/providers/timeline/timelinePanel';
+import { laneReply, type TimelinePageModel } from '../../../src/providers/timeline/timelineHtml';
 import { makeTempDir } from '../../harness/tempDirs';
 import { stage } from '../timeline/fixtures';
 
@@ -141,4 +142,48 @@ test('once the page is closed, a late rebuild draws nothing', async () => {
   s.page.dispose();
   await s.panel.reload();
   assert.equal(s.panel.renderCount, renders);
+});
+
+test('the page gets the calls lanes without their items and asks for one lane at a time; the panel answers that lane only', async () => {
+  const s = await setUp();
+  try {
+    const posted: unknown[] = [];
+    (s.page.webview as { postMessage: (m: unknown) => Promise<boolean> }).postMessage = async (m) => { posted.push(m); return true; };
+    const html = s.page.webview.html;
+    const data = JSON.parse(/data-hoplens="([^"]*)"/.exec(html)![1].replace(/&#(\d+);/g, (_, n: string) => String.fromCharCode(Number(n)))) as TimelinePageModel;
+    const calls = s.panel.view.lanes.filter((l) => l.kind === 'calls');
+    assert.equal(calls.length, 2);
+    assert.ok(calls.every((l) => l.items.length > 0), 'the panel keeps every call (tests and exports read it)');
+    assert.doesNotMatch(html, /k-call/, 'no call drawn on the page');
+    for (const l of calls) {
+      const sent = data.lanes.find((x) => x.id === l.id)!;
+      assert.deepEqual([sent.title, sent.notes, sent.count, sent.lazy, sent.items], [l.title, l.notes, l.items.length, true, []]);
+    }
+    const [a, b] = calls;
+    await s.page.receive({ type: 'laneItems', lane: a.id, page: data.page });
+    assert.equal(posted.length, 1);
+    assert.deepEqual(posted[0], laneReply(s.panel.view, a.id, data.page));
+    const reply = posted[0] as { items: { id: string }[]; markup: string };
+    assert.deepEqual(reply.items.map((i) => i.id), a.items.map((i) => i.id), 'that lane\'s items, none of the other\'s');
+    assert.equal((reply.markup.match(/data-item="/g) ?? []).length, a.items.length);
+    // A call the page now has opens its definition, as before.
+    const call = a.items.find((i) => i.opens === 'call-definition')!;
+    await s.page.receive({ type: 'open', item: call.id });
+    const ref = s.panel.item(call.id)!.ref as { file: string; line: number };
+    assert.deepEqual(s.opened.at(-1), ['code', ref.file, ref.line]);
+    // A page drawn before (its number is not the page shown), or a lane that is not there: no answer.
+    await s.page.receive({ type: 'laneItems', lane: b.id, page: data.page - 1 });
+    await s.page.receive({ type: 'laneItems', lane: 'no-such-lane', page: data.page });
+    assert.equal(posted.length, 1);
+    await s.page.receive({ type: 'laneItems', lane: b.id, page: data.page });
+    assert.deepEqual((posted[1] as { lane: string }).lane, b.id);
+    // Drawn again (an offset set): the new page carries a new number; the old one's asks go unanswered.
+    const apiClock = s.panel.timeline.clocks.find((c) => c.path === s.api)!;
+    await s.page.receive({ type: 'setOffset', clock: apiClock.id, ms: 100 });
+    await until(() => s.panel.renderCount === data.page + 1, 'the page drawn again');
+    await s.page.receive({ type: 'laneItems', lane: a.id, page: data.page });
+    assert.equal(posted.length, 2);
+    await s.page.receive({ type: 'laneItems', lane: a.id, page: data.page + 1 });
+    assert.equal(posted.length, 3);
+  } finally { s.panel.dispose(); }
 });

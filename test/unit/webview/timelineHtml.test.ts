@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { loadTimeline } from '../../../src/core/timeline/load';
 import { clientFromSendJson, type ClientRequest } from '../../../src/core/timeline/clientRequest';
 import type { RequestTimeline, TimelineItem, TimelineLane } from '../../../src/core/timeline/model';
-import { timelineBodyHtml, timelineViewModel, clockStamp } from '../../../src/providers/timeline/timelineHtml';
+import { timelineBodyHtml, timelineViewModel, timelinePageModel, laneReply, clockStamp } from '../../../src/providers/timeline/timelineHtml';
 import { renderWebview } from '../../../src/providers/webviewHtml';
 import { forTerminal } from '../../../src/core/text/terminal';
 import { HOSTILE, HOSTILE_RID } from '../text/hostile';
@@ -195,4 +195,65 @@ test('the axis: bare numbers in the lane title\'s unit, one per tick, every othe
   }
   const css = readFileSync(join(__dirname, '..', '..', '..', '..', 'media', 'timeline.css'), 'utf8');
   assert.match(css, /@media \(max-width: \d+px\) \{ \.axis\.minor \{ display: none; \} \}/);
+});
+
+test('calls lanes load lazily: the page carries their title, notes and count, not their items; a lane\'s reply draws what the eager page drew', async () => {
+  const { t } = await engineTimeline();
+  const m = timelineViewModel(t);
+  const eager = parseBody(timelineBodyHtml(t, m));
+  const lazyHtml = timelineBodyHtml(t, m, { lazyCalls: true });
+  const lazy = parseBody(lazyHtml);
+  const data = timelinePageModel(m, 3);
+  assert.equal(data.page, 3);
+  const callLanes = m.lanes.filter((l) => l.kind === 'calls');
+  assert.equal(callLanes.length, 2);
+  assert.ok(callLanes.every((l) => l.items.length > 0 && l.count === l.items.length && !l.lazy), 'the extension keeps every call');
+  const trackOf = (page: ParsedHtml, laneId: string): El => {
+    const laneEl = page.elements.find((e) => e.tagName === 'div' && attr(e, 'data-lane') === laneId)!;
+    return laneEl.childNodes.find((c) => 'tagName' in c && c.tagName === 'svg') as El;
+  };
+  const itemsIn = (track: El) => track.childNodes.filter((c) => 'tagName' in c && c.tagName === 'svg') as El[];
+  for (const [i, lane] of m.lanes.entries()) {
+    const sent = data.lanes[i];
+    const lazyTrack = trackOf(lazy, lane.id);
+    if (lane.kind === 'calls') {
+      // The page's data and HTML: title, notes, count and height; no call.
+      assert.deepEqual([sent.title, sent.notes, sent.count, sent.rows, sent.lazy, sent.items], [lane.title, lane.notes, lane.items.length, lane.rows, true, []]);
+      assert.deepEqual(itemsIn(lazyTrack), [], 'no call drawn');
+      assert.equal(attr(lazyTrack, 'data-lazy'), '1');
+      assert.equal(attr(lazyTrack, 'tabindex'), '0', 'reachable with Tab, which loads it');
+      assert.equal(attr(lazyTrack, 'height'), attr(trackOf(eager, lane.id), 'height'));
+      const laneEl = lazy.elements.find((e) => e.tagName === 'div' && attr(e, 'data-lane') === lane.id)!;
+      assert.ok(lazy.elements.some((e) => attr(e, 'class') === 'lane-count muted' && e.parentNode && (e.parentNode as El).parentNode === laneEl
+        && textOf(e) === `${lane.items.length} calls`), 'the count shown');
+      // The reply: this lane's items only, its markup what the eager page drew after the window band.
+      const reply = laneReply(m, lane.id, 3)!;
+      assert.deepEqual([reply.type, reply.page, reply.lane], ['laneItems', 3, lane.id]);
+      assert.deepEqual(reply.items, lane.items);
+      const windowRect = /<svg class="track"[^>]*>(<rect class="window"[^>]*\/>)?/.exec(lazyHtml.slice(lazyHtml.indexOf(`data-lane="${lane.id}"`)))!;
+      const eagerHtml = timelineBodyHtml(t, m);
+      const eagerTrack = eagerHtml.slice(eagerHtml.indexOf(`data-lane="${lane.id}"`));
+      const inner = /<svg class="track"[^>]*>([\s\S]*?)<\/svg>\n<\/div>/.exec(eagerTrack)![1];
+      assert.equal((windowRect[1] ?? '') + reply.markup, inner);
+      assert.deepEqual(itemsIn(parseBody(`<svg>${reply.markup}</svg>`).elements[0] as El).map((d) => attr(d, 'data-item')), lane.items.map((it) => it.id));
+    } else {
+      assert.deepEqual(sent, lane, 'other lanes come whole');
+      assert.deepEqual(itemsIn(lazyTrack).map((d) => attr(d, 'data-item')), lane.items.map((it) => it.id));
+    }
+  }
+  assert.equal(lazy.elements.filter((e) => attr(e, 'class')?.includes('k-call')).length, 0);
+  assert.ok(eager.elements.filter((e) => attr(e, 'class')?.includes('k-call')).length > 0);
+  assert.equal(laneReply(m, 'no-such-lane', 3), undefined);
+});
+
+test('a lazy calls lane of hostile text: the page and the reply read as text and nothing acts', () => {
+  for (const h of [HOSTILE_RID, '<img src=x onerror=alert(1)>', ...HOSTILE]) {
+    const t = hostileTimeline(h);
+    const m = timelineViewModel(t);
+    assert.deepEqual(activeMarkup(parseBody(timelineBodyHtml(t, m, { lazyCalls: true }))), [], JSON.stringify(h));
+    const reply = laneReply(m, `calls${h}`, 1)!;
+    const parsed = parseBody(`<svg>${reply.markup}</svg>`);
+    assert.deepEqual(activeMarkup(parsed), [], JSON.stringify(h));
+    assert.equal(textOf(parsed.elements.find((e) => e.tagName === 'title')!), forTerminal(`${h}, ${m.lanes[2].items[0].when}`).replace(/\r\n?/g, '\n'));
+  }
 });
