@@ -6,11 +6,18 @@ import * as assert from 'node:assert/strict';
 import { cpSync, readFileSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../harness/tools';
+import { makeTempDir } from '../harness/tempDirs';
 import { useWorkbench, type WorkbenchSession } from './workbench';
 
 describe('Request timeline, in the browser', function () {
   this.timeout(180_000);
-  const session = useWorkbench();
+  // The engine core's call traces (VLLM_TRACE_FUNCTION files of its pid), where the setting points.
+  let traceDir = '';
+  before(() => {
+    traceDir = makeTempDir('hoplens-e2e-timeline-trace-').path;
+    cpSync(join(REPO_ROOT, 'test', 'fixtures', 'timeline', 'engine-run', 'trace'), traceDir, { recursive: true });
+  });
+  const session = useWorkbench(() => ({ workspaceSettings: { 'hoplens.traceDirs': [traceDir] } }));
   let s: WorkbenchSession;
   beforeEach(() => { s = session(); });
 
@@ -54,7 +61,8 @@ describe('Request timeline, in the browser', function () {
     const frame = s.page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
     await frame.locator('#lanes').waitFor({ timeout: 30_000 });
     const names = await frame.locator('.lane-name').allInnerTexts();
-    assert.deepEqual(names.map((n) => n.replace(/\d+/g, 'N')), ['api-server.log · APIServer pid N', 'engine-core.log · EngineCore pid N']);
+    assert.deepEqual(names.map((n) => n.replace(/\d+/g, 'N')), ['api-server.log · APIServer pid N', 'engine-core.log · EngineCore pid N',
+      'calls · EngineCore pid N · thread N', 'calls · EngineCore pid N · thread N']);
     await s.screenshot('request-timeline');
 
     // A click on the Added hop opens the log at its line. The click is dispatched on the item:
@@ -75,5 +83,20 @@ describe('Request timeline, in the browser', function () {
     await frame.locator('#detail', { hasText: 'Received request' }).waitFor({ timeout: 10_000 });
     await s.page.keyboard.press('Enter');
     await s.page.locator('[id="status.editor.selection"]', { hasText: `Ln ${received},` }).waitFor({ timeout: 15_000 });
+
+    // Back to the timeline (drawn anew: its context is not kept while hidden). The calls lanes
+    // come with their count and no calls; scrolled into view, each draws its calls.
+    await s.page.locator('.tab', { hasText: 'Timeline tl-0001' }).first().click();
+    await frame.locator('#lanes').waitFor({ timeout: 30_000 });
+    const callLanes = frame.locator('.lane[data-kind="calls"]');
+    assert.equal(await callLanes.count(), 2);
+    for (let i = 0; i < 2; i++) {
+      const lane = callLanes.nth(i);
+      const count = Number(/^(\d+) call/.exec(await lane.locator('.lane-count').innerText())![1]);
+      await lane.locator('.track').scrollIntoViewIfNeeded();
+      await lane.locator('.track:not([data-lazy]) .item.k-call').first().waitFor({ timeout: 15_000 });
+      assert.equal(await lane.locator('.track .item.k-call').count(), count);
+    }
+    await s.screenshot('request-timeline-calls');
   });
 });
