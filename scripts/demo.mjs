@@ -65,5 +65,6 @@ process.stderr.write(`[demo] code-server pid ${server.pid} (its own process grou
 process.stdout.write(`\nHopLens demo is running. Open:\n\n  ${server.url}?folder=${encodeURIComponent(ws.root)}\n\n` +
   `Try: open logs/vllm.log and click a lens; HopLens: Send Traced Request (streams from ${engine.url});\n` +
   `the Call Traces view in the HopLens sidebar; HopLens: Start Trace Receiver, then send again,\n` +
-  `for the engine's own timing (the demo server exports spans to 127.0.0.1:4318). Press Ctrl+C to stop.\n`);
+  `for the engine's own timing (the demo server exports spans to 127.0.0.1:4318), and the report's\n` +
+  `Timeline button: client, log, spans and the engine core's traced calls on one axis. Press Ctrl+C to stop.\n`);
 if (process.env.HOPLENS_DEMO_EXIT_AFTER_START === '1') process.exit(0);
