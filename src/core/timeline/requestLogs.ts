@@ -256,6 +256,26 @@ function noteProcesses(state: ParseState, inner: ((b: Buffer, s: number, e: numb
   };
 }
 
+/** Notes the process a record names, once per name and pid. */
+function noteProcess(processes: Map<string, ProcessSeen>, rec: LogRecord): void {
+  const k = `${rec.process ?? ''}\u0000${rec.pid ?? ''}`;
+  if (!processes.has(k)) processes.set(k, { name: rec.process, pid: rec.pid, role: rec.role });
+}
+
+/**
+ * A router's line among a log's "other" lines: its received/responded stamp noted in
+ * `routerStamps`; returns the line read and its request's join key, or null when it is none.
+ */
+function noteRouterLine(routerStamps: RequestStamps, rec: LogRecord): { r: RouterLine; key: string } | null {
+  const r = parseRouterLine(rec.message);
+  if (r === null) return null;
+  const key = requestKey(r.requestId);
+  if (r.event !== 'other') {
+    routerStamps.note(routerStamps.row(key), r.event === 'received' ? STAMP.routerReceived : STAMP.routerResponded, r.time, resolutionMs(r.resolution), rec.line);
+  }
+  return { r, key };
+}
+
 async function readOne(path: string, keys: readonly string[], opts: ReadRequestOptions): Promise<{ log: Omit<RequestLogs, 'records' | 'group'>; collected: Map<string, Collected> }> {
   const input = await openLogInput(path);
   const matchKey = keyMatcher(keys);
@@ -267,19 +287,13 @@ async function readOne(path: string, keys: readonly string[], opts: ReadRequestO
   try {
     // The session fills the tracker (parsed lines, and the fast path's through `fast`).
     const onRecord = (rec: LogRecord): void => {
-      if (rec.process !== null || rec.pid !== null) {
-        const k = `${rec.process ?? ''}\u0000${rec.pid ?? ''}`;
-        if (!processes.has(k)) processes.set(k, { name: rec.process, pid: rec.pid, role: rec.role });
-      }
+      if (rec.process !== null || rec.pid !== null) noteProcess(processes, rec);
       if (rec.engine === 'other') {
-        const r = parseRouterLine(rec.message);
-        if (r === null) return;
+        const router = noteRouterLine(routerStamps, rec);
+        if (router === null) return;
         routerLines++;
-        if (r.event !== 'other') {
-          routerStamps.note(routerStamps.row(requestKey(r.requestId)), r.event === 'received' ? STAMP.routerReceived : STAMP.routerResponded, r.time, resolutionMs(r.resolution), rec.line);
-        }
-        const c = collected.get(requestKey(r.requestId));
-        if (c) c.mentions.push({ line: rec.line, offset: rec.offset, text: rec.message, router: r });
+        const c = collected.get(router.key);
+        if (c) c.mentions.push({ line: rec.line, offset: rec.offset, text: rec.message, router: router.r });
         return;
       }
       if (rec.rid === null) return;
@@ -373,20 +387,14 @@ const sessionExtras = new WeakMap<OpenLogSession, SessionExtras>();
 function noteRecord(x: SessionExtras, rec: LogRecord): void {
   if ((rec.process !== null || rec.pid !== null) && (rec.process !== x.lastProcess || rec.pid !== x.lastPid)) {
     x.lastProcess = rec.process; x.lastPid = rec.pid;
-    const k = `${rec.process ?? ''}\u0000${rec.pid ?? ''}`;
-    if (!x.processes.has(k)) x.processes.set(k, { name: rec.process, pid: rec.pid, role: rec.role });
+    noteProcess(x.processes, rec);
   }
   if (rec.engine === 'other') {
-    const r = parseRouterLine(rec.message);
-    if (r === null) return;
+    const router = noteRouterLine(x.routerStamps, rec);
+    if (router === null) return;
     x.routerLines++;
-    const key = requestKey(r.requestId);
-    if (r.event !== 'other') {
-      const slot = r.event === 'received' ? STAMP.routerReceived : STAMP.routerResponded;
-      x.routerStamps.note(x.routerStamps.row(key), slot, r.time, resolutionMs(r.resolution), rec.line);
-    }
-    const lines = x.routerMentions.get(key);
-    if (lines) lines.push(rec.line); else x.routerMentions.set(key, [rec.line]);
+    const lines = x.routerMentions.get(router.key);
+    if (lines) lines.push(rec.line); else x.routerMentions.set(router.key, [rec.line]);
     return;
   }
   // A batch line, as TimelineTracker.addHop takes it.
