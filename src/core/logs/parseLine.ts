@@ -277,7 +277,7 @@ function parseSglang(s: string, rec: LogRecord, state: ParseState): boolean {
     rec.time = state.stampValue;
     rec.timeResolution = m[7] ? 'ms' : 's';
     const tag = m[8].trim();
-    if (!tag && vllmFollows(s, m[0].length, state)) return false;
+    if (!tag && (vllmFollows(s, m[0].length, state) || launcherStamp(s, m[0].length, m[7] !== undefined, state))) return false;
     if (tag) { rec.process = tag; rec.ranks = tagRanks(tag); rec.role = 'scheduler'; }
     rec.message = s.slice(m[0].length);
     return true;
@@ -303,7 +303,7 @@ function parseSglang(s: string, rec: LogRecord, state: ParseState): boolean {
   }
   m = SGLANG_2024.exec(s);
   if (m) {
-    if (!m[4].trim() && vllmFollows(s, m[0].length, state)) return false;
+    if (!m[4].trim() && (vllmFollows(s, m[0].length, state) || launcherStamp(s, m[0].length, false, state))) return false;
     rec.engine = 'sglang'; rec.format = 'sglang-2024';
     // No date at all: anchor on the day the log was written, rolling over at midnight.
     const sod = Number(m[1]) * 3600 + Number(m[2]) * 60 + Number(m[3]);
@@ -325,9 +325,21 @@ function parseSglang(s: string, rec: LogRecord, state: ParseState): boolean {
  */
 function vllmFollows(s: string, at: number, state: ParseState): boolean {
   if (state.forced === 'sglang') return false;
+  // A launcher's script may indent what it relays: `[2026-01-26 16:56:13]      INFO 01-26 …`.
+  while (at < s.length && (s.charCodeAt(at) === 32 || s.charCodeAt(at) === 9) && at < 80) at++;
   const c = s.charCodeAt(at);
   if (c === 40 /* ( */) return VLLM_PREFIX.test(s.slice(at, at + 120));
   return (c === 73 || c === 68 || c === 87 || c === 69 || c === 67) && VLLM_HEADER.test(s.slice(at, at + 200));
+}
+
+/**
+ * An untagged bracketed stamp in a log already known to be vLLM's: a launcher's or `ts`'s stamp in
+ * front of its own words (`[2026-01-26 16:57:25]   ⏳ Still loading...`), not an SGLang line, unless
+ * what follows is one of SGLang's hops.
+ */
+function launcherStamp(s: string, at: number, ms: boolean, state: ParseState): boolean {
+  if (ms || state.detected !== 'vllm' || state.forced !== null) return false;
+  return matchHop('sglang', s.slice(at), null, 'sglang', nextRecordAt) === null;
 }
 
 // SGLang's request logger with --log-requests-format json: one event object per line.
@@ -693,8 +705,10 @@ export function parseLine(text: string, lineNo: number, offset: number, state: P
       }
       if (hop.ridKind) {
         const g = hm.groups;
-        if (hop.ridKind === 'list' && g.rids) {
-          const ids = splitIdList(g.rids).map((id) => normaliseRid(rec.engine as Engine, id, 'list'));
+        // A list of ids: `Aborted request(s) a,b.`, or SGLang's batch `rid=['a', 'b']`.
+        if (g.rids) {
+          const kind = hop.ridKind;
+          const ids = splitIdList(g.rids).map((id) => normaliseRid(rec.engine as Engine, id, kind));
           const uniq = [...new Set(ids)];
           rec.rid = uniq[0] ?? null;
           if (uniq.length > 1) rec.rids = uniq;

@@ -301,3 +301,29 @@ test('engine detection and forced engines', () => {
   assert.equal(detectEngine(['nothing', 'here']), null);
   assert.equal(parse('[2026-08-21 22:50:10 TP0] Decode batch, #running-req: 1', 'vllm').engine, 'other');
 });
+
+test('a launcher\'s indented stamp in front of vLLM\'s line, and its own words in that stamp, are not SGLang\'s (vllm-dgx-spark#7)', () => {
+  const state = createParseState({ referenceTime: REF });
+  const relayed = parseLine("[2026-01-26 16:56:13]      INFO 01-26 16:56:12 [utils.py:253] non-default args: {'model_tag': 'microsoft/Ph", 1, 0, state);
+  assert.equal(relayed.engine, 'vllm');
+  assert.equal(relayed.fileinfo, 'utils.py');
+  assert.equal(relayed.lineno, 253);
+  const own = parseLine('[2026-01-26 16:57:25]   ⏳ Still loading... (1m 14s) - this is normal for large models', 2, 0, state);
+  assert.equal(own.engine, 'other');
+  // An SGLang hop in the same stamp is still SGLang's, and a log that is SGLang's keeps its untagged lines.
+  assert.equal(parseLine('[2026-01-26 16:57:26] Prefill batch, #new-seq: 1, #new-token: 9, #cached-token: 0, token usage: 0.00, #running-req: 0, #queue-req: 0', 3, 0, state).hop, 'S3');
+  assert.equal(parse('[2026-01-26 16:57:25] Load weight begin. avail mem=23.33 GB').engine, 'sglang');
+});
+
+test('hop wordings found in the wild: typographic quotes, a batch\'s rid list, a label where the iteration stands', () => {
+  const quoted = parse('(APIServer pid=35049) INFO: 116.228.58.210:2075 - “POST /v1/chat/completions HTTP/1.1” 200 OK');
+  assert.equal(quoted.hop, 'V10');
+  const batch = parse("[2025-02-26 15:52:28] Receive: obj=GenerateReqInput(text=['Hello', 'Bye'], input_ids=None, rid=['4f1c2a9be0d34b7c8e5f60718293a4b5', '9a8b7c6d5e4f40312a1b0c9d8e7f6a5b'], stream=False)");
+  assert.equal(batch.hop, 'S2');
+  assert.equal(batch.rid, '4f1c2a9be0d34b7c8e5f60718293a4b5');
+  assert.deepEqual(batch.rids, ['4f1c2a9be0d34b7c8e5f60718293a4b5', '9a8b7c6d5e4f40312a1b0c9d8e7f6a5b']);
+  const one = parse("[2025-02-26 15:44:36] Finish: obj=GenerateReqInput(text=['Hi'], rid=['53b7e9ce96c24d36ae58a27eac23cd55'], stream=False), out=[{'text': 'Hello'}]");
+  assert.equal(one.hop, 'S6');
+  assert.equal(one.rid, '53b7e9ce96c24d36ae58a27eac23cd55');
+  assert.equal(parse('[2026-05-19 00:34:42 DP0 TP0 EP0] Decode batch [first graph replay], #running-req: 32, cuda graph: True, #queue-req: 0').hop, 'S4');
+});
