@@ -327,3 +327,10 @@ test('hop wordings found in the wild: typographic quotes, a batch\'s rid list, a
   assert.equal(one.rid, '53b7e9ce96c24d36ae58a27eac23cd55');
   assert.equal(parse('[2026-05-19 00:34:42 DP0 TP0 EP0] Decode batch [first graph replay], #running-req: 32, cuda graph: True, #queue-req: 0').hop, 'S4');
 });
+
+test('the access line with its quotes escaped in a page\'s HTML source is still the access hop', () => {
+  assert.equal(parse('(APIServer pid=1) INFO:     127.0.0.1:52186 - &quot;POST /v1/chat/completions HTTP/1.1&quot; 200 OK').hop, 'V10');
+  assert.equal(parse('(APIServer pid=1) INFO:     127.0.0.1:52200 - &#34;POST /v1/chat/completions HTTP/1.1&#34; 200 OK').hop, 'V10');
+  // Escaped quotes elsewhere in a line make no access line of it.
+  assert.equal(parse('(APIServer pid=1) INFO:     Application &quot;startup&quot; complete.').hop, null);
+});
