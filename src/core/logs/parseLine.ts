@@ -189,8 +189,8 @@ function parseEngine(s: string, rec: LogRecord, state: ParseState): boolean {
     return true;
   }
   if (c === 91 /* [ */) {
-    if (allowSglang) return parseSglang(s, rec, state);
-    return false;
+    if (allowSglang && parseSglang(s, rec, state)) return true;
+    return allowVllm && parseStrippedVllm(s, rec, state, false);
   }
   if (c === 123 /* { */ && allowSglang && s.indexOf('"event"') !== -1) return parseSglangJsonEvent(s, rec);
   if (allowVllm && (c === 73 || c === 68 || c === 87 || c === 69 || c === 67) /* I D W E C */) {
@@ -202,6 +202,51 @@ function parseEngine(s: string, rec: LogRecord, state: ParseState): boolean {
 function sglangBehindPrefix(rest: string, rec: LogRecord, state: ParseState): boolean {
   const probe = newRecord(rec.line, rec.offset, '');
   return parseSglang(rest, probe, state) && surelyEngines(probe, state);
+}
+
+// vLLM's header with its level and stamp taken off by a relay: dynamo-run's subprocess engines
+// (2025-05 to 2025-07, launch/dynamo-run/src/subprocess.rs strip_log_prefix) log each line of
+// vLLM's output as `[async_llm.py:252] Added request 1`.
+const STRIPPED_VLLM = /^\[([^\]\s:]+\.py):(\d+)\] /;
+
+/**
+ * `[file.py:N] message`: vLLM's line behind a relay that stripped its level and stamp; rec filled.
+ * Known to be relayed (`relayed`), or printing one of vLLM's hops, or in a log forced to vLLM.
+ */
+function parseStrippedVllm(s: string, rec: LogRecord, state: ParseState, relayed: boolean): boolean {
+  const m = STRIPPED_VLLM.exec(s);
+  if (!m) return false;
+  const message = s.slice(m[0].length);
+  if (!relayed && state.forced !== 'vllm' && matchHop('vllm', message, m[1], 'vllm-relayed', nextRecordAt) === null) return false;
+  rec.engine = 'vllm'; rec.format = 'vllm-relayed';
+  rec.fileinfo = m[1]; rec.lineno = Number(m[2]);
+  rec.message = message;
+  return true;
+}
+
+// A relay's target in tracing's layout whose lines are an engine subprocess's output, stripped.
+const RELAY_TARGET = 'dynamo_run::subprocess';
+
+/** A line dynamo-run relayed (`…Z DEBUG dynamo_run::subprocess: [llm_engine.py:507] …`); rec filled. */
+function parseRelayed(h: LayoutHeader, message: string, rec: LogRecord, state: ParseState): boolean {
+  let engine: Engine | null = null;
+  if (h.file !== null && h.lineno !== null && /\.py$/.test(h.file) && state.forced !== 'sglang') {
+    // The header reader took vLLM's `[file.py:N]` for the layout's location field.
+    engine = 'vllm';
+    rec.engine = engine; rec.format = 'vllm-relayed'; rec.fileinfo = h.file; rec.lineno = h.lineno; rec.message = message;
+  } else if (state.forced !== 'sglang' && parseStrippedVllm(message, rec, state, true)) engine = 'vllm';
+  else {
+    // SGLang's untagged `[date] ` was stripped too; its tagged header and vLLM's uvicorn lines were not.
+    if (message.charCodeAt(0) === 91 /* [ */ || /^(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):\s/.test(message)) return false;
+    if (state.forced !== 'vllm' && matchHop('sglang', message, null, 'sglang-relayed', nextRecordAt) !== null) engine = 'sglang';
+    else if (state.forced !== 'sglang' && matchHop('vllm', message, null, 'vllm-relayed', nextRecordAt) !== null) engine = 'vllm';
+    if (engine === null) return false;
+    rec.engine = engine; rec.format = `${engine}-relayed`; rec.message = message;
+  }
+  rec.time = h.time; rec.timeResolution = h.timeResolution;
+  if (h.timeIsUtc) rec.timeIsUtc = true;
+  if (state.detected === null) state.detected = engine;
+  return true;
 }
 
 // vLLM's format starts with VLLM_LOGGING_PREFIX, which decorate_logs' process prefix then precedes:
@@ -492,6 +537,7 @@ function parseLayout(s: string, at: number, rec: LogRecord, state: ParseState): 
   const h = readLayoutHeader(s, at);
   if (!h) return false;
   const message = s.slice(h.msgStart);
+  if (h.rust && h.logger === RELAY_TARGET) return parseRelayed(h, message, rec, state);
   let engine = layoutEngine(h, message, state);
   if (!engine && learnLayoutAhead(state, h.signature)) engine = layoutEngine(h, message, state);
   if (!engine) { state.unknownLayouts++; return false; }

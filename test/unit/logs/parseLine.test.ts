@@ -334,3 +334,22 @@ test('the access line with its quotes escaped in a page\'s HTML source is still 
   // Escaped quotes elsewhere in a line make no access line of it.
   assert.equal(parse('(APIServer pid=1) INFO:     Application &quot;startup&quot; complete.').hop, null);
 });
+
+test('dynamo-run\'s relayed lines: vLLM\'s header without its level and stamp, SGLang\'s without its untagged stamp', () => {
+  const state = createParseState({ referenceTime: REF });
+  const init = parseLine('2025-05-07T23:03:01.161Z DEBUG dynamo_run::subprocess: [llm_engine.py:507] init engine (profile, create kv cache, warmup model) took 9.76 seconds', 1, 0, state);
+  assert.equal(init.engine, 'vllm');
+  assert.equal(init.fileinfo, 'llm_engine.py');
+  assert.equal(init.lineno, 507);
+  assert.equal(init.time, Date.UTC(2025, 4, 7, 23, 3, 1, 161));
+  const added = parseLine('2025-05-07T23:03:02.161Z DEBUG dynamo_run::subprocess: [async_llm.py:252] Added request 7c1e2f40', 2, 0, state);
+  assert.equal(added.hop, 'V2');
+  assert.equal(added.rid, '7c1e2f40');
+  assert.equal(parseLine('2025-05-07T23:03:01.161Z DEBUG dynamo_run::subprocess: Traceback (most recent call last):', 3, 0, state).engine, 'other');
+  assert.equal(parse('2025-05-07T23:03:03.161Z DEBUG dynamo_run::subprocess: Prefill batch. #new-seq: 1, #new-token: 7, #cached-token: 0, token usage: 0.00, #running-req: 0, #queue-req: 0').hop, 'S3');
+  // The bare form counts when it prints a hop; another tool's `[name.py:N] text` does not.
+  assert.equal(parse('[async_llm.py:252] Added request 1').hop, 'V2');
+  assert.equal(parse('[train.py:88] epoch 3 done').engine, 'other');
+  // Another Rust program's target in the same layout stays its own.
+  assert.equal(parse('2025-05-07T23:03:03.161Z  INFO dynamo_run: Model ready').engine, 'other');
+});
