@@ -189,8 +189,8 @@ function parseEngine(s: string, rec: LogRecord, state: ParseState): boolean {
     return true;
   }
   if (c === 91 /* [ */) {
-    if (allowSglang) return parseSglang(s, rec, state);
-    return false;
+    if (allowSglang && parseSglang(s, rec, state)) return true;
+    return allowVllm && parseStrippedVllm(s, rec, state, false);
   }
   if (c === 123 /* { */ && allowSglang && s.indexOf('"event"') !== -1) return parseSglangJsonEvent(s, rec);
   if (allowVllm && (c === 73 || c === 68 || c === 87 || c === 69 || c === 67) /* I D W E C */) {
@@ -202,6 +202,51 @@ function parseEngine(s: string, rec: LogRecord, state: ParseState): boolean {
 function sglangBehindPrefix(rest: string, rec: LogRecord, state: ParseState): boolean {
   const probe = newRecord(rec.line, rec.offset, '');
   return parseSglang(rest, probe, state) && surelyEngines(probe, state);
+}
+
+// vLLM's header with its level and stamp taken off by a relay: dynamo-run's subprocess engines
+// (2025-05 to 2025-07, launch/dynamo-run/src/subprocess.rs strip_log_prefix) log each line of
+// vLLM's output as `[async_llm.py:252] Added request 1`.
+const STRIPPED_VLLM = /^\[([^\]\s:]+\.py):(\d+)\] /;
+
+/**
+ * `[file.py:N] message`: vLLM's line behind a relay that stripped its level and stamp; rec filled.
+ * Known to be relayed (`relayed`), or printing one of vLLM's hops, or in a log forced to vLLM.
+ */
+function parseStrippedVllm(s: string, rec: LogRecord, state: ParseState, relayed: boolean): boolean {
+  const m = STRIPPED_VLLM.exec(s);
+  if (!m) return false;
+  const message = s.slice(m[0].length);
+  if (!relayed && state.forced !== 'vllm' && matchHop('vllm', message, m[1], 'vllm-relayed', nextRecordAt) === null) return false;
+  rec.engine = 'vllm'; rec.format = 'vllm-relayed';
+  rec.fileinfo = m[1]; rec.lineno = Number(m[2]);
+  rec.message = message;
+  return true;
+}
+
+// A relay's target in tracing's layout whose lines are an engine subprocess's output, stripped.
+const RELAY_TARGET = 'dynamo_run::subprocess';
+
+/** A line dynamo-run relayed (`…Z DEBUG dynamo_run::subprocess: [llm_engine.py:507] …`); rec filled. */
+function parseRelayed(h: LayoutHeader, message: string, rec: LogRecord, state: ParseState): boolean {
+  let engine: Engine | null = null;
+  if (h.file !== null && h.lineno !== null && /\.py$/.test(h.file) && state.forced !== 'sglang') {
+    // The header reader took vLLM's `[file.py:N]` for the layout's location field.
+    engine = 'vllm';
+    rec.engine = engine; rec.format = 'vllm-relayed'; rec.fileinfo = h.file; rec.lineno = h.lineno; rec.message = message;
+  } else if (state.forced !== 'sglang' && parseStrippedVllm(message, rec, state, true)) engine = 'vllm';
+  else {
+    // SGLang's untagged `[date] ` was stripped too; its tagged header and vLLM's uvicorn lines were not.
+    if (message.charCodeAt(0) === 91 /* [ */ || /^(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):\s/.test(message)) return false;
+    if (state.forced !== 'vllm' && matchHop('sglang', message, null, 'sglang-relayed', nextRecordAt) !== null) engine = 'sglang';
+    else if (state.forced !== 'sglang' && matchHop('vllm', message, null, 'vllm-relayed', nextRecordAt) !== null) engine = 'vllm';
+    if (engine === null) return false;
+    rec.engine = engine; rec.format = `${engine}-relayed`; rec.message = message;
+  }
+  rec.time = h.time; rec.timeResolution = h.timeResolution;
+  if (h.timeIsUtc) rec.timeIsUtc = true;
+  if (state.detected === null) state.detected = engine;
+  return true;
 }
 
 // vLLM's format starts with VLLM_LOGGING_PREFIX, which decorate_logs' process prefix then precedes:
@@ -277,7 +322,7 @@ function parseSglang(s: string, rec: LogRecord, state: ParseState): boolean {
     rec.time = state.stampValue;
     rec.timeResolution = m[7] ? 'ms' : 's';
     const tag = m[8].trim();
-    if (!tag && vllmFollows(s, m[0].length, state)) return false;
+    if (!tag && (vllmFollows(s, m[0].length, state) || launcherStamp(s, m[0].length, m[7] !== undefined, state))) return false;
     if (tag) { rec.process = tag; rec.ranks = tagRanks(tag); rec.role = 'scheduler'; }
     rec.message = s.slice(m[0].length);
     return true;
@@ -303,7 +348,7 @@ function parseSglang(s: string, rec: LogRecord, state: ParseState): boolean {
   }
   m = SGLANG_2024.exec(s);
   if (m) {
-    if (!m[4].trim() && vllmFollows(s, m[0].length, state)) return false;
+    if (!m[4].trim() && (vllmFollows(s, m[0].length, state) || launcherStamp(s, m[0].length, false, state))) return false;
     rec.engine = 'sglang'; rec.format = 'sglang-2024';
     // No date at all: anchor on the day the log was written, rolling over at midnight.
     const sod = Number(m[1]) * 3600 + Number(m[2]) * 60 + Number(m[3]);
@@ -325,9 +370,21 @@ function parseSglang(s: string, rec: LogRecord, state: ParseState): boolean {
  */
 function vllmFollows(s: string, at: number, state: ParseState): boolean {
   if (state.forced === 'sglang') return false;
+  // A launcher's script may indent what it relays: `[2026-01-26 16:56:13]      INFO 01-26 …`.
+  while (at < s.length && (s.charCodeAt(at) === 32 || s.charCodeAt(at) === 9) && at < 80) at++;
   const c = s.charCodeAt(at);
   if (c === 40 /* ( */) return VLLM_PREFIX.test(s.slice(at, at + 120));
   return (c === 73 || c === 68 || c === 87 || c === 69 || c === 67) && VLLM_HEADER.test(s.slice(at, at + 200));
+}
+
+/**
+ * An untagged bracketed stamp in a log already known to be vLLM's: a launcher's or `ts`'s stamp in
+ * front of its own words (`[2026-01-26 16:57:25]   ⏳ Still loading...`), not an SGLang line, unless
+ * what follows is one of SGLang's hops.
+ */
+function launcherStamp(s: string, at: number, ms: boolean, state: ParseState): boolean {
+  if (ms || state.detected !== 'vllm' || state.forced !== null) return false;
+  return matchHop('sglang', s.slice(at), null, 'sglang', nextRecordAt) === null;
 }
 
 // SGLang's request logger with --log-requests-format json: one event object per line.
@@ -480,6 +537,7 @@ function parseLayout(s: string, at: number, rec: LogRecord, state: ParseState): 
   const h = readLayoutHeader(s, at);
   if (!h) return false;
   const message = s.slice(h.msgStart);
+  if (h.rust && h.logger === RELAY_TARGET) return parseRelayed(h, message, rec, state);
   let engine = layoutEngine(h, message, state);
   if (!engine && learnLayoutAhead(state, h.signature)) engine = layoutEngine(h, message, state);
   if (!engine) { state.unknownLayouts++; return false; }
@@ -693,8 +751,10 @@ export function parseLine(text: string, lineNo: number, offset: number, state: P
       }
       if (hop.ridKind) {
         const g = hm.groups;
-        if (hop.ridKind === 'list' && g.rids) {
-          const ids = splitIdList(g.rids).map((id) => normaliseRid(rec.engine as Engine, id, 'list'));
+        // A list of ids: `Aborted request(s) a,b.`, or SGLang's batch `rid=['a', 'b']`.
+        if (g.rids) {
+          const kind = hop.ridKind;
+          const ids = splitIdList(g.rids).map((id) => normaliseRid(rec.engine as Engine, id, kind));
           const uniq = [...new Set(ids)];
           rec.rid = uniq[0] ?? null;
           if (uniq.length > 1) rec.rids = uniq;
