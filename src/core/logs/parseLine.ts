@@ -98,13 +98,18 @@ const VLLM_PREFIX = /^\(((?:[^()]*?[^(),])?) pid=(\d+)(?:, ip=[^()]*)?\)(?: |$)/
 const VLLM_HEADER = new RegExp(`^(${LEVELS}) (\\d\\d)-(\\d\\d) (\\d\\d):(\\d\\d):(\\d\\d) (\\[?)([^\\]\\s]+):(\\d+)\\] ?`);
 const VLLM_HEADER_LONG = new RegExp(`^(${LEVELS}) (?:(\\d{4})-)?(\\d\\d)-(\\d\\d)[ T](\\d\\d):(\\d\\d):(\\d\\d)(?:[.,](\\d{1,9}))? (\\[?)([^\\]]+?):(\\d+)\\] ?`);
 const UVICORN = /^(DEBUG|INFO|WARNING|ERROR|CRITICAL|TRACE):\s+/;
-const SGLANG_MAIN = /^\[(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d{3}))?((?: [A-Za-z_]+\d*(?:\[\d+\])?)*)\] ?/;
+// What SGLang prints after its time (configure_logger's prefix): rank tags, upper-case letters and
+// a number (TP0, DP0 TP1, PP0 TP3, TP2 EP2, ATTN_CP0, MOE_DP0, …; a PP fork joined them with `, `),
+// and the encoder's process names (` encode_server`, ` encode_dp_worker[N]`). A word without a number
+// (`INFO`, `WARNING`, `MainThread`, `UTC`) is another program's layout, never a rank tag.
+const SGLANG_TAGS = String.raw`((?:,? (?:[A-Z][A-Z_]*\d+|encode_[a-z_]+)(?:\[\d+\])?)*)`;
+const SGLANG_MAIN = new RegExp(String.raw`^\[(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d{3}))?${SGLANG_TAGS}\] ?`);
 // SGLang's router before tracing (env_logger, 2024 to mid 2025) and its Python launcher: `[Router (Rust)] date - LEVEL - …`.
 const SGLANG_ROUTER = /^\[Router \((Rust|Python)\)\] (\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:[.,](\d{1,9}))? - (TRACE|DEBUG|INFO|WARN|WARNING|ERROR|CRITICAL) - /;
-const SGLANG_2024 = /^\[(\d\d):(\d\d):(\d\d)((?: [A-Za-z_]+\d*)*)\] ?/;
+const SGLANG_2024 = new RegExp(String.raw`^\[(\d\d):(\d\d):(\d\d)${SGLANG_TAGS}\] ?`);
 const SGLANG_HOPLENS = /^\[(\d{4})-(\d\d)-(\d\d)[ T](\d\d):(\d\d):(\d\d)[.,](\d{3,6}) pid=(\d+) (DEBUG|INFO|WARNING|ERROR|CRITICAL) (.+?):(\d+)\] ?/;
 // Every rank tag SGLang and vLLM print (TP0, DP0, EP0, PP0, ATTN_CP0, ATTN_DP0, MOE_DP0, …), in any combination.
-const RANK_TOKEN = /(?:^|[_ ])([A-Z][A-Z_]*?)(\d+)(?=$|[_ \]])/g;
+const RANK_TOKEN = /(?:^|[_ ])([A-Z][A-Z_]*?)(\d+)(?=$|[_ ,\]])/g;
 // Ray's dedup count; the first one of a session adds a note on how to turn deduplication off.
 const RAY_REPEATED = / \[repeated (\d+)x across cluster\](?: \(Ray deduplicates logs by default\.[^()]*\))?$/;
 // Pod and container names are DNS labels: lower-case letters, digits, `-` and `.` (no quotes or
@@ -277,7 +282,7 @@ function parseSglang(s: string, rec: LogRecord, state: ParseState): boolean {
     rec.time = state.stampValue;
     rec.timeResolution = m[7] ? 'ms' : 's';
     const tag = m[8].trim();
-    if (!tag && vllmFollows(s, m[0].length, state)) return false;
+    if (!tag && (vllmFollows(s, m[0].length, state) || layoutFollows(s, m[0].length))) return false;
     if (tag) { rec.process = tag; rec.ranks = tagRanks(tag); rec.role = 'scheduler'; }
     rec.message = s.slice(m[0].length);
     return true;
@@ -328,6 +333,16 @@ function vllmFollows(s: string, at: number, state: ParseState): boolean {
   const c = s.charCodeAt(at);
   if (c === 40 /* ( */) return VLLM_PREFIX.test(s.slice(at, at + 120));
   return (c === 73 || c === 68 || c === 87 || c === 69 || c === 67) && VLLM_HEADER.test(s.slice(at, at + 200));
+}
+
+// `file.py:N - ` right after a bracketed date: a layout that copied SGLang's `[%(asctime)s]` and adds
+// %(filename)s:%(lineno)d (slime's configure_logger, `[date] train.py:123 - msg`). SGLang's own header
+// prints no file; the custom-layout reader decides whose line it is.
+const FILE_AFTER_DATE = /^[\w.-]+\.py:\d+ - /;
+
+function layoutFollows(s: string, at: number): boolean {
+  const c = s.charCodeAt(at);
+  return ((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95) && FILE_AFTER_DATE.test(s.slice(at, at + 120));
 }
 
 // SGLang's request logger with --log-requests-format json: one event object per line.
@@ -592,9 +607,11 @@ export function parseLine(text: string, lineNo: number, offset: number, state: P
         const window = base.length > SEARCH_WINDOW ? base.slice(0, SEARCH_WINDOW) : base;
         DATE_ANCHOR.lastIndex = 0;
         for (let m = DATE_ANCHOR.exec(window); m && !matched; m = DATE_ANCHOR.exec(window)) {
-          if (parseLayout(base, m.index, rec, state)) {
+          // A bracketed date (`[%(asctime)s %(levelname)s] %(message)s`) is read from its bracket.
+          const at = m.index > 0 && base.charCodeAt(m.index - 1) === 91 /* [ */ ? m.index - 1 : m.index;
+          if (parseLayout(base, at, rec, state)) {
             matched = true;
-            body = base.slice(m.index);
+            body = base.slice(at);
             if (base === s) { wrappers.length = 0; stamp.v = null; }
           }
         }

@@ -187,6 +187,40 @@ test('SGLang main format: seconds, milliseconds, every rank combination, no rank
   assert.equal(bare.role, 'scheduler');
 });
 
+test('SGLang\'s bracket holds rank tags and its process names only: a level word or another word there is another program\'s', () => {
+  // Another program's `[%(asctime)s %(levelname)s]` and similar: no SGLang line, no process.
+  for (const line of [
+    '[2025-01-01 12:00:00 INFO] Application started',
+    '[2025-01-01 12:00:00 WARNING] Disk usage above 80%',
+    '[2025-01-01 12:00:00 MainThread] Connected to the broker',
+    '[2025-01-01 12:00:00 UTC] Backup finished',
+    '[12:00:00 INFO] Application started',
+  ]) {
+    const r = parse(line);
+    assert.equal(r.engine, 'other', line);
+    assert.equal(r.process, null, line);
+  }
+  // SGLang's own: the encoder's process names, and a PP fork's `TP1, PP0`.
+  const enc = parse('[2026-08-21 22:50:10 encode_dp_worker[1]] DP worker 1 exiting');
+  assert.equal(enc.engine, 'sglang');
+  assert.equal(enc.process, 'encode_dp_worker[1]');
+  assert.equal(parse('[2026-08-21 22:50:10 encode_server] Encoder server started').process, 'encode_server');
+  const pp = parse('[2025-03-20 10:00:00 TP1, PP0] Decode batch. #running-req: 1, #token: 49, token usage: 0.00, gen throughput (token/s): 93.24, #queue-req: 0');
+  assert.equal(pp.hop, 'S4');
+  assert.deepEqual(pp.ranks, { TP: 1, PP: 0 });
+  // SGLang's messages written through a `[%(asctime)s %(levelname)s] %(message)s` config: a custom layout, its level kept.
+  const cfg = parse('[2026-08-21 22:50:10 WARNING] Decode batch, #running-req: 1, #token: 49, token usage: 0.00, cuda graph: True, gen throughput (token/s): 93.24, #queue-req: 0');
+  assert.equal(cfg.engine, 'sglang');
+  assert.equal(cfg.format, 'sglang-custom');
+  assert.equal(cfg.level, 'WARNING');
+  assert.equal(cfg.hop, 'S4');
+  assert.equal(cfg.ranks, null);
+  // SGLang's `[date]` copied by a framework that adds %(filename)s:%(lineno)d (slime): its own line, not SGLang's.
+  const slime = parse('[2026-03-22 13:50:41] train.py:123 - Start training step 1');
+  assert.equal(slime.engine, 'other');
+  assert.equal(parse('[2026-03-22 13:50:41] Start training step 1 at train.py:123 - resumed').engine, 'sglang', 'a file:line later in the message is text');
+});
+
 test('SGLang 2024 form [HH:MM:SS TP0] and the request logger format', () => {
   const old = parse('[10:00:00 TP0] Decode batch. #running-req: 3, #token: 500, token usage: 0.01, gen throughput (token/s): 120.00, #queue-req: 0');
   assert.equal(old.format, 'sglang-2024');
