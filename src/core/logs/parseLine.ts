@@ -9,6 +9,7 @@ import { columnBeforeStrip, hasColour, stripColour } from './colour';
 import { dropMarkdownClosers, fractionMs, fractionResolution, inferYear, stripWrapper, type OuterStamp } from './outerPrefix';
 import { BASIC_FORMAT, readLayoutHeader, type LayoutHeader } from './pythonLayout';
 import { quotedRecord } from './quotedRecord';
+import { hasPasteArtefacts, pastedLead, unpaste } from './pasted';
 
 export { inferYear } from './outerPrefix';
 
@@ -96,7 +97,7 @@ const VLLM_PREFIX = /^\(((?:[^()]*?[^(),])?) pid=(\d+)(?:, ip=[^()]*)?\)(?: |$)/
 // vLLM's header in every version: `[path.py:N]` (≥0.8), `file.py:N]` (≤0.7); milliseconds,
 // a year and full paths when a logging config adds them.
 const VLLM_HEADER = new RegExp(`^(${LEVELS}) (\\d\\d)-(\\d\\d) (\\d\\d):(\\d\\d):(\\d\\d) (\\[?)([^\\]\\s]+):(\\d+)\\] ?`);
-const VLLM_HEADER_LONG = new RegExp(`^(${LEVELS}) (?:(\\d{4})-)?(\\d\\d)-(\\d\\d)[ T](\\d\\d):(\\d\\d):(\\d\\d)(?:[.,](\\d{1,9}))? (\\[?)([^\\]]+?):(\\d+)\\] ?`);
+const VLLM_HEADER_LONG = new RegExp(`^(${LEVELS}) (?:(\\d{4})-)?(\\d\\d)-(\\d\\d)[ T](\\d\\d):(\\d\\d):(\\d\\d)(?:[.,](\\d{1,9}))? (\\[?)([^\\][]+?):(\\d+)\\] ?`);
 const UVICORN = /^(DEBUG|INFO|WARNING|ERROR|CRITICAL|TRACE):\s+/;
 // What SGLang prints after its time (configure_logger's prefix): rank tags, upper-case letters and
 // a number (TP0, DP0 TP1, PP0 TP3, TP2 EP2, ATTN_CP0, MOE_DP0, …; a PP fork joined them with `, `),
@@ -550,6 +551,18 @@ export function parseLine(text: string, lineNo: number, offset: number, state: P
     rec = newRecord(lineNo, offset, s);
     matched = s.length > 0 && parseEngine(s, rec, state);
   }
+  // A paste from a web page (wide and zero-width spaces, markdown escapes, HTML entities), looked
+  // for, as colour is, only when the header did not parse: the line as the program wrote it.
+  // A line already read as a process's plain output keeps its text unless the header then parses.
+  let unpasted = false;
+  if ((!matched || rec.format === 'vllm-output') && hasPasteArtefacts(s)) {
+    const t = unpaste(s);
+    if (t !== s) {
+      const probe = newRecord(lineNo, offset, t);
+      const ok = t.length > 0 && parseEngine(t, probe, state);
+      if (!matched || (ok && probe.format !== 'vllm-output')) { unpasted = true; s = t; rec = probe; matched = ok; }
+    }
+  }
   let wrappers: string[] | null;
   const stamp: { v: OuterStamp | null } = { v: null };
   let body = s;
@@ -658,6 +671,8 @@ export function parseLine(text: string, lineNo: number, offset: number, state: P
   // The header as printed (for multi-line records), before the message is tidied.
   const headerLength = body.length - rec.message.length;
   let msg = rec.message;
+  // Only the spaces after the header were pasted wide (or a zero-width character came with them).
+  if (msg.length > 0 && msg.charCodeAt(0) >= 0xa0 && pastedLead(msg) > 0) { msg = unpaste(msg.slice(pastedLead(msg))); unpasted = true; }
   if (rec.prefix !== undefined) msg = dropMarkdownClosers(msg, rec.prefix);
   // Terminal padding after a pasted line is no part of the message.
   const last = msg.charCodeAt(msg.length - 1);
@@ -677,7 +692,7 @@ export function parseLine(text: string, lineNo: number, offset: number, state: P
       // Where it stands on the line as read: the message's place in the parsed text (markdown
       // closers come off its ends only), then back through the colour strips and the BOM.
       const whole = rec.message;
-      if (s.endsWith(whole)) {
+      if (s.endsWith(whole) && !unpasted) {
         let column = s.length - whole.length + whole.indexOf(msg) + at;
         if (colouredAgain !== null) column = columnBeforeStrip(colouredAgain, column);
         if (coloured !== null) column = columnBeforeStrip(coloured, column);
