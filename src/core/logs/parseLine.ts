@@ -10,6 +10,7 @@ import { dropMarkdownClosers, fractionMs, fractionResolution, inferYear, stripWr
 import { BASIC_FORMAT, readLayoutHeader, type LayoutHeader } from './pythonLayout';
 import { quotedRecord } from './quotedRecord';
 import { hasPasteArtefacts, pastedLead, unpaste } from './pasted';
+import { tracingJsonLine } from './tracingJson';
 
 export { inferYear } from './outerPrefix';
 
@@ -198,7 +199,10 @@ function parseEngine(s: string, rec: LogRecord, state: ParseState): boolean {
     if (allowSglang) return parseSglang(s, rec, state);
     return false;
   }
-  if (c === 123 /* { */ && allowSglang && s.indexOf('"event"') !== -1) return parseSglangJsonEvent(s, rec);
+  if (c === 123 /* { */ && allowSglang) {
+    if (s.indexOf('"event"') !== -1 && parseSglangJsonEvent(s, rec)) return true;
+    return parseTracingJson(s, rec, state);
+  }
   if (allowVllm && (c === 73 || c === 68 || c === 87 || c === 69 || c === 67) /* I D W E C */) {
     return parseVllmHeader(s, rec, state);
   }
@@ -344,6 +348,18 @@ const FILE_AFTER_DATE = /^[\w.-]+\.py:\d+ - /;
 function layoutFollows(s: string, at: number): boolean {
   const c = s.charCodeAt(at);
   return ((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95) && FILE_AFTER_DATE.test(s.slice(at, at + 120));
+}
+
+/** SGLang's router in tracing's JSON layout (`--log-json`): read as its text layout is (a custom layout's router line). */
+function parseTracingJson(s: string, rec: LogRecord, state: ParseState): boolean {
+  const t = tracingJsonLine(s);
+  if (t === null || (state.forced !== null && t.engine !== state.forced)) return false;
+  rec.engine = t.engine; rec.format = `${t.engine}-router`; rec.role = 'router';
+  rec.time = t.time; rec.timeResolution = t.timeResolution;
+  if (t.timeIsUtc) rec.timeIsUtc = true;
+  rec.level = t.level; rec.fileinfo = t.file; rec.lineno = t.lineno; rec.logger = t.target;
+  rec.message = t.message;
+  return true;
 }
 
 // SGLang's request logger with --log-requests-format json: one event object per line.

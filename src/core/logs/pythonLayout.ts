@@ -53,6 +53,9 @@ const AFTER_FIELD = /\s*(?:[:\]|)\-,]|$)/y;
 // of SGLang's router, followed by `: `. Rust lines are never Python logging's, so their engine comes
 // from the target alone (see rustEngine), never from a layout learnt from other lines.
 const RUST_TARGET = /((?:[A-Za-z_]\w*::)+[A-Za-z_]\w*|sglang_router_rs|sgl_model_gateway|smg)(?=:(?:\s|$))/y;
+// tracing's span context between the level and the target, outermost first: `name{field=value …}:`
+// per span (`http_request{method=POST uri=/generate}: sglang_router_rs::request: …`).
+const SPANS = /(?:[A-Za-z_]\w*(?:\{[^{}\n]{0,500}\})?:)+ (?=[A-Za-z_]\w*(?:::|:\s))/y;
 // %(funcName)s written as `func()`.
 const FUNC_CALL = /([A-Za-z_]\w*)\(\)/y;
 const RANK_TAG = /[A-Z][A-Z_]*\d+(?:\[\d+\])?(?=[\s\]]|$)/y;
@@ -70,7 +73,7 @@ function stick(re: RegExp, s: string, at: number): RegExpExecArray | null {
  * SGLang's router crate names SGLang: sgl-router's `sglang_router_rs`, then sgl-model-gateway's
  * (late 2025; its log target `smg`, observability/logging.rs).
  */
-function rustEngine(target: string): Engine | null {
+export function rustEngine(target: string): Engine | null {
   return /^(?:sglang_router_rs|sgl_model_gateway|smg)(?:::|$)/.test(target) ? 'sglang' : null;
 }
 
@@ -195,11 +198,15 @@ function readField(s: string, pos: number, h: LayoutHeader, inHeader: boolean, l
     h.engine ??= engineOf(m[1]);
     return { field: 'location', end: pos + m[0].length };
   }
-  if (h.logger === null && last === 'level' && (m = stick(RUST_TARGET, s, pos))) {
-    h.logger = m[1];
-    h.rust = true;
-    h.engine = rustEngine(m[1]);
-    return { field: 'target', end: pos + m[0].length };
+  if (h.logger === null && last === 'level') {
+    const spans = stick(SPANS, s, pos);
+    const at = spans ? pos + spans[0].length : pos;
+    if ((m = stick(RUST_TARGET, s, at))) {
+      h.logger = m[1];
+      h.rust = true;
+      h.engine = rustEngine(m[1]);
+      return { field: 'target', end: at + m[0].length };
+    }
   }
   if (h.logger === null && (m = stick(LOGGER, s, pos))) {
     // `torch.compile takes 18 s` after the level is message text: a name only followed by a space
