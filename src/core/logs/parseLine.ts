@@ -358,6 +358,7 @@ function parseTracingJson(s: string, rec: LogRecord, state: ParseState): boolean
   rec.time = t.time; rec.timeResolution = t.timeResolution;
   if (t.timeIsUtc) rec.timeIsUtc = true;
   rec.level = t.level; rec.fileinfo = t.file; rec.lineno = t.lineno; rec.logger = t.target;
+  if (t.span) rec.span = t.span;
   rec.message = t.message;
   return true;
 }
@@ -530,7 +531,7 @@ function applyLayout(rec: LogRecord, h: LayoutHeader, engine: Engine, message: s
   if (h.logger) rec.logger = h.logger;
   if (h.func) rec.func = h.func;
   if (h.ranks) { rec.process = h.ranks; rec.ranks = tagRanks(h.ranks); if (engine === 'sglang') rec.role = 'scheduler'; }
-  if (h.rust) { rec.format = `${engine}-router`; rec.role = 'router'; }
+  if (h.rust) { rec.format = `${engine}-router`; rec.role = 'router'; if (h.span) rec.span = h.span; }
   rec.message = message;
   if (h.engine && state.detected === null) state.detected = h.engine;
 }

@@ -33,6 +33,8 @@ export interface LayoutHeader {
   signature: string;
   /** A Rust tracing line (a `crate::module` target after the level): its engine is its target's. */
   rust: boolean;
+  /** The span context a tracing line printed before its target, without its closing `: `. */
+  span: string | null;
 }
 
 const STAMP = /(\d{4})-(\d\d)-(\d\d)[ T](\d\d):(\d\d):(\d\d)(?:[.,](\d{1,9}))?(Z|[+-]\d\d:?\d\d)?/y;
@@ -95,7 +97,7 @@ const KIND_LETTER: Record<Field, string> = { time: 'T', level: 'L', pid: 'P', th
 export function readLayoutHeader(s: string, start = 0): LayoutHeader | null {
   const h: LayoutHeader = {
     time: null, timeResolution: null, timeIsUtc: false, level: null, pid: null, logger: null, file: null,
-    lineno: null, func: null, ranks: null, msgStart: start, engine: null, signature: '', rust: false,
+    lineno: null, func: null, ranks: null, msgStart: start, engine: null, signature: '', rust: false, span: null,
   };
   const kinds: string[] = [];
   const limit = Math.min(s.length, start + 400);
@@ -202,6 +204,7 @@ function readField(s: string, pos: number, h: LayoutHeader, inHeader: boolean, l
     const spans = stick(SPANS, s, pos);
     const at = spans ? pos + spans[0].length : pos;
     if ((m = stick(RUST_TARGET, s, at))) {
+      if (spans) h.span = spans[0].slice(0, -2);
       h.logger = m[1];
       h.rust = true;
       h.engine = rustEngine(m[1]);

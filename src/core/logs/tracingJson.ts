@@ -19,6 +19,8 @@ export interface TracingJsonLine {
   lineno: number | null;
   /** The message as the text layout prints it: the format string filled in, then the event's other fields. */
   message: string;
+  /** The spans it ran in as the text layout prints them (`name{field=value …}`, outermost first, joined by `:`). */
+  span: string | null;
 }
 
 const STAMP = /^(\d{4})-(\d\d)-(\d\d)[ T](\d\d):(\d\d):(\d\d)(?:[.,](\d{1,9}))?(Z|[+-]\d\d:?\d\d)?$/;
@@ -28,6 +30,21 @@ const LAYOUT_KEYS = new Set(['timestamp', 'level', 'fields', 'target', 'filename
 
 function fieldText(v: unknown): string {
   return typeof v === 'string' ? v : JSON.stringify(v);
+}
+
+/** One span object (`{"name":…, fields…}`) as the text layout prints it; strings quoted as their Debug form. */
+function spanText(v: unknown): string | null {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return null;
+  const o = v as Record<string, unknown>;
+  if (typeof o.name !== 'string') return null;
+  const fields = Object.entries(o).filter(([k]) => k !== 'name').map(([k, x]) => `${k}=${JSON.stringify(x)}`);
+  return fields.length ? `${o.name}{${fields.join(' ')}}` : o.name;
+}
+
+function spansText(r: Record<string, unknown>): string | null {
+  const list = Array.isArray(r.spans) && r.spans.length > 0 ? r.spans.map(spanText) : [spanText(r.span)];
+  const parts = list.filter((x): x is string => x !== null);
+  return parts.length ? parts.join(':') : null;
 }
 
 /** The line read as tracing's JSON layout of an engine's Rust program; null when it is none (or another program's). */
@@ -53,15 +70,17 @@ export function tracingJsonLine(s: string): TracingJsonLine | null {
   let timeIsUtc = false;
   const m = typeof r.timestamp === 'string' ? STAMP.exec(r.timestamp) : null;
   if (m) {
-    // ChronoUtc (the router's timer) prints UTC without a zone; RFC 3339 (tracing's default) with one.
+    // ChronoUtc (the router's timer) prints UTC without a zone; RFC 3339 (tracing's default) with one
+    // (a stamp without its zone counts as the router's wall clock, as its text lines do).
     time = zoned(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6])) + fractionMs(m[7]), m[8]);
     timeResolution = fractionResolution(m[7]);
-    timeIsUtc = true;
+    timeIsUtc = m[8] !== undefined;
   }
   return {
     engine, time, timeResolution, timeIsUtc, level: LEVELS[r.level], target: r.target,
     file: typeof r.filename === 'string' ? r.filename : null,
     lineno: typeof r.line_number === 'number' && Number.isSafeInteger(r.line_number) ? r.line_number : null,
     message: extra.length ? `${message} ${extra.join(' ')}` : message,
+    span: spansText(r),
   };
 }
