@@ -572,6 +572,7 @@ export function parseLine(text: string, lineNo: number, offset: number, state: P
   // for, as colour is, only when the header did not parse: the line as the program wrote it.
   // A line already read as a process's plain output keeps its text unless the header then parses.
   let unpasted = false;
+  const asRead = s;
   if ((!matched || rec.format === 'vllm-output') && hasPasteArtefacts(s)) {
     const t = unpaste(s);
     if (t !== s) {
@@ -648,8 +649,8 @@ export function parseLine(text: string, lineNo: number, offset: number, state: P
       }
     }
     if (!matched) {
-      // Unrecognised: keep the whole line (wrapper-stripped) as "other".
-      const r = newRecord(lineNo, offset, wrappers.length ? body : s);
+      // Unrecognised: keep the whole line (wrapper-stripped) as "other"; one that was no paste after all, as read.
+      const r = newRecord(lineNo, offset, unpasted ? asRead : wrappers.length ? body : s);
       if (stamp.v) { r.time = stamp.v.time; r.timeResolution = stamp.v.res; r.timeIsUtc = stamp.v.utc; }
       if (wrappers.length) r.wrappers = wrappers;
       state.prevCR = false;

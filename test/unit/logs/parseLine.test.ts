@@ -246,7 +246,8 @@ test('lines pasted from a web page: wide and zero-width spaces, markdown escapes
   const uv = parseLine('INFO:&nbsp;&nbsp;&nbsp;&nbsp; 127.0.0.1:5555 - &quot;POST /v1/chat/completions HTTP/1.1&quot; 200 OK', 1, 0, { ...createParseState({ referenceTime: REF }), detected: 'vllm' });
   assert.equal(uv.hop, 'V10');
   // The same characters in another program's text: still no engine's line.
-  assert.equal(parse('Hello\u00a0world, see \\[the docs\\] &amp; the\u200b FAQ').engine, 'other');
+  const text = 'Hello\u00a0world, see \\[the docs\\] &amp; the\u200b FAQ';
+  assert.deepEqual([parse(text).engine, parse(text).message], ['other', text], 'another program\'s text is kept as read');
   assert.equal(parse('\\[2025-01-01 12:00:00 INFO\\] Application started').engine, 'other');
 });
 
