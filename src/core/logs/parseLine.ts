@@ -9,6 +9,8 @@ import { columnBeforeStrip, hasColour, stripColour } from './colour';
 import { dropMarkdownClosers, fractionMs, fractionResolution, inferYear, stripWrapper, type OuterStamp } from './outerPrefix';
 import { BASIC_FORMAT, readLayoutHeader, type LayoutHeader } from './pythonLayout';
 import { quotedRecord } from './quotedRecord';
+import { hasPasteArtefacts, pastedLead, unpaste } from './pasted';
+import { tracingJsonLine } from './tracingJson';
 
 export { inferYear } from './outerPrefix';
 
@@ -96,15 +98,20 @@ const VLLM_PREFIX = /^\(((?:[^()]*?[^(),])?) pid=(\d+)(?:, ip=[^()]*)?\)(?: |$)/
 // vLLM's header in every version: `[path.py:N]` (≥0.8), `file.py:N]` (≤0.7); milliseconds,
 // a year and full paths when a logging config adds them.
 const VLLM_HEADER = new RegExp(`^(${LEVELS}) (\\d\\d)-(\\d\\d) (\\d\\d):(\\d\\d):(\\d\\d) (\\[?)([^\\]\\s]+):(\\d+)\\] ?`);
-const VLLM_HEADER_LONG = new RegExp(`^(${LEVELS}) (?:(\\d{4})-)?(\\d\\d)-(\\d\\d)[ T](\\d\\d):(\\d\\d):(\\d\\d)(?:[.,](\\d{1,9}))? (\\[?)([^\\]]+?):(\\d+)\\] ?`);
+const VLLM_HEADER_LONG = new RegExp(`^(${LEVELS}) (?:(\\d{4})-)?(\\d\\d)-(\\d\\d)[ T](\\d\\d):(\\d\\d):(\\d\\d)(?:[.,](\\d{1,9}))? (\\[?)([^\\][]+?):(\\d+)\\] ?`);
 const UVICORN = /^(DEBUG|INFO|WARNING|ERROR|CRITICAL|TRACE):\s+/;
-const SGLANG_MAIN = /^\[(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d{3}))?((?: [A-Za-z_]+\d*(?:\[\d+\])?)*)\] ?/;
+// What SGLang prints after its time (configure_logger's prefix): rank tags, upper-case letters and
+// a number (TP0, DP0 TP1, PP0 TP3, TP2 EP2, ATTN_CP0, MOE_DP0, …; a PP fork joined them with `, `),
+// and the encoder's process names (` encode_server`, ` encode_dp_worker[N]`). A word without a number
+// (`INFO`, `WARNING`, `MainThread`, `UTC`) is another program's layout, never a rank tag.
+const SGLANG_TAGS = String.raw`((?:,? (?:[A-Z][A-Z_]*\d+|encode_[a-z_]+)(?:\[\d+\])?)*)`;
+const SGLANG_MAIN = new RegExp(String.raw`^\[(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d{3}))?${SGLANG_TAGS}\] ?`);
 // SGLang's router before tracing (env_logger, 2024 to mid 2025) and its Python launcher: `[Router (Rust)] date - LEVEL - …`.
 const SGLANG_ROUTER = /^\[Router \((Rust|Python)\)\] (\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:[.,](\d{1,9}))? - (TRACE|DEBUG|INFO|WARN|WARNING|ERROR|CRITICAL) - /;
-const SGLANG_2024 = /^\[(\d\d):(\d\d):(\d\d)((?: [A-Za-z_]+\d*)*)\] ?/;
+const SGLANG_2024 = new RegExp(String.raw`^\[(\d\d):(\d\d):(\d\d)${SGLANG_TAGS}\] ?`);
 const SGLANG_HOPLENS = /^\[(\d{4})-(\d\d)-(\d\d)[ T](\d\d):(\d\d):(\d\d)[.,](\d{3,6}) pid=(\d+) (DEBUG|INFO|WARNING|ERROR|CRITICAL) (.+?):(\d+)\] ?/;
 // Every rank tag SGLang and vLLM print (TP0, DP0, EP0, PP0, ATTN_CP0, ATTN_DP0, MOE_DP0, …), in any combination.
-const RANK_TOKEN = /(?:^|[_ ])([A-Z][A-Z_]*?)(\d+)(?=$|[_ \]])/g;
+const RANK_TOKEN = /(?:^|[_ ])([A-Z][A-Z_]*?)(\d+)(?=$|[_ ,\]])/g;
 // Ray's dedup count; the first one of a session adds a note on how to turn deduplication off.
 const RAY_REPEATED = / \[repeated (\d+)x across cluster\](?: \(Ray deduplicates logs by default\.[^()]*\))?$/;
 // Pod and container names are DNS labels: lower-case letters, digits, `-` and `.` (no quotes or
@@ -192,7 +199,10 @@ function parseEngine(s: string, rec: LogRecord, state: ParseState): boolean {
     if (allowSglang && parseSglang(s, rec, state)) return true;
     return allowVllm && parseStrippedVllm(s, rec, state, false);
   }
-  if (c === 123 /* { */ && allowSglang && s.indexOf('"event"') !== -1) return parseSglangJsonEvent(s, rec);
+  if (c === 123 /* { */ && allowSglang) {
+    if (s.indexOf('"event"') !== -1 && parseSglangJsonEvent(s, rec)) return true;
+    return parseTracingJson(s, rec, state);
+  }
   if (allowVllm && (c === 73 || c === 68 || c === 87 || c === 69 || c === 67) /* I D W E C */) {
     return parseVllmHeader(s, rec, state);
   }
@@ -322,7 +332,7 @@ function parseSglang(s: string, rec: LogRecord, state: ParseState): boolean {
     rec.time = state.stampValue;
     rec.timeResolution = m[7] ? 'ms' : 's';
     const tag = m[8].trim();
-    if (!tag && (vllmFollows(s, m[0].length, state) || launcherStamp(s, m[0].length, m[7] !== undefined, state))) return false;
+    if (!tag && (vllmFollows(s, m[0].length, state) || layoutFollows(s, m[0].length) || launcherStamp(s, m[0].length, m[7] !== undefined, state))) return false;
     if (tag) { rec.process = tag; rec.ranks = tagRanks(tag); rec.role = 'scheduler'; }
     rec.message = s.slice(m[0].length);
     return true;
@@ -385,6 +395,29 @@ function vllmFollows(s: string, at: number, state: ParseState): boolean {
 function launcherStamp(s: string, at: number, ms: boolean, state: ParseState): boolean {
   if (ms || state.detected !== 'vllm' || state.forced !== null) return false;
   return matchHop('sglang', s.slice(at), null, 'sglang', nextRecordAt) === null;
+}
+
+// `file.py:N - ` right after a bracketed date: a layout that copied SGLang's `[%(asctime)s]` and adds
+// %(filename)s:%(lineno)d (slime's configure_logger, `[date] train.py:123 - msg`). SGLang's own header
+// prints no file; the custom-layout reader decides whose line it is.
+const FILE_AFTER_DATE = /^[\w.-]+\.py:\d+ - /;
+
+function layoutFollows(s: string, at: number): boolean {
+  const c = s.charCodeAt(at);
+  return ((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95) && FILE_AFTER_DATE.test(s.slice(at, at + 120));
+}
+
+/** SGLang's router in tracing's JSON layout (`--log-json`): read as its text layout is (a custom layout's router line). */
+function parseTracingJson(s: string, rec: LogRecord, state: ParseState): boolean {
+  const t = tracingJsonLine(s);
+  if (t === null || (state.forced !== null && t.engine !== state.forced)) return false;
+  rec.engine = t.engine; rec.format = `${t.engine}-router`; rec.role = 'router';
+  rec.time = t.time; rec.timeResolution = t.timeResolution;
+  if (t.timeIsUtc) rec.timeIsUtc = true;
+  rec.level = t.level; rec.fileinfo = t.file; rec.lineno = t.lineno; rec.logger = t.target;
+  if (t.span) rec.span = t.span;
+  rec.message = t.message;
+  return true;
 }
 
 // SGLang's request logger with --log-requests-format json: one event object per line.
@@ -556,7 +589,7 @@ function applyLayout(rec: LogRecord, h: LayoutHeader, engine: Engine, message: s
   if (h.logger) rec.logger = h.logger;
   if (h.func) rec.func = h.func;
   if (h.ranks) { rec.process = h.ranks; rec.ranks = tagRanks(h.ranks); if (engine === 'sglang') rec.role = 'scheduler'; }
-  if (h.rust) { rec.format = `${engine}-router`; rec.role = 'router'; }
+  if (h.rust) { rec.format = `${engine}-router`; rec.role = 'router'; if (h.span) rec.span = h.span; }
   rec.message = message;
   if (h.engine && state.detected === null) state.detected = h.engine;
 }
@@ -592,6 +625,19 @@ export function parseLine(text: string, lineNo: number, offset: number, state: P
     s = stripColour(s);
     rec = newRecord(lineNo, offset, s);
     matched = s.length > 0 && parseEngine(s, rec, state);
+  }
+  // A paste from a web page (wide and zero-width spaces, markdown escapes, HTML entities), looked
+  // for, as colour is, only when the header did not parse: the line as the program wrote it.
+  // A line already read as a process's plain output keeps its text unless the header then parses.
+  let unpasted = false;
+  const asRead = s;
+  if ((!matched || rec.format === 'vllm-output') && hasPasteArtefacts(s)) {
+    const t = unpaste(s);
+    if (t !== s) {
+      const probe = newRecord(lineNo, offset, t);
+      const ok = t.length > 0 && parseEngine(t, probe, state);
+      if (!matched || (ok && probe.format !== 'vllm-output')) { unpasted = true; s = t; rec = probe; matched = ok; }
+    }
   }
   let wrappers: string[] | null;
   const stamp: { v: OuterStamp | null } = { v: null };
@@ -650,17 +696,19 @@ export function parseLine(text: string, lineNo: number, offset: number, state: P
         const window = base.length > SEARCH_WINDOW ? base.slice(0, SEARCH_WINDOW) : base;
         DATE_ANCHOR.lastIndex = 0;
         for (let m = DATE_ANCHOR.exec(window); m && !matched; m = DATE_ANCHOR.exec(window)) {
-          if (parseLayout(base, m.index, rec, state)) {
+          // A bracketed date (`[%(asctime)s %(levelname)s] %(message)s`) is read from its bracket.
+          const at = m.index > 0 && base.charCodeAt(m.index - 1) === 91 /* [ */ ? m.index - 1 : m.index;
+          if (parseLayout(base, at, rec, state)) {
             matched = true;
-            body = base.slice(m.index);
+            body = base.slice(at);
             if (base === s) { wrappers.length = 0; stamp.v = null; }
           }
         }
       }
     }
     if (!matched) {
-      // Unrecognised: keep the whole line (wrapper-stripped) as "other".
-      const r = newRecord(lineNo, offset, wrappers.length ? body : s);
+      // Unrecognised: keep the whole line (wrapper-stripped) as "other"; one that was no paste after all, as read.
+      const r = newRecord(lineNo, offset, unpasted ? asRead : wrappers.length ? body : s);
       if (stamp.v) { r.time = stamp.v.time; r.timeResolution = stamp.v.res; r.timeIsUtc = stamp.v.utc; }
       if (wrappers.length) r.wrappers = wrappers;
       state.prevCR = false;
@@ -699,6 +747,8 @@ export function parseLine(text: string, lineNo: number, offset: number, state: P
   // The header as printed (for multi-line records), before the message is tidied.
   const headerLength = body.length - rec.message.length;
   let msg = rec.message;
+  // Only the spaces after the header were pasted wide (or a zero-width character came with them).
+  if (msg.length > 0 && msg.charCodeAt(0) >= 0xa0 && pastedLead(msg) > 0) { msg = unpaste(msg.slice(pastedLead(msg))); unpasted = true; }
   if (rec.prefix !== undefined) msg = dropMarkdownClosers(msg, rec.prefix);
   // Terminal padding after a pasted line is no part of the message.
   const last = msg.charCodeAt(msg.length - 1);
@@ -718,7 +768,7 @@ export function parseLine(text: string, lineNo: number, offset: number, state: P
       // Where it stands on the line as read: the message's place in the parsed text (markdown
       // closers come off its ends only), then back through the colour strips and the BOM.
       const whole = rec.message;
-      if (s.endsWith(whole)) {
+      if (s.endsWith(whole) && !unpasted) {
         let column = s.length - whole.length + whole.indexOf(msg) + at;
         if (colouredAgain !== null) column = columnBeforeStrip(colouredAgain, column);
         if (coloured !== null) column = columnBeforeStrip(coloured, column);

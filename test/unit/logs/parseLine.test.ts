@@ -187,6 +187,70 @@ test('SGLang main format: seconds, milliseconds, every rank combination, no rank
   assert.equal(bare.role, 'scheduler');
 });
 
+test('SGLang\'s bracket holds rank tags and its process names only: a level word or another word there is another program\'s', () => {
+  // Another program's `[%(asctime)s %(levelname)s]` and similar: no SGLang line, no process.
+  for (const line of [
+    '[2025-01-01 12:00:00 INFO] Application started',
+    '[2025-01-01 12:00:00 WARNING] Disk usage above 80%',
+    '[2025-01-01 12:00:00 MainThread] Connected to the broker',
+    '[2025-01-01 12:00:00 UTC] Backup finished',
+    '[12:00:00 INFO] Application started',
+  ]) {
+    const r = parse(line);
+    assert.equal(r.engine, 'other', line);
+    assert.equal(r.process, null, line);
+  }
+  // SGLang's own: the encoder's process names, and a PP fork's `TP1, PP0`.
+  const enc = parse('[2026-08-21 22:50:10 encode_dp_worker[1]] DP worker 1 exiting');
+  assert.equal(enc.engine, 'sglang');
+  assert.equal(enc.process, 'encode_dp_worker[1]');
+  assert.equal(parse('[2026-08-21 22:50:10 encode_server] Encoder server started').process, 'encode_server');
+  const pp = parse('[2025-03-20 10:00:00 TP1, PP0] Decode batch. #running-req: 1, #token: 49, token usage: 0.00, gen throughput (token/s): 93.24, #queue-req: 0');
+  assert.equal(pp.hop, 'S4');
+  assert.deepEqual(pp.ranks, { TP: 1, PP: 0 });
+  // SGLang's messages written through a `[%(asctime)s %(levelname)s] %(message)s` config: a custom layout, its level kept.
+  const cfg = parse('[2026-08-21 22:50:10 WARNING] Decode batch, #running-req: 1, #token: 49, token usage: 0.00, cuda graph: True, gen throughput (token/s): 93.24, #queue-req: 0');
+  assert.equal(cfg.engine, 'sglang');
+  assert.equal(cfg.format, 'sglang-custom');
+  assert.equal(cfg.level, 'WARNING');
+  assert.equal(cfg.hop, 'S4');
+  assert.equal(cfg.ranks, null);
+  // SGLang's `[date]` copied by a framework that adds %(filename)s:%(lineno)d (slime): its own line, not SGLang's.
+  const slime = parse('[2026-03-22 13:50:41] train.py:123 - Start training step 1');
+  assert.equal(slime.engine, 'other');
+  assert.equal(parse('[2026-03-22 13:50:41] Start training step 1 at train.py:123 - resumed').engine, 'sglang', 'a file:line later in the message is text');
+});
+
+test('lines pasted from a web page: wide and zero-width spaces, markdown escapes, HTML entities, doubled spaces', () => {
+  const want = (line: string, rid: string) => {
+    const r = parse(line);
+    assert.equal(r.engine, 'vllm', line);
+    assert.equal(r.format, 'vllm', line);
+    assert.equal(r.fileinfo, 'async_llm.py', line);
+    assert.equal(r.lineno, 439, line);
+    assert.equal(r.hop, 'V2', line);
+    assert.equal(r.rid, rid, line);
+    assert.equal(r.message, `Added request ${rid}-9e1f0c2d.`, line);
+  };
+  const nb = '\u00a0';
+  want(`(APIServer${nb}pid=1)${nb}INFO${nb}08-21${nb}22:30:05${nb}[async_llm.py:439]${nb}Added${nb}request${nb}chatcmpl-nb1-9e1f0c2d.`, 'chatcmpl-nb1');
+  want(`(APIServer pid=1) INFO 08-21 22:30:05 [async_llm.py:439]${nb}Added request chatcmpl-nb2-9e1f0c2d.`, 'chatcmpl-nb2');
+  want('(APIServer pid=1) INFO\u200b 08-21 22:30:05 [async_llm.py:439] Added request chatcmpl-zw2-9e1f0c2d.', 'chatcmpl-zw2');
+  want('(APIServer pid=1) INFO 08-21 22:30:05 \ufeff[async_llm.py:439] Added request chatcmpl-zw3-9e1f0c2d.', 'chatcmpl-zw3');
+  want('(APIServer pid=1) INFO  08-21 22:30:05  [async_llm.py:439]  Added request chatcmpl-ds2-9e1f0c2d.', 'chatcmpl-ds2');
+  want('\\(APIServer pid=1\\) INFO 08-21 22:30:05 \\[async\\_llm.py:439\\] Added request chatcmpl-md2-9e1f0c2d.', 'chatcmpl-md2');
+  want('\\*\\*(APIServer pid=1) INFO 08-21 22:30:05 [async_llm.py:439] Added request chatcmpl-md4-9e1f0c2d.\\*\\*', 'chatcmpl-md4');
+  const sg = parse(`\\[2026-08-21 22:50:10\\] Receive: obj=GenerateReqInput(rid='md-req-1', session\\_id=None, text='Hi', stream=True)`);
+  assert.equal(sg.hop, 'S2');
+  assert.equal(sg.rid, 'md-req-1');
+  const uv = parseLine('INFO:&nbsp;&nbsp;&nbsp;&nbsp; 127.0.0.1:5555 - &quot;POST /v1/chat/completions HTTP/1.1&quot; 200 OK', 1, 0, { ...createParseState({ referenceTime: REF }), detected: 'vllm' });
+  assert.equal(uv.hop, 'V10');
+  // The same characters in another program's text: still no engine's line.
+  const text = 'Hello\u00a0world, see \\[the docs\\] &amp; the\u200b FAQ';
+  assert.deepEqual([parse(text).engine, parse(text).message], ['other', text], 'another program\'s text is kept as read');
+  assert.equal(parse('\\[2025-01-01 12:00:00 INFO\\] Application started').engine, 'other');
+});
+
 test('SGLang 2024 form [HH:MM:SS TP0] and the request logger format', () => {
   const old = parse('[10:00:00 TP0] Decode batch. #running-req: 3, #token: 500, token usage: 0.01, gen throughput (token/s): 120.00, #queue-req: 0');
   assert.equal(old.format, 'sglang-2024');
