@@ -338,7 +338,7 @@ function messageVariants(msgArg: Tok[], ctx: Scope, hasFormatArgs: boolean, line
   let segVariants: Array<{ segs: Seg[]; openEnded: boolean }>;
   if (msgArg.length === 1 && msgArg[0].kind === 'name') {
     segVariants = ctx.assignments(msgArg[0].text, true);
-    if (segVariants.length === 0) segVariants = [{ segs: [WILD], openEnded: false }];
+    if (segVariants.length === 0) segVariants = [{ segs: ctx.value(msgArg[0].text, 1) ?? [WILD], openEnded: false }];
   } else {
     segVariants = [{ segs: evalExpr(msgArg, ctx), openEnded: false }];
   }
@@ -443,6 +443,31 @@ function convertLiterals(segs: Seg[], fmt: (s: string) => Pattern): Seg[] {
   return out;
 }
 
+const constantsOf = new WeakMap<Tok[], Map<string, Tok[]>>();
+
+/**
+ * A module's text constants: `UNBALANCED_MSG = ("…" "…")` at the top level, whose name a function
+ * logs (`logger.warning(UNBALANCED_MSG)`). Only string literals: the text is known at import.
+ */
+function moduleConstants(toks: Tok[]): Map<string, Tok[]> {
+  let found = constantsOf.get(toks);
+  if (found) return found;
+  found = new Map();
+  for (let i = 0; i + 2 < toks.length; i++) {
+    const t = toks[i];
+    if (t.kind !== 'name' || t.col !== 0 || toks[i + 1].text !== '=' || (i > 0 && toks[i - 1].kind !== 'nl')) continue;
+    let j = i + 2;
+    while (j < toks.length && toks[j].kind !== 'nl') j++;
+    const rhs = toks.slice(i + 2, j);
+    if (rhs.some((x) => x.kind === 'str') && rhs.every((x) => x.kind === 'str' || x.text === '(' || x.text === ')')) {
+      found.set(t.text, rhs.filter((x) => x.kind === 'str'));
+    }
+    i = j;
+  }
+  constantsOf.set(toks, found);
+  return found;
+}
+
 /** Assignments to a name earlier in the same function, for `logger.info(msg)`. */
 class Scope {
   private fnStart = -1;
@@ -465,7 +490,10 @@ class Scope {
    */
   value(name: string, nameDepth: number): Seg[] | null {
     const found = this.assignments(name, true, nameDepth);
-    if (found.length === 0) return null;
+    if (found.length === 0) {
+      const constant = moduleConstants(this.toks).get(name);
+      return constant && !this.isParameter(name) ? evalExpr(constant, this, nameDepth) : null;
+    }
     const picked = [found[found.length - 1]];
     for (let k = found.length - 2; k >= 0; k--) {
       const later = picked[0];
@@ -473,6 +501,20 @@ class Scope {
       picked.unshift(found[k]);
     }
     return choice(picked.map((f) => [...f.segs, ...(f.openEnded ? [WILD] : [])]));
+  }
+
+  /** Whether the enclosing function takes `name` as a parameter (it shadows a module constant). */
+  private isParameter(name: string): boolean {
+    const start = this.functionStart();
+    if (this.toks[start]?.text !== 'def') return false;
+    let depth = 0;
+    for (let i = start + 2; i < this.callIdx; i++) {
+      const t = this.toks[i];
+      if (t.text === '(' || t.text === '[' || t.text === '{') depth++;
+      else if (t.text === ')' || t.text === ']' || t.text === '}') { if (--depth === 0) return false; }
+      else if (depth === 1 && t.kind === 'name' && t.text === name) return true;
+    }
+    return false;
   }
 
   /** Whether another branch (`else`, `elif`, `except`, `case`) opens between two token positions, outside `col`. */

@@ -625,12 +625,15 @@ class Resolver implements CheckoutSourceResolver {
     // A line keeps its constant words when cut short or shortened in the middle: it matches by what
     // it shows; a hop line by the statement nearest its hop, any other line only when no other
     // statement shows as much of that text.
-    const found = this.index.search(message, { preferPaths: prefer, limit: hop ? 1 : 8, cutMinWeight: CUT_MIN_WEIGHT });
+    const found = this.index.search(message, { preferPaths: prefer, limit: hop ? 1 : TIE_LIMIT, cutMinWeight: CUT_MIN_WEIGHT });
     let best = found[0];
     if (!best) return null;
     if (!hop && best.cut && found[1] && found[1].weight >= best.weight && found[1].statement !== best.statement) return null;
     if (!hop && !best.cut) {
-      const chosen = this.breakTie(found.filter((m) => !m.cut && m.weight === best.weight), prefer);
+      const tied = found.filter((m) => !m.cut && m.weight === best.weight);
+      // More statements print these words than were looked at: the one that wrote the line may be among the rest.
+      if (tied.length >= TIE_LIMIT) return null;
+      const chosen = this.breakTie(tied, prefer);
       if (!chosen) return null;
       best = chosen;
     }
@@ -641,6 +644,8 @@ class Resolver implements CheckoutSourceResolver {
 }
 
 const SHAPE_CHARS = 160;
+/** Statements with the same words a line is chosen among (more: no claim). */
+const TIE_LIMIT = 24;
 /** Literal characters a cut-short line must still show of a statement to be verified by them. */
 const CUT_MIN_WEIGHT = 12;
 /** A message with its numbers blanked and its tail cut: lines printed by one statement mostly share it. */

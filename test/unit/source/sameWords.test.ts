@@ -23,6 +23,8 @@ before(() => {
       640: '        logger.info(\n            f"Init torch distributed ends. elapsed={time.perf_counter() - tic:.2f} s, "\n            f"mem usage={(before_avail_memory - local_gpu_memory):.2f} GB"\n        )',
     }),
     [MLX_RUNNER]: pythonFile({ 120: '    def init_torch_distributed(self):\n        logger.info("Init torch distributed begin.")' }),
+    // Words so short that thirty modules write them.
+    ...Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`python/sglang/srt/tools/step_${i}.py`, pythonFile({ 10: `    def run_${i}(self):\n        logger.info("Done.")\n        logger.info("Step ${i} of the tools finished.")` })])),
     'python/sglang/srt/managers/detokenizer_manager.py': pythonFile({ 300: '    def handle_shutdown(self):\n        logger.info("Shutting down.")' }),
     'python/sglang/srt/entrypoints/engine.py': pythonFile({ 1900: '    def sigterm_watchdog(self):\n        logger.info(f"{self.log_prefix}Shutting down.")' }),
   });
@@ -48,4 +50,11 @@ test('a statement whose text is the whole message beats one that prints more aro
   assert.deepEqual([whole?.path, whole?.line], ['python/sglang/srt/managers/detokenizer_manager.py', 301]);
   const longer = r.resolve(line('[DP0] Shutting down.'));
   assert.deepEqual([longer?.path, longer?.line], ['python/sglang/srt/entrypoints/engine.py', 1901]);
+});
+
+test('words more statements write than a line is compared with are not claimed, even in a file the log named', async () => {
+  const r = await open();
+  const named = r.resolve(line('Step 29 of the tools finished.'));
+  assert.deepEqual([named?.path, named?.line], ['python/sglang/srt/tools/step_29.py', 12]);
+  assert.equal(r.resolve(line('Done.')), null);
 });

@@ -105,6 +105,28 @@ test('a conditional expression as the message prints either text', () => {
   assert.deepEqual(t.variants.map((v) => patternText(v.pattern)), ['…']);
 });
 
+test('a module\'s text constant logged by name prints the constant\'s text, unless a parameter of that name shadows it', () => {
+  // The idiom of public code such as `logging.debug(RECURRENT_DROPOUT_WARNING_MSG)` (index id 30935792694).
+  const src = [
+    'import logging',
+    'logger = logging.getLogger(__name__)',
+    'UNBALANCED_MSG = (',
+    '    "The memory capacity is unbalanced. "',
+    '    "Some GPUs may be occupied by other processes."',
+    ')',
+    'def check(self):',
+    '    logger.warning(UNBALANCED_MSG)',
+    '    logger.warning(f"{UNBALANCED_MSG} min={self.min_mem}")',
+    'def report(UNBALANCED_MSG):',
+    '    logger.warning(UNBALANCED_MSG)',
+  ].join('\n');
+  assert.deepEqual(findLogStatements(src).map((s) => [s.line, patternText(s.variants[0].pattern)]), [
+    [8, 'The memory capacity is unbalanced. Some GPUs may be occupied by other processes.'],
+    [9, 'The memory capacity is unbalanced. Some GPUs may be occupied by other processes. min=…'],
+    [11, '…'],
+  ]);
+});
+
 const tmp = new TempDirs();
 let root = '';
 before(() => {
