@@ -552,6 +552,8 @@ class Scope {
         // its text is part of the message. A deeper one is conditional: something may or may not
         // be inserted there.
         for (const f of found) {
+          // Another branch opened since this assignment (`else:` at its level or out): not its text.
+          if (t.col === f.col && f !== found[found.length - 1] && this.branchBetween(f.at, i, f.col)) continue;
           if (t.col <= f.col) {
             f.segs.push(...evalExpr(rhs, this, nameDepth));
             f.openEnded = false;

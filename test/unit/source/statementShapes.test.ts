@@ -127,6 +127,20 @@ test('a module\'s text constant logged by name prints the constant\'s text, unle
   ]);
 });
 
+test('text appended in one branch belongs to that branch\'s message; text appended after the branches to every one', () => {
+  const [s] = findLogStatements(pythonFile({ 10: [
+    '    def pick(self, fast):',
+    '        if fast:',
+    '            msg = "Using the fast path"',
+    '        else:',
+    '            msg = "Using the slow path"',
+    '            msg += " because the cache is cold"',
+    '        msg += "."',
+    '        logger.info(msg)',
+  ].join('\n') }));
+  assert.deepEqual(s.variants.map((v) => patternText(v.pattern)), ['Using the fast path.', 'Using the slow path because the cache is cold.']);
+});
+
 const tmp = new TempDirs();
 let root = '';
 before(() => {
