@@ -580,7 +580,7 @@ class Resolver implements CheckoutSourceResolver {
    * Of statements that print a message with the same literal text (the same words in several files
    * of a real checkout: a backend's copy of the model runner, a test helper), the one that wrote it:
    * the only one whose text is the whole message, else the only one in a preferred file (the hop's,
-   * the printed file's), else the only one nearest the files this log's other lines came from.
+   * the printed file's), else the only one in a file (or else a folder) this log's other lines came from.
    * null when nothing tells them apart: a wrong file is worse than none.
    */
   private breakTie(tied: StatementMatch[], prefer: readonly string[]): StatementMatch | null {
@@ -601,21 +601,15 @@ class Resolver implements CheckoutSourceResolver {
       const a = this.affinity(m.statement.path);
       if (a > bestAffinity) { best = m; bestAffinity = a; unique = true; } else if (a === bestAffinity) unique = false;
     }
-    return unique ? best : null;
+    return unique && bestAffinity > 0 ? best : null;
   }
 
-  /** How close a file is to those this log's lines resolved to: folders shared from the root, more for the same file. */
+  /** How close a file is to those this log's lines resolved to: 2 one of them, 1 in the folder of one, else 0. */
   private affinity(path: string): number {
-    const parts = path.split('/');
-    let best = 0;
-    for (const seen of this.seenPaths) {
-      if (seen === path) return parts.length + 1;
-      const other = seen.split('/');
-      let k = 0;
-      while (k < parts.length - 1 && k < other.length - 1 && parts[k] === other[k]) k++;
-      if (k > best) best = k;
-    }
-    return best;
+    if (this.seenPaths.has(path)) return 2;
+    const dir = path.slice(0, path.lastIndexOf('/') + 1);
+    for (const seen of this.seenPaths) if (seen.length > dir.length && seen.startsWith(dir) && seen.indexOf('/', dir.length) < 0) return 1;
+    return 0;
   }
 
   private byIndex(hop: string | null, message: string, fallback: SourceLocation | null): SourceLocation | null {

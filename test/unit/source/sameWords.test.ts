@@ -37,6 +37,9 @@ const line = (message: string) => ({ engine: 'sglang' as const, fileinfo: null, 
 test('words two files write are not claimed while the log has named neither; once its lines come from one file, they are that file\'s', async () => {
   const r = await open();
   assert.equal(r.resolve(line('Init torch distributed begin.')), null);
+  // A line from managers/ shares only python/sglang/srt/ with either runner: still neither.
+  assert.equal(r.resolve(line('Shutting down.'))?.path, 'python/sglang/srt/managers/detokenizer_manager.py');
+  assert.equal(r.resolve(line('Init torch distributed begin.')), null);
   const ends = r.resolve(line('Init torch distributed ends. elapsed=1.84 s, mem usage=0.51 GB'));
   assert.deepEqual([ends?.path, ends?.line, ends?.verified], [RUNNER, 640, true]);
   // The same shape asked again (TP1's line) is searched anew now that the log named a file.
