@@ -337,8 +337,8 @@ function readCall(toks: Tok[], start: number, methodIdx: number, viaHelpers?: re
 function messageVariants(msgArg: Tok[], ctx: Scope, hasFormatArgs: boolean, line: number): MessageVariant[] {
   let segVariants: Array<{ segs: Seg[]; openEnded: boolean }>;
   if (msgArg.length === 1 && msgArg[0].kind === 'name') {
-    segVariants = ctx.assignments(msgArg[0].text, true);
-    if (segVariants.length === 0) segVariants = [{ segs: ctx.value(msgArg[0].text, 1) ?? [WILD], openEnded: false }];
+    // The variable's text where the call reads it: each branch's, not one a later line replaced.
+    segVariants = [{ segs: ctx.value(msgArg[0].text, 1) ?? [WILD], openEnded: false }];
   } else {
     segVariants = [{ segs: evalExpr(msgArg, ctx), openEnded: false }];
   }
@@ -545,8 +545,10 @@ class Scope {
         else if (x.text === ')' || x.text === ']' || x.text === '}') depth--;
       }
       const rhs = toks.slice(i + 2, j).filter((x) => x.kind !== 'nl');
+      // The right-hand side sees the names as they were before this line (`msg = msg + " more"`).
+      const before = new Scope(toks, i, this.param);
       if (op === '=') {
-        found.push({ segs: evalExpr(rhs, this, nameDepth), openEnded: false, col: t.col, at: i });
+        found.push({ segs: evalExpr(rhs, before, nameDepth), openEnded: false, col: t.col, at: i });
       } else {
         // `+=` at the assignment's own indentation (or after its branch, further out) always runs:
         // its text is part of the message. A deeper one is conditional: something may or may not
@@ -555,7 +557,7 @@ class Scope {
           // Another branch opened since this assignment (`else:` at its level or out): not its text.
           if (t.col === f.col && f !== found[found.length - 1] && this.branchBetween(f.at, i, f.col)) continue;
           if (t.col <= f.col) {
-            f.segs.push(...evalExpr(rhs, this, nameDepth));
+            f.segs.push(...evalExpr(rhs, before, nameDepth));
             f.openEnded = false;
           } else if (t.col > f.col) {
             f.segs.push(WILD);

@@ -141,6 +141,17 @@ test('text appended in one branch belongs to that branch\'s message; text append
   assert.deepEqual(s.variants.map((v) => patternText(v.pattern)), ['Using the fast path.', 'Using the slow path because the cache is cold.']);
 });
 
+test('a message extended by reassigning it (`msg = msg + …`) prints the whole text, not the text a later line replaced', () => {
+  const [s] = findLogStatements(pythonFile({ 10: [
+    '    def report(self, avail):',
+    '        msg = "Memory pool end."',
+    '        msg = msg + f" avail mem={avail:.2f} GB"',
+    '        logger.info(msg)',
+  ].join('\n') }));
+  assert.deepEqual(s.variants.map((v) => patternText(v.pattern)), ['Memory pool end. avail mem=… GB']);
+  assert.ok(matchesPattern(compilePattern(s.variants[0].pattern), 'Memory pool end. avail mem=61.02 GB'));
+});
+
 const tmp = new TempDirs();
 let root = '';
 before(() => {
