@@ -208,7 +208,8 @@ const isAlts = (s: Seg): s is { alts: Seg[][] } => typeof s === 'object' && 'alt
 
 /** The choice's texts when they differ (else the one text, inline). */
 function choice(alts: Seg[][]): Seg[] {
-  const keyOf = (xs: Seg[]) => JSON.stringify(xs.map((x) => (typeof x === 'object' && 'lit' in x ? x.lit : x)));
+  if (alts.length === 1) return alts[0];
+  const keyOf = (xs: Seg[]) => xs.map((x) => (typeof x !== 'object' ? String(x) : 'lit' in x ? `"${x.lit}` : JSON.stringify(x.alts))).join('\u0000');
   const distinct: Seg[][] = [];
   const keys = new Set<string>();
   for (const a of alts) {
@@ -472,7 +473,10 @@ function moduleConstants(toks: Tok[]): Map<string, Tok[]> {
 class Scope {
   private fnStart = -1;
   /** `param`: a helper's message parameter, evaluated as the PARAM marker. */
-  constructor(private readonly toks: Tok[], private readonly callIdx: number, readonly param: string | null = null) {}
+  /** `fnStart`: where the enclosing function starts, when the caller already knows (a scope inside the same function). */
+  constructor(private readonly toks: Tok[], private readonly callIdx: number, readonly param: string | null = null, fnStart = -1) {
+    this.fnStart = fnStart;
+  }
 
   private functionStart(): number {
     if (this.fnStart >= 0) return this.fnStart;
@@ -546,7 +550,7 @@ class Scope {
       }
       const rhs = toks.slice(i + 2, j).filter((x) => x.kind !== 'nl');
       // The right-hand side sees the names as they were before this line (`msg = msg + " more"`).
-      const before = new Scope(toks, i, this.param);
+      const before = new Scope(toks, i, this.param, this.functionStart());
       if (op === '=') {
         found.push({ segs: evalExpr(rhs, before, nameDepth), openEnded: false, col: t.col, at: i });
       } else {
