@@ -39,6 +39,7 @@ const CLASS = {
   'flattened-vllm-v0': '3c flattened pastes (V0)', 'flattened-vllm': '3c flattened pastes (V1)', 'cut-hops-vllm': '5b vLLM hop lines cut short', 'exports-vllm': '1c vLLM lines quoted in exports',
   'wrappers-sglang': '1d SGLang inside other frameworks', 'router-sglang': '1e SGLang router (Rust)', 'ray-sglang': '1f SGLang behind Ray actors', 'lostbracket-sglang': '1g SGLang header without its [',
   'mined-vllm': '1h/5c mined: launcher stamps, relays, quotes (vLLM)', 'mined-sglang': '5c mined: batch rids, labels, relays (SGLang)',
+  'mined2-sglang': '5d mined 2: bare request logger, date-less rank header (SGLang)',
 };
 
 function run(cli, file, checkoutDir) {

@@ -453,6 +453,48 @@ function lostBracketAt(s: string, rec: LogRecord, state: ParseState): number {
   return -1;
 }
 
+// SGLang's rank tags and `] ` with the date before them gone: a log platform took `[date` for its
+// own stamp (`2026-09-27T00:15:24.123Z 5ylyr21v-rhkt6 INFO TP0] Prefill batch, …`).
+const RANKS_ONLY = /(?:^|\s)((?:[A-Z][A-Z_]*\d+ )*[A-Z][A-Z_]*\d+)\] /;
+
+/** Where such a header starts (rec filled), or -1; only when its message is one of SGLang's hops. */
+function ranksOnlyAt(s: string, rec: LogRecord, state: ParseState): number {
+  if (state.forced === 'vllm') return -1;
+  const window = s.length > SEARCH_WINDOW ? s.slice(0, SEARCH_WINDOW) : s;
+  if (window.indexOf('] ') < 0) return -1;
+  const m = RANKS_ONLY.exec(window);
+  if (!m) return -1;
+  const at = m.index + m[0].length - m[1].length - 2;
+  const message = s.slice(m.index + m[0].length);
+  if (matchHop('sglang', message, null, 'sglang', nextRecordAt) === null) return -1;
+  const tag = m[1];
+  rec.engine = 'sglang'; rec.format = 'sglang';
+  rec.process = tag; rec.ranks = tagRanks(tag); rec.role = 'scheduler';
+  rec.message = message;
+  if (state.detected === null) state.detected = 'sglang';
+  return at;
+}
+
+// SGLang's request logger, in releases whose log_utils gave its handler the formatter `%(message)s`
+// (0.5.x, sgl-project/sglang#25887), prints its three messages with no stamp at all:
+// `Finish: obj=GenerateReqInput(rid='…', …), out={…}` alone, or behind an aggregator's columns.
+const BARE_REQUEST = /(?:^|[\s|>`*])(?:Receive(?: OpenAI)?|Finish): obj=(?:\w*ReqInput\(|\{['}])/;
+
+/**
+ * Where SGLang's request-logger message starts in a line with no header (at the line's start or
+ * after a wrapper's columns), or -1. Only its own wording with its dataclass or dict counts.
+ */
+function bareRequestAt(s: string, state: ParseState): number {
+  if (state.forced === 'vllm') return -1;
+  const window = s.length > SEARCH_WINDOW ? s.slice(0, SEARCH_WINDOW) : s;
+  if (window.indexOf(': obj=') < 0) return -1;
+  const m = BARE_REQUEST.exec(window);
+  if (!m) return -1;
+  const at = m.index === 0 && /[A-Z]/.test(window[0]) ? 0 : m.index + 1;
+  const hm = matchHop('sglang', s.slice(at), null, 'sglang-request', nextRecordAt);
+  return hm !== null && hm.hop.level.includes('request logger') ? at : -1;
+}
+
 /**
  * The record quoted from `at` in `s` (a JSON string or CSV field), unescaped up to its closing
  * quote and its first line break, with `rec` filled from it again; null when it is no record.
@@ -656,6 +698,21 @@ export function parseLine(text: string, lineNo: number, offset: number, state: P
             if (base === s) { wrappers.length = 0; stamp.v = null; }
           }
         }
+      }
+    }
+    if (!matched) {
+      // SGLang's header with its date taken off by a log platform: `… INFO TP0] Prefill batch, …`.
+      const at = ranksOnlyAt(body, rec, state);
+      if (at >= 0) { matched = true; body = body.slice(at); }
+    }
+    if (!matched) {
+      // SGLang's request logger printing its message alone (a release whose formatter was `%(message)s`).
+      const at = bareRequestAt(body, state);
+      if (at >= 0) {
+        matched = true;
+        rec.engine = 'sglang'; rec.format = 'sglang-request'; rec.message = body.slice(at);
+        body = body.slice(at);
+        if (state.detected === null) state.detected = 'sglang';
       }
     }
     if (!matched) {
