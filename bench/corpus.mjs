@@ -40,6 +40,7 @@ const CLASS = {
   'wrappers-sglang': '1d SGLang inside other frameworks', 'router-sglang': '1e SGLang router (Rust)', 'ray-sglang': '1f SGLang behind Ray actors', 'lostbracket-sglang': '1g SGLang header without its [',
   'mined-vllm': '1h/5c mined: launcher stamps, relays, quotes (vLLM)', 'mined-sglang': '5c mined: batch rids, labels, relays (SGLang)',
   'mined2-sglang': '5d mined 2: bare request logger, date-less rank header (SGLang)',
+  'mined2-vllm': '5e mined 2: hop lines wrapped onto the next line (vLLM)',
 };
 
 function run(cli, file, checkoutDir) {

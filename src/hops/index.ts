@@ -82,6 +82,33 @@ function opensLike(hop: HopDef, message: string, base: string | null): boolean {
   return false;
 }
 
+/** One of the hop's own patterns fits the whole message (not only its cut beginning). */
+export function fitsWhole(hop: HopDef, message: string): boolean {
+  for (const re of hop.patterns) if (re.test(message)) return true;
+  return false;
+}
+
+/**
+ * Whether a message may go on on the next line of a paste (a terminal or an editor wrapped the
+ * line): it stops inside a hop's opening words (`Added request`, `Received`), or opens like a hop
+ * and fits it only cut short (`id` (the hop it was tagged with) cut inside its wording).
+ */
+export function mayContinue(engine: Engine, message: string, fileinfo: string | null, id: string | null): boolean {
+  if (id !== null) {
+    const hop = findHop(engine, id);
+    return hop !== undefined && (!fitsWhole(hop, message) || cutHopMatch(hop, message) !== null);
+  }
+  if (message.length < 5) return false;
+  const candidates = candidatesByFirstChar(engine).get(message.charCodeAt(0));
+  if (candidates === undefined) return false;
+  const base = fileinfo ? basenameOf(fileinfo) : null;
+  for (const hop of candidates) {
+    if (base && hop.fileBasenames && !hop.fileBasenames.includes(base)) continue;
+    for (const p of hop.startsWith) if (p.length > message.length ? p.startsWith(message) : message.startsWith(p)) return true;
+  }
+  return false;
+}
+
 /** A hop's line cut short: the beginning of one of its wordings (cut.ts). */
 function matchCutHop(candidates: HopDef[], message: string, base: string | null): HopMatch | null {
   for (const hop of candidates) {

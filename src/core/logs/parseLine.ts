@@ -3,7 +3,7 @@
 // the line, and everything slower (outer wrappers, the header found further in, custom
 // logging layouts) runs only for lines that did not start with it.
 import type { Engine, LogRecord, TimeResolution } from './model';
-import { matchHop } from '../../hops/index';
+import { fitsWhole, matchHop, mayContinue } from '../../hops/index';
 import { normaliseRid, splitIdList } from './requestIds';
 import { columnBeforeStrip, hasColour, stripColour } from './colour';
 import { dropMarkdownClosers, fractionMs, fractionResolution, inferYear, stripWrapper, type OuterStamp } from './outerPrefix';
@@ -822,6 +822,9 @@ export function parseLine(text: string, lineNo: number, offset: number, state: P
       }
     }
   }
+  if (rec.engine !== 'other' && state.ahead !== null && msg.length >= 5 && gluedRest === null && mayContinue(rec.engine, msg, rec.fileinfo, rec.hop)) {
+    joinWrapped(rec, msg, state);
+  }
   if (marker) {
     state.prevHeader = body.slice(0, headerLength);
     state.prevRid = rec.rid;
@@ -829,6 +832,49 @@ export function parseLine(text: string, lineNo: number, offset: number, state: P
   state.prevCR = marker;
   if (gluedRest !== null) parseGlued(rec, gluedRest, gluedColumn, state, marker);
   return rec;
+}
+
+// The next line of a paste that wrapped a long line: no header of its own.
+const RECORD_START = new RegExp(`^(?:\\(|\\[|\\d{4}-\\d\\d-|(?:${LEVELS})[ :])`);
+const WRAP_LINES = 3;
+
+/**
+ * A hop line a terminal or an editor wrapped onto the next lines (`… engine.py:297] Added request` /
+ * `chat-0277….`): the hop and its id from the message with its continuation, cut at any character
+ * or between words. Only when the joined text fits one of the hop's own patterns whole.
+ */
+function joinWrapped(rec: LogRecord, msg: string, state: ParseState): void {
+  const ahead = state.ahead!(1024);
+  let joined = msg;
+  let from = 0;
+  for (let i = 0; i < WRAP_LINES && from < ahead.length; i++) {
+    let nl = ahead.indexOf('\n', from);
+    if (nl < 0) nl = ahead.length;
+    let next = ahead.slice(from, nl);
+    from = nl + 1;
+    if (next.charCodeAt(next.length - 1) === 13) next = next.slice(0, -1);
+    next = next.trimEnd();
+    if (next.length === 0 || RECORD_START.test(next)) return;
+    for (const text of [joined + next, `${joined} ${next}`]) {
+      const hm = matchHop(rec.engine as Engine, text, rec.fileinfo, rec.format);
+      if (hm === null || (rec.hop !== null && hm.hop.id !== rec.hop) || !fitsWhole(hm.hop, text)) continue;
+      const hop = hm.hop;
+      rec.hop = hop.id;
+      if (rec.role === null) rec.role = hop.role;
+      if (rec.engine === 'sglang' && rec.process === null) rec.process = hop.role === 'tokenizer' ? 'TokenizerManager' : 'Scheduler';
+      const g = hm.groups;
+      const kind = hop.ridKind;
+      if (kind && g.rids) {
+        const ids = [...new Set(splitIdList(g.rids).map((id) => normaliseRid(rec.engine as Engine, id, kind)))];
+        rec.rid = ids[0] ?? null;
+        if (ids.length > 1) rec.rids = ids;
+      } else if (kind && (g.rid ?? g.internal_rid)) {
+        rec.rid = normaliseRid(rec.engine as Engine, (g.rid ?? g.internal_rid)!, kind);
+      }
+      return;
+    }
+    joined = `${joined}${next}`;
+  }
 }
 
 /**
