@@ -26,6 +26,8 @@ export function findHop(engine: Engine, id: string): HopDef | undefined {
 export interface HopMatch {
   hop: HopDef;
   groups: Record<string, string | undefined>;
+  /** Only the beginning of a wording fits (the line was cut short: cut.ts). */
+  cut?: true;
 }
 
 function basenameOf(fileinfo: string): string {
@@ -89,22 +91,17 @@ export function fitsWhole(hop: HopDef, message: string): boolean {
 }
 
 /**
- * Whether a message may go on on the next line of a paste (a terminal or an editor wrapped the
- * line): it stops inside a hop's opening words (`Added request`, `Received`), or opens like a hop
- * and fits it only cut short (`id` (the hop it was tagged with) cut inside its wording).
+ * Whether a message that fits no hop stops inside a hop's opening words (`Added request`,
+ * `Received`): a line a terminal or an editor wrapped, its rest on the next line.
  */
-export function mayContinue(engine: Engine, message: string, fileinfo: string | null, id: string | null): boolean {
-  if (id !== null) {
-    const hop = findHop(engine, id);
-    return hop !== undefined && (!fitsWhole(hop, message) || cutHopMatch(hop, message) !== null);
-  }
-  if (message.length < 5) return false;
+export function stopsInOpening(engine: Engine, message: string, fileinfo: string | null): boolean {
+  if (message.length < 5 || message.length > 40) return false;
   const candidates = candidatesByFirstChar(engine).get(message.charCodeAt(0));
   if (candidates === undefined) return false;
   const base = fileinfo ? basenameOf(fileinfo) : null;
   for (const hop of candidates) {
     if (base && hop.fileBasenames && !hop.fileBasenames.includes(base)) continue;
-    for (const p of hop.startsWith) if (p.length > message.length ? p.startsWith(message) : message.startsWith(p)) return true;
+    for (const p of hop.startsWith) if (p.length > message.length && p.startsWith(message)) return true;
   }
   return false;
 }
@@ -122,7 +119,7 @@ function matchCutHop(candidates: HopDef[], message: string, base: string | null)
       const id = cut.firstValue.split(/\s/)[0].replace(/^'|'$/g, '');
       if (id) groups[key] = id;
     }
-    return { hop, groups };
+    return { hop, groups, cut: true };
   }
   return null;
 }

@@ -3,7 +3,7 @@
 // the line, and everything slower (outer wrappers, the header found further in, custom
 // logging layouts) runs only for lines that did not start with it.
 import type { Engine, LogRecord, TimeResolution } from './model';
-import { fitsWhole, matchHop, mayContinue } from '../../hops/index';
+import { fitsWhole, matchHop, stopsInOpening } from '../../hops/index';
 import { normaliseRid, splitIdList } from './requestIds';
 import { columnBeforeStrip, hasColour, stripColour } from './colour';
 import { dropMarkdownClosers, fractionMs, fractionResolution, inferYear, stripWrapper, type OuterStamp } from './outerPrefix';
@@ -794,8 +794,14 @@ export function parseLine(text: string, lineNo: number, offset: number, state: P
     return rec;
   }
 
+  // The line may go on on the next one (a paste wrapped it): it stops inside a hop's opening
+  // words, fits its hop only cut short, or ends with the id itself (no closing `.`, `'`, `:`).
+  let mayWrap = false;
   if (rec.engine !== 'other' && rec.hop === null) {
     const hm = matchHop(rec.engine, msg, rec.fileinfo, rec.format, nextRecordAt);
+    // uvicorn's access line cut inside its quoted request line: `… - "POST /v1/chat/completions HTTP/1.`
+    if (hm === null) mayWrap = rec.format === 'uvicorn' ? msg.indexOf('"') >= 0 : stopsInOpening(rec.engine, msg, rec.fileinfo);
+    else mayWrap = hm.cut === true;
     if (hm) {
       const hop = hm.hop;
       rec.hop = hop.id;
@@ -818,13 +824,12 @@ export function parseLine(text: string, lineNo: number, offset: number, state: P
         } else {
           const raw = g.rid ?? g.internal_rid;
           if (raw) rec.rid = normaliseRid(rec.engine, raw, hop.ridKind);
+          if (raw && msg.endsWith(raw)) mayWrap = true;
         }
       }
     }
   }
-  if (rec.engine !== 'other' && state.ahead !== null && msg.length >= 5 && gluedRest === null && mayContinue(rec.engine, msg, rec.fileinfo, rec.hop)) {
-    joinWrapped(rec, msg, state);
-  }
+  if (mayWrap && state.ahead !== null && gluedRest === null) joinWrapped(rec, msg, state);
   if (marker) {
     state.prevHeader = body.slice(0, headerLength);
     state.prevRid = rec.rid;
