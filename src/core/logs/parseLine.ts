@@ -930,12 +930,15 @@ function recordHeaderAt(s: string, anchor: RegExp, state: ParseState, accept: (p
 const WORDS_ANCHOR = new RegExp(HEADER_ANCHOR.source, 'g');
 let wordsState: ParseState | null = null;
 // What ends a record's own words though no record of its own follows (gluedAt glues none): uvicorn's
-// access line, behind vLLM's process prefix or not; the last header of a paste cut short where the
-// text ends (`… Aborted request cmpl-2. INFO 06-19 11:`, `… ERROR 07-07 18:10:2...`).
+// access line, behind vLLM's process prefix or not, and its other lines (`ERROR: Exception in ASGI
+// application` after the hop a crash ended); the last header of a paste cut short where the text
+// ends (`… Aborted request cmpl-2. INFO 06-19 11:`, `… ERROR 07-07 18:10:2...`).
 const WORDS_END = new RegExp(
   ` (?:\\([A-Za-z_][^()]{0,80}? pid=\\d+(?:, ip=[\\d.]+)?\\) )?`
-  + `(?:INFO: +\\S+:\\d+ - "|(?:${LEVELS}) \\d\\d?(?:[-: .]\\d*)*(?:\\.\\.\\.|…)?$)`,
+  + `(?:INFO: +\\S+:\\d+ - "|(?:${LEVELS}): +(?=[A-Z])|(?:${LEVELS}) \\d\\d?(?:[-: .]\\d*)*(?:\\.\\.\\.|…)?$)`,
 );
+// uvicorn's level word, for the cheap look before WORDS_END.
+const UVICORN_WORD = new RegExp(`(?:${LEVELS}):`);
 
 /**
  * Where a message's own words end because another record follows on its line (a paste that lost
@@ -947,7 +950,7 @@ const WORDS_END = new RegExp(
 export function nextRecordAt(message: string): number {
   // Most messages are ruled out cheaply: a whole header holds `] ` or `INFO:`, a cut one ends in a digit or `...`.
   const last = message.charCodeAt(message.length - 1);
-  if (message.indexOf('] ', 1) < 0 && message.indexOf('INFO:', 1) < 0 && !(last >= 48 && last <= 58) && last !== 46 && last !== 0x2026) return -1;
+  if (message.indexOf('] ', 1) < 0 && !UVICORN_WORD.test(message) && !(last >= 48 && last <= 58) && last !== 46 && last !== 0x2026) return -1;
   const tail = WORDS_END.exec(message);
   let at = tail ? tail.index : -1;
   if (wordsState === null || wordsState.processCache.size > 256) wordsState = createParseState();

@@ -91,3 +91,11 @@ test('each record pasted onto a line knows the column its header starts at on th
   assert.equal(q.hop, 'V5');
   assert.equal(quoted.slice(q.glued?.[0].column), s2);
 });
+
+test("a hop the engine's crash ended, with uvicorn's `ERROR: Exception in ASGI application` glued on, keeps its hop and id; a message that merely says `ERROR:` keeps its words", () => {
+  const line = 'NG 12-07 23:54:18 scheduler.py:161] Input prompt (6095 tokens) is too long and exceeds the capacity of block_manager INFO 12-07 23:54:18 async_llm_engine.py:111] Finished request cmpl-04b5ec1223bb4cbfa095ad34f921b62a. ERROR: Exception in ASGI application Traceback (most recent call last): File "/root/miniconda3/envs/chatglm_etuning/lib/p';
+  const r = parse(line);
+  assert.deepEqual([r.engine, r.hop, r.rid], ['vllm', 'V11', 'cmpl-04b5ec1223bb4cbfa095ad34f921b62a']);
+  assert.equal(firstRecord('Finished request cmpl-1. ERROR: Exception in ASGI application'), 'Finished request cmpl-1.');
+  assert.equal(firstRecord('Model load failed with ERROR: out of memory'), 'Model load failed with ERROR: out of memory');
+});
