@@ -74,6 +74,8 @@ export function matchHop(engine: Engine, message: string, fileinfo: string | nul
     if (at > 0) return matchHop(engine, message.slice(0, at), fileinfo, format, recordEnd);
     return matchCutHop(candidates, message, base);
   }
+  // Cut inside the opening words themselves (`Finished reque`): the cut matcher wants enough of them.
+  if (message.length >= 12 && message.length < 40) return matchCutHop(candidates, message, base, true);
   return null;
 }
 
@@ -106,10 +108,17 @@ export function stopsInOpening(engine: Engine, message: string, fileinfo: string
   return false;
 }
 
+/** The message is the beginning of one of the hop's opening words (the printed file, if any, one of the hop's). */
+function stopsInOpeningOf(hop: HopDef, message: string, base: string | null): boolean {
+  if (base && hop.fileBasenames && !hop.fileBasenames.includes(base)) return false;
+  for (const p of hop.startsWith) if (p.length > message.length && p.startsWith(message)) return true;
+  return false;
+}
+
 /** A hop's line cut short: the beginning of one of its wordings (cut.ts). */
-function matchCutHop(candidates: HopDef[], message: string, base: string | null): HopMatch | null {
+function matchCutHop(candidates: HopDef[], message: string, base: string | null, inOpening = false): HopMatch | null {
   for (const hop of candidates) {
-    if (!opensLike(hop, message, base)) continue;
+    if (!(inOpening ? stopsInOpeningOf(hop, message, base) : opensLike(hop, message, base))) continue;
     const cut = cutHopMatch(hop, message);
     if (!cut) continue;
     const groups: Record<string, string | undefined> = {};

@@ -935,7 +935,7 @@ let wordsState: ParseState | null = null;
 // ends (`… Aborted request cmpl-2. INFO 06-19 11:`, `… ERROR 07-07 18:10:2...`).
 const WORDS_END = new RegExp(
   ` (?:\\([A-Za-z_][^()]{0,80}? pid=\\d+(?:, ip=[\\d.]+)?\\) )?`
-  + `(?:INFO: +\\S+:\\d+ - "|(?:${LEVELS}): +(?=[A-Z])|(?:${LEVELS}) \\d\\d?(?:[-: .]\\d*)*(?:\\.\\.\\.|…)?$)`,
+  + `(?:INFO: *\\S+:\\d+ ?- ?"|(?:${LEVELS}): +(?=[A-Z])|(?:${LEVELS}) \\d\\d?(?:[-: .]\\d*)*(?:\\.\\.\\.|…)?$)`,
 );
 // uvicorn's level word, for the cheap look before WORDS_END.
 const UVICORN_WORD = new RegExp(`(?:${LEVELS}):`);
