@@ -40,6 +40,8 @@ const CLASS = {
   'wrappers-sglang': '1d SGLang inside other frameworks', 'router-sglang': '1e SGLang router (Rust)', 'ray-sglang': '1f SGLang behind Ray actors', 'lostbracket-sglang': '1g SGLang header without its [', 'real-shapes-sglang': '1h SGLang real statement shapes',
   'mined-vllm': '5c mined: launcher stamps, relays, quotes (vLLM)', 'mined-sglang': '5c mined: batch rids, labels, relays (SGLang)',
   'foreign-sweep': 'foreign formats beside vLLM (precision)', 'foreign-sglang': 'foreign [date word] beside SGLang (precision)', 'pasted-vllm': '3d vLLM lines pasted from web pages', 'pasted-sglang': '3d SGLang lines pasted from web pages',
+  'mined2-sglang': '5d mined 2: bare request logger, date-less rank header (SGLang)',
+  'mined2-vllm': '5e mined 2: hop lines wrapped onto the next line (vLLM)',
 };
 
 function run(cli, file, checkoutDir) {

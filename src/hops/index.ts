@@ -26,6 +26,8 @@ export function findHop(engine: Engine, id: string): HopDef | undefined {
 export interface HopMatch {
   hop: HopDef;
   groups: Record<string, string | undefined>;
+  /** Only the beginning of a wording fits (the line was cut short: cut.ts). */
+  cut?: true;
 }
 
 function basenameOf(fileinfo: string): string {
@@ -72,6 +74,8 @@ export function matchHop(engine: Engine, message: string, fileinfo: string | nul
     if (at > 0) return matchHop(engine, message.slice(0, at), fileinfo, format, recordEnd);
     return matchCutHop(candidates, message, base);
   }
+  // Cut inside the opening words themselves (`Finished reque`): the cut matcher wants enough of them.
+  if (message.length >= 12 && message.length < 40) return matchCutHop(candidates, message, base, true);
   return null;
 }
 
@@ -82,10 +86,39 @@ function opensLike(hop: HopDef, message: string, base: string | null): boolean {
   return false;
 }
 
-/** A hop's line cut short: the beginning of one of its wordings (cut.ts). */
-function matchCutHop(candidates: HopDef[], message: string, base: string | null): HopMatch | null {
+/** One of the hop's own patterns fits the whole message (not only its cut beginning). */
+export function fitsWhole(hop: HopDef, message: string): boolean {
+  for (const re of hop.patterns) if (re.test(message)) return true;
+  return false;
+}
+
+/**
+ * Whether a message that fits no hop stops inside a hop's opening words (`Added request`,
+ * `Received`): a line a terminal or an editor wrapped, its rest on the next line.
+ */
+export function stopsInOpening(engine: Engine, message: string, fileinfo: string | null): boolean {
+  if (message.length < 5 || message.length > 40) return false;
+  const candidates = candidatesByFirstChar(engine).get(message.charCodeAt(0));
+  if (candidates === undefined) return false;
+  const base = fileinfo ? basenameOf(fileinfo) : null;
   for (const hop of candidates) {
-    if (!opensLike(hop, message, base)) continue;
+    if (base && hop.fileBasenames && !hop.fileBasenames.includes(base)) continue;
+    for (const p of hop.startsWith) if (p.length > message.length && p.startsWith(message)) return true;
+  }
+  return false;
+}
+
+/** The message is the beginning of one of the hop's opening words (the printed file, if any, one of the hop's). */
+function stopsInOpeningOf(hop: HopDef, message: string, base: string | null): boolean {
+  if (base && hop.fileBasenames && !hop.fileBasenames.includes(base)) return false;
+  for (const p of hop.startsWith) if (p.length > message.length && p.startsWith(message)) return true;
+  return false;
+}
+
+/** A hop's line cut short: the beginning of one of its wordings (cut.ts). */
+function matchCutHop(candidates: HopDef[], message: string, base: string | null, inOpening = false): HopMatch | null {
+  for (const hop of candidates) {
+    if (!(inOpening ? stopsInOpeningOf(hop, message, base) : opensLike(hop, message, base))) continue;
     const cut = cutHopMatch(hop, message);
     if (!cut) continue;
     const groups: Record<string, string | undefined> = {};
@@ -95,7 +128,7 @@ function matchCutHop(candidates: HopDef[], message: string, base: string | null)
       const id = cut.firstValue.split(/\s/)[0].replace(/^'|'$/g, '');
       if (id) groups[key] = id;
     }
-    return { hop, groups };
+    return { hop, groups, cut: true };
   }
   return null;
 }

@@ -279,7 +279,13 @@ export function vllmFastPath(state: ParseState, tracker: RequestTracker, out: By
   /** 0 when no hop prefix starts the message (surely no hop), else -1 (let parseLine decide). */
   const noHop = (b: Buffer, v: DataView, m: number, e: number): number => {
     const list = prefixes.get(b[m]);
-    if (list) for (const l of list) if (at(v, m, l, e)) return -1;
+    if (list) {
+      for (const l of list) {
+        if (at(v, m, l, e)) return -1;
+        // The message stops inside the hop's opening words (a wrapped line: the rest is on the next one).
+        if (e - m >= 5 && e - m < l.length && rangesEqual(v, m, l.view, 0, e - m)) return -1;
+      }
+    }
     return 0;
   };
   const H = (id: string) => findHop('vllm', id)!;
@@ -369,7 +375,9 @@ export function vllmFastPath(state: ParseState, tracker: RequestTracker, out: By
       if (!V2.fileBasenames!.includes(base)) return -1;
       const rs = m + P_ADDED.length;
       for (let i = rs; i < e; i++) if (b[i] === 32 || b[i] === 9) return -1;
-      const re = b[e - 1] === 46 ? e - 1 : e;
+      // vLLM ends it with `.`: without it the line was cut or wrapped (parseLine looks at the next line).
+      if (b[e - 1] !== 46) return -1;
+      const re = e - 1;
       if (re <= rs) return -1;
       hit.hop = V2; hit.ridStart = rs; hit.ridEnd = re; hit.internal = true;
       return 1;

@@ -3,7 +3,7 @@
 // the line, and everything slower (outer wrappers, the header found further in, custom
 // logging layouts) runs only for lines that did not start with it.
 import type { Engine, LogRecord, TimeResolution } from './model';
-import { matchHop } from '../../hops/index';
+import { fitsWhole, matchHop, stopsInOpening } from '../../hops/index';
 import { normaliseRid, splitIdList } from './requestIds';
 import { columnBeforeStrip, hasColour, stripColour } from './colour';
 import { dropMarkdownClosers, fractionMs, fractionResolution, inferYear, stripWrapper, type OuterStamp } from './outerPrefix';
@@ -486,6 +486,48 @@ function lostBracketAt(s: string, rec: LogRecord, state: ParseState): number {
   return -1;
 }
 
+// SGLang's rank tags and `] ` with the date before them gone: a log platform took `[date` for its
+// own stamp (`2026-09-27T00:15:24.123Z 5ylyr21v-rhkt6 INFO TP0] Prefill batch, …`).
+const RANKS_ONLY = /(?:^|\s)((?:[A-Z][A-Z_]*\d+ )*[A-Z][A-Z_]*\d+)\] /;
+
+/** Where such a header starts (rec filled), or -1; only when its message is one of SGLang's hops. */
+function ranksOnlyAt(s: string, rec: LogRecord, state: ParseState): number {
+  if (state.forced === 'vllm') return -1;
+  const window = s.length > SEARCH_WINDOW ? s.slice(0, SEARCH_WINDOW) : s;
+  if (window.indexOf('] ') < 0) return -1;
+  const m = RANKS_ONLY.exec(window);
+  if (!m) return -1;
+  const at = m.index + m[0].length - m[1].length - 2;
+  const message = s.slice(m.index + m[0].length);
+  if (matchHop('sglang', message, null, 'sglang', nextRecordAt) === null) return -1;
+  const tag = m[1];
+  rec.engine = 'sglang'; rec.format = 'sglang';
+  rec.process = tag; rec.ranks = tagRanks(tag); rec.role = 'scheduler';
+  rec.message = message;
+  if (state.detected === null) state.detected = 'sglang';
+  return at;
+}
+
+// SGLang's request logger, in releases whose log_utils gave its handler the formatter `%(message)s`
+// (0.5.x, sgl-project/sglang#25887), prints its three messages with no stamp at all:
+// `Finish: obj=GenerateReqInput(rid='…', …), out={…}` alone, or behind an aggregator's columns.
+const BARE_REQUEST = /(?:^|[\s|>`*])(?:Receive(?: OpenAI)?|Finish): obj=(?:\w*ReqInput\(|\{['}])/;
+
+/**
+ * Where SGLang's request-logger message starts in a line with no header (at the line's start or
+ * after a wrapper's columns), or -1. Only its own wording with its dataclass or dict counts.
+ */
+function bareRequestAt(s: string, state: ParseState): number {
+  if (state.forced === 'vllm') return -1;
+  const window = s.length > SEARCH_WINDOW ? s.slice(0, SEARCH_WINDOW) : s;
+  if (window.indexOf(': obj=') < 0) return -1;
+  const m = BARE_REQUEST.exec(window);
+  if (!m) return -1;
+  const at = m.index === 0 && /[A-Z]/.test(window[0]) ? 0 : m.index + 1;
+  const hm = matchHop('sglang', s.slice(at), null, 'sglang-request', nextRecordAt);
+  return hm !== null && hm.hop.level.includes('request logger') ? at : -1;
+}
+
 /**
  * The record quoted from `at` in `s` (a JSON string or CSV field), unescaped up to its closing
  * quote and its first line break, with `rec` filled from it again; null when it is no record.
@@ -707,6 +749,21 @@ export function parseLine(text: string, lineNo: number, offset: number, state: P
       }
     }
     if (!matched) {
+      // SGLang's header with its date taken off by a log platform: `… INFO TP0] Prefill batch, …`.
+      const at = ranksOnlyAt(body, rec, state);
+      if (at >= 0) { matched = true; body = body.slice(at); }
+    }
+    if (!matched) {
+      // SGLang's request logger printing its message alone (a release whose formatter was `%(message)s`).
+      const at = bareRequestAt(body, state);
+      if (at >= 0) {
+        matched = true;
+        rec.engine = 'sglang'; rec.format = 'sglang-request'; rec.message = body.slice(at);
+        body = body.slice(at);
+        if (state.detected === null) state.detected = 'sglang';
+      }
+    }
+    if (!matched) {
       // Unrecognised: keep the whole line (wrapper-stripped) as "other"; one that was no paste after all, as read.
       const r = newRecord(lineNo, offset, unpasted ? asRead : wrappers.length ? body : s);
       if (stamp.v) { r.time = stamp.v.time; r.timeResolution = stamp.v.res; r.timeIsUtc = stamp.v.utc; }
@@ -787,8 +844,14 @@ export function parseLine(text: string, lineNo: number, offset: number, state: P
     return rec;
   }
 
+  // The line may go on on the next one (a paste wrapped it): it stops inside a hop's opening
+  // words, fits its hop only cut short, or ends with the id itself (no closing `.`, `'`, `:`).
+  let mayWrap = false;
   if (rec.engine !== 'other' && rec.hop === null) {
     const hm = matchHop(rec.engine, msg, rec.fileinfo, rec.format, nextRecordAt);
+    // uvicorn's access line cut inside its quoted request line: `… - "POST /v1/chat/completions HTTP/1.`
+    if (hm === null) mayWrap = rec.format === 'uvicorn' ? msg.indexOf('"') >= 0 : stopsInOpening(rec.engine, msg, rec.fileinfo);
+    else mayWrap = hm.cut === true;
     if (hm) {
       const hop = hm.hop;
       rec.hop = hop.id;
@@ -811,10 +874,12 @@ export function parseLine(text: string, lineNo: number, offset: number, state: P
         } else {
           const raw = g.rid ?? g.internal_rid;
           if (raw) rec.rid = normaliseRid(rec.engine, raw, hop.ridKind);
+          if (raw && msg.endsWith(raw)) mayWrap = true;
         }
       }
     }
   }
+  if (mayWrap && state.ahead !== null && gluedRest === null) joinWrapped(rec, msg, state);
   if (marker) {
     state.prevHeader = body.slice(0, headerLength);
     state.prevRid = rec.rid;
@@ -822,6 +887,49 @@ export function parseLine(text: string, lineNo: number, offset: number, state: P
   state.prevCR = marker;
   if (gluedRest !== null) parseGlued(rec, gluedRest, gluedColumn, state, marker);
   return rec;
+}
+
+// The next line of a paste that wrapped a long line: no header of its own.
+const RECORD_START = new RegExp(`^(?:\\(|\\[|\\d{4}-\\d\\d-|(?:${LEVELS})[ :])`);
+const WRAP_LINES = 3;
+
+/**
+ * A hop line a terminal or an editor wrapped onto the next lines (`… engine.py:297] Added request` /
+ * `chat-0277….`): the hop and its id from the message with its continuation, cut at any character
+ * or between words. Only when the joined text fits one of the hop's own patterns whole.
+ */
+function joinWrapped(rec: LogRecord, msg: string, state: ParseState): void {
+  const ahead = state.ahead!(1024);
+  let joined = msg;
+  let from = 0;
+  for (let i = 0; i < WRAP_LINES && from < ahead.length; i++) {
+    let nl = ahead.indexOf('\n', from);
+    if (nl < 0) nl = ahead.length;
+    let next = ahead.slice(from, nl);
+    from = nl + 1;
+    if (next.charCodeAt(next.length - 1) === 13) next = next.slice(0, -1);
+    next = next.trimEnd();
+    if (next.length === 0 || RECORD_START.test(next)) return;
+    for (const text of [joined + next, `${joined} ${next}`]) {
+      const hm = matchHop(rec.engine as Engine, text, rec.fileinfo, rec.format);
+      if (hm === null || (rec.hop !== null && hm.hop.id !== rec.hop) || !fitsWhole(hm.hop, text)) continue;
+      const hop = hm.hop;
+      rec.hop = hop.id;
+      if (rec.role === null) rec.role = hop.role;
+      if (rec.engine === 'sglang' && rec.process === null) rec.process = hop.role === 'tokenizer' ? 'TokenizerManager' : 'Scheduler';
+      const g = hm.groups;
+      const kind = hop.ridKind;
+      if (kind && g.rids) {
+        const ids = [...new Set(splitIdList(g.rids).map((id) => normaliseRid(rec.engine as Engine, id, kind)))];
+        rec.rid = ids[0] ?? null;
+        if (ids.length > 1) rec.rids = ids;
+      } else if (kind && (g.rid ?? g.internal_rid)) {
+        rec.rid = normaliseRid(rec.engine as Engine, (g.rid ?? g.internal_rid)!, kind);
+      }
+      return;
+    }
+    joined = `${joined}${next}`;
+  }
 }
 
 /**
@@ -872,12 +980,15 @@ function recordHeaderAt(s: string, anchor: RegExp, state: ParseState, accept: (p
 const WORDS_ANCHOR = new RegExp(HEADER_ANCHOR.source, 'g');
 let wordsState: ParseState | null = null;
 // What ends a record's own words though no record of its own follows (gluedAt glues none): uvicorn's
-// access line, behind vLLM's process prefix or not; the last header of a paste cut short where the
-// text ends (`… Aborted request cmpl-2. INFO 06-19 11:`, `… ERROR 07-07 18:10:2...`).
+// access line, behind vLLM's process prefix or not, and its other lines (`ERROR: Exception in ASGI
+// application` after the hop a crash ended); the last header of a paste cut short where the text
+// ends (`… Aborted request cmpl-2. INFO 06-19 11:`, `… ERROR 07-07 18:10:2...`).
 const WORDS_END = new RegExp(
   ` (?:\\([A-Za-z_][^()]{0,80}? pid=\\d+(?:, ip=[\\d.]+)?\\) )?`
-  + `(?:INFO: +\\S+:\\d+ - "|(?:${LEVELS}) \\d\\d?(?:[-: .]\\d*)*(?:\\.\\.\\.|…)?$)`,
+  + `(?:INFO: *\\S+:\\d+ ?- ?"|(?:${LEVELS}): +(?=[A-Z])|(?:${LEVELS}) \\d\\d?(?:[-: .]\\d*)*(?:\\.\\.\\.|…)?$)`,
 );
+// uvicorn's level word, for the cheap look before WORDS_END.
+const UVICORN_WORD = new RegExp(`(?:${LEVELS}):`);
 
 /**
  * Where a message's own words end because another record follows on its line (a paste that lost
@@ -889,7 +1000,7 @@ const WORDS_END = new RegExp(
 export function nextRecordAt(message: string): number {
   // Most messages are ruled out cheaply: a whole header holds `] ` or `INFO:`, a cut one ends in a digit or `...`.
   const last = message.charCodeAt(message.length - 1);
-  if (message.indexOf('] ', 1) < 0 && message.indexOf('INFO:', 1) < 0 && !(last >= 48 && last <= 58) && last !== 46 && last !== 0x2026) return -1;
+  if (message.indexOf('] ', 1) < 0 && !UVICORN_WORD.test(message) && !(last >= 48 && last <= 58) && last !== 46 && last !== 0x2026) return -1;
   const tail = WORDS_END.exec(message);
   let at = tail ? tail.index : -1;
   if (wordsState === null || wordsState.processCache.size > 256) wordsState = createParseState();

@@ -58,6 +58,10 @@ const EXTRA = [
   'vllm-1  | (APIServer pid=7) INFO 01-01 00:00:02 [async_llm.py:439] Added request chatcmpl-f-0a1b2c3d.',
   '(APIServer pid=7) [node-3] INFO 01-01 00:00:02 [async_llm.py:439] Added request chatcmpl-g-0a1b2c3d.',
   '(EngineCore_DP0 pid=8) [node-3]   File "/usr/lib/python3.12/multiprocessing/process.py", line 314, in _bootstrap',
+  // Wrapped by a terminal: the rest is on the next line (the parser looks there).
+  '(APIServer pid=7) INFO 08-21 22:30:05 [async_llm.py:439] Added request',
+  '(APIServer pid=7) INFO 08-21 22:30:05 [async_llm.py:439] Added request chatcmpl-h-0a1b',
+  '(APIServer pid=7) INFO 08-21 22:30:05 [logger.py:43] Received',
 ];
 
 function slowJson(lines: string[]): { json: string[]; counts: Record<string, number> } {

@@ -91,3 +91,19 @@ test('each record pasted onto a line knows the column its header starts at on th
   assert.equal(q.hop, 'V5');
   assert.equal(quoted.slice(q.glued?.[0].column), s2);
 });
+
+test("a hop the engine's crash ended, with uvicorn's `ERROR: Exception in ASGI application` glued on, keeps its hop and id; a message that merely says `ERROR:` keeps its words", () => {
+  const line = 'NG 12-07 23:54:18 scheduler.py:161] Input prompt (6095 tokens) is too long and exceeds the capacity of block_manager INFO 12-07 23:54:18 async_llm_engine.py:111] Finished request cmpl-04b5ec1223bb4cbfa095ad34f921b62a. ERROR: Exception in ASGI application Traceback (most recent call last): File "/root/miniconda3/envs/chatglm_etuning/lib/p';
+  const r = parse(line);
+  assert.deepEqual([r.engine, r.hop, r.rid], ['vllm', 'V11', 'cmpl-04b5ec1223bb4cbfa095ad34f921b62a']);
+  assert.equal(firstRecord('Finished request cmpl-1. ERROR: Exception in ASGI application'), 'Finished request cmpl-1.');
+  assert.equal(firstRecord('Model load failed with ERROR: out of memory'), 'Model load failed with ERROR: out of memory');
+});
+
+test('a flattened paste: uvicorn\'s access line glued on with its spaces collapsed ends the hop\'s words; a last hop cut inside its opening words is still the hop', () => {
+  const a = parse('rrent environment ### 🐛 Describe the bug truncate_prompt_tokens=None, guided_decoding=None), prompt_token_ids: None, lora_request: None, prompt_adapter_request: None. INFO 02-14 08:44:26 engine.py:275] Added request chatcmpl-4fb99a59-2bdd-455f-97b8-99b8908e83de. INFO:172.16.18.69:52036- "POST /v1/chat/completions HTTP/1.1" 500 Internal Server Error CRITICAL 02-14 08:44:33 launcher.py:101] MQLLMEngine is already dead, term');
+  assert.deepEqual([a.engine, a.hop, a.rid], ['vllm', 'V2', 'chatcmpl-4fb99a59-2bdd-455f-97b8-99b8908e83de']);
+  const b = parse('### Your current environment vllm:0.7.2 it\'s a problem! ### 🐛 Describe the bug INFO 02-13 07:19:11 async_llm_engine.py:211] Added request chatcmpl-59c408fd038b4931bcaa80f61817574b. WARNING 02-13 07:19:11 scheduler.py:949] Input prompt (32889 tokens) is too long and exceeds limit of 2048 INFO 02-13 07:19:11 async_llm_engine.py:179] Finished reque');
+  const last = b.glued?.[b.glued.length - 1];
+  assert.deepEqual([b.hop, last?.fileinfo, last?.hop], ['V2', 'async_llm_engine.py', 'V11']);
+});
