@@ -4,7 +4,7 @@
 // request id), lines resolved to the true statement (verified), and the precision of every
 // claim made. With --before, a second build is scored on the same inputs in the same run.
 //
-//   node bench/corpus.mjs [--before path/to/old/dist/cli.js] [--misses]
+//   node bench/corpus.mjs [--before path/to/old/dist/cli.js] [--misses] [--only name,name]
 //
 // The mini checkouts are built with git under a temporary folder, which is removed at the end.
 import { spawnSync } from 'node:child_process';
@@ -20,6 +20,7 @@ const argv = process.argv.slice(2);
 const opt = (name) => { const i = argv.indexOf(name); return i >= 0 ? argv[i + 1] : undefined; };
 const BEFORE = opt('--before');
 const MISSES = argv.includes('--misses');
+const ONLY = opt('--only');
 const AFTER = join(root, 'dist', 'cli.js');
 const CORPUS = join(root, 'test', 'fixtures', 'real-logs');
 
@@ -38,6 +39,7 @@ const CLASS = {
   'foreign-in-vllm': 'foreign lines in a vLLM log', 'helpers-sglang': '1b SGLang logging helpers', 'cut-sglang': '2b SGLang cut / elided lines', 'relayout-sglang': '4b SGLang layout changes partway', 'joined-sglang': '3b records pasted onto one line', 'joined-vllm': '3b vLLM records on one line', 'cut-vllm': '2b vLLM cut / elided lines',
   'flattened-vllm-v0': '3c flattened pastes (V0)', 'flattened-vllm': '3c flattened pastes (V1)', 'cut-hops-vllm': '5b vLLM hop lines cut short', 'exports-vllm': '1c vLLM lines quoted in exports',
   'wrappers-sglang': '1d SGLang inside other frameworks', 'router-sglang': '1e SGLang router (Rust)', 'ray-sglang': '1f SGLang behind Ray actors', 'lostbracket-sglang': '1g SGLang header without its [',
+  'real-shapes-vllm': '3d real vLLM trees: shared basenames',
 };
 
 function run(cli, file, checkoutDir) {
@@ -49,7 +51,7 @@ function run(cli, file, checkoutDir) {
   return C.outcomesFromJson(r.stdout ?? '');
 }
 
-const files = C.readCorpus(CORPUS);
+const files = C.readCorpus(CORPUS).filter((f) => !ONLY || ONLY.split(',').includes(f.name));
 const checkouts = new Map();
 const rows = [];
 const totals = { vllm: [C.emptyScore(), C.emptyScore()], sglang: [C.emptyScore(), C.emptyScore()], all: [C.emptyScore(), C.emptyScore()] };

@@ -290,6 +290,8 @@ class Resolver implements CheckoutSourceResolver {
       if (best) return best;
     } else if (memo) {
       for (const v of memo.verified) {
+        // A printed `utils.py:92` another file of that name printed at another level is not this statement.
+        if (!levelFits(v.stmt.level, q.level)) continue;
         if (continuation ? this.continuationWeight(v.stmt, message) >= 0 : matchesAny(v.compiled, message)) return v.loc;
       }
     }
@@ -298,7 +300,7 @@ class Resolver implements CheckoutSourceResolver {
       if (!byPrinted && !q.hop && memo.verified.length === 0 && memo.misses > 0 && message.length <= SHAPE_CHARS) return memo.miss;
       if (byPrinted && memo.misses >= 3) {
         // This printed file:line keeps failing to verify: only the cheap exact-line check, no scans.
-        const exact = this.byFileinfo(q.fileinfo!, q.lineno!, message, continuation, false);
+        const exact = this.byFileinfo(q.fileinfo!, q.lineno!, message, continuation, false, q.level);
         if (exact && exact.verified) { this.remember(memo, exact); return exact; }
         return memo.miss;
       }
@@ -371,7 +373,7 @@ class Resolver implements CheckoutSourceResolver {
       if (inFile) return { path: inFile.path, line: inFile.line, verified: true, drift: 0, method: 'fileinfo+literal' };
     }
     if (q.fileinfo && q.lineno !== null && q.lineno !== undefined) {
-      const r = this.byFileinfo(q.fileinfo, q.lineno, message, continuation);
+      const r = this.byFileinfo(q.fileinfo, q.lineno, message, continuation, true, q.level);
       if (r && r.verified) return r;
       fallback = r;
       // The file exists but its statement is gone: still try the hop table and the index,
@@ -479,18 +481,21 @@ class Resolver implements CheckoutSourceResolver {
     return s.line;
   }
 
-  private byFileinfo(fileinfo: string, lineno: number, message: string, continuation: boolean, searchMoved = true): SourceLocation | null {
+  private byFileinfo(fileinfo: string, lineno: number, message: string, continuation: boolean, searchMoved = true, level: string | null = null): SourceLocation | null {
     let cands = this.candidateMemo.get(fileinfo);
     if (!cands) { cands = this.files.candidates(fileinfo); this.candidateMemo.set(fileinfo, cands); }
     if (cands.length === 0) return null;
     // 1. The printed line holds a statement that prints this message. A line inside the call
-    //    (older Pythons print one) names the same statement, at its first line.
-    let exact: { path: string; line: number; w: number } | null = null;
+    //    (older Pythons print one) names the same statement, at its first line. Of several files
+    //    a basename names, the call of the printed level first, then the one that prints the most.
+    let exact: { path: string; line: number; w: number; fits: boolean } | null = null;
     for (const path of cands) {
       const fs = this.statementsOf(path);
       for (const s of fs?.byLine.get(lineno) ?? []) {
         const w = this.weight(s, message, continuation);
-        if (w >= 0 && (!exact || w > exact.w)) exact = { path, line: s.line, w };
+        if (w < 0) continue;
+        const fits = levelFits(s.level, level);
+        if (!exact || (fits && !exact.fits) || (fits === exact.fits && w > exact.w)) exact = { path, line: s.line, w, fits };
       }
     }
     if (!exact && !continuation) {
@@ -498,7 +503,7 @@ class Resolver implements CheckoutSourceResolver {
       for (const path of cands) {
         for (const s of this.statementsOf(path)?.byLine.get(lineno) ?? []) {
           const w = this.cutWeight(s, message);
-          if (w >= CUT_MIN_WEIGHT && (!exact || w > exact.w)) exact = { path, line: s.line, w };
+          if (w >= CUT_MIN_WEIGHT && (!exact || w > exact.w)) exact = { path, line: s.line, w, fits: true };
         }
       }
     }
@@ -581,6 +586,20 @@ class Resolver implements CheckoutSourceResolver {
     return { path: best.statement.path, line, verified: true, drift, method: 'statement-index' };
   }
 }
+
+/**
+ * Whether a statement of this level (`info`, `exception`, null when not visible) can print a line
+ * of the printed level (`INFO`, `WARN`; null when the layout prints none).
+ */
+export function levelFits(stmtLevel: string | null, printed: string | null | undefined): boolean {
+  if (!stmtLevel || !printed) return true;
+  const want = PRINTED_LEVELS.get(printed) ?? PRINTED_LEVELS.get(printed.toUpperCase());
+  if (want === undefined) return true;
+  return (stmtLevel === 'exception' ? 'error' : stmtLevel) === want;
+}
+const PRINTED_LEVELS = new Map([
+  ['DEBUG', 'debug'], ['INFO', 'info'], ['WARNING', 'warning'], ['WARN', 'warning'], ['ERROR', 'error'], ['CRITICAL', 'critical'], ['FATAL', 'critical'],
+]);
 
 const SHAPE_CHARS = 160;
 /** Literal characters a cut-short line must still show of a statement to be verified by them. */
