@@ -356,6 +356,8 @@ function startsWithParenGroup(tokens: Tok[]): boolean {
 function evalOperand(tokens: Tok[], ctx: Scope, nameDepth: number): Seg[] {
   if (tokens.length === 0) return [WILD];
   if (startsWithParenGroup(tokens)) return evalExpr(tokens.slice(1, -1), ctx, nameDepth);
+  const template = templateText(tokens, ctx, nameDepth);
+  if (template) return template;
   if (tokens.length === 1 && tokens[0].kind === 'name' && tokens[0].text === ctx.param) return [PARAM];
   if (tokens.length === 1 && tokens[0].kind === 'name' && nameDepth < 2) {
     const found = ctx.assignments(tokens[0].text, false, nameDepth + 1);
@@ -388,6 +390,52 @@ function evalOperand(tokens: Tok[], ctx: Scope, nameDepth: number): Seg[] {
   if (next.text === '%') return convertLiterals(segs, applyPercentFormat);
   if (next.text === '.' && tokens[k + 1]?.text === 'format') return convertLiterals(segs, applyBraceFormat);
   return [WILD];
+}
+
+/**
+ * `string.Template`: `Template("… ${w}█ … version %s …")`, and `name.substitute(…)` of a name
+ * bound to one. Its `$name` / `${name}` fields print values; `$$` prints `$`; `%s` stays for
+ * the logging call's own arguments.
+ */
+function templateText(tokens: Tok[], ctx: Scope, nameDepth: number): Seg[] | null {
+  const last = tokens[tokens.length - 1];
+  if (last.text !== ')') return null;
+  const head = tokens[0];
+  if (head.kind === 'name' && (head.text === 'Template' || (head.text === 'string' && tokens[2]?.text === 'Template'))) {
+    const open = head.text === 'Template' ? 1 : 3;
+    if (tokens[open]?.text !== '(') return null;
+    const inner = tokens.slice(open + 1, -1);
+    if (inner.length === 0 || inner.some((t) => t.kind !== 'str')) return [WILD];
+    const segs: Seg[] = [];
+    for (const s of evalOperand(inner, ctx, nameDepth)) {
+      if (s === WILD || s === PARAM) { segs.push(s); continue; }
+      for (const p of applyTemplateFormat(s.lit)) segs.push(p === WILD ? WILD : { lit: p, logFmt: s.logFmt, line: s.line });
+    }
+    return segs;
+  }
+  if (head.kind === 'name' && tokens[1]?.text === '.' && (tokens[2]?.text === 'substitute' || tokens[2]?.text === 'safe_substitute') && tokens[3]?.text === '(') {
+    if (nameDepth >= 2) return [WILD];
+    const found = ctx.assignments(head.text, false, nameDepth + 1);
+    return found.length ? found[found.length - 1].segs : [WILD];
+  }
+  return null;
+}
+
+/** `$name`, `${name}` → wildcards; `$$` → `$`. */
+function applyTemplateFormat(text: string): Pattern {
+  const out: Pattern = [];
+  let lit = '';
+  for (let i = 0; i < text.length; i++) {
+    if (text[i] !== '$') { lit += text[i]; continue; }
+    if (text[i + 1] === '$') { lit += '$'; i++; continue; }
+    const m = /^(?:\{[_a-zA-Z][_a-zA-Z0-9]*\}|[_a-zA-Z][_a-zA-Z0-9]*)/.exec(text.slice(i + 1));
+    if (!m) { lit += '$'; continue; }
+    pushParts(out, [lit, WILD]);
+    lit = '';
+    i += m[0].length;
+  }
+  pushParts(out, [lit]);
+  return out;
 }
 
 function convertLiterals(segs: Seg[], fmt: (s: string) => Pattern): Seg[] {

@@ -292,7 +292,12 @@ class Resolver implements CheckoutSourceResolver {
       for (const v of memo.verified) {
         // A printed `utils.py:92` another file of that name printed at another level is not this statement.
         if (!levelFits(v.stmt.level, q.level)) continue;
-        if (continuation ? this.continuationWeight(v.stmt, message) >= 0 : matchesAny(v.compiled, message)) return v.loc;
+        if (continuation ? this.continuationWeight(v.stmt, message) >= 0 : matchesAny(v.compiled, message)) {
+          // A call that prints any text (`logger.info(msg)`) is not the answer for every line of a
+          // basename several files share: another file's call at that line may print this text.
+          if (!continuation && byPrinted && (this.candidateMemo.get(q.fileinfo!)?.length ?? 0) > 1 && this.looseOnly(v.stmt, message)) break;
+          return v.loc;
+        }
       }
     }
     if (memo) {
@@ -466,14 +471,37 @@ class Resolver implements CheckoutSourceResolver {
   /** A continuation line (after a `\n` in the message) belongs to the statement when a later line of its text matches, or when a value or traceback may hold the newline. */
   private continuationWeight(s: IndexedStatement, message: string): number {
     if (s.traceback) return 0;
+    const later = this.laterLines(s);
+    let best = s.variants.some((v) => v.p.includes(WILD)) ? 0 : -1;
+    for (const c of later) if (matchesPattern(c, message)) best = Math.max(best, c.weight);
+    return best;
+  }
+
+  /** Literal weight of the later line of `s`'s text (after a `\n`) that prints `message`, or -1. */
+  private laterLineWeight(s: IndexedStatement, message: string): number {
+    let best = -1;
+    for (const c of this.laterLines(s)) if (c.weight > best && matchesPattern(c, message)) best = c.weight;
+    return best;
+  }
+
+  /** Whether only variants that can print any text (`logger.info(msg)`) print `message`. */
+  private looseOnly(s: IndexedStatement, message: string): boolean {
+    const compiled = this.compiled(s);
+    for (let i = 0; i < compiled.length; i++) {
+      const p = s.variants[i].p;
+      if (!(p.length === 1 && p[0] === WILD) && variantMatches(compiled[i], message) >= 0) return false;
+    }
+    if (this.laterLineWeight(s, message) >= 0) return false;
+    return true;
+  }
+
+  private laterLines(s: IndexedStatement): CompiledPattern[] {
     let later = this.continuationMemo.get(s);
     if (!later) {
       later = s.variants.flatMap((v) => patternLines(v.p).slice(1).map((line) => compilePattern(line)));
       this.continuationMemo.set(s, later);
     }
-    let best = s.variants.some((v) => v.p.includes(WILD)) ? 0 : -1;
-    for (const c of later) if (matchesPattern(c, message)) best = Math.max(best, c.weight);
-    return best;
+    return later;
   }
 
   /** A statement is named by its call's first line: what Python's %(lineno)d prints, for both engines. */
@@ -488,14 +516,19 @@ class Resolver implements CheckoutSourceResolver {
     // 1. The printed line holds a statement that prints this message. A line inside the call
     //    (older Pythons print one) names the same statement, at its first line. Of several files
     //    a basename names, the call of the printed level first, then the one that prints the most.
-    let exact: { path: string; line: number; w: number; fits: boolean } | null = null;
+    //    A line of a multi-line message whose line break a paste lost (no continuation mark)
+    //    is checked against the message's later lines too; a call that prints its text beats one
+    //    that can print any text (`logger.info(msg)`).
+    let exact: { path: string; line: number; w: number; fits: boolean; loose: boolean } | null = null;
     for (const path of cands) {
       const fs = this.statementsOf(path);
       for (const s of fs?.byLine.get(lineno) ?? []) {
-        const w = this.weight(s, message, continuation);
+        let w = this.weight(s, message, continuation);
+        if (!continuation) w = Math.max(w, this.laterLineWeight(s, message));
         if (w < 0) continue;
         const fits = levelFits(s.level, level);
-        if (!exact || (fits && !exact.fits) || (fits === exact.fits && w > exact.w)) exact = { path, line: s.line, w, fits };
+        const loose = w === 0 && this.looseOnly(s, message);
+        if (!exact || (fits && !exact.fits) || (fits === exact.fits && (w > exact.w || (w === exact.w && exact.loose && !loose)))) exact = { path, line: s.line, w, fits, loose };
       }
     }
     if (!exact && !continuation) {
@@ -503,7 +536,7 @@ class Resolver implements CheckoutSourceResolver {
       for (const path of cands) {
         for (const s of this.statementsOf(path)?.byLine.get(lineno) ?? []) {
           const w = this.cutWeight(s, message);
-          if (w >= CUT_MIN_WEIGHT && (!exact || w > exact.w)) exact = { path, line: s.line, w, fits: true };
+          if (w >= CUT_MIN_WEIGHT && (!exact || w > exact.w)) exact = { path, line: s.line, w, fits: true, loose: false };
         }
       }
     }

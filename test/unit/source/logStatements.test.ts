@@ -162,3 +162,30 @@ test('call lines agree with Python\'s own parser (ast) on tricky source', { skip
   assert.equal(py.status, 0, py.stderr);
   assert.deepEqual(findLogStatements(src).map((s) => s.line), JSON.parse(py.stdout));
 });
+
+test('string.Template: a message made by Template(…).substitute(…) prints its text, $fields and %s as values', () => {
+  // vLLM's logo (entrypoints/utils.py, 0.11 on): a multi-line Template, substituted with colours, then %-formatted.
+  const src = [
+    'def log_version_and_model(lgr, version, model_name):',
+    '    if disabled:',
+    '        message = "vLLM server version %s, serving model %s"',
+    '    else:',
+    '        logo = Template(',
+    '            "\\n   ${w}█   █${r}\\n"',
+    '            " ${o}▄▄${r} ${w}█ █${r}  version ${w}%s${r}\\n"',
+    '            "  model   $w%s$r, cost $$0\\n"',
+    '        )',
+    '        message = logo.substitute(palette)',
+    '    lgr.info(message, version, model_name)',
+    '',
+  ].join('\n');
+  const s = only(src);
+  assert.equal(s.variants.length, 2);
+  assert.deepEqual(s.variants[1].pattern, ['\n   ', WILD, '█   █', WILD, '\n ', WILD, '▄▄', WILD, ' ', WILD, '█ █', WILD, '  version ', WILD, '\n  model   ', WILD, ', cost $0\n']);
+  assert.deepEqual(s.variants[0].pattern, ['vLLM server version ', WILD, ', serving model ', WILD]);
+});
+
+test('an empty line of a multi-line message prints the empty string only', () => {
+  assert.ok(matchesPattern(compilePattern([]), ''));
+  assert.ok(!matchesPattern(compilePattern([]), 'Loaded LoRA adapter sql-lora'));
+});

@@ -17,7 +17,24 @@ before(async () => {
     'vllm/__init__.py': '',
     // 0.4/0.5: print_warning_once logs without stacklevel, so `[utils.py:92]` is the helper's own line.
     'vllm/utils.py': pythonFile({ 90: '@lru_cache\ndef print_warning_once(msg: str) -> None:\n    logger.warning(msg)' }),
-    'vllm/distributed/utils.py': pythonFile({ 92: '    logger.info(msg)' }),
+    'vllm/distributed/utils.py': pythonFile({ 92: '    logger.info(msg)', 299: '    logger.info(msg)' }),
+    // 0.11 on: the logo, one multi-line message from a string.Template, logged at line 299.
+    'vllm/entrypoints/utils.py': pythonFile({
+      288: [
+        'def log_version_and_model(lgr, version, model_name):',
+        '    if disabled:',
+        '        message = "vLLM server version %s, serving model %s"',
+        '    else:',
+        '        logo = Template(',
+        '            "\\n       ${w}█     █     █▄   ▄█${r}\\n"',
+        '            " ${o}▄▄${r} ${b}▄█${r} ${w}█     █     █ ▀▄▀ █${r}  version ${w}%s${r}\\n"',
+        '            "  ${o}█${r}${b}▄█▀${r} ${w}█     █     █     █${r}  model   ${w}%s${r}\\n"',
+        '            "   ${b}▀▀${r}  ${w}▀▀▀▀▀ ▀▀▀▀▀ ▀     ▀${r}\\n"',
+        '        )',
+        '        message = logo.substitute(palette)',
+        '    lgr.info(message, version, model_name)',
+      ].join('\n'),
+    }),
     'vllm/lora/utils.py': pythonFile({ 92: '    logger.debug("%s", msg)' }),
   });
   resolver = await createSourceResolver(root, 'vllm', { statementIndex: 'eager', cacheDir: null });
@@ -43,3 +60,17 @@ test('a basename three files share, each with a call at the printed line that pr
   }
 });
 
+
+test('the lines of a multi-line message pasted without their line-break marks open the call that prints them, not a call that prints anything', () => {
+  const lines = [
+    '(APIServer pid=1) INFO 04-23 22:37:35 [utils.py:299] Rank 0 ready: tcp://10.0.0.2:29500',
+    '(APIServer pid=1) INFO 04-23 22:37:36 [utils.py:299] ',
+    '(APIServer pid=1) INFO 04-23 22:37:36 [utils.py:299]        █     █     █▄   ▄█',
+    '(APIServer pid=1) INFO 04-23 22:37:36 [utils.py:299]  ▄▄ ▄█ █     █     █ ▀▄▀ █  version 0.19.2rc1.dev8+g4b7f5ea1a',
+    '(APIServer pid=1) INFO 04-23 22:37:36 [utils.py:299]   █▄█▀ █     █     █     █  model   RedHatAI/gemma-4-26B-A4B-it-NVFP4',
+    '(APIServer pid=1) INFO 04-23 22:37:36 [utils.py:299]    ▀▀  ▀▀▀▀▀ ▀▀▀▀▀ ▀     ▀',
+    '(APIServer pid=1) INFO 04-23 22:37:36 [utils.py:299] ',
+  ];
+  const got = lines.map((l) => { const loc = resolve(l); return loc && `${loc.path}:${loc.line}${loc.verified ? '' : '?'}`; });
+  assert.deepEqual(got, ['vllm/distributed/utils.py:299', ...Array(6).fill('vllm/entrypoints/utils.py:299')]);
+});
