@@ -417,10 +417,11 @@ class Resolver implements CheckoutSourceResolver {
       }
       if (statements) {
         // Keyed by every line of the call: Python ≥3.11 prints its first line, older
-        // versions a line inside it (the printed line still names this statement).
+        // versions a line inside it (the printed line still names this statement). V0's
+        // `Initializing an LLM engine (v%s) with config: …` call runs to some 60 lines.
         const byLine = new Map<number, IndexedStatement[]>();
         for (const s of statements) {
-          for (let line = s.line; line <= Math.min(s.endLine ?? s.line, s.line + 50); line++) {
+          for (let line = s.line; line <= Math.min(s.endLine ?? s.line, s.line + 150); line++) {
             const l = byLine.get(line);
             if (l) l.push(s); else byLine.set(line, [s]);
           }
@@ -563,7 +564,8 @@ class Resolver implements CheckoutSourceResolver {
     let best: { path: string; line: number; w: number } | null = null;
     for (const path of cands) {
       for (const s of this.statementsOf(path)?.all ?? []) {
-        const w = this.weight(s, message, false);
+        // A line of a multi-line message (its continuation mark lost) is found by its own line of the text.
+        const w = Math.max(this.weight(s, message, false), this.laterLineWeight(s, message));
         if (w <= 0 || !specificEnough(w, message)) continue;
         if (!best) { best = { path, line: s.line, w }; continue; }
         const d = near === null ? 0 : Math.abs(s.line - near);

@@ -35,6 +35,10 @@ before(async () => {
         '    lgr.info(message, version, model_name)',
       ].join('\n'),
     }),
+    // V0's config line: the format string, then some sixty arguments.
+    'vllm/engine/llm_engine.py': pythonFile({
+      200: ['        logger.info(', '            "Initializing an LLM engine (v%s) with config: "', '            "model=%r, seed=%d)",', ...Array.from({ length: 90 }, (_, i) => `            arg_${i},`), '        )'].join('\n'),
+    }),
     'vllm/lora/utils.py': pythonFile({ 92: '    logger.debug("%s", msg)' }),
   });
   resolver = await createSourceResolver(root, 'vllm', { statementIndex: 'eager', cacheDir: null });
@@ -73,4 +77,15 @@ test('the lines of a multi-line message pasted without their line-break marks op
   ];
   const got = lines.map((l) => { const loc = resolve(l); return loc && `${loc.path}:${loc.line}${loc.verified ? '' : '?'}`; });
   assert.deepEqual(got, ['vllm/distributed/utils.py:299', ...Array(6).fill('vllm/entrypoints/utils.py:299')]);
+});
+
+test('a line of the logo printed a few lines away (another commit) is found by its own line of the text', () => {
+  const loc = resolve('(APIServer pid=1) INFO 04-23 22:37:36 [utils.py:305]  ▄▄ ▄█ █     █     █ ▀▄▀ █  version 0.19.0');
+  assert.deepEqual(loc && { path: loc.path, line: loc.line, verified: loc.verified, drift: loc.drift }, { path: 'vllm/entrypoints/utils.py', line: 299, verified: true, drift: -6 });
+});
+
+test('a printed line deep inside a long call (older Pythons) names the call', () => {
+  const loc = resolve('INFO 06-10 12:00:09 llm_engine.py:290] Initializing an LLM engine (v0.5.4) with config: model=\'m\', seed=0)');
+  // The printed line is the call's (no drift), not a moved statement.
+  assert.deepEqual(loc && { path: loc.path, line: loc.line, verified: loc.verified, drift: loc.drift }, { path: 'vllm/engine/llm_engine.py', line: 200, verified: true, drift: 0 });
 });
