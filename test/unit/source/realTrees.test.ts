@@ -39,6 +39,10 @@ before(async () => {
     'vllm/engine/llm_engine.py': pythonFile({
       200: ['        logger.info(', '            "Initializing an LLM engine (v%s) with config: "', '            "model=%r, seed=%d)",', ...Array.from({ length: 90 }, (_, i) => `            arg_${i},`), '        )'].join('\n'),
     }),
+    // 0.6: print_warning_once logs with stacklevel=2, so the caller's line is printed.
+    'vllm/model_executor/layers/quantization/fp8.py': pythonFile({
+      52: '            print_warning_once("Detected fp8 checkpoint. Please note that the "\n                               "format is experimental and subject to change.")',
+    }),
     'vllm/lora/utils.py': pythonFile({ 92: '    logger.debug("%s", msg)' }),
   });
   resolver = await createSourceResolver(root, 'vllm', { statementIndex: 'eager', cacheDir: null });
@@ -88,4 +92,11 @@ test('a printed line deep inside a long call (older Pythons) names the call', ()
   const loc = resolve('INFO 06-10 12:00:09 llm_engine.py:290] Initializing an LLM engine (v0.5.4) with config: model=\'m\', seed=0)');
   // The printed line is the call's (no drift), not a moved statement.
   assert.deepEqual(loc && { path: loc.path, line: loc.line, verified: loc.verified, drift: loc.drift }, { path: 'vllm/engine/llm_engine.py', line: 200, verified: true, drift: 0 });
+});
+
+test('a print_warning_once caller (stacklevel=2 prints its line) is the statement of the line it printed', () => {
+  for (const n of [52, 53]) {
+    const loc = resolve(`WARNING 02-14 22:25:52 fp8.py:${n}] Detected fp8 checkpoint. Please note that the format is experimental and subject to change.`);
+    assert.deepEqual(loc && { path: loc.path, line: loc.line, verified: loc.verified, drift: loc.drift }, { path: 'vllm/model_executor/layers/quantization/fp8.py', line: 52, verified: true, drift: 0 });
+  }
 });
