@@ -529,7 +529,7 @@ class Resolver implements CheckoutSourceResolver {
         if (w < 0) continue;
         const fits = levelFits(s.level, level);
         const loose = w === 0 && this.looseOnly(s, message);
-        if (!exact || (fits && !exact.fits) || (fits === exact.fits && (w > exact.w || (w === exact.w && exact.loose && !loose)))) exact = { path, line: s.line, w, fits, loose };
+        if (!exact || better(w, fits, loose, exact)) exact = { path, line: s.line, w, fits, loose };
       }
     }
     if (!exact && !continuation) {
@@ -620,6 +620,18 @@ class Resolver implements CheckoutSourceResolver {
     const drift = cit && cit.path === best.statement.path ? line - cit.line : 0;
     return { path: best.statement.path, line, verified: true, drift, method: 'statement-index' };
   }
+}
+
+/**
+ * Ranks the calls at a printed line: one that prints some of the text beats one that prints any
+ * text, then the printed level decides, then the most text, then a call that prints this text
+ * (a later line of it) over `logger.info(msg)`.
+ */
+function better(w: number, fits: boolean, loose: boolean, than: { w: number; fits: boolean; loose: boolean }): boolean {
+  if ((w > 0) !== (than.w > 0)) return w > 0;
+  if (fits !== than.fits) return fits;
+  if (w !== than.w) return w > than.w;
+  return than.loose && !loose;
 }
 
 /**

@@ -43,7 +43,7 @@ before(async () => {
     'vllm/model_executor/layers/quantization/fp8.py': pythonFile({
       52: '            print_warning_once("Detected fp8 checkpoint. Please note that the "\n                               "format is experimental and subject to change.")',
     }),
-    'vllm/lora/utils.py': pythonFile({ 92: '    logger.debug("%s", msg)' }),
+    'vllm/lora/utils.py': pythonFile({ 92: '    logger.debug("%s", msg)', 299: '    logger.debug("%s", msg)' }),
   });
   resolver = await createSourceResolver(root, 'vllm', { statementIndex: 'eager', cacheDir: null });
 });
@@ -99,4 +99,9 @@ test('a print_warning_once caller (stacklevel=2 prints its line) is the statemen
     const loc = resolve(`WARNING 02-14 22:25:52 fp8.py:${n}] Detected fp8 checkpoint. Please note that the format is experimental and subject to change.`);
     assert.deepEqual(loc && { path: loc.path, line: loc.line, verified: loc.verified, drift: loc.drift }, { path: 'vllm/model_executor/layers/quantization/fp8.py', line: 52, verified: true, drift: 0 });
   }
+});
+
+test('a call that prints the text beats one of the printed level that prints any text (a level read wrong does not move the line)', () => {
+  const loc = resolve('(APIServer pid=1) DEBUG 04-23 22:37:36 [utils.py:299]  ▄▄ ▄█ █     █     █ ▀▄▀ █  version 0.19.2rc1');
+  assert.equal(loc && `${loc.path}:${loc.line}`, 'vllm/entrypoints/utils.py:299');
 });
