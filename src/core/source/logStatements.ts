@@ -333,13 +333,28 @@ function splitTop(tokens: Tok[], op: string): Tok[][] {
 }
 
 function evalExpr(tokens: Tok[], ctx: Scope, nameDepth = 0): Seg[] {
-  if (tokens.some((t) => t.kind === 'name' && (t.text === 'if' || t.text === 'lambda' || t.text === 'for')) && !startsWithParenGroup(tokens)) {
-    // A conditional or comprehension: which literal prints is a run-time choice.
+  if (hasTopLevelChoice(tokens) && !startsWithParenGroup(tokens)) {
+    // A conditional or comprehension: which literal prints is a run-time choice. One inside
+    // brackets (`"Using %s" + (" with X" if y else "")`) is that operand's choice only.
     return [WILD];
   }
   const segs: Seg[] = [];
   for (const operand of splitTop(tokens, '+')) segs.push(...evalOperand(operand, ctx, nameDepth));
   return segs;
+}
+
+/** `if`, `for` or `lambda` outside any brackets. */
+function hasTopLevelChoice(tokens: Tok[]): boolean {
+  let depth = 0;
+  for (const t of tokens) {
+    if (t.kind === 'op') {
+      if (t.text === '(' || t.text === '[' || t.text === '{') depth++;
+      else if (t.text === ')' || t.text === ']' || t.text === '}') depth--;
+    } else if (depth === 0 && t.kind === 'name' && (t.text === 'if' || t.text === 'lambda' || t.text === 'for')) {
+      return true;
+    }
+  }
+  return false;
 }
 
 function startsWithParenGroup(tokens: Tok[]): boolean {

@@ -189,3 +189,10 @@ test('an empty line of a multi-line message prints the empty string only', () =>
   assert.ok(matchesPattern(compilePattern([]), ''));
   assert.ok(!matchesPattern(compilePattern([]), 'Loaded LoRA adapter sql-lora'));
 });
+
+test('a conditional inside brackets is a value of its own operand, not of the whole message', () => {
+  const s = only('logger.info("Using %s backend" + (" with CUDA graphs" if graphs else "") + ".", name)\n');
+  assert.deepEqual(s.variants[0].pattern, ['Using ', WILD, ' backend', WILD, '.']);
+  // At the top level the whole message is the choice: `A if c else B + C` is `A if c else (B + C)`.
+  assert.deepEqual(only('logger.info("a" if c else "b" + "c")\n').variants[0].pattern, [WILD]);
+});
