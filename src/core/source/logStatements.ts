@@ -179,11 +179,23 @@ function helperOf(toks: Tok[], start: number, methodIdx: number): LogHelper | nu
   return null;
 }
 
-/** Names bound to a logger method (not called): `log_fn = logger.info if x else logger.debug`. */
+/**
+ * Names bound to a logger method (not called): `log_fn = logger.info if x else logger.debug`,
+ * and a parameter whose default is one: `def log(self, log_fn=logger.info): … log_fn("…", x)`
+ * (vLLM's spec-decoding and KV-transfer metrics).
+ */
 function logMethodAliases(toks: Tok[]): Set<string> {
   const names = new Set<string>();
   for (let i = 1; i + 2 < toks.length; i++) {
-    if (toks[i].kind !== 'name' || toks[i + 1].text !== '=' || !(toks[i - 1].kind === 'nl' || toks[i - 1].text === ':')) continue;
+    if (toks[i].kind !== 'name' || toks[i + 1].text !== '=') continue;
+    const prev = toks[i - 1];
+    if (prev.text === '(' || prev.text === ',') {
+      // A parameter default (or a keyword argument): exactly `name=<receiver>.<level method>` up to `,` or `)`.
+      const m = toks[i + 4];
+      if (toks[i + 2].kind === 'name' && /log/i.test(toks[i + 2].text) && toks[i + 3]?.text === '.' && m?.kind === 'name' && LEVEL_METHOD.test(m.text) && (toks[i + 5]?.text === ',' || toks[i + 5]?.text === ')')) names.add(toks[i].text);
+      continue;
+    }
+    if (!(prev.kind === 'nl' || prev.text === ':')) continue;
     for (let j = i + 2; j < toks.length && toks[j].kind !== 'nl'; j++) {
       if (toks[j].text === '.' && toks[j + 1]?.kind === 'name' && LEVEL_METHOD.test(toks[j + 1].text) && /log/i.test(toks[j - 1]?.text ?? '') && toks[j + 2]?.text !== '(') {
         names.add(toks[i].text);

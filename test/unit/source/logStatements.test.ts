@@ -196,3 +196,26 @@ test('a conditional inside brackets is a value of its own operand, not of the wh
   // At the top level the whole message is the choice: `A if c else B + C` is `A if c else (B + C)`.
   assert.deepEqual(only('logger.info("a" if c else "b" + "c")\n').variants[0].pattern, [WILD]);
 });
+
+test('a logger method passed as a parameter default is a logging call where the parameter is called', () => {
+  // vLLM's SpecDecodingLogging.log / KVConnectorLogging.log: the stats logger passes its log_fn.
+  const src = [
+    'class SpecDecodingLogging:',
+    '    def log(self, log_fn=logger.info):',
+    '        if not self.num_drafts:',
+    '            return',
+    '        log_fn(',
+    '            "SpecDecoding metrics: "',
+    '            "Mean acceptance length: %.2f, "',
+    '            "Accepted: %d tokens, "',
+    '            "Avg Draft acceptance rate: %.1f%%",',
+    '            mean_acceptance_length, num_accepted_tokens, rate,',
+    '        )',
+    '',
+  ].join('\n');
+  const s = only(src);
+  assert.equal(s.line, 5);
+  assert.ok(prints(src, 'SpecDecoding metrics: Mean acceptance length: 3.03, Accepted: 337 tokens, Avg Draft acceptance rate: 67.7%'));
+  // A keyword argument of a call that is not a logger method binds nothing.
+  assert.equal(findLogStatements('run(log_fn=print)\nlog_fn("x")\n').length, 0);
+});
