@@ -38,8 +38,10 @@ const CLASS = {
   'hops-sglang-pin': '5 hops SGLang pin/6 call line', 'drift-vllm': '7 drift', 'line-endings': '11.2 CRLF + BOM', foreign: 'foreign logs (precision)',
   'foreign-in-vllm': 'foreign lines in a vLLM log', 'helpers-sglang': '1b SGLang logging helpers', 'cut-sglang': '2b SGLang cut / elided lines', 'relayout-sglang': '4b SGLang layout changes partway', 'joined-sglang': '3b records pasted onto one line', 'joined-vllm': '3b vLLM records on one line', 'cut-vllm': '2b vLLM cut / elided lines',
   'flattened-vllm-v0': '3c flattened pastes (V0)', 'flattened-vllm': '3c flattened pastes (V1)', 'cut-hops-vllm': '5b vLLM hop lines cut short', 'exports-vllm': '1c vLLM lines quoted in exports',
-  'wrappers-sglang': '1d SGLang inside other frameworks', 'router-sglang': '1e SGLang router (Rust)', 'ray-sglang': '1f SGLang behind Ray actors', 'lostbracket-sglang': '1g SGLang header without its [',
-  'real-shapes-vllm-v0': '3d real vLLM trees 0.4–0.6', 'real-shapes-vllm': '3d real vLLM trees 0.7–0.19',
+  'wrappers-sglang': '1d SGLang inside other frameworks', 'router-sglang': '1e SGLang router (Rust)', 'ray-sglang': '1f SGLang behind Ray actors', 'lostbracket-sglang': '1g SGLang header without its [', 'real-shapes-sglang': '1h SGLang real statement shapes',
+  'mined-vllm': '5c mined: launcher stamps, relays, quotes (vLLM)', 'mined-sglang': '5c mined: batch rids, labels, relays (SGLang)',
+  'foreign-sweep': 'foreign formats beside vLLM (precision)', 'foreign-sglang': 'foreign [date word] beside SGLang (precision)', 'pasted-vllm': '3d vLLM lines pasted from web pages', 'pasted-sglang': '3d SGLang lines pasted from web pages',
+  'real-shapes-vllm-v0': '3e real vLLM trees 0.4–0.6', 'real-shapes-vllm': '3e real vLLM trees 0.7–0.19',
 };
 
 function run(cli, file, checkoutDir) {

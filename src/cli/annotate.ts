@@ -97,6 +97,22 @@ async function loadResolver(dir: string, engine: Engine, io: CliIO): Promise<Che
 }
 
 /**
+ * The engine a `--checkout` run resolves for. The checkout says it when it holds one engine:
+ * an SGLang 0.3/0.4 log can open with vLLM's own lines (SGLang loaded models through vLLM, whose
+ * logger printed `INFO … weight_utils.py:N] …`), and such a log is still SGLang's. The log's
+ * first lines decide only when the folder holds both (a site-packages with both installed).
+ */
+async function engineForCheckout(dir: string, input: LogInput): Promise<Engine | null> {
+  const fromLog = (): Engine | null => detectEngine(input.head.toString('utf8').split('\n'));
+  let detect: ((d: string, e?: Engine) => { engine: Engine } | null) | undefined;
+  try { detect = (await import('../core/source/index')).detectCheckout; } catch { return fromLog(); }
+  if (!detect) return fromLog();
+  const held = (['vllm', 'sglang'] as const).filter((e) => detect(dir, e) !== null);
+  if (held.length === 1) return held[0];
+  return fromLog();
+}
+
+/**
  * Output: each line is encoded into one byte buffer as soon as it is built (the short-lived
  * strings die young) and the byte-level fast path writes into the same buffer, so the order
  * holds; the terminal or pipe sees a few large writes.
@@ -139,7 +155,7 @@ async function annotateInput(args: Args, input: LogInput, io: CliIO): Promise<nu
   const shownName = forTerminal(input.name);
   let resolver: CheckoutResolver | null = null;
   if (args.checkout) {
-    const engine = args.engine !== 'auto' ? args.engine : detectEngine(input.head.toString('utf8').split('\n'));
+    const engine = args.engine !== 'auto' ? args.engine : await engineForCheckout(args.checkout, input);
     if (!engine) {
       // Not a vLLM or SGLang log as far as its first lines tell: annotate it anyway (it may have
       // no engine line at all), without a checkout to resolve into.

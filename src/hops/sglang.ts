@@ -34,10 +34,11 @@ export const SGLANG_HOPS: HopDef[] = [
     format: 'Receive: obj={GenerateReqInput(rid=…, …)}{, headers={…}}',
     startsWith: ['Receive: '],
     // The rid is a field of the dataclass wherever it stands (first at the pin, after text and input_ids before).
-    patterns: [/^Receive: obj=\w+\((?:(?:.*?, )?rid='?(?<rid>[^',)[\]\s]+))?/],
+    patterns: [/^Receive: obj=\w+\((?:(?:.*?, )?rid=(?:\[(?<rids>'[^\]]*)\]|'?(?<rid>[^',)[\]\s]+)))?/],
     wordings: [
       { text: "Receive: obj=GenerateReqInput(rid='…', …)", versions: 'the pin (utils/request_logger.py)', example: "Receive: obj=GenerateReqInput(rid='pin-req-1', session_id=None, text='Hi', stream=True)" },
       { text: "Receive: obj=GenerateReqInput(text=…, input_ids=[…], …, rid='…', …)", versions: '0.4 to 0.5 (managers/tokenizer_manager.py; seen in sglang#4045, sglang#8756)', example: "Receive: obj=GenerateReqInput(text=None, input_ids=[151646, 198], input_embeds=None, rid='ced00776101841e180bf04c8dbdc4ec2', stream=True)" },
+      { text: "Receive: obj=GenerateReqInput(text=[…], …, rid=['…', '…'], …)", versions: '0.4 and later, a batch (several prompts in one request: each gets its rid)', example: "Receive: obj=GenerateReqInput(text=['Hi', 'Bye'], input_ids=None, rid=['53b7e9ce96c24d36ae58a27eac23cd55', '6a0f3c2d9b8e4f71a2c5d6e7f8091a2b'], stream=False)" },
     ],
     ridKind: 'sglang', scope: 'request', flags: ['--log-requests'],
     gate: '--log-requests (levels 0/1 leave out the text and ids)',
@@ -49,7 +50,7 @@ export const SGLANG_HOPS: HopDef[] = [
     file: METRICS_REPORTER, line: 653,
     format: 'Prefill batch{ [iter]}, #new-seq: %d, #new-token: %d, #cached-token: %d, token usage: %.2f, #running-req: %d, #queue-req: %d, #pending-token: %d, … {cuda|cpu|npu|musa} graph: {bool}, input throughput (token/s): %.2f',
     startsWith: ['Prefill batch', '[gpu'],
-    patterns: [/^(?:\[gpu(?:_id)?=\d+\] )?Prefill batch(?: \[(?<iter>\d+)\])?[,.] #new-seq: \d+/],
+    patterns: [/^(?:\[gpu(?:_id)?=\d+\] )?Prefill batch(?: \[(?<iter>[^[\]]{1,40})\])?[,.] #new-seq: \d+/],
     wordings: [
       { text: 'Prefill batch, #new-seq: …, #new-token: …, #cached-token: …, token usage: …, #running-req: …, #queue-req: …, #pending-token: …, cuda graph: …, input throughput (token/s): …', versions: 'late 2025 and later (scheduler_components/metrics_reporter.py; seen in sglang#22166, sglang#36081)', example: 'Prefill batch, #new-seq: 1, #new-token: 158, #cached-token: 0, token usage: 0.08, #running-req: 31, #queue-req: 0, cuda graph: True, input throughput (token/s): 559.53' },
       { text: 'Prefill batch. #new-seq: …, #new-token: …, #cached-token: …, [cache hit rate: …%, ]token usage: …, #running-req: …, #queue-req: …', versions: '0.3 to 0.5 (managers/scheduler.py; seen in sglang#4045)', example: 'Prefill batch. #new-seq: 1, #new-token: 63, #cached-token: 1, cache hit rate: 1.41%, token usage: 0.00, #running-req: 0, #queue-req: 0' },
@@ -65,10 +66,11 @@ export const SGLANG_HOPS: HopDef[] = [
     file: METRICS_REPORTER, line: 916,
     format: 'Decode batch{ [iter]}, #running-req: %d, #token: %d, token usage: %.2f, … {graph} graph: {bool}, gen throughput (token/s): %.2f, #queue-req: %d',
     startsWith: ['Decode batch', '[gpu'],
-    patterns: [/^(?:\[gpu(?:_id)?=\d+\] )?Decode batch(?: \[(?<iter>\d+)\])?[,.] #running-req: \d+/],
+    patterns: [/^(?:\[gpu(?:_id)?=\d+\] )?Decode batch(?: \[(?<iter>[^[\]]{1,40})\])?[,.] #running-req: \d+/],
     wordings: [
       { text: 'Decode batch, #running-req: …, #token: …, token usage: …, cuda graph: …, gen throughput (token/s): …, #queue-req: …', versions: 'late 2025 and later (scheduler_components/metrics_reporter.py; seen in sglang#22331)', example: 'Decode batch, #running-req: 5, #token: 20800, token usage: 0.29, cuda graph: True, gen throughput (token/s): 144.95, #queue-req: 0' },
       { text: 'Decode batch. #running-req: …, #token: …, token usage: …, gen throughput (token/s): …, #queue-req: …[, ]', versions: '0.3 to 0.5 (managers/scheduler.py; seen in sglang#1270, sglang#3909, sglang#4407)', example: 'Decode batch. #running-req: 8, #token: 62531, token usage: 0.12, gen throughput (token/s): 186.64, #queue-req: 0' },
+      { text: 'Decode batch [first graph replay], #running-req: …, cuda graph: …, #queue-req: …', versions: '2026 (scheduler_components/metrics_reporter.py: the first decode batch a captured graph replays, logged before the interval)', example: 'Decode batch [first graph replay], #running-req: 32, cuda graph: True, #queue-req: 0' },
       { text: '[gpu=N] Decode batch. #running-req: …', versions: '2024 releases before 0.3 (tp_worker.py)', example: '[gpu=0] Decode batch. #running-req: 1, #token: 120, token usage: 0.00, gen throughput (token/s): 40.12, #queue-req: 0' },
     ],
     ridKind: null, scope: 'batch', flags: ['--decode-log-interval N (default 40)'],
@@ -97,8 +99,8 @@ export const SGLANG_HOPS: HopDef[] = [
     format: "Finish: obj={GenerateReqInput(…)}{headers}, out={'text': …, 'output_ids': […], 'meta_info': {…}}",
     startsWith: ['Finish: ', 'in='],
     patterns: [
-      /^Finish: obj=\w+\((?:(?:.*?, )?rid='?(?<rid>[^',)[\]\s]+))?/,
-      /^in=\w+ReqInput\((?:(?:.*?, )?rid='?(?<rid>[^',)[\]\s]+))?.*, out=\{/,
+      /^Finish: obj=\w+\((?:(?:.*?, )?rid=(?:\[(?<rids>'[^\]]*)\]|'?(?<rid>[^',)[\]\s]+)))?/,
+      /^in=\w+ReqInput\((?:(?:.*?, )?rid=(?:\[(?<rids>'[^\]]*)\]|'?(?<rid>[^',)[\]\s]+)))?.*, out=\{/,
     ],
     wordings: [
       { text: 'Finish: obj=GenerateReqInput(…), out={…}', versions: '0.4 and later (utils/request_logger.py at the pin, managers/tokenizer_manager.py before)', example: "Finish: obj=GenerateReqInput(rid='pin-req-1', stream=True), out={'text': 'Hello', 'meta_info': {'id': 'pin-req-1'}}" },

@@ -198,7 +198,9 @@ export const VLLM_HOPS: HopDef[] = [
     startsWith: [],
     // Pastes often drop the client address (redacted, or unknown to uvicorn): `INFO:     - "POST …`,
     // `INFO:     "POST …`. Only uvicorn lines are matched against this, so the request line suffices.
-    patterns: [/^(?:(?<client>\S+) )?(?:- )?"(?<method>[A-Z]+) (?<path>\S+) HTTP\/[\d.]+" (?<status>\d{3})/],
+    // A blog or a word processor may have made the quotes typographic (“POST … HTTP/1.1”), and a
+    // page's HTML source escapes them (&quot;, &#34;: rendered notebooks, a blog's source).
+    patterns: [/^(?:(?<client>\S+) )?(?:- )?(?:["“]|&quot;|&#34;)(?<method>[A-Z]+) (?<path>\S+) HTTP\/[\d.]+(?:["”]|&quot;|&#34;) (?<status>\d{3})/],
     ridKind: null, scope: 'http', flags: ['(default on; off with --disable-uvicorn-access-log)'],
     gate: 'unless --disable-uvicorn-access-log',
     meaning: 'uvicorn\'s access line, printed when the response headers go out (for streaming, before the first token). It has no request id, so HopLens only places it by time.',

@@ -522,7 +522,8 @@ export function vllmFastPath(state: ParseState, tracker: RequestTracker, out: By
       site = siteCache.set(b, p, close, { fileinfo, base: slash < 0 ? fileinfo : fileinfo.slice(slash + 1), lineno, path: vllmPathFromFileinfo(fileinfo), tails: [] });
     }
     const m = close + 1 < e && b[close + 1] === 32 ? close + 2 : close + 1;
-    if (m >= e) return false;
+    // A message that starts with a non-ASCII byte may start with a pasted wide space: parseLine decides.
+    if (m >= e || b[m] >= 0x80) return false;
     const r = matchMessage(b, v, m, e, site.base);
     if (r < 0) return false;
     // Another record pasted onto this line: the parser splits it (a hop read to its last byte has none).

@@ -51,6 +51,8 @@ export interface LogRecord {
   /** What stood in front of the engine's header (wrappers, markdown, pasted words, a progress bar), kept for display. */
   prefix?: string;
   /** A custom logging layout's %(name)s: the logger, e.g. `sglang.srt.managers.scheduler`. */
+  /** tracing's span context a Rust line printed before its target (`http_request{method=POST … request_id="…"}`), outermost first. */
+  span?: string;
   logger?: string;
   /** A custom logging layout's %(funcName)s. */
   func?: string;

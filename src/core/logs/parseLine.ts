@@ -9,6 +9,8 @@ import { columnBeforeStrip, hasColour, stripColour } from './colour';
 import { dropMarkdownClosers, fractionMs, fractionResolution, inferYear, stripWrapper, type OuterStamp } from './outerPrefix';
 import { BASIC_FORMAT, readLayoutHeader, type LayoutHeader } from './pythonLayout';
 import { quotedRecord } from './quotedRecord';
+import { hasPasteArtefacts, pastedLead, unpaste } from './pasted';
+import { tracingJsonLine } from './tracingJson';
 
 export { inferYear } from './outerPrefix';
 
@@ -96,15 +98,20 @@ const VLLM_PREFIX = /^\(((?:[^()]*?[^(),])?) pid=(\d+)(?:, ip=[^()]*)?\)(?: |$)/
 // vLLM's header in every version: `[path.py:N]` (≥0.8), `file.py:N]` (≤0.7); milliseconds,
 // a year and full paths when a logging config adds them.
 const VLLM_HEADER = new RegExp(`^(${LEVELS}) (\\d\\d)-(\\d\\d) (\\d\\d):(\\d\\d):(\\d\\d) (\\[?)([^\\]\\s]+):(\\d+)\\] ?`);
-const VLLM_HEADER_LONG = new RegExp(`^(${LEVELS}) (?:(\\d{4})-)?(\\d\\d)-(\\d\\d)[ T](\\d\\d):(\\d\\d):(\\d\\d)(?:[.,](\\d{1,9}))? (\\[?)([^\\]]+?):(\\d+)\\] ?`);
+const VLLM_HEADER_LONG = new RegExp(`^(${LEVELS}) (?:(\\d{4})-)?(\\d\\d)-(\\d\\d)[ T](\\d\\d):(\\d\\d):(\\d\\d)(?:[.,](\\d{1,9}))? (\\[?)([^\\][]+?):(\\d+)\\] ?`);
 const UVICORN = /^(DEBUG|INFO|WARNING|ERROR|CRITICAL|TRACE):\s+/;
-const SGLANG_MAIN = /^\[(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d{3}))?((?: [A-Za-z_]+\d*(?:\[\d+\])?)*)\] ?/;
+// What SGLang prints after its time (configure_logger's prefix): rank tags, upper-case letters and
+// a number (TP0, DP0 TP1, PP0 TP3, TP2 EP2, ATTN_CP0, MOE_DP0, …; a PP fork joined them with `, `),
+// and the encoder's process names (` encode_server`, ` encode_dp_worker[N]`). A word without a number
+// (`INFO`, `WARNING`, `MainThread`, `UTC`) is another program's layout, never a rank tag.
+const SGLANG_TAGS = String.raw`((?:,? (?:[A-Z][A-Z_]*\d+|encode_[a-z_]+)(?:\[\d+\])?)*)`;
+const SGLANG_MAIN = new RegExp(String.raw`^\[(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d{3}))?${SGLANG_TAGS}\] ?`);
 // SGLang's router before tracing (env_logger, 2024 to mid 2025) and its Python launcher: `[Router (Rust)] date - LEVEL - …`.
 const SGLANG_ROUTER = /^\[Router \((Rust|Python)\)\] (\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:[.,](\d{1,9}))? - (TRACE|DEBUG|INFO|WARN|WARNING|ERROR|CRITICAL) - /;
-const SGLANG_2024 = /^\[(\d\d):(\d\d):(\d\d)((?: [A-Za-z_]+\d*)*)\] ?/;
+const SGLANG_2024 = new RegExp(String.raw`^\[(\d\d):(\d\d):(\d\d)${SGLANG_TAGS}\] ?`);
 const SGLANG_HOPLENS = /^\[(\d{4})-(\d\d)-(\d\d)[ T](\d\d):(\d\d):(\d\d)[.,](\d{3,6}) pid=(\d+) (DEBUG|INFO|WARNING|ERROR|CRITICAL) (.+?):(\d+)\] ?/;
 // Every rank tag SGLang and vLLM print (TP0, DP0, EP0, PP0, ATTN_CP0, ATTN_DP0, MOE_DP0, …), in any combination.
-const RANK_TOKEN = /(?:^|[_ ])([A-Z][A-Z_]*?)(\d+)(?=$|[_ \]])/g;
+const RANK_TOKEN = /(?:^|[_ ])([A-Z][A-Z_]*?)(\d+)(?=$|[_ ,\]])/g;
 // Ray's dedup count; the first one of a session adds a note on how to turn deduplication off.
 const RAY_REPEATED = / \[repeated (\d+)x across cluster\](?: \(Ray deduplicates logs by default\.[^()]*\))?$/;
 // Pod and container names are DNS labels: lower-case letters, digits, `-` and `.` (no quotes or
@@ -189,10 +196,13 @@ function parseEngine(s: string, rec: LogRecord, state: ParseState): boolean {
     return true;
   }
   if (c === 91 /* [ */) {
-    if (allowSglang) return parseSglang(s, rec, state);
-    return false;
+    if (allowSglang && parseSglang(s, rec, state)) return true;
+    return allowVllm && parseStrippedVllm(s, rec, state, false);
   }
-  if (c === 123 /* { */ && allowSglang && s.indexOf('"event"') !== -1) return parseSglangJsonEvent(s, rec);
+  if (c === 123 /* { */ && allowSglang) {
+    if (s.indexOf('"event"') !== -1 && parseSglangJsonEvent(s, rec)) return true;
+    return parseTracingJson(s, rec, state);
+  }
   if (allowVllm && (c === 73 || c === 68 || c === 87 || c === 69 || c === 67) /* I D W E C */) {
     return parseVllmHeader(s, rec, state);
   }
@@ -202,6 +212,51 @@ function parseEngine(s: string, rec: LogRecord, state: ParseState): boolean {
 function sglangBehindPrefix(rest: string, rec: LogRecord, state: ParseState): boolean {
   const probe = newRecord(rec.line, rec.offset, '');
   return parseSglang(rest, probe, state) && surelyEngines(probe, state);
+}
+
+// vLLM's header with its level and stamp taken off by a relay: dynamo-run's subprocess engines
+// (2025-05 to 2025-07, launch/dynamo-run/src/subprocess.rs strip_log_prefix) log each line of
+// vLLM's output as `[async_llm.py:252] Added request 1`.
+const STRIPPED_VLLM = /^\[([^\]\s:]+\.py):(\d+)\] /;
+
+/**
+ * `[file.py:N] message`: vLLM's line behind a relay that stripped its level and stamp; rec filled.
+ * Known to be relayed (`relayed`), or printing one of vLLM's hops, or in a log forced to vLLM.
+ */
+function parseStrippedVllm(s: string, rec: LogRecord, state: ParseState, relayed: boolean): boolean {
+  const m = STRIPPED_VLLM.exec(s);
+  if (!m) return false;
+  const message = s.slice(m[0].length);
+  if (!relayed && state.forced !== 'vllm' && matchHop('vllm', message, m[1], 'vllm-relayed', nextRecordAt) === null) return false;
+  rec.engine = 'vllm'; rec.format = 'vllm-relayed';
+  rec.fileinfo = m[1]; rec.lineno = Number(m[2]);
+  rec.message = message;
+  return true;
+}
+
+// A relay's target in tracing's layout whose lines are an engine subprocess's output, stripped.
+const RELAY_TARGET = 'dynamo_run::subprocess';
+
+/** A line dynamo-run relayed (`…Z DEBUG dynamo_run::subprocess: [llm_engine.py:507] …`); rec filled. */
+function parseRelayed(h: LayoutHeader, message: string, rec: LogRecord, state: ParseState): boolean {
+  let engine: Engine | null = null;
+  if (h.file !== null && h.lineno !== null && /\.py$/.test(h.file) && state.forced !== 'sglang') {
+    // The header reader took vLLM's `[file.py:N]` for the layout's location field.
+    engine = 'vllm';
+    rec.engine = engine; rec.format = 'vllm-relayed'; rec.fileinfo = h.file; rec.lineno = h.lineno; rec.message = message;
+  } else if (state.forced !== 'sglang' && parseStrippedVllm(message, rec, state, true)) engine = 'vllm';
+  else {
+    // SGLang's untagged `[date] ` was stripped too; its tagged header and vLLM's uvicorn lines were not.
+    if (message.charCodeAt(0) === 91 /* [ */ || /^(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):\s/.test(message)) return false;
+    if (state.forced !== 'vllm' && matchHop('sglang', message, null, 'sglang-relayed', nextRecordAt) !== null) engine = 'sglang';
+    else if (state.forced !== 'sglang' && matchHop('vllm', message, null, 'vllm-relayed', nextRecordAt) !== null) engine = 'vllm';
+    if (engine === null) return false;
+    rec.engine = engine; rec.format = `${engine}-relayed`; rec.message = message;
+  }
+  rec.time = h.time; rec.timeResolution = h.timeResolution;
+  if (h.timeIsUtc) rec.timeIsUtc = true;
+  if (state.detected === null) state.detected = engine;
+  return true;
 }
 
 // vLLM's format starts with VLLM_LOGGING_PREFIX, which decorate_logs' process prefix then precedes:
@@ -277,7 +332,7 @@ function parseSglang(s: string, rec: LogRecord, state: ParseState): boolean {
     rec.time = state.stampValue;
     rec.timeResolution = m[7] ? 'ms' : 's';
     const tag = m[8].trim();
-    if (!tag && vllmFollows(s, m[0].length, state)) return false;
+    if (!tag && (vllmFollows(s, m[0].length, state) || layoutFollows(s, m[0].length) || launcherStamp(s, m[0].length, m[7] !== undefined, state))) return false;
     if (tag) { rec.process = tag; rec.ranks = tagRanks(tag); rec.role = 'scheduler'; }
     rec.message = s.slice(m[0].length);
     return true;
@@ -303,7 +358,7 @@ function parseSglang(s: string, rec: LogRecord, state: ParseState): boolean {
   }
   m = SGLANG_2024.exec(s);
   if (m) {
-    if (!m[4].trim() && vllmFollows(s, m[0].length, state)) return false;
+    if (!m[4].trim() && (vllmFollows(s, m[0].length, state) || launcherStamp(s, m[0].length, false, state))) return false;
     rec.engine = 'sglang'; rec.format = 'sglang-2024';
     // No date at all: anchor on the day the log was written, rolling over at midnight.
     const sod = Number(m[1]) * 3600 + Number(m[2]) * 60 + Number(m[3]);
@@ -325,9 +380,44 @@ function parseSglang(s: string, rec: LogRecord, state: ParseState): boolean {
  */
 function vllmFollows(s: string, at: number, state: ParseState): boolean {
   if (state.forced === 'sglang') return false;
+  // A launcher's script may indent what it relays: `[2026-01-26 16:56:13]      INFO 01-26 …`.
+  while (at < s.length && (s.charCodeAt(at) === 32 || s.charCodeAt(at) === 9) && at < 80) at++;
   const c = s.charCodeAt(at);
   if (c === 40 /* ( */) return VLLM_PREFIX.test(s.slice(at, at + 120));
   return (c === 73 || c === 68 || c === 87 || c === 69 || c === 67) && VLLM_HEADER.test(s.slice(at, at + 200));
+}
+
+/**
+ * An untagged bracketed stamp in a log already known to be vLLM's: a launcher's or `ts`'s stamp in
+ * front of its own words (`[2026-01-26 16:57:25]   ⏳ Still loading...`), not an SGLang line, unless
+ * what follows is one of SGLang's hops.
+ */
+function launcherStamp(s: string, at: number, ms: boolean, state: ParseState): boolean {
+  if (ms || state.detected !== 'vllm' || state.forced !== null) return false;
+  return matchHop('sglang', s.slice(at), null, 'sglang', nextRecordAt) === null;
+}
+
+// `file.py:N - ` right after a bracketed date: a layout that copied SGLang's `[%(asctime)s]` and adds
+// %(filename)s:%(lineno)d (slime's configure_logger, `[date] train.py:123 - msg`). SGLang's own header
+// prints no file; the custom-layout reader decides whose line it is.
+const FILE_AFTER_DATE = /^[\w.-]+\.py:\d+ - /;
+
+function layoutFollows(s: string, at: number): boolean {
+  const c = s.charCodeAt(at);
+  return ((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95) && FILE_AFTER_DATE.test(s.slice(at, at + 120));
+}
+
+/** SGLang's router in tracing's JSON layout (`--log-json`): read as its text layout is (a custom layout's router line). */
+function parseTracingJson(s: string, rec: LogRecord, state: ParseState): boolean {
+  const t = tracingJsonLine(s);
+  if (t === null || (state.forced !== null && t.engine !== state.forced)) return false;
+  rec.engine = t.engine; rec.format = `${t.engine}-router`; rec.role = 'router';
+  rec.time = t.time; rec.timeResolution = t.timeResolution;
+  if (t.timeIsUtc) rec.timeIsUtc = true;
+  rec.level = t.level; rec.fileinfo = t.file; rec.lineno = t.lineno; rec.logger = t.target;
+  if (t.span) rec.span = t.span;
+  rec.message = t.message;
+  return true;
 }
 
 // SGLang's request logger with --log-requests-format json: one event object per line.
@@ -480,6 +570,7 @@ function parseLayout(s: string, at: number, rec: LogRecord, state: ParseState): 
   const h = readLayoutHeader(s, at);
   if (!h) return false;
   const message = s.slice(h.msgStart);
+  if (h.rust && h.logger === RELAY_TARGET) return parseRelayed(h, message, rec, state);
   let engine = layoutEngine(h, message, state);
   if (!engine && learnLayoutAhead(state, h.signature)) engine = layoutEngine(h, message, state);
   if (!engine) { state.unknownLayouts++; return false; }
@@ -498,7 +589,7 @@ function applyLayout(rec: LogRecord, h: LayoutHeader, engine: Engine, message: s
   if (h.logger) rec.logger = h.logger;
   if (h.func) rec.func = h.func;
   if (h.ranks) { rec.process = h.ranks; rec.ranks = tagRanks(h.ranks); if (engine === 'sglang') rec.role = 'scheduler'; }
-  if (h.rust) { rec.format = `${engine}-router`; rec.role = 'router'; }
+  if (h.rust) { rec.format = `${engine}-router`; rec.role = 'router'; if (h.span) rec.span = h.span; }
   rec.message = message;
   if (h.engine && state.detected === null) state.detected = h.engine;
 }
@@ -534,6 +625,19 @@ export function parseLine(text: string, lineNo: number, offset: number, state: P
     s = stripColour(s);
     rec = newRecord(lineNo, offset, s);
     matched = s.length > 0 && parseEngine(s, rec, state);
+  }
+  // A paste from a web page (wide and zero-width spaces, markdown escapes, HTML entities), looked
+  // for, as colour is, only when the header did not parse: the line as the program wrote it.
+  // A line already read as a process's plain output keeps its text unless the header then parses.
+  let unpasted = false;
+  const asRead = s;
+  if ((!matched || rec.format === 'vllm-output') && hasPasteArtefacts(s)) {
+    const t = unpaste(s);
+    if (t !== s) {
+      const probe = newRecord(lineNo, offset, t);
+      const ok = t.length > 0 && parseEngine(t, probe, state);
+      if (!matched || (ok && probe.format !== 'vllm-output')) { unpasted = true; s = t; rec = probe; matched = ok; }
+    }
   }
   let wrappers: string[] | null;
   const stamp: { v: OuterStamp | null } = { v: null };
@@ -592,17 +696,19 @@ export function parseLine(text: string, lineNo: number, offset: number, state: P
         const window = base.length > SEARCH_WINDOW ? base.slice(0, SEARCH_WINDOW) : base;
         DATE_ANCHOR.lastIndex = 0;
         for (let m = DATE_ANCHOR.exec(window); m && !matched; m = DATE_ANCHOR.exec(window)) {
-          if (parseLayout(base, m.index, rec, state)) {
+          // A bracketed date (`[%(asctime)s %(levelname)s] %(message)s`) is read from its bracket.
+          const at = m.index > 0 && base.charCodeAt(m.index - 1) === 91 /* [ */ ? m.index - 1 : m.index;
+          if (parseLayout(base, at, rec, state)) {
             matched = true;
-            body = base.slice(m.index);
+            body = base.slice(at);
             if (base === s) { wrappers.length = 0; stamp.v = null; }
           }
         }
       }
     }
     if (!matched) {
-      // Unrecognised: keep the whole line (wrapper-stripped) as "other".
-      const r = newRecord(lineNo, offset, wrappers.length ? body : s);
+      // Unrecognised: keep the whole line (wrapper-stripped) as "other"; one that was no paste after all, as read.
+      const r = newRecord(lineNo, offset, unpasted ? asRead : wrappers.length ? body : s);
       if (stamp.v) { r.time = stamp.v.time; r.timeResolution = stamp.v.res; r.timeIsUtc = stamp.v.utc; }
       if (wrappers.length) r.wrappers = wrappers;
       state.prevCR = false;
@@ -641,6 +747,8 @@ export function parseLine(text: string, lineNo: number, offset: number, state: P
   // The header as printed (for multi-line records), before the message is tidied.
   const headerLength = body.length - rec.message.length;
   let msg = rec.message;
+  // Only the spaces after the header were pasted wide (or a zero-width character came with them).
+  if (msg.length > 0 && msg.charCodeAt(0) >= 0xa0 && pastedLead(msg) > 0) { msg = unpaste(msg.slice(pastedLead(msg))); unpasted = true; }
   if (rec.prefix !== undefined) msg = dropMarkdownClosers(msg, rec.prefix);
   // Terminal padding after a pasted line is no part of the message.
   const last = msg.charCodeAt(msg.length - 1);
@@ -660,7 +768,7 @@ export function parseLine(text: string, lineNo: number, offset: number, state: P
       // Where it stands on the line as read: the message's place in the parsed text (markdown
       // closers come off its ends only), then back through the colour strips and the BOM.
       const whole = rec.message;
-      if (s.endsWith(whole)) {
+      if (s.endsWith(whole) && !unpasted) {
         let column = s.length - whole.length + whole.indexOf(msg) + at;
         if (colouredAgain !== null) column = columnBeforeStrip(colouredAgain, column);
         if (coloured !== null) column = columnBeforeStrip(coloured, column);
@@ -693,8 +801,10 @@ export function parseLine(text: string, lineNo: number, offset: number, state: P
       }
       if (hop.ridKind) {
         const g = hm.groups;
-        if (hop.ridKind === 'list' && g.rids) {
-          const ids = splitIdList(g.rids).map((id) => normaliseRid(rec.engine as Engine, id, 'list'));
+        // A list of ids: `Aborted request(s) a,b.`, or SGLang's batch `rid=['a', 'b']`.
+        if (g.rids) {
+          const kind = hop.ridKind;
+          const ids = splitIdList(g.rids).map((id) => normaliseRid(rec.engine as Engine, id, kind));
           const uniq = [...new Set(ids)];
           rec.rid = uniq[0] ?? null;
           if (uniq.length > 1) rec.rids = uniq;

@@ -33,6 +33,8 @@ export interface LayoutHeader {
   signature: string;
   /** A Rust tracing line (a `crate::module` target after the level): its engine is its target's. */
   rust: boolean;
+  /** The span context a tracing line printed before its target, without its closing `: `. */
+  span: string | null;
 }
 
 const STAMP = /(\d{4})-(\d\d)-(\d\d)[ T](\d\d):(\d\d):(\d\d)(?:[.,](\d{1,9}))?(Z|[+-]\d\d:?\d\d)?/y;
@@ -53,6 +55,9 @@ const AFTER_FIELD = /\s*(?:[:\]|)\-,]|$)/y;
 // of SGLang's router, followed by `: `. Rust lines are never Python logging's, so their engine comes
 // from the target alone (see rustEngine), never from a layout learnt from other lines.
 const RUST_TARGET = /((?:[A-Za-z_]\w*::)+[A-Za-z_]\w*|sglang_router_rs|sgl_model_gateway|smg)(?=:(?:\s|$))/y;
+// tracing's span context between the level and the target, outermost first: `name{field=value …}:`
+// per span (`http_request{method=POST uri=/generate}: sglang_router_rs::request: …`).
+const SPANS = /(?:[A-Za-z_]\w*(?:\{[^{}\n]{0,500}\})?:)+ (?=[A-Za-z_]\w*(?:::|:\s))/y;
 // %(funcName)s written as `func()`.
 const FUNC_CALL = /([A-Za-z_]\w*)\(\)/y;
 const RANK_TAG = /[A-Z][A-Z_]*\d+(?:\[\d+\])?(?=[\s\]]|$)/y;
@@ -70,7 +75,7 @@ function stick(re: RegExp, s: string, at: number): RegExpExecArray | null {
  * SGLang's router crate names SGLang: sgl-router's `sglang_router_rs`, then sgl-model-gateway's
  * (late 2025; its log target `smg`, observability/logging.rs).
  */
-function rustEngine(target: string): Engine | null {
+export function rustEngine(target: string): Engine | null {
   return /^(?:sglang_router_rs|sgl_model_gateway|smg)(?:::|$)/.test(target) ? 'sglang' : null;
 }
 
@@ -92,7 +97,7 @@ const KIND_LETTER: Record<Field, string> = { time: 'T', level: 'L', pid: 'P', th
 export function readLayoutHeader(s: string, start = 0): LayoutHeader | null {
   const h: LayoutHeader = {
     time: null, timeResolution: null, timeIsUtc: false, level: null, pid: null, logger: null, file: null,
-    lineno: null, func: null, ranks: null, msgStart: start, engine: null, signature: '', rust: false,
+    lineno: null, func: null, ranks: null, msgStart: start, engine: null, signature: '', rust: false, span: null,
   };
   const kinds: string[] = [];
   const limit = Math.min(s.length, start + 400);
@@ -195,11 +200,16 @@ function readField(s: string, pos: number, h: LayoutHeader, inHeader: boolean, l
     h.engine ??= engineOf(m[1]);
     return { field: 'location', end: pos + m[0].length };
   }
-  if (h.logger === null && last === 'level' && (m = stick(RUST_TARGET, s, pos))) {
-    h.logger = m[1];
-    h.rust = true;
-    h.engine = rustEngine(m[1]);
-    return { field: 'target', end: pos + m[0].length };
+  if (h.logger === null && last === 'level') {
+    const spans = stick(SPANS, s, pos);
+    const at = spans ? pos + spans[0].length : pos;
+    if ((m = stick(RUST_TARGET, s, at))) {
+      if (spans) h.span = spans[0].slice(0, -2);
+      h.logger = m[1];
+      h.rust = true;
+      h.engine = rustEngine(m[1]);
+      return { field: 'target', end: at + m[0].length };
+    }
   }
   if (h.logger === null && (m = stick(LOGGER, s, pos))) {
     // `torch.compile takes 18 s` after the level is message text: a name only followed by a space

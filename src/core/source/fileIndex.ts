@@ -104,6 +104,8 @@ export class FileIndex {
       const exact = pkgRoot + fi;
       if (this.files.has(exact)) return [exact];
       if (this.files.has(this.pkgParent + fi)) return [this.pkgParent + fi];
+      // Already a path of the checkout (a logger's module path mapped to its file).
+      if (this.files.has(fi)) return [fi];
       return sameBase.filter((f) => f.endsWith('/' + fi));
     }
     // A basename: every file with that name is a candidate; shallower first.

@@ -160,12 +160,12 @@ function helperOf(toks: Tok[], start: number, methodIdx: number): LogHelper | nu
     const p = positional[pi];
     if (p.startsWith('*')) break;
     const ctx = new Scope(toks, start, p);
-    const segs = msgArg.length === 1 && msgArg[0].kind === 'name' ? (msgArg[0].text === p ? [PARAM] : []) : evalExpr(msgArg, ctx);
+    const segs = msgArg.length === 1 && msgArg[0].kind === 'name' ? (msgArg[0].text === p ? [PARAM] : []) : flatChoices(evalExpr(msgArg, ctx));
     const at = segs.indexOf(PARAM);
     if (at < 0 || segs.indexOf(PARAM, at + 1) >= 0) continue;
     const part = (xs: Seg[]): Pattern => {
       const out: Pattern = [];
-      for (const x of xs) pushParts(out, [x === WILD || x === PARAM ? WILD : x.lit]);
+      for (const x of xs) pushParts(out, [x === WILD || x === PARAM || isAlts(x) ? WILD : x.lit]);
       return out;
     };
     const baseLevel = method.replace(/_once$/, '');
@@ -208,7 +208,45 @@ function logMethodAliases(toks: Tok[]): Set<string> {
 
 /** Where a helper's message parameter goes in the text its own logging call prints. */
 const PARAM = 1 as const;
-type Seg = { lit: string; logFmt: boolean; line: number } | typeof WILD | typeof PARAM;
+/**
+ * A piece of a message: literal text, a value (WILD), a helper's parameter (PARAM), or one of
+ * several texts chosen at run time (a variable assigned in branches, `a if c else b`).
+ */
+type Seg = { lit: string; logFmt: boolean; line: number } | typeof WILD | typeof PARAM | { alts: Seg[][] };
+/** Variants one statement may expand to through run-time choices; past it, a choice prints as a value. */
+const MAX_VARIANTS = 8;
+
+const isAlts = (s: Seg): s is { alts: Seg[][] } => typeof s === 'object' && 'alts' in s;
+
+/** The choice's texts when they differ (else the one text, inline). */
+function choice(alts: Seg[][]): Seg[] {
+  if (alts.length === 1) return alts[0];
+  const keyOf = (xs: Seg[]) => xs.map((x) => (typeof x !== 'object' ? String(x) : 'lit' in x ? `"${x.lit}` : JSON.stringify(x.alts))).join('\u0000');
+  const distinct: Seg[][] = [];
+  const keys = new Set<string>();
+  for (const a of alts) {
+    const k = keyOf(a);
+    if (!keys.has(k)) { keys.add(k); distinct.push(a); }
+  }
+  return distinct.length === 1 ? distinct[0] : [{ alts: distinct }];
+}
+
+/** Every flat sequence a message's segments can print (run-time choices expanded, at most MAX_VARIANTS). */
+function expandChoices(segs: Seg[]): Seg[][] {
+  let out: Seg[][] = [[]];
+  for (const s of segs) {
+    if (!isAlts(s)) { for (const o of out) o.push(s); continue; }
+    const options = s.alts.flatMap((a) => expandChoices(a));
+    if (out.length * options.length > MAX_VARIANTS) { for (const o of out) o.push(WILD); continue; }
+    out = out.flatMap((o) => options.map((opt) => [...o, ...opt]));
+  }
+  return out;
+}
+
+/** Segments with every run-time choice printed as a value (for a helper's text around its parameter). */
+function flatChoices(segs: Seg[]): Seg[] {
+  return segs.map((s) => (isAlts(s) ? WILD : s));
+}
 
 /**
  * A function that logs one of its parameters: `def log_info_on_rank0(logger, msg): … logger.info(msg)`,
@@ -312,16 +350,17 @@ function readCall(toks: Tok[], start: number, methodIdx: number, viaHelpers?: re
 function messageVariants(msgArg: Tok[], ctx: Scope, hasFormatArgs: boolean, line: number): MessageVariant[] {
   let segVariants: Array<{ segs: Seg[]; openEnded: boolean }>;
   if (msgArg.length === 1 && msgArg[0].kind === 'name') {
-    segVariants = ctx.assignments(msgArg[0].text, true);
-    if (segVariants.length === 0) segVariants = [{ segs: [WILD], openEnded: false }];
+    // The variable's text where the call reads it: each branch's, not one a later line replaced.
+    segVariants = [{ segs: ctx.value(msgArg[0].text, 1) ?? [WILD], openEnded: false }];
   } else {
     segVariants = [{ segs: evalExpr(msgArg, ctx), openEnded: false }];
   }
-  return segVariants.map(({ segs, openEnded }) => {
+  const expanded = segVariants.flatMap(({ segs, openEnded }) => expandChoices(segs).map((flat) => ({ segs: flat, openEnded })));
+  return expanded.map(({ segs, openEnded }) => {
     const pattern: Pattern = [];
     let textLine = 0;
     for (const s of segs) {
-      if (s === WILD || s === PARAM) { pushParts(pattern, [WILD]); continue; }
+      if (s === WILD || s === PARAM || isAlts(s)) { pushParts(pattern, [WILD]); continue; }
       if (!textLine && s.lit) textLine = s.line;
       pushParts(pattern, s.logFmt && hasFormatArgs ? applyPercentFormat(s.lit) : [s.lit]);
     }
@@ -346,9 +385,12 @@ function splitTop(tokens: Tok[], op: string): Tok[][] {
 
 function evalExpr(tokens: Tok[], ctx: Scope, nameDepth = 0): Seg[] {
   if (hasTopLevelChoice(tokens) && !startsWithParenGroup(tokens)) {
-    // A conditional or comprehension: which literal prints is a run-time choice. One inside
-    // brackets (`"Using %s" + (" with X" if y else "")`) is that operand's choice only.
-    return [WILD];
+    // `a if cond else b`: either text prints, a run-time choice. A comprehension or lambda: a value.
+    // One inside brackets (`"Using %s" + (" with X" if y else "")`) is that operand's choice only.
+    const ifAt = topLevelName(tokens, 'if');
+    const elseAt = ifAt > 0 ? topLevelName(tokens, 'else', ifAt) : -1;
+    if (elseAt < 0 || topLevelName(tokens, 'for') >= 0 || topLevelName(tokens, 'lambda') >= 0) return [WILD];
+    return choice([evalExpr(tokens.slice(0, ifAt), ctx, nameDepth), evalExpr(tokens.slice(elseAt + 1), ctx, nameDepth)]);
   }
   const segs: Seg[] = [];
   for (const operand of splitTop(tokens, '+')) segs.push(...evalOperand(operand, ctx, nameDepth));
@@ -357,16 +399,19 @@ function evalExpr(tokens: Tok[], ctx: Scope, nameDepth = 0): Seg[] {
 
 /** `if`, `for` or `lambda` outside any brackets. */
 function hasTopLevelChoice(tokens: Tok[]): boolean {
+  return topLevelName(tokens, 'if') >= 0 || topLevelName(tokens, 'for') >= 0 || topLevelName(tokens, 'lambda') >= 0;
+}
+
+/** Index of a keyword outside any brackets (from `from`), or -1. */
+function topLevelName(tokens: Tok[], name: string, from = 0): number {
   let depth = 0;
-  for (const t of tokens) {
-    if (t.kind === 'op') {
-      if (t.text === '(' || t.text === '[' || t.text === '{') depth++;
-      else if (t.text === ')' || t.text === ']' || t.text === '}') depth--;
-    } else if (depth === 0 && t.kind === 'name' && (t.text === 'if' || t.text === 'lambda' || t.text === 'for')) {
-      return true;
-    }
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i];
+    if (t.kind === 'op' && (t.text === '(' || t.text === '[' || t.text === '{')) depth++;
+    else if (t.kind === 'op' && (t.text === ')' || t.text === ']' || t.text === '}')) depth--;
+    else if (i >= from && depth === 0 && t.kind === 'name' && t.text === name) return i;
   }
-  return false;
+  return -1;
 }
 
 function startsWithParenGroup(tokens: Tok[]): boolean {
@@ -386,10 +431,7 @@ function evalOperand(tokens: Tok[], ctx: Scope, nameDepth: number): Seg[] {
   const template = templateText(tokens, ctx, nameDepth);
   if (template) return template;
   if (tokens.length === 1 && tokens[0].kind === 'name' && tokens[0].text === ctx.param) return [PARAM];
-  if (tokens.length === 1 && tokens[0].kind === 'name' && nameDepth < 2) {
-    const found = ctx.assignments(tokens[0].text, false, nameDepth + 1);
-    return found.length ? [...found[found.length - 1].segs, ...(found[found.length - 1].openEnded ? [WILD] : [])] : [WILD];
-  }
+  if (tokens.length === 1 && tokens[0].kind === 'name' && nameDepth < 2) return ctx.value(tokens[0].text, nameDepth + 1) ?? [WILD];
   let k = 0;
   const segs: Seg[] = [];
   while (k < tokens.length && tokens[k].kind === 'str') {
@@ -400,14 +442,8 @@ function evalOperand(tokens: Tok[], ctx: Scope, nameDepth: number): Seg[] {
       // `prefix = f"Req Time Stats(…)"; logger.info(f"{prefix}: {…}")`: the variable's own text.
       const name = s.fields?.[field++] ?? null;
       if (name !== null && name === ctx.param) { segs.push(PARAM); continue; }
-      const assigned = name !== null && nameDepth < 2 ? ctx.assignments(name, false, nameDepth + 1) : [];
-      if (assigned.length) {
-        const last = assigned[assigned.length - 1];
-        segs.push(...last.segs);
-        if (last.openEnded) segs.push(WILD);
-      } else {
-        segs.push(WILD);
-      }
+      const assigned = name !== null && nameDepth < 2 ? ctx.value(name, nameDepth + 1) : null;
+      segs.push(...(assigned ?? [WILD]));
     }
     k++;
   }
@@ -435,15 +471,14 @@ function templateText(tokens: Tok[], ctx: Scope, nameDepth: number): Seg[] | nul
     if (inner.length === 0 || inner.some((t) => t.kind !== 'str')) return [WILD];
     const segs: Seg[] = [];
     for (const s of evalOperand(inner, ctx, nameDepth)) {
-      if (s === WILD || s === PARAM) { segs.push(s); continue; }
+      if (s === WILD || s === PARAM || isAlts(s)) { segs.push(s); continue; }
       for (const p of applyTemplateFormat(s.lit)) segs.push(p === WILD ? WILD : { lit: p, logFmt: s.logFmt, line: s.line });
     }
     return segs;
   }
   if (head.kind === 'name' && tokens[1]?.text === '.' && (tokens[2]?.text === 'substitute' || tokens[2]?.text === 'safe_substitute') && tokens[3]?.text === '(') {
     if (nameDepth >= 2) return [WILD];
-    const found = ctx.assignments(head.text, false, nameDepth + 1);
-    return found.length ? found[found.length - 1].segs : [WILD];
+    return ctx.value(head.text, nameDepth + 1) ?? [WILD];
   }
   return null;
 }
@@ -468,17 +503,45 @@ function applyTemplateFormat(text: string): Pattern {
 function convertLiterals(segs: Seg[], fmt: (s: string) => Pattern): Seg[] {
   const out: Seg[] = [];
   for (const s of segs) {
-    if (s === WILD || s === PARAM) { out.push(s); continue; }
+    if (s === WILD || s === PARAM || isAlts(s)) { out.push(s); continue; }
     for (const p of fmt(s.lit)) out.push(p === WILD ? WILD : { lit: p, logFmt: false, line: s.line });
   }
   return out;
+}
+
+const constantsOf = new WeakMap<Tok[], Map<string, Tok[]>>();
+
+/**
+ * A module's text constants: `UNBALANCED_MSG = ("…" "…")` at the top level, whose name a function
+ * logs (`logger.warning(UNBALANCED_MSG)`). Only string literals: the text is known at import.
+ */
+function moduleConstants(toks: Tok[]): Map<string, Tok[]> {
+  let found = constantsOf.get(toks);
+  if (found) return found;
+  found = new Map();
+  for (let i = 0; i + 2 < toks.length; i++) {
+    const t = toks[i];
+    if (t.kind !== 'name' || t.col !== 0 || toks[i + 1].text !== '=' || (i > 0 && toks[i - 1].kind !== 'nl')) continue;
+    let j = i + 2;
+    while (j < toks.length && toks[j].kind !== 'nl') j++;
+    const rhs = toks.slice(i + 2, j);
+    if (rhs.some((x) => x.kind === 'str') && rhs.every((x) => x.kind === 'str' || x.text === '(' || x.text === ')')) {
+      found.set(t.text, rhs.filter((x) => x.kind === 'str'));
+    }
+    i = j;
+  }
+  constantsOf.set(toks, found);
+  return found;
 }
 
 /** Assignments to a name earlier in the same function, for `logger.info(msg)`. */
 class Scope {
   private fnStart = -1;
   /** `param`: a helper's message parameter, evaluated as the PARAM marker. */
-  constructor(private readonly toks: Tok[], private readonly callIdx: number, readonly param: string | null = null) {}
+  /** `fnStart`: where the enclosing function starts, when the caller already knows (a scope inside the same function). */
+  constructor(private readonly toks: Tok[], private readonly callIdx: number, readonly param: string | null = null, fnStart = -1) {
+    this.fnStart = fnStart;
+  }
 
   private functionStart(): number {
     if (this.fnStart >= 0) return this.fnStart;
@@ -489,9 +552,52 @@ class Scope {
     return i;
   }
 
-  assignments(name: string, allBranches: boolean, nameDepth = 1): Array<{ segs: Seg[]; openEnded: boolean }> {
+  /**
+   * What a name holds where the call uses it: its last assignment, and the earlier ones a branch
+   * may have left in place instead (`if a: x = …` / `else: x = …`, or `x = …` then `if c: x = …`).
+   * Several texts make a run-time choice. null: not assigned in the function.
+   */
+  value(name: string, nameDepth: number): Seg[] | null {
+    const found = this.assignments(name, true, nameDepth);
+    if (found.length === 0) {
+      const constant = moduleConstants(this.toks).get(name);
+      return constant && !this.isParameter(name) ? evalExpr(constant, this, nameDepth) : null;
+    }
+    const picked = [found[found.length - 1]];
+    for (let k = found.length - 2; k >= 0; k--) {
+      const later = picked[0];
+      if (!(later.col > found[k].col || this.branchBetween(found[k].at, later.at, later.col))) break;
+      picked.unshift(found[k]);
+    }
+    return choice(picked.map((f) => [...f.segs, ...(f.openEnded ? [WILD] : [])]));
+  }
+
+  /** Whether the enclosing function takes `name` as a parameter (it shadows a module constant). */
+  private isParameter(name: string): boolean {
+    const start = this.functionStart();
+    if (this.toks[start]?.text !== 'def') return false;
+    let depth = 0;
+    for (let i = start + 2; i < this.callIdx; i++) {
+      const t = this.toks[i];
+      if (t.text === '(' || t.text === '[' || t.text === '{') depth++;
+      else if (t.text === ')' || t.text === ']' || t.text === '}') { if (--depth === 0) return false; }
+      else if (depth === 1 && t.kind === 'name' && t.text === name) return true;
+    }
+    return false;
+  }
+
+  /** Whether another branch (`else`, `elif`, `except`, `case`) opens between two token positions, outside `col`. */
+  private branchBetween(from: number, to: number, col: number): boolean {
+    for (let i = from + 1; i < to; i++) {
+      const t = this.toks[i];
+      if (t.kind === 'name' && t.col < col && this.toks[i - 1].kind === 'nl' && (t.text === 'else' || t.text === 'elif' || t.text === 'except' || t.text === 'case')) return true;
+    }
+    return false;
+  }
+
+  assignments(name: string, allBranches: boolean, nameDepth = 1): Array<{ segs: Seg[]; openEnded: boolean; col: number; at: number }> {
     const toks = this.toks;
-    const found: Array<{ segs: Seg[]; openEnded: boolean; col: number }> = [];
+    const found: Array<{ segs: Seg[]; openEnded: boolean; col: number; at: number }> = [];
     for (let i = this.functionStart(); i < this.callIdx - 1; i++) {
       const t = toks[i];
       if (t.kind !== 'name' || t.text !== name) continue;
@@ -508,14 +614,19 @@ class Scope {
         else if (x.text === ')' || x.text === ']' || x.text === '}') depth--;
       }
       const rhs = toks.slice(i + 2, j).filter((x) => x.kind !== 'nl');
+      // The right-hand side sees the names as they were before this line (`msg = msg + " more"`).
+      const before = new Scope(toks, i, this.param, this.functionStart());
       if (op === '=') {
-        found.push({ segs: evalExpr(rhs, this, nameDepth), openEnded: false, col: t.col });
+        found.push({ segs: evalExpr(rhs, before, nameDepth), openEnded: false, col: t.col, at: i });
       } else {
-        // `+=` at the assignment's own indentation always runs: its text is part of the
-        // message. A deeper one is conditional: something may or may not be inserted there.
+        // `+=` at the assignment's own indentation (or after its branch, further out) always runs:
+        // its text is part of the message. A deeper one is conditional: something may or may not
+        // be inserted there.
         for (const f of found) {
-          if (t.col === f.col) {
-            f.segs.push(...evalExpr(rhs, this, nameDepth));
+          // Another branch opened since this assignment (`else:` at its level or out): not its text.
+          if (t.col === f.col && f !== found[found.length - 1] && this.branchBetween(f.at, i, f.col)) continue;
+          if (t.col <= f.col) {
+            f.segs.push(...evalExpr(rhs, before, nameDepth));
             f.openEnded = false;
           } else if (t.col > f.col) {
             f.segs.push(WILD);

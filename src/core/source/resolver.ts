@@ -23,6 +23,7 @@ import {
   variantMatches,
   type BuildProgress,
   type IndexedStatement,
+  type StatementMatch,
 } from './statementIndex';
 import type { SourceLocation, SourceQuery, SourceResolver } from './types';
 
@@ -98,6 +99,8 @@ interface MemoEntry {
    * seen before is searched for instead of taking the first remembered statement that fits.
    */
   shapes?: Set<string>;
+  /** Files seen (Resolver.seenPaths) when the last miss was recorded: a tie may break once more are. */
+  seen?: number;
 }
 
 /** Shapes searched per hop before the memo answers alone (request lines of a long log differ in text, not statement). */
@@ -173,6 +176,8 @@ class Resolver implements CheckoutSourceResolver {
   /** Lines with neither file:line nor hop (SGLang's other statements), by the shape of their text. */
   private readonly memoByShape = new Map<string, MemoEntry>();
   private memoCount = 0;
+  /** Files this log's lines were verified in (which of several equal statements a line came from). */
+  private readonly seenPaths = new Set<string>();
   private readonly continuationMemo = new WeakMap<IndexedStatement, CompiledPattern[]>();
   private readonly compiledMemo = new WeakMap<IndexedStatement, Array<ReturnType<typeof compileVariant>>>();
 
@@ -243,14 +248,19 @@ class Resolver implements CheckoutSourceResolver {
   }
 
   resolve(query: SourceQuery): SourceLocation | null {
-    const found = this.resolveRecord(query);
+    const found = this.noteSeen(this.resolveRecord(query));
     if (found?.verified || query.continuation) return found;
     // Several records on one line (a paste that lost its line breaks): the first one's message
     // ends where the next header begins. Only lines that did not verify pay for the look.
     const at = nextRecordAt(query.message);
     if (at < 0) return found;
-    const first = this.resolveRecord({ ...query, message: query.message.slice(0, at) });
+    const first = this.noteSeen(this.resolveRecord({ ...query, message: query.message.slice(0, at) }));
     return first?.verified ? first : found ?? first;
+  }
+
+  private noteSeen(found: SourceLocation | null): SourceLocation | null {
+    if (found?.verified && this.seenPaths.size < 4096) this.seenPaths.add(found.path);
+    return found;
   }
 
   private resolveRecord(query: SourceQuery): SourceLocation | null {
@@ -302,7 +312,7 @@ class Resolver implements CheckoutSourceResolver {
     }
     if (memo) {
       // A text of this shape (digits aside, shape taken whole) matched no statement before: no new search.
-      if (!byPrinted && !q.hop && memo.verified.length === 0 && memo.misses > 0 && message.length <= SHAPE_CHARS) return memo.miss;
+      if (!byPrinted && !q.hop && memo.verified.length === 0 && memo.misses > 0 && message.length <= SHAPE_CHARS && memo.seen === this.seenPaths.size) return memo.miss;
       if (byPrinted && memo.misses >= 3) {
         // This printed file:line keeps failing to verify: only the cheap exact-line check, no scans.
         const exact = this.byFileinfo(q.fileinfo!, q.lineno!, message, continuation, false, q.level);
@@ -353,6 +363,7 @@ class Resolver implements CheckoutSourceResolver {
     } else if (!found || !found.verified) {
       memo.miss = found;
       memo.misses++;
+      memo.seen = this.seenPaths.size;
     }
   }
 
@@ -605,6 +616,42 @@ class Resolver implements CheckoutSourceResolver {
     return { path: cit.path, line: best.line, verified: true, drift: best.line - cit.line, method: 'hop-table' };
   }
 
+  /**
+   * Of statements that print a message with the same literal text (the same words in several files
+   * of a real checkout: a backend's copy of the model runner, a test helper), the one that wrote it:
+   * the only one whose text is the whole message, else the only one in a preferred file (the hop's,
+   * the printed file's), else the only one in a file (or else a folder) this log's other lines came from.
+   * null when nothing tells them apart: a wrong file is worse than none.
+   */
+  private breakTie(tied: StatementMatch[], prefer: readonly string[]): StatementMatch | null {
+    const byStatement = new Map<IndexedStatement, StatementMatch>();
+    for (const m of tied) if (!byStatement.has(m.statement)) byStatement.set(m.statement, m);
+    let cands = [...byStatement.values()];
+    if (cands.length === 1) return cands[0];
+    const whole = cands.filter((m) => !m.variant.open && m.variant.p.every((x) => x !== WILD));
+    if (whole.length === 1) return whole[0];
+    if (whole.length > 1) cands = whole;
+    const preferred = cands.filter((m) => prefer.includes(m.statement.path));
+    if (preferred.length === 1) return preferred[0];
+    if (this.seenPaths.size === 0) return null;
+    let best: StatementMatch | null = null;
+    let bestAffinity = -1;
+    let unique = false;
+    for (const m of cands) {
+      const a = this.affinity(m.statement.path);
+      if (a > bestAffinity) { best = m; bestAffinity = a; unique = true; } else if (a === bestAffinity) unique = false;
+    }
+    return unique && bestAffinity > 0 ? best : null;
+  }
+
+  /** How close a file is to those this log's lines resolved to: 2 one of them, 1 in the folder of one, else 0. */
+  private affinity(path: string): number {
+    if (this.seenPaths.has(path)) return 2;
+    const dir = path.slice(0, path.lastIndexOf('/') + 1);
+    for (const seen of this.seenPaths) if (seen.length > dir.length && seen.startsWith(dir) && seen.indexOf('/', dir.length) < 0) return 1;
+    return 0;
+  }
+
   private byIndex(hop: string | null, message: string, fallback: SourceLocation | null): SourceLocation | null {
     if (!this.index) return null;
     const cit = hop ? this.citations[hop] : undefined;
@@ -612,10 +659,18 @@ class Resolver implements CheckoutSourceResolver {
     // A line keeps its constant words when cut short or shortened in the middle: it matches by what
     // it shows; a hop line by the statement nearest its hop, any other line only when no other
     // statement shows as much of that text.
-    const found = this.index.search(message, { preferPaths: prefer, limit: hop ? 1 : 2, cutMinWeight: CUT_MIN_WEIGHT });
-    const best = found[0];
+    const found = this.index.search(message, { preferPaths: prefer, limit: hop ? 1 : TIE_LIMIT, cutMinWeight: CUT_MIN_WEIGHT });
+    let best = found[0];
     if (!best) return null;
     if (!hop && best.cut && found[1] && found[1].weight >= best.weight && found[1].statement !== best.statement) return null;
+    if (!hop && !best.cut) {
+      const tied = found.filter((m) => !m.cut && m.weight === best.weight);
+      // More statements print these words than were looked at: the one that wrote the line may be among the rest.
+      if (tied.length >= TIE_LIMIT) return null;
+      const chosen = this.breakTie(tied, prefer);
+      if (!chosen) return null;
+      best = chosen;
+    }
     const line = this.reportedLine(best.statement);
     const drift = cit && cit.path === best.statement.path ? line - cit.line : 0;
     return { path: best.statement.path, line, verified: true, drift, method: 'statement-index' };
@@ -649,6 +704,8 @@ const PRINTED_LEVELS = new Map([
 ]);
 
 const SHAPE_CHARS = 160;
+/** Statements with the same words a line is chosen among (more: no claim). */
+const TIE_LIMIT = 24;
 /** Literal characters a cut-short line must still show of a statement to be verified by them. */
 const CUT_MIN_WEIGHT = 12;
 /** A message with its numbers blanked and its tail cut: lines printed by one statement mostly share it. */

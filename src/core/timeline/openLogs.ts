@@ -11,7 +11,7 @@
 //     server log (a call-trace file, a build log opened as `.log`): left out, offered.
 import type { Engine, LogRecord } from '../logs/model';
 import { keyMatcher, queryKeys, requestKey } from './requestKey';
-import { parseRouterLine } from './routerLog';
+import { routerLineOf } from './routerLog';
 
 /** What the editor's session of an open log can tell without reading the file again. */
 export interface OpenLogView {
@@ -45,7 +45,7 @@ export interface TimelineLogChoice {
 export function requestIdOfRecord(rec: LogRecord | undefined): string | null {
   if (!rec) return null;
   if (rec.rid !== null) return rec.rid;
-  if (rec.engine === 'other') return parseRouterLine(rec.message)?.requestId ?? null;
+  return routerLineOf(rec)?.requestId ?? null;
   return null;
 }
 
@@ -60,10 +60,10 @@ function timeRange(records: OpenLogView['records']): { first: number; last: numb
 
 function routerIds(log: OpenLogView): Set<string> {
   const out = new Set<string>();
-  if (log.engine !== null) return out;
+  if (log.engine === 'vllm') return out;
   for (const rec of log.records) {
-    if (rec?.engine !== 'other') continue;
-    const id = parseRouterLine(rec.message)?.requestId;
+    if (!rec) continue;
+    const id = routerLineOf(rec)?.requestId;
     if (id) out.add(id);
   }
   return out;

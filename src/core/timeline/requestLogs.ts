@@ -26,7 +26,7 @@ import { readLogStream } from '../session/logStream';
 import { findHop } from '../../hops/index';
 import type { SourceLocation } from '../source/types';
 import { keyMatcher, queryKeys, requestKey } from './requestKey';
-import { parseRouterLine, type RouterLine } from './routerLog';
+import { routerLineOf, type RouterLine } from './routerLog';
 import { resolutionSpanMs } from './model';
 import { RequestStamps, STAMP, type Stamp, type StampReader, type StampSlot } from './requestStamps';
 
@@ -267,7 +267,7 @@ function noteProcess(processes: Map<string, ProcessSeen>, rec: LogRecord): void 
  * `routerStamps`; returns the line read and its request's join key, or null when it is none.
  */
 function noteRouterLine(routerStamps: RequestStamps, rec: LogRecord): { r: RouterLine; key: string } | null {
-  const r = parseRouterLine(rec.message);
+  const r = routerLineOf(rec);
   if (r === null) return null;
   const key = requestKey(r.requestId);
   if (r.event !== 'other') {
@@ -288,7 +288,7 @@ async function readOne(path: string, keys: readonly string[], opts: ReadRequestO
     // The session fills the tracker (parsed lines, and the fast path's through `fast`).
     const onRecord = (rec: LogRecord): void => {
       if (rec.process !== null || rec.pid !== null) noteProcess(processes, rec);
-      if (rec.engine === 'other') {
+      if (rec.engine === 'other' || rec.role === 'router') {
         const router = noteRouterLine(routerStamps, rec);
         if (router === null) return;
         routerLines++;
@@ -319,7 +319,8 @@ async function readOne(path: string, keys: readonly string[], opts: ReadRequestO
     });
     const result = await readLogStream(session, input.chunks(), opts.signal);
     const engine = result.engine;
-    const kind: RequestLogs['kind'] = engine !== null ? 'engine' : routerLines > 0 ? 'router' : 'other';
+    // A router's log: its lines are SGLang's (the router is part of SGLang) but name no engine hop.
+    const kind: RequestLogs['kind'] = routerLines > 0 && tracker.requestCount === 0 ? 'router' : engine !== null ? 'engine' : routerLines > 0 ? 'router' : 'other';
     const byKey = new Map<string, string[]>();
     groupByKey(tracker, byKey);
     const stamps = new LogStamps(tracker, byKey, routerStamps);
@@ -389,7 +390,7 @@ function noteRecord(x: SessionExtras, rec: LogRecord): void {
     x.lastProcess = rec.process; x.lastPid = rec.pid;
     noteProcess(x.processes, rec);
   }
-  if (rec.engine === 'other') {
+  if (rec.engine === 'other' || rec.role === 'router') {
     const router = noteRouterLine(x.routerStamps, rec);
     if (router === null) return;
     x.routerLines++;
@@ -475,7 +476,7 @@ function fromSession(session: OpenLogSession, path: string, keys: readonly strin
     const c = collected.get(k)!;
     for (const line of lines) {
       const rec = records[line - 1];
-      const router = rec ? parseRouterLine(rec.message) : null;
+      const router = rec ? routerLineOf(rec) : null;
       if (rec && router) c.mentions.push({ line, offset: rec.offset, text: rec.message, router });
     }
   }
@@ -484,7 +485,7 @@ function fromSession(session: OpenLogSession, path: string, keys: readonly strin
     c.group = firstRid !== null ? tracker.get(firstRid) : null;
   }
   const engine = session.engine;
-  const kind: RequestLogs['kind'] = engine !== null ? 'engine' : x.routerLines > 0 ? 'router' : 'other';
+  const kind: RequestLogs['kind'] = x.routerLines > 0 && tracker.requestCount === 0 ? 'router' : engine !== null ? 'engine' : x.routerLines > 0 ? 'router' : 'other';
   const batch = x.batch;
   const log = {
     path, engine, lines: session.linesParsed, bytes: session.bytesParsed, kind, mentions: [] as MentionLine[],

@@ -11,7 +11,7 @@
 // and the same fields as JSON with `--log-json`. "started" is logged when the router has the
 // request, before it forwards it; "finished" (or "request failed …") when the engine's
 // response headers are back, before they go to the client (a stream's body follows later).
-import type { TimeResolution } from '../logs/model';
+import type { LogRecord, TimeResolution } from '../logs/model';
 
 export type RouterEvent = 'received' | 'responded' | 'other';
 
@@ -80,4 +80,16 @@ export function parseRouterLine(line: string): RouterLine | null {
   const cut = rest.lastIndexOf(': ');
   const message = cut >= 0 ? rest.slice(cut + 2) : rest;
   return { requestId: unescape(id[1] ?? id[2]), event: eventOf(message), time, resolution: resolutionOf(m[7]), timeIsUtc: utc, message };
+}
+
+/**
+ * The router line a record is, or null: another program's line read by parseRouterLine, or SGLang's
+ * router line (its tracing layout, text or JSON, parsed as SGLang's) whose span names the request.
+ */
+export function routerLineOf(rec: LogRecord): RouterLine | null {
+  if (rec.engine === 'other') return parseRouterLine(rec.message);
+  if (rec.role !== 'router' || rec.span === undefined || rec.time === null) return null;
+  const id = REQUEST_ID.exec(rec.span);
+  if (!id) return null;
+  return { requestId: unescape(id[1] ?? id[2]), event: eventOf(rec.message), time: rec.time, resolution: rec.timeResolution ?? 's', timeIsUtc: rec.timeIsUtc ?? false, message: rec.message };
 }

@@ -15,6 +15,9 @@ const FIX = join(__dirname, '..', '..', '..', '..', 'test', 'fixtures', 'logs');
 const REF = Date.UTC(2026, 7, 22);
 
 const EXTRA = [
+  // A paste's wide space after the header (the parser drops it and tags the hop) and a message that starts with other non-ASCII text.
+  '(APIServer pid=7) INFO 08-21 22:30:05 [async_llm.py:439]\u00a0Added request chatcmpl-nb-0a1b2c3d.',
+  '(APIServer pid=7) INFO 08-21 22:30:05 [async_llm.py:439] \u5df2\u6dfb\u52a0 request chatcmpl-nb-0a1b2c3d.',
   // Another launcher's prefix (SkyPilot): not vLLM's process prefix, the header behind it is.
   '(task, pid=2024) INFO 08-21 22:30:05 [api_server.py:1024] Starting vLLM API server on http://0.0.0.0:8000',
   '(APIServer pid=7) INFO 08-21 22:30:05 [request_logger.py:63] Received request chatcmpl-a: prompt: \'Hi, there\', params: SamplingParams(n=1), prompt_token_ids: [1], lora_request: None.',

@@ -187,6 +187,70 @@ test('SGLang main format: seconds, milliseconds, every rank combination, no rank
   assert.equal(bare.role, 'scheduler');
 });
 
+test('SGLang\'s bracket holds rank tags and its process names only: a level word or another word there is another program\'s', () => {
+  // Another program's `[%(asctime)s %(levelname)s]` and similar: no SGLang line, no process.
+  for (const line of [
+    '[2025-01-01 12:00:00 INFO] Application started',
+    '[2025-01-01 12:00:00 WARNING] Disk usage above 80%',
+    '[2025-01-01 12:00:00 MainThread] Connected to the broker',
+    '[2025-01-01 12:00:00 UTC] Backup finished',
+    '[12:00:00 INFO] Application started',
+  ]) {
+    const r = parse(line);
+    assert.equal(r.engine, 'other', line);
+    assert.equal(r.process, null, line);
+  }
+  // SGLang's own: the encoder's process names, and a PP fork's `TP1, PP0`.
+  const enc = parse('[2026-08-21 22:50:10 encode_dp_worker[1]] DP worker 1 exiting');
+  assert.equal(enc.engine, 'sglang');
+  assert.equal(enc.process, 'encode_dp_worker[1]');
+  assert.equal(parse('[2026-08-21 22:50:10 encode_server] Encoder server started').process, 'encode_server');
+  const pp = parse('[2025-03-20 10:00:00 TP1, PP0] Decode batch. #running-req: 1, #token: 49, token usage: 0.00, gen throughput (token/s): 93.24, #queue-req: 0');
+  assert.equal(pp.hop, 'S4');
+  assert.deepEqual(pp.ranks, { TP: 1, PP: 0 });
+  // SGLang's messages written through a `[%(asctime)s %(levelname)s] %(message)s` config: a custom layout, its level kept.
+  const cfg = parse('[2026-08-21 22:50:10 WARNING] Decode batch, #running-req: 1, #token: 49, token usage: 0.00, cuda graph: True, gen throughput (token/s): 93.24, #queue-req: 0');
+  assert.equal(cfg.engine, 'sglang');
+  assert.equal(cfg.format, 'sglang-custom');
+  assert.equal(cfg.level, 'WARNING');
+  assert.equal(cfg.hop, 'S4');
+  assert.equal(cfg.ranks, null);
+  // SGLang's `[date]` copied by a framework that adds %(filename)s:%(lineno)d (slime): its own line, not SGLang's.
+  const slime = parse('[2026-03-22 13:50:41] train.py:123 - Start training step 1');
+  assert.equal(slime.engine, 'other');
+  assert.equal(parse('[2026-03-22 13:50:41] Start training step 1 at train.py:123 - resumed').engine, 'sglang', 'a file:line later in the message is text');
+});
+
+test('lines pasted from a web page: wide and zero-width spaces, markdown escapes, HTML entities, doubled spaces', () => {
+  const want = (line: string, rid: string) => {
+    const r = parse(line);
+    assert.equal(r.engine, 'vllm', line);
+    assert.equal(r.format, 'vllm', line);
+    assert.equal(r.fileinfo, 'async_llm.py', line);
+    assert.equal(r.lineno, 439, line);
+    assert.equal(r.hop, 'V2', line);
+    assert.equal(r.rid, rid, line);
+    assert.equal(r.message, `Added request ${rid}-9e1f0c2d.`, line);
+  };
+  const nb = '\u00a0';
+  want(`(APIServer${nb}pid=1)${nb}INFO${nb}08-21${nb}22:30:05${nb}[async_llm.py:439]${nb}Added${nb}request${nb}chatcmpl-nb1-9e1f0c2d.`, 'chatcmpl-nb1');
+  want(`(APIServer pid=1) INFO 08-21 22:30:05 [async_llm.py:439]${nb}Added request chatcmpl-nb2-9e1f0c2d.`, 'chatcmpl-nb2');
+  want('(APIServer pid=1) INFO\u200b 08-21 22:30:05 [async_llm.py:439] Added request chatcmpl-zw2-9e1f0c2d.', 'chatcmpl-zw2');
+  want('(APIServer pid=1) INFO 08-21 22:30:05 \ufeff[async_llm.py:439] Added request chatcmpl-zw3-9e1f0c2d.', 'chatcmpl-zw3');
+  want('(APIServer pid=1) INFO  08-21 22:30:05  [async_llm.py:439]  Added request chatcmpl-ds2-9e1f0c2d.', 'chatcmpl-ds2');
+  want('\\(APIServer pid=1\\) INFO 08-21 22:30:05 \\[async\\_llm.py:439\\] Added request chatcmpl-md2-9e1f0c2d.', 'chatcmpl-md2');
+  want('\\*\\*(APIServer pid=1) INFO 08-21 22:30:05 [async_llm.py:439] Added request chatcmpl-md4-9e1f0c2d.\\*\\*', 'chatcmpl-md4');
+  const sg = parse(`\\[2026-08-21 22:50:10\\] Receive: obj=GenerateReqInput(rid='md-req-1', session\\_id=None, text='Hi', stream=True)`);
+  assert.equal(sg.hop, 'S2');
+  assert.equal(sg.rid, 'md-req-1');
+  const uv = parseLine('INFO:&nbsp;&nbsp;&nbsp;&nbsp; 127.0.0.1:5555 - &quot;POST /v1/chat/completions HTTP/1.1&quot; 200 OK', 1, 0, { ...createParseState({ referenceTime: REF }), detected: 'vllm' });
+  assert.equal(uv.hop, 'V10');
+  // The same characters in another program's text: still no engine's line.
+  const text = 'Hello\u00a0world, see \\[the docs\\] &amp; the\u200b FAQ';
+  assert.deepEqual([parse(text).engine, parse(text).message], ['other', text], 'another program\'s text is kept as read');
+  assert.equal(parse('\\[2025-01-01 12:00:00 INFO\\] Application started').engine, 'other');
+});
+
 test('SGLang 2024 form [HH:MM:SS TP0] and the request logger format', () => {
   const old = parse('[10:00:00 TP0] Decode batch. #running-req: 3, #token: 500, token usage: 0.01, gen throughput (token/s): 120.00, #queue-req: 0');
   assert.equal(old.format, 'sglang-2024');
@@ -300,4 +364,56 @@ test('engine detection and forced engines', () => {
   assert.equal(detectEngine(['[2026-08-21 22:50:10 TP0] Decode batch, #running-req: 1']), 'sglang');
   assert.equal(detectEngine(['nothing', 'here']), null);
   assert.equal(parse('[2026-08-21 22:50:10 TP0] Decode batch, #running-req: 1', 'vllm').engine, 'other');
+});
+
+test('a launcher\'s indented stamp in front of vLLM\'s line, and its own words in that stamp, are not SGLang\'s (vllm-dgx-spark#7)', () => {
+  const state = createParseState({ referenceTime: REF });
+  const relayed = parseLine("[2026-01-26 16:56:13]      INFO 01-26 16:56:12 [utils.py:253] non-default args: {'model_tag': 'microsoft/Ph", 1, 0, state);
+  assert.equal(relayed.engine, 'vllm');
+  assert.equal(relayed.fileinfo, 'utils.py');
+  assert.equal(relayed.lineno, 253);
+  const own = parseLine('[2026-01-26 16:57:25]   ⏳ Still loading... (1m 14s) - this is normal for large models', 2, 0, state);
+  assert.equal(own.engine, 'other');
+  // An SGLang hop in the same stamp is still SGLang's, and a log that is SGLang's keeps its untagged lines.
+  assert.equal(parseLine('[2026-01-26 16:57:26] Prefill batch, #new-seq: 1, #new-token: 9, #cached-token: 0, token usage: 0.00, #running-req: 0, #queue-req: 0', 3, 0, state).hop, 'S3');
+  assert.equal(parse('[2026-01-26 16:57:25] Load weight begin. avail mem=23.33 GB').engine, 'sglang');
+});
+
+test('hop wordings found in the wild: typographic quotes, a batch\'s rid list, a label where the iteration stands', () => {
+  const quoted = parse('(APIServer pid=35049) INFO: 116.228.58.210:2075 - “POST /v1/chat/completions HTTP/1.1” 200 OK');
+  assert.equal(quoted.hop, 'V10');
+  const batch = parse("[2025-02-26 15:52:28] Receive: obj=GenerateReqInput(text=['Hello', 'Bye'], input_ids=None, rid=['4f1c2a9be0d34b7c8e5f60718293a4b5', '9a8b7c6d5e4f40312a1b0c9d8e7f6a5b'], stream=False)");
+  assert.equal(batch.hop, 'S2');
+  assert.equal(batch.rid, '4f1c2a9be0d34b7c8e5f60718293a4b5');
+  assert.deepEqual(batch.rids, ['4f1c2a9be0d34b7c8e5f60718293a4b5', '9a8b7c6d5e4f40312a1b0c9d8e7f6a5b']);
+  const one = parse("[2025-02-26 15:44:36] Finish: obj=GenerateReqInput(text=['Hi'], rid=['53b7e9ce96c24d36ae58a27eac23cd55'], stream=False), out=[{'text': 'Hello'}]");
+  assert.equal(one.hop, 'S6');
+  assert.equal(one.rid, '53b7e9ce96c24d36ae58a27eac23cd55');
+  assert.equal(parse('[2026-05-19 00:34:42 DP0 TP0 EP0] Decode batch [first graph replay], #running-req: 32, cuda graph: True, #queue-req: 0').hop, 'S4');
+});
+
+test('the access line with its quotes escaped in a page\'s HTML source is still the access hop', () => {
+  assert.equal(parse('(APIServer pid=1) INFO:     127.0.0.1:52186 - &quot;POST /v1/chat/completions HTTP/1.1&quot; 200 OK').hop, 'V10');
+  assert.equal(parse('(APIServer pid=1) INFO:     127.0.0.1:52200 - &#34;POST /v1/chat/completions HTTP/1.1&#34; 200 OK').hop, 'V10');
+  // Escaped quotes elsewhere in a line make no access line of it.
+  assert.equal(parse('(APIServer pid=1) INFO:     Application &quot;startup&quot; complete.').hop, null);
+});
+
+test('dynamo-run\'s relayed lines: vLLM\'s header without its level and stamp, SGLang\'s without its untagged stamp', () => {
+  const state = createParseState({ referenceTime: REF });
+  const init = parseLine('2025-05-07T23:03:01.161Z DEBUG dynamo_run::subprocess: [llm_engine.py:507] init engine (profile, create kv cache, warmup model) took 9.76 seconds', 1, 0, state);
+  assert.equal(init.engine, 'vllm');
+  assert.equal(init.fileinfo, 'llm_engine.py');
+  assert.equal(init.lineno, 507);
+  assert.equal(init.time, Date.UTC(2025, 4, 7, 23, 3, 1, 161));
+  const added = parseLine('2025-05-07T23:03:02.161Z DEBUG dynamo_run::subprocess: [async_llm.py:252] Added request 7c1e2f40', 2, 0, state);
+  assert.equal(added.hop, 'V2');
+  assert.equal(added.rid, '7c1e2f40');
+  assert.equal(parseLine('2025-05-07T23:03:01.161Z DEBUG dynamo_run::subprocess: Traceback (most recent call last):', 3, 0, state).engine, 'other');
+  assert.equal(parse('2025-05-07T23:03:03.161Z DEBUG dynamo_run::subprocess: Prefill batch. #new-seq: 1, #new-token: 7, #cached-token: 0, token usage: 0.00, #running-req: 0, #queue-req: 0').hop, 'S3');
+  // The bare form counts when it prints a hop; another tool's `[name.py:N] text` does not.
+  assert.equal(parse('[async_llm.py:252] Added request 1').hop, 'V2');
+  assert.equal(parse('[train.py:88] epoch 3 done').engine, 'other');
+  // Another Rust program's target in the same layout stays its own.
+  assert.equal(parse('2025-05-07T23:03:03.161Z  INFO dynamo_run: Model ready').engine, 'other');
 });

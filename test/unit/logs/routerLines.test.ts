@@ -82,3 +82,37 @@ test("another launcher's `(task, pid=N)` prefix is not vLLM's process prefix; a 
   assert.equal(b.engine, 'other');
   assert.deepEqual([c.engine, c.process, c.fileinfo, c.lineno, c.prefix], ['vllm', null, 'api_server.py', 1024, '(task, pid=2024) ']);
 });
+
+test("the router with --log-json (tracing's JSON layout, flattened as the router sets it, or with its fields nested): the text layout's record", () => {
+  const [a, b, c, d] = parse([
+    '{"timestamp":"2025-11-04 10:05:37","level":"INFO","message":"Starting worker initialization","target":"sglang_router_rs::core::worker_manager","filename":"src/core/worker_manager.rs","line_number":182}',
+    '{"timestamp":"2025-12-15 10:00:00.123","level":"WARN","fields":{"message":"Worker failed health check","url":"http://10.0.0.7:30000"},"target":"smg::core::worker_manager","filename":"src/core/worker_manager.rs","line_number":420}',
+    '{"timestamp":"2025-11-04 10:05:38","level":"INFO","message":"finished processing request","target":"sglang_router_rs::response","filename":"src/middleware.rs","line_number":300,"span":{"method":"POST","uri":"/generate","name":"http_request"},"spans":[{"method":"POST","uri":"/generate","name":"http_request"}]}',
+    '{"log":"{\\"timestamp\\":\\"2025-11-04 10:05:37\\",\\"level\\":\\"INFO\\",\\"message\\":\\"Starting worker initialization\\",\\"target\\":\\"sglang_router_rs::core::worker_manager\\",\\"filename\\":\\"src/core/worker_manager.rs\\",\\"line_number\\":182}\\n","stream":"stdout","time":"2025-11-04T10:05:37.40688383Z"}',
+  ]);
+  assert.deepEqual([a.engine, a.format, a.role, a.level, a.logger, a.fileinfo, a.lineno, a.message], ['sglang', 'sglang-router', 'router', 'INFO', 'sglang_router_rs::core::worker_manager', 'src/core/worker_manager.rs', 182, 'Starting worker initialization']);
+  assert.equal(a.time, Date.UTC(2025, 10, 4, 10, 5, 37));
+  assert.deepEqual([b.engine, b.level, b.lineno, b.message], ['sglang', 'WARNING', 420, 'Worker failed health check url=http://10.0.0.7:30000']);
+  assert.equal(b.time, Date.UTC(2025, 11, 15, 10, 0, 0, 123));
+  assert.deepEqual([c.engine, c.fileinfo, c.lineno, c.message], ['sglang', 'src/middleware.rs', 300, 'finished processing request'], 'the span is no part of the message');
+  assert.deepEqual([d.engine, d.fileinfo, d.lineno, d.wrappers], ['sglang', 'src/core/worker_manager.rs', 182, ['json']]);
+  // Another program's JSON lines (TGI's router, a Go service) stay theirs.
+  const [e, f] = parse([
+    '{"timestamp":"2025-05-01T01:31:02.842858Z","level":"INFO","message":"Connected","target":"text_generation_router::server","filename":"router/src/server.rs","line_number":2266}',
+    '{"level":"info","ts":1755815405.123,"caller":"server/main.go:42","msg":"listening on :8080","target":"x"}',
+  ]);
+  assert.equal(e.engine, 'other');
+  assert.equal(f.engine, 'other');
+});
+
+test("tracing's span context between the level and the target: the router's line, its target and file:line", () => {
+  const [a, b] = parse([
+    '2025-11-04 10:05:38  INFO http_request{method=POST uri=/generate version=HTTP/1.1 request_id="gnt-8Xq2"}: sglang_router_rs::request: src/middleware.rs:265: started processing request',
+    '2025-11-04 10:05:38 ERROR outer:http_request{method=POST uri=/v1/chat/completions}: smg::response: src/middleware.rs:290: request failed with server error',
+  ]);
+  assert.deepEqual([a.engine, a.format, a.logger, a.fileinfo, a.lineno, a.message], ['sglang', 'sglang-router', 'sglang_router_rs::request', 'src/middleware.rs', 265, 'started processing request']);
+  assert.deepEqual([b.engine, b.level, b.logger, b.lineno, b.message], ['sglang', 'ERROR', 'smg::response', 290, 'request failed with server error']);
+  // TGI's spans in the same layout: its own line.
+  const [c] = parse(['2025-05-26T10:46:35.221647Z ERROR batch{batch_size=1}:prefill:prefill{id=622 size=1}: text_generation_router_v3::client: backends/v3/src/client/mod.rs:45: Server error: error trying to connect']);
+  assert.equal(c.engine, 'other');
+});

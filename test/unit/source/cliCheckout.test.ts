@@ -70,3 +70,24 @@ test('vLLM: each [file:line] is verified against the checkout statement that pri
   for (const o of printed) assert.equal(o.source?.verified, true, `line ${o.line} ${o.fileinfo}:${o.lineno} → ${JSON.stringify(o.source)}`);
   assert.equal(summary.checkout, vllm);
 });
+
+test('an SGLang log that opens with vLLM\'s own lines still resolves into the SGLang checkout it is given', async () => {
+  // SGLang 0.3/0.4 loaded weights through vLLM, whose logger printed its own header first
+  // (an SGLang bench_latency log of October 2024 opens with `WARNING 10-10 … rocm.py:13]`,
+  // index id 43425326930); 2 100 lines of pip output push the first
+  // SGLang line past what the log's head shows.
+  const log = join(dir, 'sgl-opens-with-vllm.log');
+  writeFileSync(log, [
+    ...Array.from({ length: 2100 }, (_, i) => `Requirement already satisfied: package-${i} in /usr/lib/python3/dist-packages (1.0.${i})`),
+    "INFO 08-21 22:49:39 weight_utils.py:243] Using model weights format ['*.safetensors']",
+    '[2026-08-21 22:49:40.101 TP0] Load weight end. type=Qwen3ForCausalLM, dtype=torch.bfloat16, avail mem=62.61 GB, mem usage=15.38 GB.',
+    '[2026-08-21 22:50:10.645 TP0] Decode batch, #running-req: 1, #token: 49, token usage: 0.00, cuda graph: True, gen throughput (token/s): 93.24, #queue-req: 0',
+  ].join('\n') + '\n');
+  const { lines: out } = await annotate(log, '--checkout', sglang);
+  const [vllmLine, sglLine, hop] = out.slice(-3);
+  assert.equal(vllmLine.engine, 'vllm');
+  assert.equal(vllmLine.source, null, 'vLLM\'s own file is not in an SGLang checkout');
+  assert.deepEqual(sglLine.source, { path: 'python/sglang/srt/model_executor/model_runner.py', line: 880, verified: true, drift: 0 });
+  assert.equal(hop.hop, 'S4');
+  assert.equal(hop.source?.verified, true);
+});

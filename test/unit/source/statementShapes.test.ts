@@ -45,6 +45,113 @@ test('a line cut short is known by the text it still shows; a line missing a par
   assert.equal(cutShortWeight(c, 'Something else entirely'), -1);
 });
 
+// SGLang's scheduler_metrics_mixin.py (mid-2025 to late 2025) picks the token-usage part of its
+// batch lines in branches (hybrid SWA, hybrid linear attention, plain) and splices it into the line.
+const DECODE_STATS = [
+  '    def log_decode_stats(self, can_run_cuda_graph):',
+  '        if self.is_hybrid:',
+  '            token_usage_msg = (',
+  '                f"#full token: {full_num_used}, "',
+  '                f"full token usage: {full_token_usage:.2f}, "',
+  '                f"#swa token: {swa_num_used}, "',
+  '                f"swa token usage: {swa_token_usage:.2f}, "',
+  '            )',
+  '        elif self.is_hybrid_gdn:',
+  '            token_usage_msg = f"#full token: {full_num_used}, full token usage: {full_token_usage:.2f}, mamba num: {mamba_used}, mamba usage: {mamba_usage:.2f}, "',
+  '        else:',
+  '            token_usage_msg = f"#token: {num_used}, token usage: {token_usage:.2f}, "',
+  '        iter_msg = f" [{self.forward_ct}]" if LOG_FORWARD_ITERS else ""',
+  '        msg = f"Decode batch{iter_msg}, #running-req: {num_running_reqs}, {token_usage_msg}"',
+  '        msg += (',
+  '            f"cuda graph: {can_run_cuda_graph}, "',
+  '            f"gen throughput (token/s): {self.last_gen_throughput:.2f}, "',
+  '            f"#queue-req: {len(self.waiting_queue)}, "',
+  '        )',
+  '        logger.info(msg)',
+].join('\n');
+
+test('a variable assigned in branches and spliced into the message prints any branch\'s text', () => {
+  const [s] = findLogStatements(pythonFile({ 200: DECODE_STATS }));
+  assert.equal(s.line, 219);
+  const matches = (line: string) => s.variants.some((v) => matchesPattern(compilePattern(v.pattern, v.openEnded), line));
+  // Each branch's line as the scheduler prints it (a gpt-oss SWA model, Qwen3-Next, a dense model).
+  assert.ok(matches('Decode batch, #running-req: 1, #full token: 4242, full token usage: 0.01, #swa token: 4242, swa token usage: 0.02, cuda graph: True, gen throughput (token/s): 75.23, #queue-req: 0,'));
+  assert.ok(matches('Decode batch, #running-req: 2, #full token: 1200, full token usage: 0.00, mamba num: 4, mamba usage: 0.01, cuda graph: True, gen throughput (token/s): 101.50, #queue-req: 0,'));
+  assert.ok(matches('Decode batch, #running-req: 5, #token: 20800, token usage: 0.29, cuda graph: True, gen throughput (token/s): 144.95, #queue-req: 0,'));
+  assert.ok(matches('Decode batch [1234], #running-req: 5, #token: 20800, token usage: 0.29, cuda graph: True, gen throughput (token/s): 144.95, #queue-req: 0,'));
+  // Text no branch prints is still refused.
+  assert.ok(!matches('Decode batch, #running-req: 5, #pages: 20, cuda graph: True, gen throughput (token/s): 144.95, #queue-req: 0,'));
+  // A variable reassigned in sequence holds its last text only; one overridden under a condition holds either.
+  const [t] = findLogStatements(pythonFile({ 10: '        part = "first"\n        part = "second"\n        logger.info(f"Using {part} backend")' }));
+  assert.deepEqual(t.variants.map((v) => patternText(v.pattern)), ['Using second backend']);
+  const [u] = findLogStatements(pythonFile({ 10: '        part = "default"\n        if fast:\n            part = "fast"\n        logger.info(f"Using {part} backend")' }));
+  assert.deepEqual(u.variants.map((v) => patternText(v.pattern)), ['Using default backend', 'Using fast backend']);
+});
+
+test('a conditional expression as the message prints either text', () => {
+  const [s] = findLogStatements(pythonFile({ 10: [
+    '        logger.info(',
+    '            "Overlap scheduler is disabled because of using eagle speculative decoding."',
+    '            if self.spec_algorithm.is_eagle()',
+    '            else "Overlap scheduler is disabled for embedding models."',
+    '        )',
+  ].join('\n') }));
+  assert.deepEqual(s.variants.map((v) => patternText(v.pattern)), [
+    'Overlap scheduler is disabled because of using eagle speculative decoding.',
+    'Overlap scheduler is disabled for embedding models.',
+  ]);
+  // A comprehension is a value, not a choice.
+  const [t] = findLogStatements(pythonFile({ 10: '        logger.info(", ".join(x for x in names if x else y))' }));
+  assert.deepEqual(t.variants.map((v) => patternText(v.pattern)), ['…']);
+});
+
+test('a module\'s text constant logged by name prints the constant\'s text, unless a parameter of that name shadows it', () => {
+  // The idiom of public code such as `logging.debug(RECURRENT_DROPOUT_WARNING_MSG)` (index id 30935792694).
+  const src = [
+    'import logging',
+    'logger = logging.getLogger(__name__)',
+    'UNBALANCED_MSG = (',
+    '    "The memory capacity is unbalanced. "',
+    '    "Some GPUs may be occupied by other processes."',
+    ')',
+    'def check(self):',
+    '    logger.warning(UNBALANCED_MSG)',
+    '    logger.warning(f"{UNBALANCED_MSG} min={self.min_mem}")',
+    'def report(UNBALANCED_MSG):',
+    '    logger.warning(UNBALANCED_MSG)',
+  ].join('\n');
+  assert.deepEqual(findLogStatements(src).map((s) => [s.line, patternText(s.variants[0].pattern)]), [
+    [8, 'The memory capacity is unbalanced. Some GPUs may be occupied by other processes.'],
+    [9, 'The memory capacity is unbalanced. Some GPUs may be occupied by other processes. min=…'],
+    [11, '…'],
+  ]);
+});
+
+test('text appended in one branch belongs to that branch\'s message; text appended after the branches to every one', () => {
+  const [s] = findLogStatements(pythonFile({ 10: [
+    '    def pick(self, fast):',
+    '        if fast:',
+    '            msg = "Using the fast path"',
+    '        else:',
+    '            msg = "Using the slow path"',
+    '            msg += " because the cache is cold"',
+    '        msg += "."',
+    '        logger.info(msg)',
+  ].join('\n') }));
+  assert.deepEqual(s.variants.map((v) => patternText(v.pattern)), ['Using the fast path.', 'Using the slow path because the cache is cold.']);
+});
+
+test('a message extended by reassigning it (`msg = msg + …`) prints the whole text, not the text a later line replaced', () => {
+  const [s] = findLogStatements(pythonFile({ 10: [
+    '    def report(self, avail):',
+    '        msg = "Memory pool end."',
+    '        msg = msg + f" avail mem={avail:.2f} GB"',
+    '        logger.info(msg)',
+  ].join('\n') }));
+  assert.deepEqual(s.variants.map((v) => patternText(v.pattern)), ['Memory pool end. avail mem=… GB']);
+  assert.ok(matchesPattern(compilePattern(s.variants[0].pattern), 'Memory pool end. avail mem=61.02 GB'));
+});
+
 const tmp = new TempDirs();
 let root = '';
 before(() => {

@@ -1,7 +1,8 @@
 // sgl-router's request lines, as its tracing subscriber writes them to its log file.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseRouterLine } from '../../../src/core/timeline/routerLog';
+import { parseRouterLine, routerLineOf } from '../../../src/core/timeline/routerLog';
+import { createParseState, parseLine } from '../../../src/core/logs/parseLine';
 
 const STARTED = '2026-08-21 22:30:01  INFO http_request{method=POST uri=/v1/chat/completions version=HTTP/1.1 request_id="pd-0017"}: sglang_router_rs::request: src/middleware.rs:230: started processing request';
 const FINISHED = '2026-08-21 22:30:02  INFO http_request{method=POST uri=/v1/chat/completions version=HTTP/1.1 request_id="pd-0017" status_code=200 latency="812.345678ms"}: sglang_router_rs::response: src/middleware.rs:272: finished processing request';
@@ -39,4 +40,16 @@ test('lines that name no request are not router lines', () => {
     'INFO:     127.0.0.1:5555 - "POST /v1/chat/completions HTTP/1.1" 200 OK',
     '',
   ]) assert.equal(parseRouterLine(line), null, line);
+});
+
+test('the router\'s lines parsed as SGLang\'s (its span and JSON layouts) name the same request as their text', () => {
+  const json = '{"timestamp":"2026-08-21 22:30:01","level":"INFO","message":"started processing request","target":"sglang_router_rs::request","filename":"src/middleware.rs","line_number":230,"span":{"method":"POST","request_id":"pd-0017","uri":"/v1/chat/completions","version":"HTTP/1.1","name":"http_request"},"spans":[]}';
+  const st = createParseState({ referenceTime: Date.UTC(2026, 7, 22) });
+  for (const line of [STARTED, FINISHED, json]) {
+    const rec = parseLine(line, 1, 0, st);
+    assert.equal(rec.engine, 'sglang', line);
+    assert.deepEqual(routerLineOf(rec), parseRouterLine(line), line);
+  }
+  const startup = parseLine('2026-08-21 22:30:01  INFO sglang_router_rs::server: src/server.rs:500: Starting router on 0.0.0.0:30000', 2, 0, st);
+  assert.equal(routerLineOf(startup), null);
 });
