@@ -4,7 +4,7 @@
 // request id), lines resolved to the true statement (verified), and the precision of every
 // claim made. With --before, a second build is scored on the same inputs in the same run.
 //
-//   node bench/corpus.mjs [--before path/to/old/dist/cli.js] [--misses]
+//   node bench/corpus.mjs [--before path/to/old/dist/cli.js] [--misses] [--only name,name]
 //
 // The mini checkouts are built with git under a temporary folder, which is removed at the end.
 import { spawnSync } from 'node:child_process';
@@ -20,6 +20,7 @@ const argv = process.argv.slice(2);
 const opt = (name) => { const i = argv.indexOf(name); return i >= 0 ? argv[i + 1] : undefined; };
 const BEFORE = opt('--before');
 const MISSES = argv.includes('--misses');
+const ONLY = opt('--only');
 const AFTER = join(root, 'dist', 'cli.js');
 const CORPUS = join(root, 'test', 'fixtures', 'real-logs');
 
@@ -42,6 +43,7 @@ const CLASS = {
   'foreign-sweep': 'foreign formats beside vLLM (precision)', 'foreign-sglang': 'foreign [date word] beside SGLang (precision)', 'pasted-vllm': '3d vLLM lines pasted from web pages', 'pasted-sglang': '3d SGLang lines pasted from web pages',
   'mined2-sglang': '5d mined 2: bare request logger, date-less rank header (SGLang)',
   'mined2-vllm': '5e mined 2: hop lines wrapped onto the next line (vLLM)',
+  'real-shapes-vllm-v0': '3e real vLLM trees 0.4–0.6', 'real-shapes-vllm': '3e real vLLM trees 0.7–0.19',
 };
 
 function run(cli, file, checkoutDir) {
@@ -53,7 +55,7 @@ function run(cli, file, checkoutDir) {
   return C.outcomesFromJson(r.stdout ?? '');
 }
 
-const files = C.readCorpus(CORPUS);
+const files = C.readCorpus(CORPUS).filter((f) => !ONLY || ONLY.split(',').includes(f.name));
 const checkouts = new Map();
 const rows = [];
 const totals = { vllm: [C.emptyScore(), C.emptyScore()], sglang: [C.emptyScore(), C.emptyScore()], all: [C.emptyScore(), C.emptyScore()] };

@@ -55,7 +55,7 @@ function worthResolving(rec: LogRecord): boolean {
 function query(rec: LogRecord & { engine: Engine }) {
   return {
     engine: rec.engine, fileinfo: rec.fileinfo, lineno: rec.lineno, message: rec.message, hop: rec.hop,
-    continuation: rec.continuation, module: rec.logger ?? null,
+    continuation: rec.continuation, module: rec.logger ?? null, level: rec.level,
   };
 }
 

@@ -179,11 +179,23 @@ function helperOf(toks: Tok[], start: number, methodIdx: number): LogHelper | nu
   return null;
 }
 
-/** Names bound to a logger method (not called): `log_fn = logger.info if x else logger.debug`. */
+/**
+ * Names bound to a logger method (not called): `log_fn = logger.info if x else logger.debug`,
+ * and a parameter whose default is one: `def log(self, log_fn=logger.info): … log_fn("…", x)`
+ * (vLLM's spec-decoding and KV-transfer metrics).
+ */
 function logMethodAliases(toks: Tok[]): Set<string> {
   const names = new Set<string>();
   for (let i = 1; i + 2 < toks.length; i++) {
-    if (toks[i].kind !== 'name' || toks[i + 1].text !== '=' || !(toks[i - 1].kind === 'nl' || toks[i - 1].text === ':')) continue;
+    if (toks[i].kind !== 'name' || toks[i + 1].text !== '=') continue;
+    const prev = toks[i - 1];
+    if (prev.text === '(' || prev.text === ',') {
+      // A parameter default (or a keyword argument): exactly `name=<receiver>.<level method>` up to `,` or `)`.
+      const m = toks[i + 4];
+      if (toks[i + 2].kind === 'name' && /log/i.test(toks[i + 2].text) && toks[i + 3]?.text === '.' && m?.kind === 'name' && LEVEL_METHOD.test(m.text) && (toks[i + 5]?.text === ',' || toks[i + 5]?.text === ')')) names.add(toks[i].text);
+      continue;
+    }
+    if (!(prev.kind === 'nl' || prev.text === ':')) continue;
     for (let j = i + 2; j < toks.length && toks[j].kind !== 'nl'; j++) {
       if (toks[j].text === '.' && toks[j + 1]?.kind === 'name' && LEVEL_METHOD.test(toks[j + 1].text) && /log/i.test(toks[j - 1]?.text ?? '') && toks[j + 2]?.text !== '(') {
         names.add(toks[i].text);
@@ -372,8 +384,9 @@ function splitTop(tokens: Tok[], op: string): Tok[][] {
 }
 
 function evalExpr(tokens: Tok[], ctx: Scope, nameDepth = 0): Seg[] {
-  if (tokens.some((t) => t.kind === 'name' && (t.text === 'if' || t.text === 'lambda' || t.text === 'for')) && !startsWithParenGroup(tokens)) {
+  if (hasTopLevelChoice(tokens) && !startsWithParenGroup(tokens)) {
     // `a if cond else b`: either text prints, a run-time choice. A comprehension or lambda: a value.
+    // One inside brackets (`"Using %s" + (" with X" if y else "")`) is that operand's choice only.
     const ifAt = topLevelName(tokens, 'if');
     const elseAt = ifAt > 0 ? topLevelName(tokens, 'else', ifAt) : -1;
     if (elseAt < 0 || topLevelName(tokens, 'for') >= 0 || topLevelName(tokens, 'lambda') >= 0) return [WILD];
@@ -382,6 +395,11 @@ function evalExpr(tokens: Tok[], ctx: Scope, nameDepth = 0): Seg[] {
   const segs: Seg[] = [];
   for (const operand of splitTop(tokens, '+')) segs.push(...evalOperand(operand, ctx, nameDepth));
   return segs;
+}
+
+/** `if`, `for` or `lambda` outside any brackets. */
+function hasTopLevelChoice(tokens: Tok[]): boolean {
+  return topLevelName(tokens, 'if') >= 0 || topLevelName(tokens, 'for') >= 0 || topLevelName(tokens, 'lambda') >= 0;
 }
 
 /** Index of a keyword outside any brackets (from `from`), or -1. */
@@ -410,6 +428,8 @@ function startsWithParenGroup(tokens: Tok[]): boolean {
 function evalOperand(tokens: Tok[], ctx: Scope, nameDepth: number): Seg[] {
   if (tokens.length === 0) return [WILD];
   if (startsWithParenGroup(tokens)) return evalExpr(tokens.slice(1, -1), ctx, nameDepth);
+  const template = templateText(tokens, ctx, nameDepth);
+  if (template) return template;
   if (tokens.length === 1 && tokens[0].kind === 'name' && tokens[0].text === ctx.param) return [PARAM];
   if (tokens.length === 1 && tokens[0].kind === 'name' && nameDepth < 2) return ctx.value(tokens[0].text, nameDepth + 1) ?? [WILD];
   let k = 0;
@@ -433,6 +453,51 @@ function evalOperand(tokens: Tok[], ctx: Scope, nameDepth: number): Seg[] {
   if (next.text === '%') return convertLiterals(segs, applyPercentFormat);
   if (next.text === '.' && tokens[k + 1]?.text === 'format') return convertLiterals(segs, applyBraceFormat);
   return [WILD];
+}
+
+/**
+ * `string.Template`: `Template("… ${w}█ … version %s …")`, and `name.substitute(…)` of a name
+ * bound to one. Its `$name` / `${name}` fields print values; `$$` prints `$`; `%s` stays for
+ * the logging call's own arguments.
+ */
+function templateText(tokens: Tok[], ctx: Scope, nameDepth: number): Seg[] | null {
+  const last = tokens[tokens.length - 1];
+  if (last.text !== ')') return null;
+  const head = tokens[0];
+  if (head.kind === 'name' && (head.text === 'Template' || (head.text === 'string' && tokens[2]?.text === 'Template'))) {
+    const open = head.text === 'Template' ? 1 : 3;
+    if (tokens[open]?.text !== '(') return null;
+    const inner = tokens.slice(open + 1, -1);
+    if (inner.length === 0 || inner.some((t) => t.kind !== 'str')) return [WILD];
+    const segs: Seg[] = [];
+    for (const s of evalOperand(inner, ctx, nameDepth)) {
+      if (s === WILD || s === PARAM || isAlts(s)) { segs.push(s); continue; }
+      for (const p of applyTemplateFormat(s.lit)) segs.push(p === WILD ? WILD : { lit: p, logFmt: s.logFmt, line: s.line });
+    }
+    return segs;
+  }
+  if (head.kind === 'name' && tokens[1]?.text === '.' && (tokens[2]?.text === 'substitute' || tokens[2]?.text === 'safe_substitute') && tokens[3]?.text === '(') {
+    if (nameDepth >= 2) return [WILD];
+    return ctx.value(head.text, nameDepth + 1) ?? [WILD];
+  }
+  return null;
+}
+
+/** `$name`, `${name}` → wildcards; `$$` → `$`. */
+function applyTemplateFormat(text: string): Pattern {
+  const out: Pattern = [];
+  let lit = '';
+  for (let i = 0; i < text.length; i++) {
+    if (text[i] !== '$') { lit += text[i]; continue; }
+    if (text[i + 1] === '$') { lit += '$'; i++; continue; }
+    const m = /^(?:\{[_a-zA-Z][_a-zA-Z0-9]*\}|[_a-zA-Z][_a-zA-Z0-9]*)/.exec(text.slice(i + 1));
+    if (!m) { lit += '$'; continue; }
+    pushParts(out, [lit, WILD]);
+    lit = '';
+    i += m[0].length;
+  }
+  pushParts(out, [lit]);
+  return out;
 }
 
 function convertLiterals(segs: Seg[], fmt: (s: string) => Pattern): Seg[] {

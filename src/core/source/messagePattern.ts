@@ -90,7 +90,8 @@ export function compilePattern(p: Pattern, openEnded = false): CompiledPattern {
   }
   return {
     lits,
-    anchoredStart: p.length > 0 && typeof p[0] === 'string',
+    // An empty pattern (a blank line of a multi-line message) prints the empty string only.
+    anchoredStart: p.length === 0 || typeof p[0] === 'string',
     anchoredEnd,
     weight: lits.reduce((n, s) => n + s.length, 0),
   };

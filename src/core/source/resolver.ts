@@ -300,7 +300,14 @@ class Resolver implements CheckoutSourceResolver {
       if (best) return best;
     } else if (memo) {
       for (const v of memo.verified) {
-        if (continuation ? this.continuationWeight(v.stmt, message) >= 0 : matchesAny(v.compiled, message)) return v.loc;
+        // A printed `utils.py:92` another file of that name printed at another level is not this statement.
+        if (!levelFits(v.stmt.level, q.level)) continue;
+        if (continuation ? this.continuationWeight(v.stmt, message) >= 0 : matchesAny(v.compiled, message)) {
+          // A call that prints any text (`logger.info(msg)`) is not the answer for every line of a
+          // basename several files share: another file's call at that line may print this text.
+          if (!continuation && byPrinted && (this.candidateMemo.get(q.fileinfo!)?.length ?? 0) > 1 && this.looseOnly(v.stmt, message)) break;
+          return v.loc;
+        }
       }
     }
     if (memo) {
@@ -308,7 +315,7 @@ class Resolver implements CheckoutSourceResolver {
       if (!byPrinted && !q.hop && memo.verified.length === 0 && memo.misses > 0 && message.length <= SHAPE_CHARS && memo.seen === this.seenPaths.size) return memo.miss;
       if (byPrinted && memo.misses >= 3) {
         // This printed file:line keeps failing to verify: only the cheap exact-line check, no scans.
-        const exact = this.byFileinfo(q.fileinfo!, q.lineno!, message, continuation, false);
+        const exact = this.byFileinfo(q.fileinfo!, q.lineno!, message, continuation, false, q.level);
         if (exact && exact.verified) { this.remember(memo, exact); return exact; }
         return memo.miss;
       }
@@ -382,7 +389,7 @@ class Resolver implements CheckoutSourceResolver {
       if (inFile) return { path: inFile.path, line: inFile.line, verified: true, drift: 0, method: 'fileinfo+literal' };
     }
     if (q.fileinfo && q.lineno !== null && q.lineno !== undefined) {
-      const r = this.byFileinfo(q.fileinfo, q.lineno, message, continuation);
+      const r = this.byFileinfo(q.fileinfo, q.lineno, message, continuation, true, q.level);
       if (r && r.verified) return r;
       fallback = r;
       // The file exists but its statement is gone: still try the hop table and the index,
@@ -421,10 +428,11 @@ class Resolver implements CheckoutSourceResolver {
       }
       if (statements) {
         // Keyed by every line of the call: Python ≥3.11 prints its first line, older
-        // versions a line inside it (the printed line still names this statement).
+        // versions a line inside it (the printed line still names this statement). V0's
+        // `Initializing an LLM engine (v%s) with config: …` call runs to some 60 lines.
         const byLine = new Map<number, IndexedStatement[]>();
         for (const s of statements) {
-          for (let line = s.line; line <= Math.min(s.endLine ?? s.line, s.line + 50); line++) {
+          for (let line = s.line; line <= Math.min(s.endLine ?? s.line, s.line + 150); line++) {
             const l = byLine.get(line);
             if (l) l.push(s); else byLine.set(line, [s]);
           }
@@ -475,14 +483,37 @@ class Resolver implements CheckoutSourceResolver {
   /** A continuation line (after a `\n` in the message) belongs to the statement when a later line of its text matches, or when a value or traceback may hold the newline. */
   private continuationWeight(s: IndexedStatement, message: string): number {
     if (s.traceback) return 0;
+    const later = this.laterLines(s);
+    let best = s.variants.some((v) => v.p.includes(WILD)) ? 0 : -1;
+    for (const c of later) if (matchesPattern(c, message)) best = Math.max(best, c.weight);
+    return best;
+  }
+
+  /** Literal weight of the later line of `s`'s text (after a `\n`) that prints `message`, or -1. */
+  private laterLineWeight(s: IndexedStatement, message: string): number {
+    let best = -1;
+    for (const c of this.laterLines(s)) if (c.weight > best && matchesPattern(c, message)) best = c.weight;
+    return best;
+  }
+
+  /** Whether only variants that can print any text (`logger.info(msg)`) print `message`. */
+  private looseOnly(s: IndexedStatement, message: string): boolean {
+    const compiled = this.compiled(s);
+    for (let i = 0; i < compiled.length; i++) {
+      const p = s.variants[i].p;
+      if (!(p.length === 1 && p[0] === WILD) && variantMatches(compiled[i], message) >= 0) return false;
+    }
+    if (this.laterLineWeight(s, message) >= 0) return false;
+    return true;
+  }
+
+  private laterLines(s: IndexedStatement): CompiledPattern[] {
     let later = this.continuationMemo.get(s);
     if (!later) {
       later = s.variants.flatMap((v) => patternLines(v.p).slice(1).map((line) => compilePattern(line)));
       this.continuationMemo.set(s, later);
     }
-    let best = s.variants.some((v) => v.p.includes(WILD)) ? 0 : -1;
-    for (const c of later) if (matchesPattern(c, message)) best = Math.max(best, c.weight);
-    return best;
+    return later;
   }
 
   /** A statement is named by its call's first line: what Python's %(lineno)d prints, for both engines. */
@@ -490,18 +521,26 @@ class Resolver implements CheckoutSourceResolver {
     return s.line;
   }
 
-  private byFileinfo(fileinfo: string, lineno: number, message: string, continuation: boolean, searchMoved = true): SourceLocation | null {
+  private byFileinfo(fileinfo: string, lineno: number, message: string, continuation: boolean, searchMoved = true, level: string | null = null): SourceLocation | null {
     let cands = this.candidateMemo.get(fileinfo);
     if (!cands) { cands = this.files.candidates(fileinfo); this.candidateMemo.set(fileinfo, cands); }
     if (cands.length === 0) return null;
     // 1. The printed line holds a statement that prints this message. A line inside the call
-    //    (older Pythons print one) names the same statement, at its first line.
-    let exact: { path: string; line: number; w: number } | null = null;
+    //    (older Pythons print one) names the same statement, at its first line. Of several files
+    //    a basename names, the call of the printed level first, then the one that prints the most.
+    //    A line of a multi-line message whose line break a paste lost (no continuation mark)
+    //    is checked against the message's later lines too; a call that prints its text beats one
+    //    that can print any text (`logger.info(msg)`).
+    let exact: { path: string; line: number; w: number; fits: boolean; loose: boolean } | null = null;
     for (const path of cands) {
       const fs = this.statementsOf(path);
       for (const s of fs?.byLine.get(lineno) ?? []) {
-        const w = this.weight(s, message, continuation);
-        if (w >= 0 && (!exact || w > exact.w)) exact = { path, line: s.line, w };
+        let w = this.weight(s, message, continuation);
+        if (!continuation) w = Math.max(w, this.laterLineWeight(s, message));
+        if (w < 0) continue;
+        const fits = levelFits(s.level, level);
+        const loose = w === 0 && this.looseOnly(s, message);
+        if (!exact || better(w, fits, loose, exact)) exact = { path, line: s.line, w, fits, loose };
       }
     }
     if (!exact && !continuation) {
@@ -509,7 +548,7 @@ class Resolver implements CheckoutSourceResolver {
       for (const path of cands) {
         for (const s of this.statementsOf(path)?.byLine.get(lineno) ?? []) {
           const w = this.cutWeight(s, message);
-          if (w >= CUT_MIN_WEIGHT && (!exact || w > exact.w)) exact = { path, line: s.line, w };
+          if (w >= CUT_MIN_WEIGHT && (!exact || w > exact.w)) exact = { path, line: s.line, w, fits: true, loose: false };
         }
       }
     }
@@ -536,7 +575,8 @@ class Resolver implements CheckoutSourceResolver {
     let best: { path: string; line: number; w: number } | null = null;
     for (const path of cands) {
       for (const s of this.statementsOf(path)?.all ?? []) {
-        const w = this.weight(s, message, false);
+        // A line of a multi-line message (its continuation mark lost) is found by its own line of the text.
+        const w = Math.max(this.weight(s, message, false), this.laterLineWeight(s, message));
         if (w <= 0 || !specificEnough(w, message)) continue;
         if (!best) { best = { path, line: s.line, w }; continue; }
         const d = near === null ? 0 : Math.abs(s.line - near);
@@ -636,6 +676,32 @@ class Resolver implements CheckoutSourceResolver {
     return { path: best.statement.path, line, verified: true, drift, method: 'statement-index' };
   }
 }
+
+/**
+ * Ranks the calls at a printed line: one that prints some of the text beats one that prints any
+ * text, then the printed level decides, then the most text, then a call that prints this text
+ * (a later line of it) over `logger.info(msg)`.
+ */
+function better(w: number, fits: boolean, loose: boolean, than: { w: number; fits: boolean; loose: boolean }): boolean {
+  if ((w > 0) !== (than.w > 0)) return w > 0;
+  if (fits !== than.fits) return fits;
+  if (w !== than.w) return w > than.w;
+  return than.loose && !loose;
+}
+
+/**
+ * Whether a statement of this level (`info`, `exception`, null when not visible) can print a line
+ * of the printed level (`INFO`, `WARN`; null when the layout prints none).
+ */
+export function levelFits(stmtLevel: string | null, printed: string | null | undefined): boolean {
+  if (!stmtLevel || !printed) return true;
+  const want = PRINTED_LEVELS.get(printed) ?? PRINTED_LEVELS.get(printed.toUpperCase());
+  if (want === undefined) return true;
+  return (stmtLevel === 'exception' ? 'error' : stmtLevel) === want;
+}
+const PRINTED_LEVELS = new Map([
+  ['DEBUG', 'debug'], ['INFO', 'info'], ['WARNING', 'warning'], ['WARN', 'warning'], ['ERROR', 'error'], ['CRITICAL', 'critical'], ['FATAL', 'critical'],
+]);
 
 const SHAPE_CHARS = 160;
 /** Statements with the same words a line is chosen among (more: no claim). */

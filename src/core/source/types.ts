@@ -14,6 +14,11 @@ export interface SourceQuery {
   continuation?: boolean;
   /** A custom logging layout's %(name)s (`sglang.srt.managers.scheduler`): a module path names the file. */
   module?: string | null;
+  /**
+   * The level as printed (`INFO`, `WARNING`): of the files a basename names, the call at the
+   * printed line whose level it is (two `utils.py` with a call at line 92 that can print anything).
+   */
+  level?: string | null;
 }
 
 export interface SourceLocation {

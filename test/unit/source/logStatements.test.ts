@@ -162,3 +162,60 @@ test('call lines agree with Python\'s own parser (ast) on tricky source', { skip
   assert.equal(py.status, 0, py.stderr);
   assert.deepEqual(findLogStatements(src).map((s) => s.line), JSON.parse(py.stdout));
 });
+
+test('string.Template: a message made by Template(…).substitute(…) prints its text, $fields and %s as values', () => {
+  // vLLM's logo (entrypoints/utils.py, 0.11 on): a multi-line Template, substituted with colours, then %-formatted.
+  const src = [
+    'def log_version_and_model(lgr, version, model_name):',
+    '    if disabled:',
+    '        message = "vLLM server version %s, serving model %s"',
+    '    else:',
+    '        logo = Template(',
+    '            "\\n   ${w}█   █${r}\\n"',
+    '            " ${o}▄▄${r} ${w}█ █${r}  version ${w}%s${r}\\n"',
+    '            "  model   $w%s$r, cost $$0\\n"',
+    '        )',
+    '        message = logo.substitute(palette)',
+    '    lgr.info(message, version, model_name)',
+    '',
+  ].join('\n');
+  const s = only(src);
+  assert.equal(s.variants.length, 2);
+  assert.deepEqual(s.variants[1].pattern, ['\n   ', WILD, '█   █', WILD, '\n ', WILD, '▄▄', WILD, ' ', WILD, '█ █', WILD, '  version ', WILD, '\n  model   ', WILD, ', cost $0\n']);
+  assert.deepEqual(s.variants[0].pattern, ['vLLM server version ', WILD, ', serving model ', WILD]);
+});
+
+test('an empty line of a multi-line message prints the empty string only', () => {
+  assert.ok(matchesPattern(compilePattern([]), ''));
+  assert.ok(!matchesPattern(compilePattern([]), 'Loaded LoRA adapter sql-lora'));
+});
+
+test('a conditional inside brackets is a value of its own operand, not of the whole message', () => {
+  const s = only('logger.info("Using %s backend" + (" with CUDA graphs" if graphs else "") + ".", name)\n');
+  assert.deepEqual(s.variants.map((v) => v.pattern), [['Using ', WILD, ' backend with CUDA graphs.'], ['Using ', WILD, ' backend.']]);
+  // At the top level the whole message is the choice: `A if c else B + C` is `A if c else (B + C)`.
+  assert.deepEqual(only('logger.info("a" if c else "b" + "c")\n').variants.map((v) => v.pattern), [['a'], ['bc']]);
+});
+
+test('a logger method passed as a parameter default is a logging call where the parameter is called', () => {
+  // vLLM's SpecDecodingLogging.log / KVConnectorLogging.log: the stats logger passes its log_fn.
+  const src = [
+    'class SpecDecodingLogging:',
+    '    def log(self, log_fn=logger.info):',
+    '        if not self.num_drafts:',
+    '            return',
+    '        log_fn(',
+    '            "SpecDecoding metrics: "',
+    '            "Mean acceptance length: %.2f, "',
+    '            "Accepted: %d tokens, "',
+    '            "Avg Draft acceptance rate: %.1f%%",',
+    '            mean_acceptance_length, num_accepted_tokens, rate,',
+    '        )',
+    '',
+  ].join('\n');
+  const s = only(src);
+  assert.equal(s.line, 5);
+  assert.ok(prints(src, 'SpecDecoding metrics: Mean acceptance length: 3.03, Accepted: 337 tokens, Avg Draft acceptance rate: 67.7%'));
+  // A keyword argument of a call that is not a logger method binds nothing.
+  assert.equal(findLogStatements('run(log_fn=print)\nlog_fn("x")\n').length, 0);
+});
