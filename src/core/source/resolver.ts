@@ -561,7 +561,12 @@ class Resolver implements CheckoutSourceResolver {
     if (!this.index && !this.syncFileReads) {
       return { path: cands[0], line: lineno, verified: false, drift: 0, method: 'fileinfo', note: 'the checkout is still being indexed' };
     }
-    const withCall = cands.find((p) => this.statementsOf(p)?.byLine.has(lineno));
+    const withCalls = cands.filter((p) => this.statementsOf(p)?.byLine.has(lineno));
+    // Of several files the printed name fits, a guess only when one of them has a call there:
+    // else the line is another package's (a platform plugin prints through vLLM's logger from
+    // its own `utils.py`), or nothing tells which file it is.
+    if (cands.length > 1 && withCalls.length !== 1) return null;
+    const withCall = withCalls[0];
     const note = withCall
       ? 'the logging call on this line of the checkout cannot print this message, and no statement in the file can (is the checkout at another commit?)'
       : cands.some((p) => this.statementsOf(p))
