@@ -38,7 +38,7 @@ const CLASS = {
   'hops-sglang-pin': '5 hops SGLang pin/6 call line', 'drift-vllm': '7 drift', 'line-endings': '11.2 CRLF + BOM', foreign: 'foreign logs (precision)',
   'foreign-in-vllm': 'foreign lines in a vLLM log', 'helpers-sglang': '1b SGLang logging helpers', 'cut-sglang': '2b SGLang cut / elided lines', 'relayout-sglang': '4b SGLang layout changes partway', 'joined-sglang': '3b records pasted onto one line', 'joined-vllm': '3b vLLM records on one line', 'cut-vllm': '2b vLLM cut / elided lines',
   'flattened-vllm-v0': '3c flattened pastes (V0)', 'flattened-vllm': '3c flattened pastes (V1)', 'cut-hops-vllm': '5b vLLM hop lines cut short', 'exports-vllm': '1c vLLM lines quoted in exports',
-  'wrappers-sglang': '1d SGLang inside other frameworks', 'router-sglang': '1e SGLang router (Rust)', 'ray-sglang': '1f SGLang behind Ray actors', 'lostbracket-sglang': '1g SGLang header without its [', 'real-shapes-sglang': '1h SGLang real statement shapes',
+  'wrappers-sglang': '1d SGLang inside other frameworks', 'router-sglang': '1e SGLang router (Rust)', 'ray-sglang': '1f SGLang behind Ray actors', 'lostbracket-sglang': '1g SGLang header without its [', 'real-shapes-sglang': '1h SGLang real statement shapes', 'rayserve-vllm': '1i vLLM under Ray Serve (actor prefixes)',
   'mined-vllm': '5c mined: launcher stamps, relays, quotes (vLLM)', 'mined-sglang': '5c mined: batch rids, labels, relays (SGLang)',
   'foreign-sweep': 'foreign formats beside vLLM (precision)', 'foreign-sglang': 'foreign [date word] beside SGLang (precision)', 'pasted-vllm': '3d vLLM lines pasted from web pages', 'pasted-sglang': '3d SGLang lines pasted from web pages',
   'mined2-sglang': '5d mined 2: bare request logger, date-less rank header (SGLang)',

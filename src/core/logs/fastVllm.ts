@@ -5,7 +5,7 @@
 // about (colour, wrappers, continuations, rare hops, bytes that JSON must escape) it declines,
 // and the line goes through parseLine: the output is the same either way (a unit test checks).
 import type { ParseState } from './parseLine';
-import { inferYear, processInfo } from './parseLine';
+import { VLLM_PROCESS, inferYear, processInfo } from './parseLine';
 import type { RequestTracker } from './requests';
 import { externalFromInternal } from './requestIds';
 import { formatTime } from './jsonText';
@@ -253,7 +253,7 @@ class RunCache<T> {
 }
 
 /** A process prefix `(Name pid=N` seen before, with the JSON head segments built for it. */
-interface Prefix { name: string | null; role: string | null; pid: number; segs: Buffer[] }
+interface Prefix { name: string | null; role: string | null; pid: number; segs: Buffer[]; own: boolean }
 /** A `fileinfo:lineno` seen before, with the JSON tail segments built for it per hop. */
 interface Site { fileinfo: string; base: string; lineno: number; path: string | null; tails: Tail[] }
 interface Tail { pre: Buffer; post: Buffer; unmatched: boolean }
@@ -301,7 +301,7 @@ export function vllmFastPath(state: ParseState, tracker: RequestTracker, out: By
   // level, role) and once per `fileinfo:lineno` (and hop), then copied whole.
   const prefixCache = new RunCache<Prefix>();
   const siteCache = new RunCache<Site>();
-  const NO_PREFIX: Prefix = { name: null, role: null, pid: -1, segs: [] };
+  const NO_PREFIX: Prefix = { name: null, role: null, pid: -1, segs: [], own: false };
   const roleCodes = new Map<string | null, number>([[null, 0]]);
   const hopCodes = new Map<HopDef, number>(getHopTable('vllm').hops.map((h, i) => [h, i + 1]));
   const hit: Hit = { hop: V1, ridStart: 0, ridEnd: 0, internal: false };
@@ -311,7 +311,9 @@ export function vllmFastPath(state: ParseState, tracker: RequestTracker, out: By
     const known = prefixCache.get(b, s, close);
     if (known) return known;
     const info = processInfo(state, b.toString('latin1', ns, ne));
-    return prefixCache.set(b, s, close, { name: info.name, role: info.role, pid, segs: [] });
+    // A process name of vLLM's own: another actor's uvicorn (Ray Serve's proxy) is not vLLM's.
+    const own = VLLM_PROCESS.test(info.name) || state.forced === 'vllm';
+    return prefixCache.set(b, s, close, { name: info.name, role: info.role, pid, segs: [], own });
   };
   /** `,"engine":…,"time":` for this prefix, format, role and level (index into LEVELS; 5 = uvicorn). */
   const headSeg = (pre: Prefix, role: string | null, level: number): Buffer => {
@@ -471,7 +473,7 @@ export function vllmFastPath(state: ParseState, tracker: RequestTracker, out: By
     const li = level !== undefined && at(v, p, LEVELS[level].bytes, e) ? level : -1;
     if (li < 0) {
       // uvicorn access line under a process prefix: `INFO:     client - "METHOD path HTTP/x" status …`
-      if (pre === NO_PREFIX || !(b[p] === 73 && b[p + 1] === 78 && b[p + 2] === 70 && b[p + 3] === 79 && b[p + 4] === 58 && b[p + 5] === 32)) return false;
+      if (!pre.own || !(b[p] === 73 && b[p + 1] === 78 && b[p + 2] === 70 && b[p + 3] === 79 && b[p + 4] === 58 && b[p + 5] === 32)) return false;
       let m = p + 5;
       while (m < e && (b[m] === 32 || b[m] === 9)) m++;
       // client \S+, ' - "', [A-Z]+, ' ', \S+, ' HTTP/', [\d.]+, '" ', \d{3}

@@ -90,10 +90,12 @@ export function createParseState(opts: ParseOptions = {}): ParseState {
 const LEVELS = 'DEBUG|INFO|WARNING|ERROR|CRITICAL';
 // The prefix decorate_logs writes in front of every line of a process, an empty one too.
 // A name ending in a comma is another launcher's (SkyPilot's `(task, pid=N)`, `(head, rank=0, pid=N)`).
-// The process names vLLM's own prefixes carry (decorate_logs; Ray's, for vLLM's workers). Plain output
-// behind another name (a training framework's Ray actor: `(WorkerDict pid=N)`, `(TaskRunner pid=N)`,
-// `(SGLangEngine pid=N)`) is vLLM's only in a log already known to be vLLM's.
-const VLLM_PROCESS = /^_?(?:APIServer|ApiServer|\w*EngineCore\w*|AsyncLLMEngine|LLMEngine|MQLLMEngine|\w*Vllm\w*|Worker|RayWorkerWrapper|DPCoordinator|DPSupervisor)(?:[_ -]|$)/;
+// The process names vLLM's own prefixes carry (decorate_logs; Ray's, for vLLM's workers: `RayWorker`
+// of 0.2, `RayWorkerVllm`, `RayWorkerWrapper`, `RayWorkerProc`). Behind another name (a Ray actor:
+// Ray Serve's `(ServeReplica:app:LLMServer:x pid=N)`, `(ServeController pid=N)`, `(ProxyActor pid=N)`, a
+// training framework's `(WorkerDict pid=N)`, `(AsyncvLLMServer pid=N)`) the prefix does not make the line
+// vLLM's: only vLLM's own header behind it does; plain text and other loggers' lines there are the actor's.
+export const VLLM_PROCESS = /^_?(?:APIServer|ApiServer|\w*EngineCore\w*|AsyncLLMEngine|LLMEngine|MQLLMEngine|\w*Vllm\w*|Worker|RayWorker\w*|DPCoordinator|DPSupervisor)(?:[_ -]|$)/;
 const VLLM_PREFIX = /^\(((?:[^()]*?[^(),])?) pid=(\d+)(?:, ip=[^()]*)?\)(?: |$)/;
 // vLLM's header in every version: `[path.py:N]` (≥0.8), `file.py:N]` (≤0.7); milliseconds,
 // a year and full paths when a logging config adds them.
@@ -185,14 +187,17 @@ function parseEngine(s: string, rec: LogRecord, state: ParseState): boolean {
     if (allowSglang && rest.charCodeAt(0) === 91 /* [ */ && sglangBehindPrefix(rest, rec, state)) return false;
     const info = processInfo(state, name);
     rec.engine = 'vllm'; rec.process = info.name; rec.pid = pid; rec.role = info.role; rec.ranks = info.ranks;
-    if (!parseVllmHeader(rest, rec, state) && !parseAfterLoggingPrefix(rest, rec, state)) {
-      if (!VLLM_PROCESS.test(name) && state.detected !== 'vllm' && state.forced !== 'vllm') {
-        // Another program's Ray actor (`(WorkerDict pid=N)`, `(TaskRunner pid=N)`) printing plain text.
-        rec.engine = 'other'; rec.process = null; rec.pid = null; rec.role = null; rec.ranks = null;
-        return false;
-      }
-      rec.format = 'vllm-output'; rec.message = rest;
+    const own = VLLM_PROCESS.test(name) || state.forced === 'vllm';
+    const message = rec.message;
+    const header = parseVllmHeader(rest, rec, state) || parseAfterLoggingPrefix(rest, rec, state);
+    // Another program's actor (Ray Serve's replica, controller and proxy; a framework's `(WorkerDict pid=N)`)
+    // printing plain text, another logger's line or its own uvicorn: not vLLM's.
+    if (!own && (!header || rec.format === 'uvicorn')) {
+      rec.engine = 'other'; rec.format = 'other'; rec.process = null; rec.pid = null; rec.role = null; rec.ranks = null;
+      rec.level = null; rec.message = message;
+      return false;
     }
+    if (!header) { rec.format = 'vllm-output'; rec.message = rest; }
     return true;
   }
   if (c === 91 /* [ */) {

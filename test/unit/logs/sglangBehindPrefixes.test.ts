@@ -38,11 +38,12 @@ test("a training framework's actor printing plain text is no vLLM line; vLLM's o
   assert.deepEqual([w.engine, w.format], ['vllm', 'vllm-output']);
   const [y] = parse(['(DPEngineCoreActor pid=3301) Traceback (most recent call last):']);
   assert.deepEqual([y.engine, y.process], ['vllm', 'DPEngineCoreActor']);
-  // vLLM's header behind a framework's actor is vLLM's; after it, the log is vLLM's and so is the actor's output.
+  // vLLM's header behind a framework's actor is vLLM's; the actor's plain output stays the actor's even in a
+  // vLLM log: a prefix does not make a line vLLM's, only vLLM's header behind it does.
   assert.deepEqual([x.engine, x.process, x.fileinfo], ['vllm', 'WorkerDict', 'llm_engine.py']);
   const st = createParseState({ referenceTime: Date.UTC(2026, 2, 22) });
   parseLine('(WorkerDict pid=2201) INFO 03-22 13:53:37 [llm_engine.py:431] init engine took 12.31 seconds', 1, 0, st);
-  assert.equal(parseLine('(WorkerDict pid=2201) Loading weights...', 2, 0, st).engine, 'vllm');
+  assert.equal(parseLine('(WorkerDict pid=2201) Loading weights...', 2, 0, st).engine, 'other');
 });
 
 test("SGLang's header that lost its `[`: parsed with its rank tag or its hop, not a date that merely ends in `]`", () => {
