@@ -8,11 +8,13 @@ import { createParseState, parseLine } from '../../../src/core/logs/parseLine';
 import { RequestTracker } from '../../../src/core/logs/requests';
 import { RecordJsonWriter } from '../../../src/core/session/recordJson';
 import { citedSource } from '../../../src/core/source/locate';
-import { ByteOut, vllmFastPath } from '../../../src/core/logs/fastVllm';
+import { vllmFastPath } from '../../../src/core/logs/fastVllm';
+import { fastJson as fastJsonAt } from './fastJson';
 import { ridQueryMatcher } from '../../../src/core/logs/requestIds';
 
 const FIX = join(__dirname, '..', '..', '..', '..', 'test', 'fixtures', 'logs');
 const REF = Date.UTC(2026, 7, 22);
+const fastJson = (lines: string[]) => fastJsonAt(lines, REF);
 
 const EXTRA = [
   // A paste's wide space after the header (the parser drops it and tags the hop) and a message that starts with other non-ASCII text.
@@ -72,29 +74,6 @@ function slowJson(lines: string[]): { json: string[]; counts: Record<string, num
   return { json, counts: Object.fromEntries(tr.counts) };
 }
 
-function fastJson(lines: string[]): { json: string[]; counts: Record<string, number>; handled: number } {
-  const st = createParseState({ referenceTime: REF });
-  const tr = new RequestTracker();
-  const chunks: Buffer[] = [];
-  const out = new ByteOut((b) => chunks.push(Buffer.from(b)), 1 << 16);
-  const counters = { handled: 0, unmatched: 0 };
-  const fast = vllmFastPath(st, tr, out, counters);
-  const json = new RecordJsonWriter();
-  const buf = Buffer.from(lines.join('\n') + '\n');
-  let pos = 0;
-  lines.forEach((l, i) => {
-    const end = buf.indexOf(10, pos);
-    if (!fast(buf, pos, end, i + 1, pos)) {
-      const r = parseLine(l, i + 1, pos, st);
-      tr.add(r);
-      const s = json.line(r, citedSource(r)) + '\n';
-      out.room(s.length * 3); out.text(s);
-    }
-    pos = end + 1;
-  });
-  out.flush();
-  return { json: Buffer.concat(chunks).toString('utf8').replace(/\n$/, '').split('\n'), counts: Object.fromEntries(tr.counts), handled: counters.handled };
-}
 
 test('fast path and string parser agree line by line (fixtures and edge cases)', () => {
   const lines = [

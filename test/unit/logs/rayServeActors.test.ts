@@ -5,10 +5,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createParseState, parseLine } from '../../../src/core/logs/parseLine';
-import { RequestTracker } from '../../../src/core/logs/requests';
-import { RecordJsonWriter } from '../../../src/core/session/recordJson';
 import { citedSource } from '../../../src/core/source/locate';
-import { ByteOut, vllmFastPath } from '../../../src/core/logs/fastVllm';
+import { fastJson } from './fastJson';
 
 // A vLLM log: its first line is vLLM's own, so the parser knows the engine before Ray Serve's lines come.
 const VLLM_FIRST = "(ServeReplica:default:LLMDeploymentdeepseek pid=42953) INFO 07-18 10:00:24 [chat_utils.py:444] Detected the chat template content format to be 'string'. You can set `--chat-template-content-format` to override this.";
@@ -63,25 +61,6 @@ test("the byte fast path leaves another actor's uvicorn access line alone, as th
   const lines = [VLLM_FIRST,
     '(ProxyActor pid=25282) INFO:     127.0.0.1:50312 - "POST /v1/chat/completions HTTP/1.1" 200 OK',
     '(APIServer pid=7) INFO:     127.0.0.1:5555 - "POST /v1/chat/completions HTTP/1.1" 200 OK'];
-  const st = createParseState({ referenceTime: Date.UTC(2025, 7, 29) });
-  const tr = new RequestTracker();
-  const chunks: Buffer[] = [];
-  const out = new ByteOut((b) => chunks.push(Buffer.from(b)), 1 << 16);
-  const fast = vllmFastPath(st, tr, out);
-  const writer = new RecordJsonWriter();
-  const buf = Buffer.from(lines.join('\n') + '\n');
-  let pos = 0;
-  lines.forEach((l, i) => {
-    const end = buf.indexOf(10, pos);
-    if (!fast(buf, pos, end, i + 1, pos)) {
-      const r = parseLine(l, i + 1, pos, st);
-      tr.add(r);
-      const s = writer.line(r, citedSource(r)) + '\n';
-      out.room(s.length * 3); out.text(s);
-    }
-    pos = end + 1;
-  });
-  out.flush();
-  const json = Buffer.concat(chunks).toString('utf8').trim().split('\n').map((s) => JSON.parse(s) as { engine: string; hop: string | null });
+  const json = fastJson(lines, Date.UTC(2025, 7, 29)).json.map((s) => JSON.parse(s) as { engine: string; hop: string | null });
   assert.deepEqual(json.map((j) => [j.engine, j.hop]), [['vllm', null], ['other', null], ['vllm', 'V10']]);
 });
