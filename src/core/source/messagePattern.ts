@@ -98,6 +98,28 @@ export function compilePattern(p: Pattern, openEnded = false): CompiledPattern {
 }
 
 /**
+ * How many characters each wildcard of the pattern holds when its literal pieces are found
+ * leftmost in `message` (a message it prints), in order; null when it does not print it.
+ */
+export function wildcardSpans(c: CompiledPattern, message: string): number[] | null {
+  if (!matchesPattern(c, message)) return null;
+  const { lits } = c;
+  const spans: number[] = [];
+  let pos = 0;
+  let first = 0;
+  if (c.anchoredStart && lits.length > 0) { pos = lits[0].length; first = 1; }
+  const last = c.anchoredEnd && lits.length > first ? lits.length - 1 : lits.length;
+  for (let i = first; i < last; i++) {
+    const at = message.indexOf(lits[i], pos);
+    spans.push(at - pos);
+    pos = at + lits[i].length;
+  }
+  if (c.anchoredEnd && last < lits.length) spans.push(message.length - lits[lits.length - 1].length - pos);
+  else spans.push(message.length - pos);
+  return spans;
+}
+
+/**
  * True when `message` is one of the strings the pattern can print. Literal pieces are
  * found left to right; the leftmost occurrence is always safe because every gap between
  * literals is a wildcard.

@@ -8,7 +8,7 @@ import { HOP_TABLES } from '../../hops';
 import { nextRecordAt } from '../logs/parseLine';
 import { comparePin, inspectCheckout, type CheckoutInfo, type PinStatus } from './checkout';
 import { FileIndex, listPythonFiles } from './fileIndex';
-import { compilePattern, matchesPattern, shortenedWeight, patternLines, patternText, WILD, type CompiledPattern } from './messagePattern';
+import { compilePattern, matchesPattern, shortenedWeight, patternLines, patternText, wildcardSpans, WILD, type CompiledPattern } from './messagePattern';
 import { PINS, type HopCitation } from './pins';
 import {
   buildStatementIndex,
@@ -625,10 +625,12 @@ class Resolver implements CheckoutSourceResolver {
    * Of statements that print a message with the same literal text (the same words in several files
    * of a real checkout: a backend's copy of the model runner, a test helper), the one that wrote it:
    * the only one whose text is the whole message, else the only one in a preferred file (the hop's,
-   * the printed file's), else the only one in a file (or else a folder) this log's other lines came from.
+   * the printed file's), else the only one whose literal text the line reaches first (`loading {name}. {e}`
+   * over `loading {name}: {e}` for `loading a.b. x: y`: the other would need its field to hold
+   * `a.b. x`), else the only one in a file (or else a folder) this log's other lines came from.
    * null when nothing tells them apart: a wrong file is worse than none.
    */
-  private breakTie(tied: StatementMatch[], prefer: readonly string[]): StatementMatch | null {
+  private breakTie(tied: StatementMatch[], prefer: readonly string[], message: string): StatementMatch | null {
     const byStatement = new Map<IndexedStatement, StatementMatch>();
     for (const m of tied) if (!byStatement.has(m.statement)) byStatement.set(m.statement, m);
     let cands = [...byStatement.values()];
@@ -638,6 +640,8 @@ class Resolver implements CheckoutSourceResolver {
     if (whole.length > 1) cands = whole;
     const preferred = cands.filter((m) => prefer.includes(m.statement.path));
     if (preferred.length === 1) return preferred[0];
+    const tightest = tightestFit(cands, message);
+    if (tightest) return tightest;
     if (this.seenPaths.size === 0) return null;
     let best: StatementMatch | null = null;
     let bestAffinity = -1;
@@ -672,7 +676,7 @@ class Resolver implements CheckoutSourceResolver {
       const tied = found.filter((m) => !m.cut && m.weight === best.weight);
       // More statements print these words than were looked at: the one that wrote the line may be among the rest.
       if (tied.length >= TIE_LIMIT) return null;
-      const chosen = this.breakTie(tied, prefer);
+      const chosen = this.breakTie(tied, prefer, message);
       if (!chosen) return null;
       best = chosen;
     }
@@ -680,6 +684,32 @@ class Resolver implements CheckoutSourceResolver {
     const drift = cit && cit.path === best.statement.path ? line - cit.line : 0;
     return { path: best.statement.path, line, verified: true, drift, method: 'statement-index' };
   }
+}
+
+/**
+ * Of statements whose texts differ but fit a line equally (the same literal characters), the only
+ * one whose fields hold the least text, field by field from the left: its literal pieces are found
+ * where the line shows them first. null when two fit alike (the same text in two files).
+ */
+function tightestFit(cands: readonly StatementMatch[], message: string): StatementMatch | null {
+  const fits: Array<{ m: StatementMatch; spans: number[] }> = [];
+  for (const m of cands) {
+    const c = compileVariant(m.variant);
+    const spans = wildcardSpans(c.whole, message) ?? (c.firstLine ? wildcardSpans(c.firstLine, message) : null);
+    if (!spans) return null;
+    fits.push({ m, spans });
+  }
+  const cmp = (a: number[], b: number[]): number => {
+    for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i] - b[i];
+    return 0;
+  };
+  let best = fits[0];
+  let unique = true;
+  for (const f of fits.slice(1)) {
+    const d = cmp(f.spans, best.spans);
+    if (d < 0) { best = f; unique = true; } else if (d === 0) unique = false;
+  }
+  return unique ? best.m : null;
 }
 
 /**

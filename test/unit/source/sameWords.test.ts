@@ -26,6 +26,9 @@ before(() => {
     // Words so short that thirty modules write them.
     ...Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`python/sglang/srt/tools/step_${i}.py`, pythonFile({ 10: `    def run_${i}(self):\n        logger.info("Done.")\n        logger.info("Step ${i} of the tools finished.")` })])),
     'python/sglang/srt/managers/detokenizer_manager.py': pythonFile({ 300: '    def handle_shutdown(self):\n        logger.info("Shutting down.")' }),
+    // SGLang 0.4.5's two import loops: the model registry's and the multimodal processors' (one character apart).
+    'python/sglang/srt/models/registry.py': pythonFile({ 88: '            except Exception as e:\n                logger.warning(f"Ignore import error when loading {name}. " f"{e}")' }),
+    'python/sglang/srt/managers/multimodal_processor.py': pythonFile({ 31: '            except Exception as e:\n                logger.warning(f"Ignore import error when loading {name}: " f"{e}")' }),
     'python/sglang/srt/entrypoints/engine.py': pythonFile({ 1900: '    def sigterm_watchdog(self):\n        logger.info(f"{self.log_prefix}Shutting down.")' }),
   });
 });
@@ -60,4 +63,17 @@ test('words more statements write than a line is compared with are not claimed, 
   const named = r.resolve(line('Step 29 of the tools finished.'));
   assert.deepEqual([named?.path, named?.line], ['python/sglang/srt/tools/step_29.py', 12]);
   assert.equal(r.resolve(line('Done.')), null);
+});
+
+test('of two statements a line fits alike, the one whose words come first in it: its field holds a module name, not half the error', async () => {
+  const r = await open();
+  const registry = 'python/sglang/srt/models/registry.py';
+  const processors = 'python/sglang/srt/managers/multimodal_processor.py';
+  // An error text with its own colon (or full stop) fits both statements' wildcards.
+  const a = r.resolve(line('Ignore import error when loading sglang.srt.models.mllama4. libcudart.so.12: cannot open shared object file: No such file or directory'));
+  assert.deepEqual([a?.path, a?.line, a?.verified], [registry, 89, true]);
+  const b = r.resolve(line('Ignore import error when loading sglang.srt.managers.multimodal_processors.mllama4: libcudart.so.12: cannot open shared object file. No such file'));
+  assert.deepEqual([b?.path, b?.line, b?.verified], [processors, 32, true]);
+  // Words the two files write alike still name neither.
+  assert.equal(r.resolve(line('Init torch distributed begin.')), null);
 });
