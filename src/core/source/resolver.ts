@@ -552,6 +552,14 @@ class Resolver implements CheckoutSourceResolver {
         }
       }
     }
+    if (!exact && !continuation && TRACEBACK_LINE.test(message)) {
+      // A traceback line of a record whose line-break marks a paste lost (vLLM repeats the header
+      // on each): printed by the call at the printed line when that call prints a traceback.
+      for (const path of cands) {
+        const s = this.statementsOf(path)?.byLine.get(lineno)?.find((t) => t.traceback);
+        if (s) { exact = { path, line: s.line, w: 0, fits: true, loose: false }; break; }
+      }
+    }
     if (exact) return { path: exact.path, line: exact.line, verified: true, drift: 0, method: 'fileinfo' };
     // 2. The checkout is at another commit: the same statement elsewhere in the file, or in
     //    any file the printed name fits (a basename several files share).
@@ -743,6 +751,8 @@ const SHAPE_CHARS = 160;
 const TIE_LIMIT = 24;
 /** Literal characters a cut-short line must still show of a statement to be verified by them. */
 const CUT_MIN_WEIGHT = 12;
+/** A line of a Python traceback as `logger.exception` / `exc_info=True` prints it after the message. */
+const TRACEBACK_LINE = /^(?:Traceback \(most recent call last\):|\s+File "[^"]+", line \d+(?:, in \S.*)?|\s+\S.*|(?:During handling of the above exception, another exception occurred|The above exception was the direct cause of the following exception):|[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt)(?:: .*)?)$/;
 /** A message with its numbers blanked and its tail cut: lines printed by one statement mostly share it. */
 function messageShape(message: string): string {
   return (message.length > SHAPE_CHARS ? message.slice(0, SHAPE_CHARS) : message).replace(/\d+/g, '0');

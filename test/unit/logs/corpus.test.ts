@@ -26,7 +26,7 @@ after(() => rmSync(work, { recursive: true, force: true }));
 test('the corpus covers every class of the issue with labelled lines', () => {
   const names = corpus.map((f) => f.name);
   for (const n of ['prefixes-vllm', 'prefixes-sglang', 'colour', 'vllm-eras', 'layouts-sglang', 'layouts-vllm', 'hops-vllm-v0', 'hops-vllm-v1',
-    'hops-sglang-0.4', 'hops-sglang-pin', 'drift-vllm', 'line-endings', 'foreign', 'foreign-in-vllm', 'helpers-sglang', 'cut-sglang', 'relayout-sglang', 'joined-sglang', 'joined-vllm', 'cut-vllm', 'flattened-vllm', 'flattened-vllm-v0', 'cut-hops-vllm', 'wrappers-sglang', 'router-sglang', 'ray-sglang', 'lostbracket-sglang', 'foreign-sweep', 'foreign-sglang', 'pasted-vllm', 'pasted-sglang', 'real-shapes-sglang', 'real-shapes-sglang-04', 'rayserve-vllm']) assert.ok(names.includes(n), n);
+    'hops-sglang-0.4', 'hops-sglang-pin', 'drift-vllm', 'line-endings', 'foreign', 'foreign-in-vllm', 'helpers-sglang', 'cut-sglang', 'relayout-sglang', 'joined-sglang', 'joined-vllm', 'cut-vllm', 'flattened-vllm', 'flattened-vllm-v0', 'cut-hops-vllm', 'wrappers-sglang', 'router-sglang', 'ray-sglang', 'lostbracket-sglang', 'foreign-sweep', 'foreign-sglang', 'pasted-vllm', 'pasted-sglang', 'real-shapes-sglang', 'real-shapes-sglang-04', 'real-shapes-vllm-03', 'rayserve-vllm']) assert.ok(names.includes(n), n);
   assert.ok(corpus.reduce((n, f) => n + f.lines.length, 0) > 200);
 });
 

@@ -44,6 +44,11 @@ before(async () => {
       52: '            print_warning_once("Detected fp8 checkpoint. Please note that the "\n                               "format is experimental and subject to change.")',
     }),
     'vllm/lora/utils.py': pythonFile({ 92: '    logger.debug("%s", msg)', 299: '    logger.debug("%s", msg)' }),
+    // 0.2/0.3: a Ray worker's failure, logged with its traceback; a plain call beside it.
+    'vllm/engine/ray_utils.py': pythonFile({
+      44: '            logger.exception(\n                f"Error executing method {method}. "\n                "This might cause deadlock in distributed execution.")',
+      60: '        logger.info(f"Ray worker {rank} ready.")',
+    }),
   });
   resolver = await createSourceResolver(root, 'vllm', { statementIndex: 'eager', cacheDir: null });
 });
@@ -104,4 +109,20 @@ test('a print_warning_once caller (stacklevel=2 prints its line) is the statemen
 test('a call that prints the text beats one of the printed level that prints any text (a level read wrong does not move the line)', () => {
   const loc = resolve('(APIServer pid=1) DEBUG 04-23 22:37:36 [utils.py:299]  ▄▄ ▄█ █     █     █ ▀▄▀ █  version 0.19.2rc1');
   assert.equal(loc && `${loc.path}:${loc.line}`, 'vllm/entrypoints/utils.py:299');
+});
+
+test('a traceback pasted without its line-break marks (vLLM repeats the header on each line): its lines are the exception call\'s, verified; not a plain call\'s', () => {
+  const lines = [
+    '(RayWorkerVllm pid=1135) ERROR 04-03 14:52:49 ray_utils.py:44] Error executing method load_model. This might cause deadlock in distributed execution.',
+    '(RayWorkerVllm pid=1135) ERROR 04-03 14:52:49 ray_utils.py:44] Traceback (most recent call last):',
+    '(RayWorkerVllm pid=1135) ERROR 04-03 14:52:49 ray_utils.py:44]   File "/usr/local/lib/python3.10/dist-packages/vllm/engine/ray_utils.py", line 37, in execute_method',
+    '(RayWorkerVllm pid=1135) ERROR 04-03 14:52:49 ray_utils.py:44]     return executor(*args, **kwargs)',
+    '(RayWorkerVllm pid=1135) ERROR 04-03 14:52:49 ray_utils.py:44] torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 112.00 MiB.',
+  ];
+  for (const line of lines) {
+    const loc = resolve(line);
+    assert.deepEqual(loc && [loc.path, loc.line, loc.verified], ['vllm/engine/ray_utils.py', 44, true], line);
+  }
+  const plain = resolve('(RayWorkerVllm pid=1135) INFO 04-03 14:52:49 ray_utils.py:60] Traceback (most recent call last):');
+  assert.deepEqual(plain && [plain.line, plain.verified], [60, false], 'a call that prints no traceback does not print one');
 });
