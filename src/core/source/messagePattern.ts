@@ -160,7 +160,13 @@ export function cutShortWeight(c: CompiledPattern, message: string): number {
   if (lits.length === 0 || !c.anchoredStart) return -1;
   const weight = prefixWeight(lits, true, message);
   // Every literal is there (the weight is all of them): not cut (a full match is matchesPattern's to judge).
-  return weight === lits.reduce((n, l) => n + l.length, 0) ? -1 : weight;
+  if (weight === lits.reduce((n, l) => n + l.length, 0)) return -1;
+  // The text ends as the statement ends, with literals missing before that end: a line printed
+  // in full by another wording (0.2's `…, sampling params: …, prompt token ids: [1, 2].` against
+  // 0.3's `…, prefix_pos: …,sampling_params: …`), not one cut short.
+  const last = lits[lits.length - 1];
+  if (weight >= 0 && c.anchoredEnd && lits.length > 1 && last.trim() !== '' && message.length > weight + last.length && message.endsWith(last)) return -1;
+  return weight;
 }
 
 /**

@@ -26,3 +26,13 @@ test('a line cut short without a mark still matches by its opening', () => {
   assert.equal(shortenedWeight(LOAD_END, 'Load weight end. type=DeepseekV2ForCausalLM, dtype=torch.bfl'), 22 + 8);
   assert.equal(elidedWeight(LOAD_END, 'Load weight end. type=DeepseekV2ForCausalLM, dtype=torch.bfl'), -1);
 });
+
+test('a line printed in full by another wording is no cut line: it ends as the statement ends, with its middle words missing', () => {
+  // vLLM 0.3's request line (async_llm_engine.py) against 0.2's printed line (vllm-project/vllm#2067).
+  const V03 = compilePattern(['Received request ', WILD, ': prompt: ', WILD, ', prefix_pos: ', WILD, ',sampling_params: ', WILD,
+    ', prompt_token_ids: ', WILD, ', lora_request: ', WILD, '.']);
+  const v02 = "Received request cmpl-5f1c6a2f: prompt: 'Hello, my name is', sampling params: SamplingParams(n=1, temperature=0.0), prompt token ids: [1, 15043, 29892].";
+  assert.equal(shortenedWeight(V03, v02), -1);
+  // The same line cut inside its prompt is still 0.3's, by its opening words.
+  assert.equal(shortenedWeight(V03, "Received request cmpl-5f1c6a2f: prompt: 'Hello, my na"), 17 + 10);
+});
