@@ -3,7 +3,7 @@
 // the line, and everything slower (outer wrappers, the header found further in, custom
 // logging layouts) runs only for lines that did not start with it.
 import type { Engine, LogRecord, TimeResolution } from './model';
-import { fitsWhole, matchHop, stopsInOpening } from '../../hops/index';
+import { fitsWhole, matchHop, stopsInOpening, type HopMatch } from '../../hops/index';
 import { normaliseRid, splitIdList } from './requestIds';
 import { columnBeforeStrip, hasColour, stripColour } from './colour';
 import { dropMarkdownClosers, fractionMs, fractionResolution, inferYear, stripWrapper, type OuterStamp } from './outerPrefix';
@@ -810,7 +810,8 @@ export function parseLine(text: string, lineNo: number, offset: number, state: P
   const headerLength = body.length - rec.message.length;
   let msg = rec.message;
   // Only the spaces after the header were pasted wide (or a zero-width character came with them).
-  if (msg.length > 0 && msg.charCodeAt(0) >= 0xa0 && pastedLead(msg) > 0) { msg = unpaste(msg.slice(pastedLead(msg))); unpasted = true; }
+  const lead = msg.length > 0 && msg.charCodeAt(0) >= 0xa0 ? pastedLead(msg) : 0;
+  if (lead > 0) { msg = unpaste(msg.slice(lead)); unpasted = true; }
   if (rec.prefix !== undefined) msg = dropMarkdownClosers(msg, rec.prefix);
   // Terminal padding after a pasted line is no part of the message.
   const last = msg.charCodeAt(msg.length - 1);
@@ -859,29 +860,9 @@ export function parseLine(text: string, lineNo: number, offset: number, state: P
     else mayWrap = hm.cut === true;
     if (hm) {
       const hop = hm.hop;
-      rec.hop = hop.id;
-      if (rec.engine === 'sglang') {
-        if (hop.role === 'tokenizer' && hop.level.includes('request logger') && rec.format === 'sglang') rec.format = 'sglang-request';
-        if (rec.role === null) rec.role = hop.role;
-        if (rec.process === null) rec.process = hop.role === 'tokenizer' ? 'TokenizerManager' : 'Scheduler';
-      } else if (rec.role === null) {
-        rec.role = hop.role;
-      }
-      if (hop.ridKind) {
-        const g = hm.groups;
-        // A list of ids: `Aborted request(s) a,b.`, or SGLang's batch `rid=['a', 'b']`.
-        if (g.rids) {
-          const kind = hop.ridKind;
-          const ids = splitIdList(g.rids).map((id) => normaliseRid(rec.engine as Engine, id, kind));
-          const uniq = [...new Set(ids)];
-          rec.rid = uniq[0] ?? null;
-          if (uniq.length > 1) rec.rids = uniq;
-        } else {
-          const raw = g.rid ?? g.internal_rid;
-          if (raw) rec.rid = normaliseRid(rec.engine, raw, hop.ridKind);
-          if (raw && msg.endsWith(raw)) mayWrap = true;
-        }
-      }
+      if (rec.engine === 'sglang' && hop.role === 'tokenizer' && hop.level.includes('request logger') && rec.format === 'sglang') rec.format = 'sglang-request';
+      const raw = tagHop(rec, hm);
+      if (raw && msg.endsWith(raw)) mayWrap = true;
     }
   }
   if (mayWrap && state.ahead !== null && gluedRest === null) joinWrapped(rec, msg, state);
@@ -892,6 +873,31 @@ export function parseLine(text: string, lineNo: number, offset: number, state: P
   state.prevCR = marker;
   if (gluedRest !== null) parseGlued(rec, gluedRest, gluedColumn, state, marker);
   return rec;
+}
+
+/**
+ * Tags `rec` with the hop `hm` matched: the hop, its role and (SGLang) its process where the line
+ * names none, and its request id, or every id of a list (`Aborted request(s) a,b.`, SGLang's batch
+ * `rid=['a', 'b']`). Returns the single id as printed, if the hop names one.
+ */
+function tagHop(rec: LogRecord, hm: HopMatch): string | undefined {
+  const hop = hm.hop;
+  const engine = rec.engine as Engine;
+  rec.hop = hop.id;
+  if (rec.role === null) rec.role = hop.role;
+  if (engine === 'sglang' && rec.process === null) rec.process = hop.role === 'tokenizer' ? 'TokenizerManager' : 'Scheduler';
+  const kind = hop.ridKind;
+  if (!kind) return undefined;
+  const g = hm.groups;
+  if (g.rids) {
+    const ids = [...new Set(splitIdList(g.rids).map((id) => normaliseRid(engine, id, kind)))];
+    rec.rid = ids[0] ?? null;
+    if (ids.length > 1) rec.rids = ids;
+    return undefined;
+  }
+  const raw = g.rid ?? g.internal_rid;
+  if (raw) rec.rid = normaliseRid(engine, raw, kind);
+  return raw;
 }
 
 // The next line of a paste that wrapped a long line: no header of its own.
@@ -918,19 +924,7 @@ function joinWrapped(rec: LogRecord, msg: string, state: ParseState): void {
     for (const text of [joined + next, `${joined} ${next}`]) {
       const hm = matchHop(rec.engine as Engine, text, rec.fileinfo, rec.format);
       if (hm === null || (rec.hop !== null && hm.hop.id !== rec.hop) || !fitsWhole(hm.hop, text)) continue;
-      const hop = hm.hop;
-      rec.hop = hop.id;
-      if (rec.role === null) rec.role = hop.role;
-      if (rec.engine === 'sglang' && rec.process === null) rec.process = hop.role === 'tokenizer' ? 'TokenizerManager' : 'Scheduler';
-      const g = hm.groups;
-      const kind = hop.ridKind;
-      if (kind && g.rids) {
-        const ids = [...new Set(splitIdList(g.rids).map((id) => normaliseRid(rec.engine as Engine, id, kind)))];
-        rec.rid = ids[0] ?? null;
-        if (ids.length > 1) rec.rids = ids;
-      } else if (kind && (g.rid ?? g.internal_rid)) {
-        rec.rid = normaliseRid(rec.engine as Engine, (g.rid ?? g.internal_rid)!, kind);
-      }
+      tagHop(rec, hm);
       return;
     }
     joined = `${joined}${next}`;
