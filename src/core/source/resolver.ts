@@ -483,10 +483,7 @@ class Resolver implements CheckoutSourceResolver {
   /** A continuation line (after a `\n` in the message) belongs to the statement when a later line of its text matches, or when a value or traceback may hold the newline. */
   private continuationWeight(s: IndexedStatement, message: string): number {
     if (s.traceback) return 0;
-    const later = this.laterLines(s);
-    let best = s.variants.some((v) => v.p.includes(WILD)) ? 0 : -1;
-    for (const c of later) if (matchesPattern(c, message)) best = Math.max(best, c.weight);
-    return best;
+    return Math.max(s.variants.some((v) => v.p.includes(WILD)) ? 0 : -1, this.laterLineWeight(s, message));
   }
 
   /** Literal weight of the later line of `s`'s text (after a `\n`) that prints `message`, or -1. */
