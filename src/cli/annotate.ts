@@ -17,8 +17,9 @@ import { ridQueryMatcher } from '../core/logs/requestIds';
 import { ByteOut, vllmFastPath } from '../core/logs/fastVllm';
 import type { FastPathCounters } from '../core/logs/fastVllm';
 import { findHop, getHopTable } from '../engines/index';
+import { ENGINE_IDS, engineChoiceWords, isEngine } from '../engines/registry';
 
-const USAGE = `usage: hoplens annotate LOG|- [--engine auto|vllm|sglang] [--checkout DIR] [--rid ID] [--unmatched] [--json]
+const USAGE = `usage: hoplens annotate LOG|- [--engine auto|${ENGINE_IDS.join('|')}] [--checkout DIR] [--rid ID] [--unmatched] [--json]
 
 Label every line of a vLLM or SGLang server log with the hop and the source file:line that
 printed it, group the lines by request, and say which hops are missing and why.
@@ -50,7 +51,7 @@ function parseArgs(argv: string[], io: CliIO): Args | number {
       case '--unmatched': a.unmatched = true; break;
       case '--engine': {
         const v = value();
-        if (v !== 'auto' && v !== 'vllm' && v !== 'sglang') { io.err(`hoplens annotate: --engine must be auto, vllm or sglang (got ${v ?? 'nothing'})\n`); return 2; }
+        if (v !== 'auto' && !isEngine(v)) { io.err(`hoplens annotate: --engine must be ${engineChoiceWords(true)} (got ${v ?? 'nothing'})\n`); return 2; }
         a.engine = v; break;
       }
       case '--checkout': { const v = value(); if (!v) { io.err('hoplens annotate: --checkout needs a folder\n'); return 2; } a.checkout = v; break; }
@@ -107,7 +108,7 @@ async function engineForCheckout(dir: string, input: LogInput): Promise<Engine |
   let detect: ((d: string, e?: Engine) => { engine: Engine } | null) | undefined;
   try { detect = (await import('../core/source/index')).detectCheckout; } catch { return fromLog(); }
   if (!detect) return fromLog();
-  const held = (['vllm', 'sglang'] as const).filter((e) => detect(dir, e) !== null);
+  const held = ENGINE_IDS.filter((e) => detect(dir, e) !== null);
   if (held.length === 1) return held[0];
   return fromLog();
 }
@@ -159,7 +160,7 @@ async function annotateInput(args: Args, input: LogInput, io: CliIO): Promise<nu
     if (!engine) {
       // Not a vLLM or SGLang log as far as its first lines tell: annotate it anyway (it may have
       // no engine line at all), without a checkout to resolve into.
-      io.err('hoplens annotate: cannot tell the engine from the first lines, so --checkout is not used (pass --engine vllm|sglang to use it)\n');
+      io.err(`hoplens annotate: cannot tell the engine from the first lines, so --checkout is not used (pass --engine ${ENGINE_IDS.join('|')} to use it)\n`);
     } else {
       try {
         resolver = await loadResolver(args.checkout, engine, io);

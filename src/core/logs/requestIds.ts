@@ -5,6 +5,7 @@
 // n>1 children are "<idx>_<internal id>". We group on the external form.
 // SGLang: the rid is printed verbatim (body rid or uuid4 hex); n>1 children are "<rid>_<i>".
 import type { Engine } from './model';
+import { engineProfile } from '../../engines/registry';
 
 const ENGINE_SUFFIX = /-[0-9a-f]{8}$/;
 const CHILD_PREFIX = /^\d+_/;
@@ -20,7 +21,7 @@ export function externalFromInternal(id: string): string {
 export function normaliseRid(engine: Engine, raw: string, kind: 'external' | 'internal' | 'list' | 'sglang'): string {
   let id = raw.trim();
   if (id.length > 1 && (id[0] === "'" || id[0] === '"') && id[id.length - 1] === id[0]) id = id.slice(1, -1);
-  if (engine === 'sglang') return id;
+  if (engineProfile(engine).ridsVerbatim) return id;
   return kind === 'internal' || kind === 'list' ? externalFromInternal(id) : id;
 }
 

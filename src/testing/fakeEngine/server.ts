@@ -3,6 +3,7 @@
 // matching server log lines appended to a log file as it serves.
 import { appendFileSync } from 'node:fs';
 import * as http from 'node:http';
+import type { Engine } from '../../engines/types';
 import { exportLlmRequestSpan } from './otlpExport';
 import type { Socket } from 'node:net';
 import { DONE, SglangChatChunks, SglangGenerateChunks, sse, VllmChunks, type Usage } from './frames';
@@ -11,7 +12,7 @@ import { EngineCoreTrace } from './engineCoreTrace';
 import { contentFrameWriteMs, DEFAULT_SCHEDULE, parseSchedule, type FakeSchedule } from './schedule';
 
 export interface FakeEngineOptions {
-  engine: 'vllm' | 'sglang';
+  engine: Engine;
   port?: number;
   /** Server log file to append to (created if missing); null/undefined: no log. */
   logFile?: string | null;
@@ -96,7 +97,7 @@ function readBody(req: http.IncomingMessage, limit = 1 << 20): Promise<string | 
 }
 
 interface StreamCtx {
-  engine: 'vllm' | 'sglang';
+  engine: Engine;
   api: 'chat' | 'completions' | 'generate';
   body: Record<string, unknown>;
   clientRid: string;
