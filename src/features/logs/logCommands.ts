@@ -7,7 +7,7 @@ import type { LogDocuments } from './logDocuments';
 import type { LocatedSource } from '../../core/source/locate';
 import { documentLogSource, type RequestsViewProvider } from './requestsView';
 import type { LargeLogService } from './largeLogs';
-import { renderHopTableMarkdown } from '../../hops/index';
+import { renderHopTableMarkdown } from '../../engines/index';
 import { loggingConfig } from '../../core/logs/loggingConfig';
 import { requestHopTableMarkdown } from '../../core/session/requestExport';
 import { clonePinnedCheckout, CloneError, PINS } from '../../core/source/index';
