@@ -5,8 +5,7 @@
 import * as vscode from 'vscode';
 import { existsSync } from 'node:fs';
 import { CommandIds } from '../../commandIds';
-import type { LogSessions } from '../logs/logDocuments';
-import type { RequestLogSource } from '../logs/requestsView';
+import type { LogSessions, RequestLogSource } from '../shared/logSessions';
 import type { TimelineService } from './timelineService';
 import type { RequestTimelinePanel } from './timelinePanel';
 import { isSameRequest, logChoiceText, requestIdOfRecord, timelineLogChoices, type OpenLogView } from '../../core/timeline/openLogs';
