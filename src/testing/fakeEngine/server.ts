@@ -31,6 +31,8 @@ export interface FakeEngineOptions {
    */
   traceDir?: string;
   enginePid?: number;
+  /** The folder the traced engine source is cited under (default: a container's site-packages). */
+  traceSourceRoot?: string;
 }
 
 export interface WriteTrace {
@@ -134,7 +136,7 @@ export async function startFakeEngine(opts: FakeEngineOptions): Promise<FakeEngi
   const vlog = new VllmLog(opts.pid ?? process.pid, writeLine);
   const slog = new SglangLog(writeLine);
   const core = opts.engine === 'vllm' && opts.traceDir
-    ? new EngineCoreTrace(opts.traceDir, opts.enginePid ?? (opts.pid ?? process.pid) + 1, 140211394960256, writeLine) : null;
+    ? new EngineCoreTrace(opts.traceDir, opts.enginePid ?? (opts.pid ?? process.pid) + 1, 140211394960256, writeLine, Date.now(), opts.traceSourceRoot) : null;
   const epochNow = () => performance.timeOrigin + performance.now();
   const traces = new Map<string, WriteTrace>();
   const sockets = new Set<Socket>();
