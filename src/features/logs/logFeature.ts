@@ -12,7 +12,7 @@ import { HopDecorations } from './hopDecorations';
 import { HopHoverProvider } from './hopHover';
 import { LargeLogNotice } from './largeLogNotice';
 import { LargeLogService, SLICE_SCHEME } from './largeLogs';
-import { RequestsViewProvider, documentLogSource } from '../requestsView';
+import { RequestsViewProvider, documentLogSource } from './requestsView';
 import type { HopLensSettings } from '../../config';
 import type { Logger } from '../../logging';
 

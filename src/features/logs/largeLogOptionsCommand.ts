@@ -2,9 +2,9 @@
 // largeLogNotice.ts): the streamed view, or — at the user's choice, saying what it costs —
 // large-file optimisations off for this kind of file, and the log reopened so lenses show.
 import * as vscode from 'vscode';
-import { CommandIds } from '../commandIds';
-import type { LargeLogNotice } from '../providers/logs/largeLogNotice';
-import type { LogSessions } from '../providers/logs/logDocuments';
+import { CommandIds } from '../../commandIds';
+import type { LargeLogNotice } from './largeLogNotice';
+import type { LogSessions } from './logDocuments';
 
 export function registerLargeLogOptions(notice: Pick<LargeLogNotice, 'state'>, logs: Pick<LogSessions, 'find' | 'onDidClose'>): vscode.Disposable {
   return vscode.commands.registerCommand(CommandIds.largeLogOptions, async (arg?: vscode.Uri | string) => {

@@ -2,7 +2,7 @@
 // client's measurement (with the residual the engine does not see), the per-step snapshots of
 // this request, and the scheduler's batch summaries around it as a small SVG chart.
 import type { EngineTiming, RequestSnapshot, BatchSummary } from '../../core/otlp/types';
-import { escapeHtml } from '../webviewHtml';
+import { escapeHtml } from '../shared/webviewHtml';
 import { engineBreakdown } from '../../core/otlp/breakdown';
 
 export interface ClientTimes { ttftContentMs: number | null; e2eMs: number | null }

@@ -3,7 +3,7 @@
 // the server or the user is escaped; styling comes from theme variables in media/report.css.
 import type { TracedRequest, HistogramBin } from '../../core/request/index';
 import { summaryRows, itlHistogram, secondStampRangeText } from '../../core/request/index';
-import { escapeHtml } from '../webviewHtml';
+import { escapeHtml } from '../shared/webviewHtml';
 
 export interface ReportLogLine { line: number; text: string; sinceRequestStartMs: number | null; resolution: 's' | 'ms' }
 

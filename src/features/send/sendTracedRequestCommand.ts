@@ -1,17 +1,17 @@
 // HopLens: Send Traced Request — one streaming request timed from the socket, its report,
 // and the server log lines of this very request. Also Repeat… and Set API Key.
 import * as vscode from 'vscode';
-import { TracedRequestWorker, aggregateRuns, runsReport, validateOptions, ServerLogReader, serverLogFile, type TraceOptions, type TracedRequest } from '../core/request/index';
-import type { HopLensConfig, HopLensSettings } from '../config';
-import { forWorkbench } from '../core/text/workbench';
-import { markdownCode, markdownCodeBlock } from '../core/text/markdown';
-import { CommandIds } from '../commandIds';
-import { RequestReportPanel } from '../providers/request/reportPanel';
-import { documentLogSource } from '../providers/requestsView';
-import type { ReportLogLine } from '../providers/request/reportHtml';
-import type { LogFeature } from '../providers/logs/logFeature';
-import type { EngineTimingService } from '../providers/otlp/engineTimingService';
-import type { Logger } from '../logging';
+import { TracedRequestWorker, aggregateRuns, runsReport, validateOptions, ServerLogReader, serverLogFile, type TraceOptions, type TracedRequest } from '../../core/request/index';
+import type { HopLensConfig, HopLensSettings } from '../../config';
+import { forWorkbench } from '../../core/text/workbench';
+import { markdownCode, markdownCodeBlock } from '../../core/text/markdown';
+import { CommandIds } from '../../commandIds';
+import { RequestReportPanel } from './reportPanel';
+import { documentLogSource } from '../logs/requestsView';
+import type { ReportLogLine } from './reportHtml';
+import type { LogFeature } from '../logs/logFeature';
+import type { EngineTimingService } from '../traces/engineTimingService';
+import type { Logger } from '../../logging';
 
 const API_KEY_SECRET = 'hoplens.apiKey';
 

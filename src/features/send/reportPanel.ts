@@ -1,7 +1,7 @@
 // One webview panel per traced request: the report, and the buttons' actions.
 import * as vscode from 'vscode';
 import { toJson, toMarkdown, toCurlCommand, type TracedRequest } from '../../core/request/index';
-import { renderWebview, webviewOptions } from '../webviewHtml';
+import { renderWebview, webviewOptions } from '../shared/webviewHtml';
 import { reportBodyHtml, type ReportLogLine } from './reportHtml';
 
 export interface ReportActions {

@@ -12,7 +12,7 @@ import { mergedItems } from '../../core/timeline/build';
 import { fmtMs, fmtSigned, fmtWhen } from '../../core/timeline/export';
 import { forTerminal } from '../../core/text/terminal';
 import { clockStamp } from '../../core/logs/clockStamp';
-import { escapeHtml } from '../webviewHtml';
+import { escapeHtml } from '../shared/webviewHtml';
 
 /** What a click on an item opens. */
 export type ItemTarget = 'log-line' | 'call-definition' | null;

@@ -1,16 +1,16 @@
 // The Requests view: one node per request of the current server log (id, first time, hop
 // count, span), its hops in order with process and delta, then the hops it never printed and why.
 import * as vscode from 'vscode';
-import type { RequestGroup, RequestHop, MissingHop } from '../core/logs/requests';
-import type { RequestTracker } from '../core/logs/requests';
-import type { Engine } from '../core/logs/model';
-import { ridMatchesQuery } from '../core/logs/requestIds';
-import { findHop } from '../engines/index';
-import { hopLabel } from './logs/hopPresentation';
-import { shortFormat } from '../engines/shortName';
-import { CommandIds } from '../commandIds';
-import { clockStamp, printedTimeOfDay } from '../core/logs/clockStamp';
-import { Disposable } from '../util/dispose';
+import type { RequestGroup, RequestHop, MissingHop } from '../../core/logs/requests';
+import type { RequestTracker } from '../../core/logs/requests';
+import type { Engine } from '../../core/logs/model';
+import { ridMatchesQuery } from '../../core/logs/requestIds';
+import { findHop } from '../../engines/index';
+import { hopLabel } from './hopPresentation';
+import { shortFormat } from '../../engines/shortName';
+import { CommandIds } from '../../commandIds';
+import { clockStamp, printedTimeOfDay } from '../../core/logs/clockStamp';
+import { Disposable } from '../../util/dispose';
 
 /** A log whose requests the view shows: an open document or a large file streamed from disk. */
 export interface RequestLogSource {

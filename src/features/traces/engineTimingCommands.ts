@@ -2,15 +2,15 @@
 // show the engine timing of a request (from an argument, the log line at the cursor, the last
 // traced request, or a pick among the requests spans arrived for).
 import * as vscode from 'vscode';
-import { CommandIds } from '../commandIds';
-import type { EngineTimingService } from '../providers/otlp/engineTimingService';
-import type { LogSessions } from '../providers/logs/logDocuments';
-import type { TracedRequestCommands } from './sendTracedRequestCommand';
-import { readCollectorFile } from '../core/otlp/collectorFile';
-import { queryRequestSpans } from '../core/otlp/query';
-import { requestToShow } from '../core/request/choice';
-import type { HopLensSettings } from '../config';
-import { forWorkbench } from '../core/text/workbench';
+import { CommandIds } from '../../commandIds';
+import type { EngineTimingService } from './engineTimingService';
+import type { LogSessions } from '../logs/logDocuments';
+import type { TracedRequestCommands } from '../send/sendTracedRequestCommand';
+import { readCollectorFile } from '../../core/otlp/collectorFile';
+import { queryRequestSpans } from '../../core/otlp/query';
+import { requestToShow } from '../../core/request/choice';
+import type { HopLensSettings } from '../../config';
+import { forWorkbench } from '../../core/text/workbench';
 
 export interface EngineTimingCommandDeps {
   service: EngineTimingService;

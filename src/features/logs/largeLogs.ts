@@ -6,7 +6,7 @@ import { fileSize, readLineSlice } from '../../core/session/logStream';
 import { OFFSET_SAMPLE_EVERY, StreamedLogReplica, StreamedLogThread } from '../../core/session/streamedLog';
 import { forWorkbench } from '../../core/text/workbench';
 import { Disposable } from '../../util/dispose';
-import type { RequestLogSource } from '../requestsView';
+import type { RequestLogSource } from './requestsView';
 
 export const SLICE_SCHEME = 'hoplens-slice';
 const SLICE_CONTEXT_LINES = 60;

@@ -1,13 +1,13 @@
 // Commands of the Call Traces view: open a folder, open a call's definition or call site,
 // filter, find a function, export Perfetto JSON and the hop sequence as Markdown.
 import * as vscode from 'vscode';
-import { CommandIds } from '../commandIds';
-import type { CallTracesViewProvider, CallTraceNode } from '../providers/calltrace/callTracesView';
-import { localTracedFile, displayPath } from '../core/calltrace/paths';
-import { writePerfettoTrace, hopSequenceMarkdown } from '../core/calltrace/export';
-import { DEFAULT_FILTER, parseFilterList } from '../core/calltrace/filter';
-import type { HopLensConfig, HopLensSettings } from '../config';
-import { forWorkbench } from '../core/text/workbench';
+import { CommandIds } from '../../commandIds';
+import type { CallTracesViewProvider, CallTraceNode } from './callTracesView';
+import { localTracedFile, displayPath } from '../../core/calltrace/paths';
+import { writePerfettoTrace, hopSequenceMarkdown } from '../../core/calltrace/export';
+import { DEFAULT_FILTER, parseFilterList } from '../../core/calltrace/filter';
+import type { HopLensConfig, HopLensSettings } from '../../config';
+import { forWorkbench } from '../../core/text/workbench';
 
 /** Opens a traced file at a 1-based line: the file that ran when it is here, else its place in the checkout. */
 export async function openAt(config: HopLensConfig, file: string, line: number): Promise<void> {

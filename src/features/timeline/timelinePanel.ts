@@ -8,7 +8,7 @@ import type { RequestTimeline, TimelineItem } from '../../core/timeline/model';
 import { timelineMarkdown, timelinePerfetto } from '../../core/timeline/export';
 import { forWorkbench } from '../../core/text/workbench';
 import { Disposable } from '../../util/dispose';
-import { renderWebview, webviewOptions } from '../webviewHtml';
+import { renderWebview, webviewOptions } from '../shared/webviewHtml';
 import { laneReply, timelineBodyHtml, timelinePageModel, timelineViewModel, type TimelineLaneReply, type TimelineViewModel } from './timelineHtml';
 
 /** Builds the request's timeline with these user offsets (ms ahead of the reference, by log path, 'client' or 'otlp'). */

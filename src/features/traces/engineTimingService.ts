@@ -10,7 +10,7 @@ import { forWorkbench } from '../../core/text/workbench';
 import { forTerminal } from '../../core/text/terminal';
 import { CommandIds } from '../../commandIds';
 import { Disposable } from '../../util/dispose';
-import { renderWebview, webviewOptions } from '../webviewHtml';
+import { renderWebview, webviewOptions } from '../shared/webviewHtml';
 import { breakdownTableHtml, engineTimingBodyHtml, type ClientTimes } from './engineTimingHtml';
 import type { Logger } from '../../logging';
 

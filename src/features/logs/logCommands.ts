@@ -2,19 +2,19 @@
 // show the hop table, export a request's hops, write a logging config, clone the pinned checkout,
 // open a large log in the streamed view. Each adapts: the sessions and the locator answer.
 import * as vscode from 'vscode';
-import { CommandIds } from '../commandIds';
-import type { LogDocuments } from '../providers/logs/logDocuments';
-import type { LocatedSource } from '../core/source/locate';
-import { documentLogSource, type RequestsViewProvider } from '../providers/requestsView';
-import type { LargeLogService } from '../providers/logs/largeLogs';
-import { renderHopTableMarkdown } from '../engines/index';
-import { loggingConfig } from '../core/logs/loggingConfig';
-import { requestHopTableMarkdown } from '../core/session/requestExport';
-import { clonePinnedCheckout, CloneError, PINS } from '../core/source/index';
-import type { Engine } from '../core/logs/model';
-import type { HopLensSettings } from '../config';
-import { forWorkbench } from '../core/text/workbench';
-import type { Logger } from '../logging';
+import { CommandIds } from '../../commandIds';
+import type { LogDocuments } from './logDocuments';
+import type { LocatedSource } from '../../core/source/locate';
+import { documentLogSource, type RequestsViewProvider } from './requestsView';
+import type { LargeLogService } from './largeLogs';
+import { renderHopTableMarkdown } from '../../engines/index';
+import { loggingConfig } from '../../core/logs/loggingConfig';
+import { requestHopTableMarkdown } from '../../core/session/requestExport';
+import { clonePinnedCheckout, CloneError, PINS } from '../../core/source/index';
+import type { Engine } from '../../core/logs/model';
+import type { HopLensSettings } from '../../config';
+import { forWorkbench } from '../../core/text/workbench';
+import type { Logger } from '../../logging';
 
 export interface LogCommandDeps {
   logs: LogDocuments;

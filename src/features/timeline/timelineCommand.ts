@@ -5,17 +5,17 @@
 import * as vscode from 'vscode';
 import { existsSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
-import { annotateText } from '../core/session/logSession';
-import { CommandIds } from '../commandIds';
-import type { LogSessions } from '../providers/logs/logDocuments';
-import type { RequestLogSource } from '../providers/requestsView';
-import type { TimelineService } from '../providers/timeline/timelineService';
-import type { RequestTimelinePanel } from '../providers/timeline/timelinePanel';
-import { isSameRequest, logChoiceText, requestIdOfRecord, timelineLogChoices, type OpenLogView } from '../core/timeline/openLogs';
-import { clientFromTraceRecord } from '../core/timeline/clientRequest';
-import type { TraceRecord } from '../core/request/types';
-import type { HopLensSettings } from '../config';
-import { forWorkbench } from '../core/text/workbench';
+import { annotateText } from '../../core/session/logSession';
+import { CommandIds } from '../../commandIds';
+import type { LogSessions } from '../logs/logDocuments';
+import type { RequestLogSource } from '../logs/requestsView';
+import type { TimelineService } from './timelineService';
+import type { RequestTimelinePanel } from './timelinePanel';
+import { isSameRequest, logChoiceText, requestIdOfRecord, timelineLogChoices, type OpenLogView } from '../../core/timeline/openLogs';
+import { clientFromTraceRecord } from '../../core/timeline/clientRequest';
+import type { TraceRecord } from '../../core/request/types';
+import type { HopLensSettings } from '../../config';
+import { forWorkbench } from '../../core/text/workbench';
 
 export interface TimelineCommandDeps {
   timelines: Pick<TimelineService, 'show'>;
