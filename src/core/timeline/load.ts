@@ -95,9 +95,16 @@ export async function loadTimeline(o: LoadTimelineOptions): Promise<LoadedTimeli
     if (files.length === 0) warnings.push(`no VLLM_TRACE_FUNCTION_for_process_*.log files under ${o.traceDirs.join(', ')}`);
     const m = matchTraceFiles(files, logs.logs);
     traceFiles = { matched: m.matched.length, unmatched: m.unmatched.length };
-    if (m.unmatched.length) {
-      const pids = [...new Set(m.unmatched.map((f) => f.pid))].slice(0, 8);
-      warnings.push(`${m.unmatched.length} trace file(s) belong to no process of the logs given (pid ${pids.join(', ')}${m.unmatched.length > pids.length ? ', …' : ''})`);
+    // A run some of whose processes are in the logs, with others missing, is worth a warning;
+    // other runs in the same folder are not, unless no file at all belongs to these logs.
+    const pidList = (fs: readonly { pid: number }[]) => {
+      const pids = [...new Set(fs.map((f) => f.pid))];
+      return `pid ${pids.slice(0, 8).join(', ')}${pids.length > 8 ? ', …' : ''}`;
+    };
+    const missing = m.unmatched.filter((f) => !m.otherRuns.includes(f));
+    if (missing.length) warnings.push(`${missing.length} trace file(s) belong to no process of the logs given (${pidList(missing)})`);
+    if (!m.matched.length && m.otherRuns.length) {
+      warnings.push(`none of the ${m.otherRuns.length} trace file(s) belongs to a process of the logs given (${pidList(m.otherRuns)}): another run?`);
     }
     for (const pid of m.ambiguous) warnings.push(`pid ${pid} is printed by processes in several logs; its trace was matched to the first`);
     if (m.matched.length) {
