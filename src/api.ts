@@ -3,7 +3,7 @@
 // Call Traces view, the last traced request, and the engine timings received. Built by
 // activate() from the services; nothing here holds state, and no service is handed out whole.
 import type * as vscode from 'vscode';
-import type { Engine } from './hops/types';
+import type { Engine } from './engines/types';
 import type { LogSessionView } from './core/session/logSession';
 import type { LogFeature } from './providers/logs/logFeature';
 import type { CallTraceNode, CallTracesViewProvider } from './providers/calltrace/callTracesView';

@@ -7,7 +7,7 @@ import type { LogDocuments } from '../providers/logs/logDocuments';
 import type { LocatedSource } from '../core/source/locate';
 import { documentLogSource, type RequestsViewProvider } from '../providers/requestsView';
 import type { LargeLogService } from '../providers/logs/largeLogs';
-import { renderHopTableMarkdown } from '../hops/index';
+import { renderHopTableMarkdown } from '../engines/index';
 import { loggingConfig } from '../core/logs/loggingConfig';
 import { requestHopTableMarkdown } from '../core/session/requestExport';
 import { clonePinnedCheckout, CloneError, PINS } from '../core/source/index';

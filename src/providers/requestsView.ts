@@ -5,9 +5,9 @@ import type { RequestGroup, RequestHop, MissingHop } from '../core/logs/requests
 import type { RequestTracker } from '../core/logs/requests';
 import type { Engine } from '../core/logs/model';
 import { ridMatchesQuery } from '../core/logs/requestIds';
-import { findHop } from '../hops/index';
+import { findHop } from '../engines/index';
 import { hopLabel } from './logs/hopPresentation';
-import { shortFormat } from '../hops/shortName';
+import { shortFormat } from '../engines/shortName';
 import { CommandIds } from '../commandIds';
 import { clockStamp, printedTimeOfDay } from '../core/logs/clockStamp';
 import { Disposable } from '../util/dispose';

@@ -2,7 +2,7 @@
 import * as vscode from 'vscode';
 import type { LogSessions } from './logDocuments';
 import { displaySource, driftText, hopLabel } from './hopPresentation';
-import { citation, findHop, getHopTable } from '../../hops/index';
+import { citation, findHop, getHopTable } from '../../engines/index';
 import { CommandIds } from '../../commandIds';
 
 /** Command arguments for a Markdown link target: brackets encoded too (encodeURIComponent keeps them, and a `)` would end the link). */

@@ -1,6 +1,6 @@
 // Words shared by the lens, the hop column, the hover, the tree and exports: how a hop and a
 // source read. No `vscode` here: unit-tested in plain Node.
-import { getHopTable, type HopDef } from '../../hops/index';
+import { getHopTable, type HopDef } from '../../engines/index';
 import type { Engine, LogRecord } from '../../core/logs/model';
 import type { SourceLocation } from '../../core/source/types';
 import type { LocatedSource } from '../../core/source/locate';

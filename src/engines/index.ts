@@ -1,8 +1,8 @@
 // Hop tables by engine, the matcher the parser calls on every message, and the table
 // rendering shared by `hoplens map` and the editor's "Show Hop Table".
 import type { Engine, HopDef, HopTable } from './types';
-import { VLLM_TABLE } from './vllm';
-import { SGLANG_TABLE } from './sglang';
+import { VLLM_TABLE } from './vllm/hops';
+import { SGLANG_TABLE } from './sglang/hops';
 import { cutHopMatch } from './cut';
 
 export type { Engine, HopDef, HopTable, MissingKind } from './types';

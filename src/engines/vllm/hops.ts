@@ -1,6 +1,6 @@
 // vLLM's request path as a hop table. Citations are the spec's (hops.json, with its
 // corrections): read at cd5035379c4c, believed identical at the pin a556f3fccb70.
-import type { HopDef, HopTable } from './types';
+import type { HopDef, HopTable } from '../types';
 
 const REQUEST_LOGGER = 'vllm/entrypoints/serve/utils/request_logger.py';
 const ASYNC_LLM = 'vllm/v1/engine/async_llm.py';

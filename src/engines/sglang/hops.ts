@@ -3,7 +3,7 @@
 // cites the first line of the logging call (what Python's %(lineno)d prints, as vLLM's
 // `[file:line]` does), not the line where the message text starts: the prefill and decode
 // lines are built in a `msg` variable and logged by `logger.info(msg)` further down.
-import type { HopDef, HopTable } from './types';
+import type { HopDef, HopTable } from '../types';
 
 const REQUEST_LOGGER = 'python/sglang/srt/utils/request_logger.py';
 const METRICS_REPORTER = 'python/sglang/srt/managers/scheduler_components/metrics_reporter.py';

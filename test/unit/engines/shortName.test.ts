@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { shortFormat } from '../../../src/hops/shortName';
-import { HOP_TABLES } from '../../../src/hops/index';
+import { shortFormat } from '../../../src/engines/shortName';
+import { HOP_TABLES } from '../../../src/engines/index';
 
 test('hop formats read as their constant words', () => {
   assert.equal(shortFormat('Received request %s: params: %s, lora_request: %s.'), 'Received request …');

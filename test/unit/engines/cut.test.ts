@@ -2,7 +2,7 @@
 // the message begins, when enough of its constant words are left, and its id only when whole.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { matchHop } from '../../../src/hops/index';
+import { matchHop } from '../../../src/engines/index';
 
 function hop(engine: 'vllm' | 'sglang', message: string, fileinfo: string | null = null) {
   const m = matchHop(engine, message, fileinfo, engine);

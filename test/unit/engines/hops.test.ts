@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { HOP_TABLES, matchHop, renderHopTable, renderHopTableMarkdown, pinnedUrl } from '../../../src/hops/index';
+import { HOP_TABLES, matchHop, renderHopTable, renderHopTableMarkdown, pinnedUrl } from '../../../src/engines/index';
 
 // A copy of ../shared/spec/hops.json kept with the tests, so they run from any clone.
 const SPEC = join(__dirname, '..', '..', '..', '..', 'test', 'fixtures', 'request', 'hops.json');
