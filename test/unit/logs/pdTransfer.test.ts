@@ -13,6 +13,7 @@ import { bufferIO } from '../../../src/cli/io';
 import { LogSession } from '../../../src/core/session/logSession';
 import { readRequestLogs } from '../../../src/core/timeline/requestLogs';
 import { findHop } from '../../../src/engines/index';
+import { remoteStreamSource } from '../../../src/core/fleet/source';
 import { makeTempDir } from '../../harness/tempDirs';
 
 // The prefill instance: another request's INFO lines, then, for pd-7, only the connector's and
@@ -95,4 +96,18 @@ test('the timeline\'s request logs hold every line naming the request, from the 
   }));
   const fromSessions = await readRequestLogs([prefill, decode], 'pd-7', { openLog: (p) => sessions.get(p) });
   assert.deepEqual(fromSessions.logs.map((l) => l.records.map((r) => `${r.record.line} ${r.record.hop ?? '-'}`)), [lines(0), lines(1)]);
+});
+
+test('a log store\'s pod streams are read alike: the prefill pod\'s transfer lines and the connector\'s line are the request\'s', async () => {
+  const endpoint = { kind: 'victorialogs' as const, baseUrl: 'http://127.0.0.1:9428' };
+  const stream = (pod: string, text: string) => {
+    const lines = text.trimEnd().split('\n');
+    return remoteStreamSource(endpoint, {
+      labels: { namespace: 'serving', pod, container: 'vllm' }, name: pod,
+      entries: lines.map((l, i) => ({ text: l, timeNs: BigInt(Date.UTC(2026, 7, 21, 22, 41, 2) + i) * 1_000_000n })),
+    }, Date.UTC(2026, 11, 2));
+  };
+  const sources = new Map([['prefill-0', stream('prefill-0', PREFILL)], ['decode-0', stream('decode-0', DECODE)]]);
+  const r = await readRequestLogs(['prefill-0', 'decode-0'], 'pd-7', { sources });
+  assert.deepEqual(r.logs.map((l) => l.records.map((x) => `${x.record.line} ${x.record.hop ?? '-'}`)), [['3 -', '5 V12'], ['1 V14', '2 V13']]);
 });
