@@ -13,7 +13,7 @@ import { LogSession } from '../core/session/logSession';
 import { readLogStream } from '../core/session/logStream';
 import { RecordJsonWriter } from '../core/session/recordJson';
 import { RecordSourceLocator, type CheckoutResolver } from '../core/source/locate';
-import { ridQueryMatcher } from '../core/logs/requestIds';
+import { idNeedle, mentionsRequest, ridQueryMatcher } from '../core/logs/requestIds';
 import { ByteOut, vllmFastPath } from '../core/logs/fastVllm';
 import type { FastPathCounters } from '../core/logs/fastVllm';
 import { findHop, getHopTable } from '../engines/index';
@@ -207,6 +207,7 @@ async function annotateInput(args: Args, input: LogInput, io: CliIO): Promise<nu
   const unmatchedSample: LogRecord[] = [];
   const ridFilter = args.rid;
   const wanted = ridFilter === null ? null : ridQueryMatcher(ridFilter);
+  const needles = ridFilter === null ? [] : [idNeedle(ridFilter)];
   const width = args.width;
   if (!args.json) out.line(`${padStart('line', 7)}  ${padEnd('hop', 4)} ${padEnd('process', 16)} ${padEnd('file:line', 52)} observed`);
 
@@ -214,7 +215,10 @@ async function annotateInput(args: Args, input: LogInput, io: CliIO): Promise<nu
     if (rec.engine === 'other') otherLines++;
     if (rec.truncated) truncatedLines++;
     if (wanted !== null) {
-      const hit = rec.rid !== null && (wanted(rec.rid) || (rec.rids?.some(wanted) ?? false));
+      const hit = rec.rid !== null
+        ? wanted(rec.rid) || (rec.rids?.some(wanted) ?? false)
+        // Any other line naming the request is one of its lines too (a KV connector's, a router's).
+        : !rec.continuation && mentionsRequest(rec.message, needles, wanted);
       if (!hit) return;
       ridLines++;
     }
@@ -227,9 +231,10 @@ async function annotateInput(args: Args, input: LogInput, io: CliIO): Promise<nu
     }
     if (args.json) {
       if (!args.unmatched || (!isHop && src === null)) out.line(json.line(rec, src));
-    } else if (isHop) {
+    } else if (isHop || wanted !== null) {
+      // With --rid every line of the request is shown, hop or not (a line naming it without being a hop shows `-`).
       const cite = src ? `${src.path}:${src.line}${src.verified ? ' ✓' : ''}${src.drift ? ` (drift ${src.drift > 0 ? '+' : ''}${src.drift})` : ''}` : '';
-      out.line(`${padStart(String(rec.line), 7)}  ${padEnd(rec.hop!, 4)} ${padEnd(forTerminal(rec.process ?? rec.role ?? ''), 16)} ${padEnd(forTerminal(cite), 52)} ${forTerminal(rec.message.slice(0, width))}`);
+      out.line(`${padStart(String(rec.line), 7)}  ${padEnd(rec.hop ?? '-', 4)} ${padEnd(forTerminal(rec.process ?? rec.role ?? ''), 16)} ${padEnd(forTerminal(cite), 52)} ${forTerminal(rec.message.slice(0, width))}`);
     }
   };
 
@@ -244,7 +249,8 @@ async function annotateInput(args: Args, input: LogInput, io: CliIO): Promise<nu
     keepRecords: false,
     keepContext: true,
     onRecord,
-    fast: useFast ? (state, tracker) => vllmFastPath(state, tracker, wanted === null ? out.bytes : null, fastCounters, wanted) : undefined,
+    fast: useFast ? (state, tracker) => vllmFastPath(state, tracker, wanted === null ? out.bytes : null, fastCounters, wanted,
+      wanted === null ? null : needles.map((n) => Buffer.from(n, 'latin1'))) : undefined,
   });
   const tracker = session.tracker;
   let result;

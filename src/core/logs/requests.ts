@@ -464,6 +464,8 @@ export class RequestTracker {
       // Batch lines are listed when they could have shown this request's passage: frequency-gated
       // ones, and DEBUG-only ones (vLLM's EngineCore idle/active pair marks the process boundary).
       if (def.scope !== 'request' && def.missing.kind !== 'frequency' && !(def.scope === 'batch' && def.missing.kind === 'level')) continue;
+      // A P/D transfer line is missing only from a disaggregated instance's log, which other requests show.
+      if (def.pd !== undefined && !seenAnywhere.has(def.id)) continue;
       out.push(this.reasonFor(def, acc, seenAnywhere.has(def.id)));
     }
     return out;

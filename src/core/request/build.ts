@@ -82,7 +82,7 @@ export function joinUrl(base: string, path: string): string {
 }
 
 /** The request for one traced call. The API key is added by the transport, not stored here. */
-export function buildRequest(engine: Engine, api: Api, model: string, requestId: string, o: TraceOptions): RequestSpec {
+export function buildRequest(engine: Engine, api: Api, model: string, requestId: string, o: TraceOptions, traceparent?: string): RequestSpec {
   const prompt = o.prompt ?? DEFAULTS.prompt;
   const maxTokens = o.maxTokens ?? DEFAULTS.maxTokens;
   const temperature = o.temperature ?? DEFAULTS.temperature;
@@ -112,6 +112,8 @@ export function buildRequest(engine: Engine, api: Api, model: string, requestId:
   } else {
     body.rid = requestId;
   }
+  // W3C trace context: vLLM makes it the parent of its llm_request span (when tracing is on).
+  if (traceparent !== undefined) headers.traceparent = traceparent;
   return { url: joinUrl(o.url, path), method: 'POST', headers, body };
 }
 
