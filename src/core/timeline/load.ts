@@ -4,6 +4,7 @@
 import { basename } from 'node:path';
 import { stat } from 'node:fs/promises';
 import type { Engine } from '../logs/model';
+import type { LogSource } from '../logs/logSource';
 import { SpanStore } from '../otlp/engineTiming';
 import { NotOtlpError, readCollectorFile } from '../otlp/collectorFile';
 import { discoverTraceFiles } from '../calltrace/discovery';
@@ -35,6 +36,8 @@ export interface LoadTimelineOptions {
   signal?: AbortSignal;
   /** A log open in the editor, by path: its session is read instead of the file (requestLogs.ts). */
   openLog?: (path: string) => OpenLogSession | undefined | Promise<OpenLogSession | undefined>;
+  /** Logs in `logs` that are not files (a store's streams, one per pod), read through their source. */
+  sources?: ReadonlyMap<string, LogSource>;
 }
 
 export interface LoadedTimeline {
@@ -61,7 +64,7 @@ export async function loadTimeline(o: LoadTimelineOptions): Promise<LoadedTimeli
   for (const [k, v] of o.userOffsets ?? []) userOffsets.set(clockForOffset(k, o.logs), v);
   const warnings: string[] = [];
 
-  const logs = await readRequestLogs(o.logs, o.query, { engine: o.engine, signal: o.signal, openLog: o.openLog });
+  const logs = await readRequestLogs(o.logs, o.query, { engine: o.engine, signal: o.signal, openLog: o.openLog, sources: o.sources });
 
   let spans: SpanStore | null = o.otlpFiles?.length ? null : o.spans ?? null;
   if (o.otlpFiles?.length && o.spans) { spans = new SpanStore(); spans.add(o.spans.spans()); }

@@ -1,7 +1,7 @@
 // The server-log feature's services and providers: one session per open log, the window's
 // source locator, lens, links, decorations, hover, the Requests view following the active log,
-// and the status bar notice for logs too large for CodeLens. Its commands are registered by
-// activate() (src/extension.ts), like every other command.
+// and the status bar notice for logs too large for CodeLens. Its commands are registered beside
+// it by the feature's register() (index.ts).
 import * as vscode from 'vscode';
 import { statSync } from 'node:fs';
 import { LogDocumentService, isLogFileName } from './logDocuments';
