@@ -3,6 +3,7 @@
 import * as vscode from 'vscode';
 import type { RequestGroup, RequestHop, MissingHop } from '../../core/logs/requests';
 import type { RequestTracker } from '../../core/logs/requests';
+import type { Engine } from '../../core/logs/model';
 import { ridMatchesQuery } from '../../core/logs/requestIds';
 import { findHop } from '../../engines/index';
 import { hopLabel } from './hopPresentation';
