@@ -382,7 +382,8 @@ export class RequestTracker {
 
   /** Cheap view for long lists (no deltas, no context). */
   brief(rid: string): {
-    rid: string; firstLine: number; hops: string[]; firstTime: number | null; firstResolution: TimeResolution | null; span: Delta | null;
+    /** `hops`: each hop once, in the order first printed; `hopLines`: how many lines printed a hop (the view's rows). */
+    rid: string; firstLine: number; hops: string[]; hopLines: number; firstTime: number | null; firstResolution: TimeResolution | null; span: Delta | null;
   } | null {
     const ord = this.byRid.get(rid);
     if (ord === undefined) return null;
@@ -390,7 +391,7 @@ export class RequestTracker {
     const [t0, t1, r] = this.bounds(acc);
     const at = t0 === null ? -1 : acc.times.indexOf(t0);
     return {
-      rid, firstLine: acc.lines[0], hops: [...new Set(acc.hops)], firstTime: t0, firstResolution: at < 0 ? null : RES_ORDER[acc.res[at]],
+      rid, firstLine: acc.lines[0], hops: [...new Set(acc.hops)], hopLines: acc.hops.length, firstTime: t0, firstResolution: at < 0 ? null : RES_ORDER[acc.res[at]],
       span: t0 !== null && t1 !== null ? makeDelta(t0, t1, r, r) : null,
     };
   }
