@@ -8,6 +8,8 @@ export const CommandIds = {
   openOtlpFile: 'hoplens.openOtlpFile',
   showEngineTiming: 'hoplens.showEngineTiming',
   showRequestTimeline: 'hoplens.showRequestTimeline',
+  findRequestInFleet: 'hoplens.findRequestInFleet',
+  setFleetCredentials: 'hoplens.setFleetCredentials',
   showHopTable: 'hoplens.showHopTable',
   annotateLog: 'hoplens.annotateLog',
   exportHopTable: 'hoplens.exportHopTable',

@@ -26,6 +26,8 @@ export interface HopLensConfig {
   callTraces: { perfettoMaxBytes: number };
   traces: { receiverHost: string; receiverPort: number; queryUrl: string; queryService: string };
   export: { includePromptsAndOutputs: boolean };
+  /** The stores Find Request in the Fleet… asks, as the user wrote them (`kind+http://host:port`); parsed where used. */
+  fleet: { traces: string[]; logs: string[]; selector: string; window: string };
 }
 
 function readConfig(): HopLensConfig {
@@ -55,6 +57,12 @@ function readConfig(): HopLensConfig {
     },
     callTraces: { perfettoMaxBytes: Math.max(1, c.get('callTraces.perfettoMaxMegabytes', 100)) * 1024 * 1024 },
     export: { includePromptsAndOutputs: c.get('export.includePromptsAndOutputs', false) },
+    fleet: {
+      traces: [...c.get<string[]>('fleet.traces', [])].filter((u) => typeof u === 'string' && u.trim() !== ''),
+      logs: [...c.get<string[]>('fleet.logs', [])].filter((u) => typeof u === 'string' && u.trim() !== ''),
+      selector: c.get('fleet.selector', ''),
+      window: c.get('fleet.window', '24h') || '24h',
+    },
   };
 }
 

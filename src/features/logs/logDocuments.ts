@@ -16,7 +16,7 @@ const BIG_LOG_LINES = 5_000;
 const SLICE_BUDGET_MS = 25;
 
 export type { LogDocumentAnnotation, LogSessions, LogDocuments } from '../shared/logSessions';
-import type { LogDocumentAnnotation, LogDocuments } from '../shared/logSessions';
+import { FLEET_SCHEME, type LogDocumentAnnotation, type LogDocuments } from '../shared/logSessions';
 
 /** Names of server logs: `.log`, `.out`, `.err`, with an optional rotation number (`vllm.log.1`). */
 export function isLogFileName(name: string): boolean {
@@ -82,6 +82,7 @@ export class LogDocumentService extends Disposable implements LogDocuments {
   isCandidate(doc: vscode.TextDocument): boolean {
     if (this.forced.has(doc.uri.toString())) return true;
     if (doc.uri.scheme === SLICE_SCHEME) return true; // a slice of a large server log
+    if (doc.uri.scheme === FLEET_SCHEME) return true; // a pod's lines from a log store
     if (doc.uri.scheme !== 'file' && doc.uri.scheme !== 'untitled' && doc.uri.scheme !== 'vscode-remote') return false;
     return doc.languageId === 'log' || isLogFileName(doc.fileName);
   }

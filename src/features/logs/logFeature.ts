@@ -14,6 +14,7 @@ import { LargeLogNotice } from './largeLogNotice';
 import { LargeLogService, SLICE_SCHEME } from './largeLogs';
 import { RequestsViewProvider, documentLogSource } from './requestsView';
 import type { HopLensSettings } from '../../config';
+import { FLEET_SCHEME } from '../shared/logSessions';
 import type { Logger } from '../../logging';
 
 export interface LogFeature {
@@ -27,7 +28,7 @@ export interface LogFeature {
 }
 
 const LOG_SELECTOR: vscode.DocumentSelector = [
-  { scheme: 'file' }, { scheme: 'untitled' }, { scheme: 'vscode-remote' }, { scheme: SLICE_SCHEME },
+  { scheme: 'file' }, { scheme: 'untitled' }, { scheme: 'vscode-remote' }, { scheme: SLICE_SCHEME }, { scheme: FLEET_SCHEME },
 ];
 
 export function createLogFeature(context: vscode.ExtensionContext, log: Logger, settings: HopLensSettings): LogFeature {

@@ -6,6 +6,9 @@ import type { LogSession } from '../../core/session/logSession';
 import type { RequestTracker } from '../../core/logs/requests';
 import type { Engine } from '../../core/logs/model';
 
+/** The scheme of the read-only documents Find Request in the Fleet… opens, one per pod (the logs feature annotates them). */
+export const FLEET_SCHEME = 'hoplens-fleet';
+
 /** An open log: its session, and what VS Code decided about the document when it created it. */
 export interface LogDocumentAnnotation {
   readonly uri: vscode.Uri;

@@ -184,6 +184,8 @@ export const window = {
   },
   tabGroups: { all: [], activeTabGroup: { activeTab: undefined as { input: unknown } | undefined }, onDidChangeTabs: events.tabs.event },
 };
+/** Text document content providers registered, by scheme (openTextDocument asks them). */
+const contentProviders = new Map<string, { provideTextDocumentContent(uri: Uri): string | undefined }>();
 export const workspace = {
   textDocuments: [] as InMemoryDocument[],
   workspaceFolders: undefined,
@@ -200,13 +202,18 @@ export const workspace = {
   }),
   getWorkspaceFolder: () => undefined,
   createFileSystemWatcher: () => ({ onDidChange: () => ({ dispose() {} }), onDidCreate: () => ({ dispose() {} }), onDidDelete: () => ({ dispose() {} }), dispose() {} }),
-  registerTextDocumentContentProvider: () => ({ dispose() {} }),
+  registerTextDocumentContentProvider: (scheme: string, provider: { provideTextDocumentContent(uri: Uri): string | undefined }) => {
+    contentProviders.set(scheme, provider);
+    return { dispose: () => { if (contentProviders.get(scheme) === provider) contentProviders.delete(scheme); } };
+  },
   openTextDocument: async (arg: Uri | { language?: string; content?: string }) => {
     if (arg instanceof Uri) {
       const open = workspace.textDocuments.find((d) => d.uri.toString() === arg.toString());
       if (open) return open;
       // A file on disk opens with its text, as VS Code reads it.
-      const text = arg.scheme === 'file' && existsSync(arg.fsPath) ? readFileSync(arg.fsPath, 'utf8') : '';
+      // A virtual document's text is its provider's, as VS Code asks for it.
+      const provided = contentProviders.get(arg.scheme)?.provideTextDocumentContent(arg);
+      const text = provided ?? (arg.scheme === 'file' && existsSync(arg.fsPath) ? readFileSync(arg.fsPath, 'utf8') : '');
       return new InMemoryDocument(arg, text);
     }
     const doc = new InMemoryDocument(Uri.parse(`untitled:/Untitled-${workspace.textDocuments.length + 1}`), arg.content ?? '');

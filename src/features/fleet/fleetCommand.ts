@@ -1,0 +1,221 @@
+// HopLens: Find Request in the Fleet… — asks the stores in hoplens.fleet.traces/logs for one
+// request (core/fleet/find.ts) and opens each pod's lines as a read-only `hoplens-fleet:`
+// document in the log language, so the log feature's lenses and links work on them as on a file.
+// Each store that did not answer is named in a warning beside the others' results; an empty
+// answer says which stores were asked over which window. Bearer tokens per store URL live in
+// SecretStorage (HopLens: Set Fleet Store Credentials…), never in settings.
+import * as vscode from 'vscode';
+import { CommandIds } from '../../commandIds';
+import type { HopLensConfig } from '../../config';
+import type { Logger } from '../../logging';
+import { findRequestInFleet, foundAnything, type FleetResult } from '../../core/fleet/find';
+import { FleetError } from '../../core/fleet/http';
+import { parseStoreUrl, type ClientOptions, type RemoteLogStream, type StoreEndpoint, type TimeWindow } from '../../core/fleet/model';
+import { parseTimeBound } from '../../core/fleet/window';
+import { DEFAULT_LINE_LIMIT } from '../../core/fleet/victoriaLogs';
+import { forWorkbench } from '../../core/text/workbench';
+import { FLEET_SCHEME } from '../shared/logSessions';
+
+/** The secret a store's bearer token is kept under. */
+export function fleetTokenKey(e: StoreEndpoint): string {
+  return `hoplens.fleet.token:${e.kind}+${e.baseUrl}`;
+}
+
+export interface FleetCommandDeps {
+  settings: { readonly current: HopLensConfig };
+  secrets: Pick<vscode.SecretStorage, 'get' | 'store' | 'delete'>;
+  log: Logger;
+  /** Per HTTP call to a store (the clients' default when unset). */
+  timeoutMs?: number;
+}
+
+/** The stores named in the settings, or the first setting that names one wrongly. */
+function configuredStores(c: HopLensConfig['fleet']): { traces: StoreEndpoint[]; logs: StoreEndpoint[] } {
+  const read = (urls: string[], setting: string, kinds: string[]) => urls.map((u) => {
+    let e: StoreEndpoint;
+    try { e = parseStoreUrl(u); } catch (err) { throw new FleetError('bad-url', `${setting}: ${(err as Error).message}`); }
+    if (!kinds.includes(e.kind)) throw new FleetError('bad-url', `${setting}: "${u}" is a ${e.kind} store; this setting takes ${kinds.map((k) => `${k}+…`).join(' or ')}`);
+    return e;
+  });
+  return { traces: read(c.traces, 'hoplens.fleet.traces', ['jaeger', 'tempo']), logs: read(c.logs, 'hoplens.fleet.logs', ['victorialogs', 'loki']) };
+}
+
+function fleetWindow(setting: string, nowMs: number): TimeWindow {
+  const startMs = parseTimeBound(setting, nowMs, 'hoplens.fleet.window');
+  if (startMs >= nowMs) throw new FleetError('bad-url', `hoplens.fleet.window "${setting}" starts after now`);
+  return { startMs, endMs: nowMs };
+}
+
+/** A request id from the command's argument: a string, or an object with requestId/traceId (a lens, another command). */
+function queryOfArgument(arg: unknown): { requestId?: string; traceId?: string } | undefined {
+  if (typeof arg === 'string' && arg.trim()) return { requestId: arg.trim() };
+  if (arg && typeof arg === 'object') {
+    const { requestId, traceId } = arg as { requestId?: unknown; traceId?: unknown };
+    const q = { requestId: typeof requestId === 'string' && requestId.trim() ? requestId.trim() : undefined,
+      traceId: typeof traceId === 'string' && traceId.trim() ? traceId.trim() : undefined };
+    if (q.requestId || q.traceId) return q;
+  }
+  return undefined;
+}
+
+/** A file name from a stream: its pod (and container), nothing that reads as a path. */
+function documentName(stream: RemoteLogStream, taken: Set<string>): string {
+  const { pod, container, namespace } = stream.labels;
+  const safe = (s: string) => s.replace(/[^\w.@:-]+/g, '_').slice(0, 120);
+  const base = safe(pod ? (container ? `${pod}-${container}` : pod) : stream.name);
+  let name = base;
+  if (taken.has(name) && namespace) name = `${base}@${safe(namespace)}`;
+  for (let i = 2; taken.has(name); i++) name = `${base}#${i}`;
+  taken.add(name);
+  return name;
+}
+
+/** The read-only documents: each search's streams, by URI, as the stores returned their lines. */
+export class FleetDocuments implements vscode.TextDocumentContentProvider {
+  private readonly texts = new Map<string, string>();
+  private search = 0;
+
+  provideTextDocumentContent(uri: vscode.Uri): string {
+    return this.texts.get(uri.toString()) ?? '';
+  }
+
+  /** One URI per stream of the result, named after its pod; a new search gets new URIs (no stale tab keeps old lines). */
+  add(requestLabel: string, result: FleetResult): { uri: vscode.Uri; lines: number }[] {
+    this.search++;
+    const taken = new Set<string>();
+    const folder = requestLabel.replace(/[^\w.@:-]+/g, '_').slice(0, 120) || 'request';
+    const out: { uri: vscode.Uri; lines: number }[] = [];
+    for (const store of result.logs) {
+      for (const s of store.streams) {
+        if (s.entries.length === 0) continue;
+        const uri = vscode.Uri.parse(`${FLEET_SCHEME}:/${folder}/${documentName(s, taken)}.log`).with({ query: `search=${this.search}` });
+        this.texts.set(uri.toString(), s.entries.map((e) => e.text).join('\n') + '\n');
+        out.push({ uri, lines: s.entries.length });
+      }
+    }
+    return out;
+  }
+
+  forget(uri: vscode.Uri): void { this.texts.delete(uri.toString()); }
+}
+
+function windowText(w: TimeWindow): string {
+  return `${new Date(w.startMs).toISOString()} – ${new Date(w.endMs).toISOString()}`;
+}
+
+export class FleetCommands implements vscode.Disposable {
+  readonly documents = new FleetDocuments();
+  private readonly disposables: vscode.Disposable[];
+
+  constructor(private readonly deps: FleetCommandDeps) {
+    this.disposables = [
+      vscode.workspace.registerTextDocumentContentProvider(FLEET_SCHEME, this.documents),
+      vscode.workspace.onDidCloseTextDocument((d) => { if (d.uri.scheme === FLEET_SCHEME) this.documents.forget(d.uri); }),
+      vscode.commands.registerCommand(CommandIds.findRequestInFleet, (arg?: unknown) => this.find(arg)),
+      vscode.commands.registerCommand(CommandIds.setFleetCredentials, () => this.setCredentials()),
+    ];
+  }
+
+  /** Says no store is set, with a button to the settings; the command does not wait for the user to answer it. */
+  private noStores(): void {
+    const open = 'Open Settings';
+    void vscode.window.showInformationMessage(
+      'HopLens: no fleet stores are set. Add a log store (victorialogs+http://HOST:9428, loki+…) to hoplens.fleet.logs or a trace store '
+      + '(jaeger+http://HOST:16686, tempo+…) to hoplens.fleet.traces.', open,
+    ).then((pick) => { if (pick === open) void vscode.commands.executeCommand('workbench.action.openSettings', 'hoplens.fleet'); });
+  }
+
+  /** Runs the command; resolves with the documents opened (for tests and callers). */
+  async find(arg?: unknown): Promise<vscode.Uri[]> {
+    const settings = this.deps.settings.current.fleet;
+    let stores: { traces: StoreEndpoint[]; logs: StoreEndpoint[] };
+    try { stores = configuredStores(settings); } catch (e) { void vscode.window.showErrorMessage(`HopLens: ${forWorkbench((e as Error).message, 1000)}`); return []; }
+    if (!stores.traces.length && !stores.logs.length) { this.noStores(); return []; }
+    let query = queryOfArgument(arg);
+    if (!query) {
+      const typed = await vscode.window.showInputBox({
+        title: 'HopLens: Find Request in the Fleet', prompt: 'A request id as you have it: chatcmpl-…, the engine\'s id, an SGLang rid, or a W3C trace id',
+        placeHolder: 'chatcmpl-…', ignoreFocusOut: true,
+      });
+      if (!typed?.trim()) return [];
+      query = /^[0-9a-f]{32}$/i.test(typed.trim()) ? { traceId: typed.trim(), requestId: typed.trim() } : { requestId: typed.trim() };
+    }
+    let window: TimeWindow;
+    try { window = fleetWindow(settings.window, Date.now()); } catch (e) { void vscode.window.showErrorMessage(`HopLens: ${forWorkbench((e as Error).message, 1000)}`); return []; }
+    const all = [...stores.traces, ...stores.logs];
+    const tokens = new Map<string, string | undefined>();
+    for (const e of all) tokens.set(fleetTokenKey(e), (await this.deps.secrets.get(fleetTokenKey(e))) || undefined);
+    const clientOptions = (e: StoreEndpoint): ClientOptions => {
+      const token = tokens.get(fleetTokenKey(e));
+      return { credentials: token ? { bearerToken: token } : undefined, timeoutMs: this.deps.timeoutMs };
+    };
+    const label = query.requestId ?? query.traceId ?? '';
+    const ask = new AbortController();
+    let result: FleetResult;
+    try {
+      result = await vscode.window.withProgress({
+        location: vscode.ProgressLocation.Notification, cancellable: true,
+        title: `HopLens: looking for ${forWorkbench(label)} in ${all.length} store(s)`,
+      }, (_progress, token) => {
+        token.onCancellationRequested(() => ask.abort());
+        return findRequestInFleet({
+          ...query, traces: stores.traces, logs: stores.logs, window, selector: settings.selector || undefined, lineLimit: DEFAULT_LINE_LIMIT,
+          signal: ask.signal, clientOptions,
+        });
+      });
+    } catch (e) {
+      void vscode.window.showErrorMessage(`HopLens: ${forWorkbench((e as Error).message, 1000)}`);
+      return [];
+    }
+    if (ask.signal.aborted) return [];
+    return this.show(label, result, window);
+  }
+
+  private async show(label: string, result: FleetResult, window: TimeWindow): Promise<vscode.Uri[]> {
+    for (const p of result.problems) this.deps.log.warn(`fleet: ${p.message}`);
+    for (const a of result.asked) this.deps.log.info(`fleet: ${a}`);
+    if (result.problems.length) {
+      void vscode.window.showWarningMessage(`HopLens: ${result.problems.length} store(s) did not answer, the others' results are shown: `
+        + forWorkbench(result.problems.map((p) => p.message).join('; '), 2000));
+    }
+    if (!foundAnything(result)) {
+      const asked = result.asked.length ? result.asked.join('; ') : 'no store answered';
+      void vscode.window.showInformationMessage(`HopLens: nothing found for ${forWorkbench(label)} over ${windowText(window)}. Asked: ${forWorkbench(asked, 2000)}`);
+      return [];
+    }
+    const docs = this.documents.add(label, result);
+    for (const [i, d] of docs.entries()) {
+      let doc = await vscode.workspace.openTextDocument(d.uri);
+      if (doc.languageId !== 'log') doc = await vscode.languages.setTextDocumentLanguage(doc, 'log');
+      await vscode.window.showTextDocument(doc, { preview: false, preserveFocus: i > 0 });
+    }
+    const lines = docs.reduce((n, d) => n + d.lines, 0);
+    const spans = result.spans.length ? `; ${result.spans.length} span(s) in trace(s) ${result.traceIds.join(', ')}` : '';
+    const cut = result.truncated
+      ? ` Cut by the limit of ${DEFAULT_LINE_LIMIT} lines per log store: older lines were not fetched (narrow hoplens.fleet.window or hoplens.fleet.selector).`
+      : '';
+    const say = result.truncated ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+    void say(`HopLens: ${forWorkbench(label)}: ${lines} line(s) from ${docs.length} pod(s)${spans}.${cut}`);
+    return docs.map((d) => d.uri);
+  }
+
+  async setCredentials(): Promise<void> {
+    let stores: { traces: StoreEndpoint[]; logs: StoreEndpoint[] };
+    try { stores = configuredStores(this.deps.settings.current.fleet); } catch (e) { void vscode.window.showErrorMessage(`HopLens: ${forWorkbench((e as Error).message, 1000)}`); return; }
+    const all = [...stores.traces, ...stores.logs];
+    if (!all.length) { this.noStores(); return; }
+    const items = all.map((e) => ({ label: forWorkbench(`${e.kind}+${e.baseUrl}`), endpoint: e }));
+    const picked = items.length === 1 ? items[0] : await vscode.window.showQuickPick(items, { title: 'HopLens: which store the token is for' });
+    if (!picked) return;
+    const token = await vscode.window.showInputBox({
+      title: `HopLens: bearer token for ${forWorkbench(picked.label)} (kept in VS Code's secret storage)`, password: true, placeHolder: 'empty to remove the stored token',
+      ignoreFocusOut: true,
+    });
+    if (token === undefined) return;
+    const key = fleetTokenKey(picked.endpoint);
+    if (token.trim()) await this.deps.secrets.store(key, token.trim()); else await this.deps.secrets.delete(key);
+    void vscode.window.showInformationMessage(token.trim() ? `HopLens: token stored for ${forWorkbench(picked.label)}.` : `HopLens: token removed for ${forWorkbench(picked.label)}.`);
+  }
+
+  dispose(): void { for (const d of this.disposables) d.dispose(); }
+}
