@@ -27,6 +27,8 @@ export interface FleetCommandDeps {
   log: Logger;
   /** Per HTTP call to a store (the clients' default when unset). */
   timeoutMs?: number;
+  /** Most lines taken from each log store (DEFAULT_LINE_LIMIT when unset). */
+  lineLimit?: number;
 }
 
 /** The stores named in the settings, or the first setting that names one wrongly. */
@@ -116,6 +118,8 @@ export class FleetCommands implements vscode.Disposable {
     ];
   }
 
+  private get lineLimit(): number { return this.deps.lineLimit ?? DEFAULT_LINE_LIMIT; }
+
   /** Says no store is set, with a button to the settings; the command does not wait for the user to answer it. */
   private noStores(): void {
     const open = 'Open Settings';
@@ -159,7 +163,7 @@ export class FleetCommands implements vscode.Disposable {
       }, (_progress, token) => {
         token.onCancellationRequested(() => ask.abort());
         return findRequestInFleet({
-          ...query, traces: stores.traces, logs: stores.logs, window, selector: settings.selector || undefined, lineLimit: DEFAULT_LINE_LIMIT,
+          ...query, traces: stores.traces, logs: stores.logs, window, selector: settings.selector || undefined, lineLimit: this.lineLimit,
           signal: ask.signal, clientOptions,
         });
       });
@@ -192,7 +196,7 @@ export class FleetCommands implements vscode.Disposable {
     const lines = docs.reduce((n, d) => n + d.lines, 0);
     const spans = result.spans.length ? `; ${result.spans.length} span(s) in trace(s) ${result.traceIds.join(', ')}` : '';
     const cut = result.truncated
-      ? ` Cut by the limit of ${DEFAULT_LINE_LIMIT} lines per log store: older lines were not fetched (narrow hoplens.fleet.window or hoplens.fleet.selector).`
+      ? ` Cut by the limit of ${this.lineLimit} lines per log store: older lines were not fetched (narrow hoplens.fleet.window or hoplens.fleet.selector).`
       : '';
     const say = result.truncated ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
     void say(`HopLens: ${forWorkbench(label)}: ${lines} line(s) from ${docs.length} pod(s)${spans}.${cut}`);

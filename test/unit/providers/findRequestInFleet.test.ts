@@ -31,6 +31,7 @@ describe('Find Request in the Fleet… against a real VictoriaLogs', { concurren
   let fleet = { traces: [] as string[], logs: [] as string[], selector: '', window: '24h' };
   const secrets = new Map<string, string>();
   let commands: FleetCommands;
+  let deps: ConstructorParameters<typeof FleetCommands>[0];
 
   before(async (t) => {
     const bins = fleetBinariesOrSkip({ skip: (why) => { skipped = true; (t as unknown as { skip?: (w: string) => void }).skip?.(why); } });
@@ -40,11 +41,12 @@ describe('Find Request in the Fleet… against a real VictoriaLogs', { concurren
       _msg: msg, _time: new Date(T0_MS + p * 10 + i).toISOString(), namespace: 'serving', pod, container: 'vllm',
     })));
     await vl.ingest(rows);
-    commands = new FleetCommands({
+    deps = {
       settings: { get current() { return { fleet } as HopLensConfig; } },
       secrets: { get: async (k: string) => secrets.get(k), store: async (k: string, v: string) => { secrets.set(k, v); }, delete: async (k: string) => { secrets.delete(k); } },
       log: quiet, timeoutMs: 3000,
-    });
+    };
+    commands = new FleetCommands(deps);
   });
   after(async () => { commands?.dispose(); await vl?.stop(); });
   beforeEach(() => { messages.length = 0; shownWith.length = 0; replies.length = 0; });
@@ -78,6 +80,21 @@ describe('Find Request in the Fleet… against a real VictoriaLogs', { concurren
     assert.ok(warning, `a warning: ${JSON.stringify(messages)}`);
     assert.match(warning.text, new RegExp(`1 store\\(s\\) did not answer.*jaeger at http://127\\.0\\.0\\.1:${downPort}`));
     assert.ok(messages.some((m) => m.kind === 'info' && /4 line\(s\) from 2 pod\(s\)/.test(m.text)));
+  });
+
+  test('an answer cut by the line limit opens what came and says the limit cut it', async (t) => {
+    if (skipped || !vl) return t.skip('no fleet tools');
+    fleet = { traces: [], logs: [`victorialogs+${vl.baseUrl}`], selector: '', window: '24h' };
+    deps.lineLimit = 3;
+    try {
+      const opened = await commands.find('chatcmpl-req-cmd-1');
+      assert.equal(shownWith.map((s) => s.doc.lineCount - 1).reduce((a, b) => a + b, 0), 3, 'three of the four lines');
+      assert.ok(opened.length >= 1);
+      assert.deepEqual(messages.map((m) => m.kind), ['warning']);
+      assert.match(messages[0].text, /: 3 line\(s\) from \d pod\(s\)\. Cut by the limit of 3 lines per log store: older lines were not fetched/);
+    } finally {
+      deps.lineLimit = undefined;
+    }
   });
 
   test('nothing found names the store asked and the window; the object argument works as the string', async (t) => {
