@@ -36,7 +36,8 @@ function configuredStores(c: HopLensConfig['fleet']): { traces: StoreEndpoint[];
   const read = (urls: string[], setting: string, kinds: string[]) => urls.map((u) => {
     let e: StoreEndpoint;
     try { e = parseStoreUrl(u); } catch (err) { throw new FleetError('bad-url', `${setting}: ${(err as Error).message}`); }
-    if (!kinds.includes(e.kind)) throw new FleetError('bad-url', `${setting}: "${u}" is a ${e.kind} store; this setting takes ${kinds.map((k) => `${k}+…`).join(' or ')}`);
+    const takes = kinds.map((k) => `${k}+…`).join(' or ');
+    if (!kinds.includes(e.kind)) throw new FleetError('bad-url', `${setting}: "${u}" is a ${e.kind} store; this setting takes ${takes}`);
     return e;
   });
   return { traces: read(c.traces, 'hoplens.fleet.traces', ['jaeger', 'tempo']), logs: read(c.logs, 'hoplens.fleet.logs', ['victorialogs', 'loki']) };
@@ -101,6 +102,11 @@ export class FleetDocuments implements vscode.TextDocumentContentProvider {
   forget(uri: vscode.Uri): void { this.texts.delete(uri.toString()); }
 }
 
+/** A bad setting or a failed query, as a plain error message. */
+function showError(e: unknown): void {
+  void vscode.window.showErrorMessage(`HopLens: ${forWorkbench((e as Error).message, 1000)}`);
+}
+
 function windowText(w: TimeWindow): string {
   return `${new Date(w.startMs).toISOString()} – ${new Date(w.endMs).toISOString()}`;
 }
@@ -133,7 +139,7 @@ export class FleetCommands implements vscode.Disposable {
   async find(arg?: unknown): Promise<vscode.Uri[]> {
     const settings = this.deps.settings.current.fleet;
     let stores: { traces: StoreEndpoint[]; logs: StoreEndpoint[] };
-    try { stores = configuredStores(settings); } catch (e) { void vscode.window.showErrorMessage(`HopLens: ${forWorkbench((e as Error).message, 1000)}`); return []; }
+    try { stores = configuredStores(settings); } catch (e) { showError(e); return []; }
     if (!stores.traces.length && !stores.logs.length) { this.noStores(); return []; }
     let query = queryOfArgument(arg);
     if (!query) {
@@ -145,7 +151,7 @@ export class FleetCommands implements vscode.Disposable {
       query = /^[0-9a-f]{32}$/i.test(typed.trim()) ? { traceId: typed.trim(), requestId: typed.trim() } : { requestId: typed.trim() };
     }
     let window: TimeWindow;
-    try { window = fleetWindow(settings.window, Date.now()); } catch (e) { void vscode.window.showErrorMessage(`HopLens: ${forWorkbench((e as Error).message, 1000)}`); return []; }
+    try { window = fleetWindow(settings.window, Date.now()); } catch (e) { showError(e); return []; }
     const all = [...stores.traces, ...stores.logs];
     const tokens = new Map<string, string | undefined>();
     for (const e of all) tokens.set(fleetTokenKey(e), (await this.deps.secrets.get(fleetTokenKey(e))) || undefined);
@@ -168,7 +174,7 @@ export class FleetCommands implements vscode.Disposable {
         });
       });
     } catch (e) {
-      void vscode.window.showErrorMessage(`HopLens: ${forWorkbench((e as Error).message, 1000)}`);
+      showError(e);
       return [];
     }
     if (ask.signal.aborted) return [];
@@ -184,7 +190,8 @@ export class FleetCommands implements vscode.Disposable {
     }
     if (!foundAnything(result)) {
       const asked = result.asked.length ? result.asked.join('; ') : 'no store answered';
-      void vscode.window.showInformationMessage(`HopLens: nothing found for ${forWorkbench(label)} over ${windowText(window)}. Asked: ${forWorkbench(asked, 2000)}`);
+      const text = `HopLens: nothing found for ${forWorkbench(label)} over ${windowText(window)}. Asked: ${forWorkbench(asked, 2000)}`;
+      void vscode.window.showInformationMessage(text);
       return [];
     }
     const docs = this.documents.add(label, result);
@@ -205,20 +212,21 @@ export class FleetCommands implements vscode.Disposable {
 
   async setCredentials(): Promise<void> {
     let stores: { traces: StoreEndpoint[]; logs: StoreEndpoint[] };
-    try { stores = configuredStores(this.deps.settings.current.fleet); } catch (e) { void vscode.window.showErrorMessage(`HopLens: ${forWorkbench((e as Error).message, 1000)}`); return; }
+    try { stores = configuredStores(this.deps.settings.current.fleet); } catch (e) { showError(e); return; }
     const all = [...stores.traces, ...stores.logs];
     if (!all.length) { this.noStores(); return; }
     const items = all.map((e) => ({ label: forWorkbench(`${e.kind}+${e.baseUrl}`), endpoint: e }));
     const picked = items.length === 1 ? items[0] : await vscode.window.showQuickPick(items, { title: 'HopLens: which store the token is for' });
     if (!picked) return;
     const token = await vscode.window.showInputBox({
-      title: `HopLens: bearer token for ${forWorkbench(picked.label)} (kept in VS Code's secret storage)`, password: true, placeHolder: 'empty to remove the stored token',
-      ignoreFocusOut: true,
+      title: `HopLens: bearer token for ${forWorkbench(picked.label)} (kept in VS Code's secret storage)`,
+      password: true, placeHolder: 'empty to remove the stored token', ignoreFocusOut: true,
     });
     if (token === undefined) return;
     const key = fleetTokenKey(picked.endpoint);
     if (token.trim()) await this.deps.secrets.store(key, token.trim()); else await this.deps.secrets.delete(key);
-    void vscode.window.showInformationMessage(token.trim() ? `HopLens: token stored for ${forWorkbench(picked.label)}.` : `HopLens: token removed for ${forWorkbench(picked.label)}.`);
+    const done = token.trim() ? 'stored' : 'removed';
+    void vscode.window.showInformationMessage(`HopLens: token ${done} for ${forWorkbench(picked.label)}.`);
   }
 
   dispose(): void { for (const d of this.disposables) d.dispose(); }

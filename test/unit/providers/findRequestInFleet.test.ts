@@ -43,7 +43,11 @@ describe('Find Request in the Fleet… against a real VictoriaLogs', { concurren
     await vl.ingest(rows);
     deps = {
       settings: { get current() { return { fleet } as HopLensConfig; } },
-      secrets: { get: async (k: string) => secrets.get(k), store: async (k: string, v: string) => { secrets.set(k, v); }, delete: async (k: string) => { secrets.delete(k); } },
+      secrets: {
+        get: async (k: string) => secrets.get(k),
+        store: async (k: string, v: string) => { secrets.set(k, v); },
+        delete: async (k: string) => { secrets.delete(k); },
+      },
       log: quiet, timeoutMs: 3000,
     };
     commands = new FleetCommands(deps);
