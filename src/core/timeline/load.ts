@@ -12,6 +12,7 @@ import { buildTimeline, logClockId, type TracedThread } from './build';
 import type { RequestTimeline } from './model';
 import type { ClientRequest } from './clientRequest';
 import { readRequestLogs, type OpenLogSession } from './requestLogs';
+import type { LogSource } from '../logs/logSource';
 import { matchTraceFiles } from './windowCalls';
 
 /** Input the user gave that cannot be used (the command line answers it with exit code 2). */
@@ -19,7 +20,8 @@ export class TimelineInputError extends Error {}
 
 export interface LoadTimelineOptions {
   query: string;
-  logs: readonly string[];
+  /** The logs: paths of files (or `-`), or any LogSource (core/logs/logSource.ts: a store's stream). */
+  logs: readonly (string | LogSource)[];
   otlpFiles?: readonly string[];
   /** Spans already in memory (the editor's receiver); OTLP files are added to a copy, not to it. */
   spans?: SpanStore | null;
@@ -58,7 +60,7 @@ function clockForOffset(key: string, logs: readonly string[]): string {
 
 export async function loadTimeline(o: LoadTimelineOptions): Promise<LoadedTimeline> {
   const userOffsets = new Map<string, number>();
-  for (const [k, v] of o.userOffsets ?? []) userOffsets.set(clockForOffset(k, o.logs), v);
+  for (const [k, v] of o.userOffsets ?? []) userOffsets.set(clockForOffset(k, o.logs.map((l) => (typeof l === 'string' ? l : l.stream.key))), v);
   const warnings: string[] = [];
 
   const logs = await readRequestLogs(o.logs, o.query, { engine: o.engine, signal: o.signal, openLog: o.openLog });

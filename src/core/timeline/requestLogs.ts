@@ -15,14 +15,15 @@
 // of the hops the rules compare (received, added, output, finished), from the index.
 import type { Engine, LogRecord, TimeResolution } from '../logs/model';
 import { LogInputError } from '../logs/scanner';
-import { openLogInput } from '../logs/logInput';
+import { pathLogSource } from '../logs/pathSource';
+import { holdsEveryRecord, type LogSource } from '../logs/logSource';
 import { processInfo, type ParseState } from '../logs/parseLine';
 import { RequestTracker, type RequestGroup } from '../logs/requests';
 import { vllmFastPath } from '../logs/fastVllm';
 import { citedSource } from '../source/locate';
 import { redactMessage } from '../session/requestExport';
 import { LogSession } from '../session/logSession';
-import { readLogStream } from '../session/logStream';
+import { readLineFeed, readLogStream } from '../session/logStream';
 import { findHop } from '../../engines/index';
 import type { SourceLocation } from '../source/types';
 import { keyMatcher, queryKeys, requestKey } from './requestKey';
@@ -172,7 +173,10 @@ export interface MentionLine {
 }
 
 export interface RequestLogs {
+  /** The source's stream key: a path for a file (its LogSource, core/logs/logSource.ts). */
   path: string;
+  /** The store's timestamp of a 1-based line, when the source is a store that gave one. */
+  storeTimeMs?: (line: number) => number | null;
   engine: Engine | null;
   lines: number;
   bytes: number;
@@ -276,8 +280,10 @@ function noteRouterLine(routerStamps: RequestStamps, rec: LogRecord): { r: Route
   return { r, key };
 }
 
-async function readOne(path: string, keys: readonly string[], opts: ReadRequestOptions): Promise<{ log: Omit<RequestLogs, 'records' | 'group'>; collected: Map<string, Collected> }> {
-  const input = await openLogInput(path);
+async function readOne(source: LogSource, keys: readonly string[], opts: ReadRequestOptions): Promise<{ log: Omit<RequestLogs, 'records' | 'group'>; collected: Map<string, Collected> }> {
+  const path = source.stream.key;
+  const input = await source.open(opts.signal);
+  const storeTimes = new Map<number, number>();
   const matchKey = keyMatcher(keys);
   const collected = new Map<string, Collected>(keys.map((k) => [k, { records: [], mentions: [] }]));
   let tracker = new TimelineTracker(opts.engine && opts.engine !== 'auto' ? opts.engine : null, { keepContext: true });
@@ -317,7 +323,9 @@ async function readOne(path: string, keys: readonly string[], opts: ReadRequestO
       newTracker: (forced, o) => (tracker = new TimelineTracker(forced, o)),
       fast: (state, t) => noteProcesses(state, useFast ? vllmFastPath(state, t, null, undefined, leave) : null, processes),
     });
-    const result = await readLogStream(session, input.chunks(), opts.signal);
+    const result = input.kind === 'bytes'
+      ? await readLogStream(session, input.chunks(), opts.signal)
+      : await readLineFeed(session, input, opts.signal, (line, t) => { if (t !== null) storeTimes.set(line, t); });
     const engine = result.engine;
     // A router's log: its lines are SGLang's (the router is part of SGLang) but name no engine hop.
     const kind: RequestLogs['kind'] = routerLines > 0 && tracker.requestCount === 0 ? 'router' : engine !== null ? 'engine' : routerLines > 0 ? 'router' : 'other';
@@ -337,6 +345,7 @@ async function readOne(path: string, keys: readonly string[], opts: ReadRequestO
       path, engine, lines: result.lines, bytes: result.bytes, kind, mentions: [] as MentionLine[],
       processes: [...processes.values()],
       stamps,
+      ...(input.kind === 'lines' ? { storeTimeMs: (line: number) => storeTimes.get(line) ?? null } : {}),
       contextBetween: (fromMs: number, toMs: number, cap = 200) => batchBetween(batch, fromMs, toMs, cap),
     };
     return { log, collected };
@@ -505,16 +514,20 @@ export interface RequestLogsResult {
 
 /**
  * Reads each log once and returns, per log, the request's lines and the indexes the timeline
- * needs. `query` is what the user typed: a base id, `chatcmpl-…`, `cmpl-…`, an engine-internal
- * id, an SGLang rid, or a router's request_id. Throws LogInputError for a file that cannot be read.
+ * needs. A log is a LogSource (a path is a file's); one something already holds with every
+ * record (its `current()`, or `openLog` by stream key) is not read again. `query` is what the
+ * user typed: a base id, `chatcmpl-…`, `cmpl-…`, an engine-internal id, an SGLang rid, or a
+ * router's request_id. Throws LogInputError for a log that cannot be read.
  */
-export async function readRequestLogs(paths: readonly string[], query: string, opts: ReadRequestOptions = {}): Promise<RequestLogsResult> {
+export async function readRequestLogs(sources: readonly (string | LogSource)[], query: string, opts: ReadRequestOptions = {}): Promise<RequestLogsResult> {
   const keys = queryKeys(query);
   const read: Awaited<ReturnType<typeof readOne>>[] = [];
-  for (const path of paths) {
-    const open = opts.openLog ? await opts.openLog(path) : undefined;
+  for (const given of sources) {
+    const source = typeof given === 'string' ? pathLogSource(given) : given;
+    const key = source.stream.key;
+    const open = (source.current ? await source.current() : undefined) ?? (opts.openLog ? await opts.openLog(key) : undefined);
     // A session that keeps no records (a large log's streamed view) has not the request's lines: the file has.
-    read.push(open && open.records.length >= open.linesParsed ? fromSession(open, path, keys) : await readOne(path, keys, opts));
+    read.push(open && holdsEveryRecord(open) ? fromSession(open, key, keys) : await readOne(source, keys, opts));
   }
   // The literal reading of the query wins when it has lines anywhere (see queryKeys).
   const count = (k: string): number => read.reduce((n, r) => n + r.collected.get(k)!.records.length + r.collected.get(k)!.mentions.length, 0);
