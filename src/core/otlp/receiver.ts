@@ -115,6 +115,47 @@ export function rejectionMessage(rejected: RejectedSpan[], total: number): strin
   return `${rejected.length} of ${total} span(s) rejected: ${listed}${more}`;
 }
 
+/** Why listening on host:port failed, in the user's terms. */
+function listenFailure(e: NodeJS.ErrnoException, host: string, port: number): Error {
+  if (e.code === 'EADDRINUSE') {
+    return new Error(`port ${port} on ${host} is already in use (another collector, Jaeger or HopLens receiver?). ` +
+      `Stop it, or pick another port, e.g. ${host}:${port === 65535 ? 4319 : port + 1}, and point --otlp-traces-endpoint there.`);
+  }
+  if (e.code === 'EACCES') return new Error(`not allowed to listen on ${host}:${port} (${e.code}); choose a port above 1024`);
+  if (e.code === 'EADDRNOTAVAIL' || e.code === 'ENOTFOUND') return new Error(`cannot listen on ${host}: no such local address (${e.code})`);
+  return new Error(`cannot listen on ${host}:${port}: ${e.message}`);
+}
+
+/** Starts the server listening; the receiver once it is (its real port when 0 was asked for). */
+function listen(server: http.Server, host: string, port: number, retryAfterSeconds: number, stats: OtlpReceiverStats,
+  report: (m: string) => void): Promise<OtlpReceiver> {
+  return new Promise((resolve, rejectPromise) => {
+    const onListenError = (e: NodeJS.ErrnoException): void => rejectPromise(listenFailure(e, host, port));
+    server.once('error', onListenError);
+    server.listen(port, host, () => {
+      server.off('error', onListenError);
+      server.on('error', (e) => report(`receiver error: ${e.message}`));
+      const actual = (server.address() as AddressInfo).port;
+      const urlHost = host.includes(':') ? `[${host}]` : host;
+      const receiver: OtlpReceiver = {
+        url: `http://${urlHost}:${actual}/v1/traces`,
+        host,
+        port: actual,
+        retryAfterSeconds,
+        close: () => new Promise<void>((done) => {
+          server.close(() => done());
+          server.closeAllConnections();
+        }),
+        stats: () => ({ ...stats }),
+      };
+      if (!isLoopbackHost(host)) {
+        receiver.warning = `listening on ${host}, not loopback: anyone who can reach ${host}:${actual} can send spans to HopLens`;
+      }
+      resolve(receiver);
+    });
+  });
+}
+
 export function startOtlpReceiver(opts: OtlpReceiverOptions): Promise<OtlpReceiver> {
   const host = opts.host ?? '127.0.0.1';
   const port = opts.port ?? DEFAULT_OTLP_PORT;
@@ -271,40 +312,5 @@ export function startOtlpReceiver(opts: OtlpReceiverOptions): Promise<OtlpReceiv
   server.requestTimeout = 60_000;
   server.headersTimeout = 30_000;
 
-  return new Promise((resolve, rejectPromise) => {
-    const onListenError = (e: NodeJS.ErrnoException): void => {
-      if (e.code === 'EADDRINUSE') {
-        rejectPromise(new Error(`port ${port} on ${host} is already in use (another collector, Jaeger or HopLens receiver?). ` +
-          `Stop it, or pick another port, e.g. ${host}:${port === 65535 ? 4319 : port + 1}, and point --otlp-traces-endpoint there.`));
-      } else if (e.code === 'EACCES') {
-        rejectPromise(new Error(`not allowed to listen on ${host}:${port} (${e.code}); choose a port above 1024`));
-      } else if (e.code === 'EADDRNOTAVAIL' || e.code === 'ENOTFOUND') {
-        rejectPromise(new Error(`cannot listen on ${host}: no such local address (${e.code})`));
-      } else {
-        rejectPromise(new Error(`cannot listen on ${host}:${port}: ${e.message}`));
-      }
-    };
-    server.once('error', onListenError);
-    server.listen(port, host, () => {
-      server.off('error', onListenError);
-      server.on('error', (e) => report(`receiver error: ${e.message}`));
-      const actual = (server.address() as AddressInfo).port;
-      const urlHost = host.includes(':') ? `[${host}]` : host;
-      const receiver: OtlpReceiver = {
-        url: `http://${urlHost}:${actual}/v1/traces`,
-        host,
-        port: actual,
-        retryAfterSeconds: Number(retryAfter),
-        close: () => new Promise<void>((done) => {
-          server.close(() => done());
-          server.closeAllConnections();
-        }),
-        stats: () => ({ ...stats }),
-      };
-      if (!isLoopbackHost(host)) {
-        receiver.warning = `listening on ${host}, not loopback: anyone who can reach ${host}:${actual} can send spans to HopLens`;
-      }
-      resolve(receiver);
-    });
-  });
+  return listen(server, host, port, Number(retryAfter), stats, report);
 }
