@@ -46,6 +46,7 @@ const CORE_LAYERS: Record<string, number> = {
   source: 2, request: 2, otlp: 2,
   session: 3,
   timeline: 4,
+  fleet: 5,
 };
 
 const IMPORT_FROM = /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+['"](\.[^'"]+)['"]/g;

@@ -2,7 +2,6 @@
 // or a file on disk followed as it grows (the editor's streamed view of a large log).
 import { createReadStream, promises as fsp } from 'node:fs';
 import type { Engine, LogRecord } from '../logs/model';
-import type { LineFeed } from '../logs/logSource';
 import { checkLogFile, looksBinary } from '../logs/scanner';
 import { LogSession, type LogSessionOptions } from './logSession';
 
@@ -31,30 +30,6 @@ export async function readLogStream(session: LogSession, chunks: AsyncIterable<B
   const partialTail = session.pendingBytes;
   session.end();
   return { lines: session.linesParsed - lines0, bytes, engine: session.engine, partialTail };
-}
-
-/**
- * Read a store's lines (a LineFeed, core/logs/logSource.ts) through a session to their end, each
- * line as the engine printed it; `onStoreTime` sees each line's store timestamp by its 1-based line.
- */
-export async function readLineFeed(session: LogSession, feed: LineFeed, signal?: AbortSignal,
-  onStoreTime?: (line: number, storeTimeMs: number | null) => void): Promise<ScanResult> {
-  const lines0 = session.linesParsed;
-  let bytes = 0;
-  for await (const batch of feed.batches()) {
-    if (signal?.aborted) break;
-    for (const line of batch) {
-      // A line's own newline is the store's framing, not part of what the engine printed.
-      const text = line.text.endsWith('\n') ? line.text.slice(0, -1) : line.text;
-      bytes += Buffer.byteLength(text) + 1;
-      const first = session.linesParsed + 1;
-      session.appendText(text + '\n');
-      // An entry of several lines (a traceback stored as one) gives each of its lines its time.
-      if (onStoreTime) for (let n = first; n <= session.linesParsed; n++) onStoreTime(n, line.storeTimeMs);
-    }
-  }
-  session.end();
-  return { lines: session.linesParsed - lines0, bytes, engine: session.engine, partialTail: 0 };
 }
 
 /** Stream a log file through a new session; `onRecord` sees every line in order. */

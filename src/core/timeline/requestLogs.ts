@@ -23,7 +23,7 @@ import { vllmFastPath } from '../logs/fastVllm';
 import { citedSource } from '../source/locate';
 import { redactMessage } from '../session/requestExport';
 import { LogSession } from '../session/logSession';
-import { readLineFeed, readLogStream } from '../session/logStream';
+import { readLogStream } from '../session/logStream';
 import { findHop } from '../../engines/index';
 import type { SourceLocation } from '../source/types';
 import { keyMatcher, queryKeys, requestKey } from './requestKey';
@@ -203,6 +203,29 @@ export interface ReadRequestOptions {
    * Undefined: the file is read from disk.
    */
   openLog?: (path: string) => OpenLogSession | undefined | Promise<OpenLogSession | undefined>;
+  /** Logs that are not files (a log store's streams), by the name given in `paths`: read through their LogSource. */
+  sources?: ReadonlyMap<string, LogSource>;
+}
+
+/**
+ * A LogSource's feed as the byte input the reader takes (so the byte fast path reads every
+ * source): a store's lines become the bytes of those lines, one line per entry (an entry's own
+ * line breaks become spaces, so line N is the store's Nth entry), and `onStoreTime` sees each
+ * entry's store timestamp by its 1-based line.
+ */
+async function inputOfSource(source: LogSource, signal?: AbortSignal, onStoreTime?: (line: number, storeTimeMs: number) => void):
+  Promise<{ referenceTime: number; fromStore: boolean; chunks(): AsyncIterable<Buffer>; close(): void }> {
+  const feed = await source.open(signal);
+  if (feed.kind === 'bytes') return { referenceTime: feed.referenceTime, fromStore: false, chunks: () => feed.chunks(), close: () => feed.close() };
+  const lines = feed;
+  async function* bytes(): AsyncIterable<Buffer> {
+    let line = 0;
+    for await (const batch of lines.batches()) {
+      for (const l of batch) { line++; if (l.storeTimeMs !== null) onStoreTime?.(line, l.storeTimeMs); }
+      if (batch.length) yield Buffer.from(`${batch.map((l) => l.text.replace(/\r?\n/g, ' ')).join('\n')}\n`, 'utf8');
+    }
+  }
+  return { referenceTime: feed.referenceTime, fromStore: true, chunks: bytes, close: () => feed.close() };
 }
 
 /** Batch lines of a log in file order, one column per field. */
@@ -280,10 +303,10 @@ function noteRouterLine(routerStamps: RequestStamps, rec: LogRecord): { r: Route
   return { r, key };
 }
 
-async function readOne(source: LogSource, keys: readonly string[], opts: ReadRequestOptions): Promise<{ log: Omit<RequestLogs, 'records' | 'group'>; collected: Map<string, Collected> }> {
-  const path = source.stream.key;
-  const input = await source.open(opts.signal);
+async function readOne(source: LogSource, path: string, keys: readonly string[], opts: ReadRequestOptions):
+  Promise<{ log: Omit<RequestLogs, 'records' | 'group'>; collected: Map<string, Collected> }> {
   const storeTimes = new Map<number, number>();
+  const input = await inputOfSource(source, opts.signal, (line, t) => storeTimes.set(line, t));
   const matchKey = keyMatcher(keys);
   const collected = new Map<string, Collected>(keys.map((k) => [k, { records: [], mentions: [] }]));
   let tracker = new TimelineTracker(opts.engine && opts.engine !== 'auto' ? opts.engine : null, { keepContext: true });
@@ -323,9 +346,7 @@ async function readOne(source: LogSource, keys: readonly string[], opts: ReadReq
       newTracker: (forced, o) => (tracker = new TimelineTracker(forced, o)),
       fast: (state, t) => noteProcesses(state, useFast ? vllmFastPath(state, t, null, undefined, leave) : null, processes),
     });
-    const result = input.kind === 'bytes'
-      ? await readLogStream(session, input.chunks(), opts.signal)
-      : await readLineFeed(session, input, opts.signal, (line, t) => { if (t !== null) storeTimes.set(line, t); });
+    const result = await readLogStream(session, input.chunks(), opts.signal);
     const engine = result.engine;
     // A router's log: its lines are SGLang's (the router is part of SGLang) but name no engine hop.
     const kind: RequestLogs['kind'] = routerLines > 0 && tracker.requestCount === 0 ? 'router' : engine !== null ? 'engine' : routerLines > 0 ? 'router' : 'other';
@@ -345,7 +366,7 @@ async function readOne(source: LogSource, keys: readonly string[], opts: ReadReq
       path, engine, lines: result.lines, bytes: result.bytes, kind, mentions: [] as MentionLine[],
       processes: [...processes.values()],
       stamps,
-      ...(input.kind === 'lines' ? { storeTimeMs: (line: number) => storeTimes.get(line) ?? null } : {}),
+      ...(input.fromStore ? { storeTimeMs: (line: number) => storeTimes.get(line) ?? null } : {}),
       contextBetween: (fromMs: number, toMs: number, cap = 200) => batchBetween(batch, fromMs, toMs, cap),
     };
     return { log, collected };
@@ -523,11 +544,12 @@ export async function readRequestLogs(sources: readonly (string | LogSource)[], 
   const keys = queryKeys(query);
   const read: Awaited<ReturnType<typeof readOne>>[] = [];
   for (const given of sources) {
-    const source = typeof given === 'string' ? pathLogSource(given) : given;
-    const key = source.stream.key;
+    // A name in `sources` is a store's stream; any other name is a file's path.
+    const source = typeof given !== 'string' ? given : opts.sources?.get(given) ?? pathLogSource(given);
+    const key = typeof given === 'string' ? given : given.stream.key;
     const open = (source.current ? await source.current() : undefined) ?? (opts.openLog ? await opts.openLog(key) : undefined);
     // A session that keeps no records (a large log's streamed view) has not the request's lines: the file has.
-    read.push(open && holdsEveryRecord(open) ? fromSession(open, key, keys) : await readOne(source, keys, opts));
+    read.push(open && holdsEveryRecord(open) ? fromSession(open, key, keys) : await readOne(source, key, keys, opts));
   }
   // The literal reading of the query wins when it has lines anywhere (see queryKeys).
   const count = (k: string): number => read.reduce((n, r) => n + r.collected.get(k)!.records.length + r.collected.get(k)!.mentions.length, 0);
