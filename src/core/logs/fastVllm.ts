@@ -529,7 +529,8 @@ export function vllmFastPath(state: ParseState, tracker: RequestTracker, out: By
       for (let i = p; i < q; i++) { const c = b[i]; if (c <= 32 || c === 34 || c === 92 || c >= 128) return false; }
       const fileinfo = b.toString('latin1', p, q);
       const slash = fileinfo.lastIndexOf('/');
-      site = siteCache.set(b, p, close, { fileinfo, base: slash < 0 ? fileinfo : fileinfo.slice(slash + 1), lineno, path: vllmPathFromFileinfo(fileinfo), tails: [] });
+      site = siteCache.set(b, p, close, { fileinfo, base: slash < 0 ? fileinfo : fileinfo.slice(slash + 1), lineno,
+        path: vllmPathFromFileinfo(fileinfo), tails: [] });
     }
     const m = close + 1 < e && b[close + 1] === 32 ? close + 2 : close + 1;
     // A message that starts with a non-ASCII byte may start with a pasted wide space: parseLine decides.

@@ -60,7 +60,8 @@ export function detectCheckout(dir: string, engine?: Engine): (CheckoutLayout & 
 }
 
 /** Reads HEAD and the dirty .py files of a checkout with git; a folder without git still works. */
-export async function inspectCheckout(dir: string, engine?: Engine, opts: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<CheckoutInfo | { error: string }> {
+export async function inspectCheckout(dir: string, engine?: Engine,
+  opts: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<CheckoutInfo | { error: string }> {
   const found = detectCheckout(dir, engine);
   if (!found) {
     const what = engine === 'sglang' ? 'an SGLang checkout (no python/sglang/ folder)' : engine === 'vllm' ? 'a vLLM checkout (no vllm/__init__.py or vllm/logger.py)' : 'a vLLM or SGLang checkout';
@@ -109,7 +110,8 @@ export function parsePorcelainZ(out: string): string[] {
 /** Folder names that may hold an engine's checkout. */
 const ENGINE_FOLDER = /^(?:vllm|sglang)/i;
 
-export async function discoverCheckouts(candidates: string[], opts: { engine?: Engine; signal?: AbortSignal } = {}): Promise<Partial<Record<Engine, CheckoutInfo>>> {
+export async function discoverCheckouts(candidates: string[],
+  opts: { engine?: Engine; signal?: AbortSignal } = {}): Promise<Partial<Record<Engine, CheckoutInfo>>> {
   const out: Partial<Record<Engine, CheckoutInfo>> = {};
   const seen = new Set<string>();
   const consider = async (dir: string) => {

@@ -312,7 +312,8 @@ class Resolver implements CheckoutSourceResolver {
     }
     if (memo) {
       // A text of this shape (digits aside, shape taken whole) matched no statement before: no new search.
-      if (!byPrinted && !q.hop && memo.verified.length === 0 && memo.misses > 0 && message.length <= SHAPE_CHARS && memo.seen === this.seenPaths.size) return memo.miss;
+      if (!byPrinted && !q.hop && memo.verified.length === 0 && memo.misses > 0 && message.length <= SHAPE_CHARS
+        && memo.seen === this.seenPaths.size) return memo.miss;
       if (byPrinted && memo.misses >= 3) {
         // This printed file:line keeps failing to verify: only the cheap exact-line check, no scans.
         const exact = this.byFileinfo(q.fileinfo!, q.lineno!, message, continuation, false, q.level);
@@ -480,7 +481,10 @@ class Resolver implements CheckoutSourceResolver {
     return { w, textLine };
   }
 
-  /** A continuation line (after a `\n` in the message) belongs to the statement when a later line of its text matches, or when a value or traceback may hold the newline. */
+  /**
+   * A continuation line (after a `\n` in the message) belongs to the statement when a later line of its text matches, or when a
+   * value or traceback may hold the newline.
+   */
   private continuationWeight(s: IndexedStatement, message: string): number {
     if (s.traceback) return 0;
     return Math.max(s.variants.some((v) => v.p.includes(WILD)) ? 0 : -1, this.laterLineWeight(s, message));
@@ -518,7 +522,8 @@ class Resolver implements CheckoutSourceResolver {
     return s.line;
   }
 
-  private byFileinfo(fileinfo: string, lineno: number, message: string, continuation: boolean, searchMoved = true, level: string | null = null): SourceLocation | null {
+  private byFileinfo(fileinfo: string, lineno: number, message: string, continuation: boolean, searchMoved = true,
+    level: string | null = null): SourceLocation | null {
     let cands = this.candidateMemo.get(fileinfo);
     if (!cands) { cands = this.files.candidates(fileinfo); this.candidateMemo.set(fileinfo, cands); }
     if (cands.length === 0) return null;

@@ -135,7 +135,8 @@ export function registerLogCommands(deps: LogCommandDeps): vscode.Disposable {
       const info = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Cloning ${engine} at ${forWorkbench(sha.slice(0, 10))}`, cancellable: true }, (progress, token) => {
         const ac = new AbortController();
         token.onCancellationRequested(() => ac.abort());
-        return clonePinnedCheckout(engine, target, { url: remote?.url, sha, signal: ac.signal, onProgress: (m: string) => progress.report({ message: forWorkbench(m) }) });
+        return clonePinnedCheckout(engine, target, { url: remote?.url, sha, signal: ac.signal,
+          onProgress: (m: string) => progress.report({ message: forWorkbench(m) }) });
       });
       await vscode.workspace.getConfiguration('hoplens').update(`checkouts.${engine}`, info.root, vscode.ConfigurationTarget.Global);
       void vscode.window.showInformationMessage(`HopLens: cloned ${engine} into ${forWorkbench(info.root)} and set hoplens.checkouts.${engine}.`);

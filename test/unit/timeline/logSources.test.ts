@@ -38,7 +38,8 @@ test('a store\'s lines give the request the same records as the file\'s bytes, w
   const fromStore = (await readRequestLogs([store], 'chatcmpl-tl-0001')).logs[0];
   assert.equal(store.opened, 1);
   assert.ok(fromFile.records.length >= 5, 'the request has lines in the file');
-  assert.deepEqual(fromStore.records.map((r) => [r.record.line, r.record.hop, r.record.rid]), fromFile.records.map((r) => [r.record.line, r.record.hop, r.record.rid]));
+  assert.deepEqual(fromStore.records.map((r) => [r.record.line, r.record.hop, r.record.rid]), fromFile.records.map((r) => [r.record.line,
+    r.record.hop, r.record.rid]));
   assert.deepEqual(fromStore.group?.hops.map((h) => h.hop), fromFile.group?.hops.map((h) => h.hop));
   assert.equal(fromStore.path, `store:${path}`);
   assert.equal(fromStore.lines, fromFile.lines);
