@@ -115,6 +115,35 @@ export function rejectionMessage(rejected: RejectedSpan[], total: number): strin
   return `${rejected.length} of ${total} span(s) rejected: ${listed}${more}`;
 }
 
+/** Writes an answer once (not after the sender went away). */
+function send(res: http.ServerResponse, status: number, format: BodyFormat, body: Buffer, headers: Record<string, string> = {}): void {
+  if (res.headersSent || res.destroyed) return;
+  res.writeHead(status, {
+    ...headers,
+    'Content-Type': format === 'json' ? 'application/json' : 'application/x-protobuf',
+    'Content-Length': String(body.length),
+  });
+  res.end(body);
+}
+
+/** The export's answer: success, or partial success with how many spans were rejected and why. */
+function ok(res: http.ServerResponse, format: BodyFormat, partial?: { rejectedSpans: number; errorMessage: string }): void {
+  let body: Buffer;
+  if (!partial) body = format === 'json' ? Buffer.from('{}') : Buffer.from(emptyExportResponseProtobuf());
+  else if (format === 'json') {
+    // int64 in OTLP/JSON is a decimal string (proto3 JSON mapping).
+    body = Buffer.from(JSON.stringify({ partialSuccess: { rejectedSpans: String(partial.rejectedSpans), errorMessage: partial.errorMessage } }));
+  } else body = Buffer.from(partialSuccessResponseProtobuf(partial.rejectedSpans, partial.errorMessage));
+  send(res, 200, format, body);
+}
+
+/** An error answer in the request's format: a google.rpc.Status with the gRPC code of the HTTP status. */
+function fail(res: http.ServerResponse, status: number, format: BodyFormat, message: string, headers?: Record<string, string>): void {
+  const code = GRPC_CODE[status] ?? 2;
+  const body = format === 'json' ? Buffer.from(JSON.stringify({ code, message })) : statusProtobuf(code, message);
+  send(res, status, format, body, headers);
+}
+
 /** Why listening on host:port failed, in the user's terms. */
 function listenFailure(e: NodeJS.ErrnoException, host: string, port: number): Error {
   if (e.code === 'EADDRINUSE') {
@@ -169,32 +198,6 @@ export function startOtlpReceiver(opts: OtlpReceiverOptions): Promise<OtlpReceiv
     const changed = (failure === null) !== (stats.sinkFailure === null);
     stats.sinkFailure = failure;
     if (changed) try { opts.onSinkState?.(failure); } catch { /* ignored */ }
-  };
-
-  const send = (res: http.ServerResponse, status: number, format: BodyFormat, body: Buffer, headers: Record<string, string> = {}): void => {
-    if (res.headersSent || res.destroyed) return;
-    res.writeHead(status, {
-      ...headers,
-      'Content-Type': format === 'json' ? 'application/json' : 'application/x-protobuf',
-      'Content-Length': String(body.length),
-    });
-    res.end(body);
-  };
-
-  const ok = (res: http.ServerResponse, format: BodyFormat, partial?: { rejectedSpans: number; errorMessage: string }): void => {
-    let body: Buffer;
-    if (!partial) body = format === 'json' ? Buffer.from('{}') : Buffer.from(emptyExportResponseProtobuf());
-    else if (format === 'json') {
-      // int64 in OTLP/JSON is a decimal string (proto3 JSON mapping).
-      body = Buffer.from(JSON.stringify({ partialSuccess: { rejectedSpans: String(partial.rejectedSpans), errorMessage: partial.errorMessage } }));
-    } else body = Buffer.from(partialSuccessResponseProtobuf(partial.rejectedSpans, partial.errorMessage));
-    send(res, 200, format, body);
-  };
-
-  const fail = (res: http.ServerResponse, status: number, format: BodyFormat, message: string, headers?: Record<string, string>): void => {
-    const code = GRPC_CODE[status] ?? 2;
-    const body = format === 'json' ? Buffer.from(JSON.stringify({ code, message })) : statusProtobuf(code, message);
-    send(res, status, format, body, headers);
   };
 
   const reject = (res: http.ServerResponse, status: number, format: BodyFormat, message: string): void => {

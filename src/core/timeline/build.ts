@@ -209,6 +209,33 @@ function callLanes(threads: readonly TracedThread[], window: Window | null, phas
   }
 }
 
+/** Without a span: the request's window is what its log lines cover (its process and router lanes). */
+function logLinesWindow(lanes: readonly TimelineLane[]): Window | null {
+  let lo = Infinity, hi = -Infinity;
+  for (const l of lanes) {
+    if (l.kind !== 'process' && l.kind !== 'router') continue;
+    for (const it of l.items) { lo = Math.min(lo, it.start); hi = Math.max(hi, it.end); }
+  }
+  return lo <= hi ? { start: lo, end: hi } : null;
+}
+
+/** What the drawn timeline leaves open: clocks placed by assumption, logs with no line of the request. */
+function drawnWarnings(clocks: readonly TimelineClock[], reference: string, logs: RequestLogsResult['logs'], labels: readonly string[],
+  filled: readonly TimelineLane[]): string[] {
+  const out: string[] = [];
+  for (const c of clocks) {
+    if (c.offset.source === 'assumed' && c.id !== reference && filled.some((l) => l.clock === c.id && l.items.length > 0)) {
+      out.push(`${c.label}: no ordering ties its clock to ${clocks.find((x) => x.id === reference)?.label ?? reference}; taken to be in step (set its offset if its host's clock differs)`);
+    }
+  }
+  for (const [i, log] of logs.entries()) {
+    if (log.records.length === 0 && log.mentions.length === 0 && !filled.some((l) => l.file === log.path)) {
+      out.push(`${labels[i]}: no line of this request (${log.lines} lines read)`);
+    }
+  }
+  return out;
+}
+
 export function buildTimeline(src: TimelineSources, opts: BuildOptions = {}): RequestTimeline {
   const logs = src.logs.logs;
   const client = src.client ?? null;
@@ -308,15 +335,7 @@ export function buildTimeline(src: TimelineSources, opts: BuildOptions = {}): Re
   }
 
   // ---- the request's window on the reference clock (server side)
-  let window = spanWindow;
-  if (!window) {
-    let lo = Infinity, hi = -Infinity;
-    for (const l of lanes) {
-      if (l.kind !== 'process' && l.kind !== 'router') continue;
-      for (const it of l.items) { lo = Math.min(lo, it.start); hi = Math.max(hi, it.end); }
-    }
-    if (lo <= hi) window = { start: lo, end: hi };
-  }
+  const window = spanWindow ?? logLinesWindow(lanes);
 
   if (window && spans) {
     const lane = batchesLane(spans, window, place);
@@ -354,16 +373,7 @@ export function buildTimeline(src: TimelineSources, opts: BuildOptions = {}): Re
     l.items.sort((a, b) => a.start - b.start || (a.depth ?? 0) - (b.depth ?? 0));
   }
   const filled = lanes.filter((l) => l.items.length > 0 || l.notes.length > 0);
-  for (const c of clocks) {
-    if (c.offset.source === 'assumed' && c.id !== reference && filled.some((l) => l.clock === c.id && l.items.length > 0)) {
-      warnings.push(`${c.label}: no ordering ties its clock to ${clocks.find((x) => x.id === reference)?.label ?? reference}; taken to be in step (set its offset if its host's clock differs)`);
-    }
-  }
-  for (const [i, log] of logs.entries()) {
-    if (log.records.length === 0 && log.mentions.length === 0 && !filled.some((l) => l.file === log.path)) {
-      warnings.push(`${labels[i]}: no line of this request (${log.lines} lines read)`);
-    }
-  }
+  warnings.push(...drawnWarnings(clocks, reference, logs, labels, filled));
   return {
     key, ids: [...ids],
     origin, reference, window: window ? { start: window.start - origin, end: window.end - origin } : null,
