@@ -20,12 +20,20 @@ export class RecordJsonWriter {
   private sourceJson(source: SourceLocation | null): string {
     if (source === null) return 'null';
     const m = this.source;
-    if (m !== null && source.path === m.path && source.line === m.line && source.verified === m.verified && source.drift === m.drift) {
+    if (m === source || (m !== null && source.path === m.path && source.line === m.line && source.verified === m.verified && source.drift === m.drift
+      && source.note === m.note && source.movedFrom === m.movedFrom && source.similar === m.similar && source.changed === m.changed
+      && source.candidates === m.candidates)) {
       return this.sourceJsonText;
     }
     this.source = source;
+    // Why a location is not verified, when the resolver knows: moved from another file, a similar
+    // statement of another code path, a statement changed since, or several candidates.
+    const more = `${source.movedFrom ? `,"movedFrom":${jsonString(source.movedFrom)}` : ''}${source.similar ? ',"similar":true' : ''}`
+      + `${source.changed ? ',"changed":true' : ''}`
+      + `${source.candidates ? `,"candidates":[${source.candidates.map((c) => `{"path":${jsonString(c.path)},"line":${jsonInt(c.line)}}`).join(',')}]` : ''}`
+      + `${source.note ? `,"note":${jsonString(source.note)}` : ''}`;
     return (this.sourceJsonText = `{"path":${jsonString(source.path)},"line":${jsonInt(source.line)},`
-      + `"verified":${source.verified},"drift":${jsonInt(source.drift)}}`);
+      + `"verified":${source.verified},"drift":${jsonInt(source.drift)}${more}}`);
   }
 
   line(rec: LogRecord, source: SourceLocation | null): string {

@@ -9,6 +9,8 @@ import { nextRecordAt } from '../logs/parseLine';
 import { comparePin, inspectCheckout, type CheckoutInfo, type PinStatus } from './checkout';
 import { FileIndex, listPythonFiles } from './fileIndex';
 import { compilePattern, matchesPattern, shortenedWeight, patternLines, patternText, wildcardSpans, WILD, type CompiledPattern } from './messagePattern';
+import { wordsMissingFromStatement } from './claims';
+import { movedFrom } from './moves';
 import { PINS, type HopCitation } from './pins';
 import {
   buildStatementIndex,
@@ -248,14 +250,53 @@ class Resolver implements CheckoutSourceResolver {
   }
 
   resolve(query: SourceQuery): SourceLocation | null {
-    const found = this.noteSeen(this.resolveRecord(query));
+    const found = this.noteSeen(this.qualified(query, this.resolveRecord(query)));
     if (found?.verified || query.continuation) return found;
     // Several records on one line (a paste that lost its line breaks): the first one's message
     // ends where the next header begins. Only lines that did not verify pay for the look.
     const at = nextRecordAt(query.message);
     if (at < 0) return found;
-    const first = this.noteSeen(this.resolveRecord({ ...query, message: query.message.slice(0, at) }));
+    const head = { ...query, message: query.message.slice(0, at) };
+    const first = this.noteSeen(this.qualified(head, this.resolveRecord(head)));
     return first?.verified ? first : found ?? first;
+  }
+
+  /**
+   * A verified answer stays verified only when the statement could have printed exactly this line:
+   * it is in the file the line names (else it moved there, or it is a similar statement of another
+   * code path), its level is the printed one (unless chosen at run time), and it prints every word
+   * of the hop's wording the line shows.
+   */
+  private qualified(q: SourceQuery, found: SourceLocation | null): SourceLocation | null {
+    if (!found || !found.verified || q.engine !== this.engine) return found;
+    const printed = q.fileinfo || (q.module ? this.pathOfModule(q.module) : null);
+    if (printed && !this.fileCandidates(printed).includes(found.path)) {
+      const move = movedFrom(this.engine, printed, found.path);
+      if (move) return { ...found, verified: false, drift: 0, movedFrom: move.from, note: `moved from ${move.from} (in ${move.when}); the line was printed there, by an older release` };
+      const name = printed.slice(printed.replace(/\\/g, '/').lastIndexOf('/') + 1);
+      return { ...found, verified: false, drift: 0, similar: true, note: `a similar statement, lower confidence: the line names ${name}, and this statement is in another file (another code path or release prints this text)` };
+    }
+    const stmt = this.statementAt(found);
+    if (!stmt) return found;
+    if (q.level && !levelFits(stmt.level, q.level)) {
+      return { ...found, verified: false, note: `the line was printed at ${q.level}; the call there logs at ${stmt.level} (another statement printed it)` };
+    }
+    if (q.hop) {
+      const message = q.message.endsWith('\r') ? q.message.slice(0, -1) : q.message;
+      const missing = wordsMissingFromStatement(this.engine, q.hop, stmt.variants.map((v) => v.p), message);
+      if (missing.length) {
+        const shown = missing.slice(0, 4).map((w) => `\`${w}\``).join(', ');
+        return { ...found, verified: false, changed: true, note: `changed since the release that printed the line: the line shows ${shown}, which this statement does not print` };
+      }
+    }
+    return found;
+  }
+
+  /** Checkout files a printed file name may be (memoised). */
+  private fileCandidates(fileinfo: string): string[] {
+    let cands = this.candidateMemo.get(fileinfo);
+    if (!cands) { cands = this.files.candidates(fileinfo); this.candidateMemo.set(fileinfo, cands); }
+    return cands;
   }
 
   private noteSeen(found: SourceLocation | null): SourceLocation | null {
@@ -519,8 +560,7 @@ class Resolver implements CheckoutSourceResolver {
   }
 
   private byFileinfo(fileinfo: string, lineno: number, message: string, continuation: boolean, searchMoved = true, level: string | null = null): SourceLocation | null {
-    let cands = this.candidateMemo.get(fileinfo);
-    if (!cands) { cands = this.files.candidates(fileinfo); this.candidateMemo.set(fileinfo, cands); }
+    const cands = this.fileCandidates(fileinfo);
     if (cands.length === 0) return null;
     // 1. The printed line holds a statement that prints this message. A line inside the call
     //    (older Pythons print one) names the same statement, at its first line. Of several files

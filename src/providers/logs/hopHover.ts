@@ -4,10 +4,19 @@ import type { LogSessions } from './logDocuments';
 import { displaySource, driftText, hopLabel } from './hopPresentation';
 import { citation, findHop, getHopTable } from '../../hops/index';
 import { CommandIds } from '../../commandIds';
+import type { SourceLocation } from '../../core/source/types';
 
 /** Command arguments for a Markdown link target: brackets encoded too (encodeURIComponent keeps them, and a `)` would end the link). */
 function commandArgs(args: unknown[]): string {
   return encodeURIComponent(JSON.stringify(args)).replace(/[()!'*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+}
+
+/** How an unverified location is shown: moved from another file, a similar statement, changed since, or just not verified. */
+function unverifiedLabel(loc: SourceLocation): string {
+  if (loc.movedFrom) return ` — moved from ${loc.movedFrom.replace(/^vllm\//, '')}: not verified here (the line was printed by the older file)`;
+  if (loc.similar) return ' — similar statement (lower confidence): another file or code path prints this text';
+  if (loc.changed) return ' — changed since: the statement no longer prints every part of this line';
+  return ' — not verified against the message';
 }
 
 export class HopHoverProvider implements vscode.HoverProvider {
@@ -46,9 +55,11 @@ export class HopHoverProvider implements vscode.HoverProvider {
       const local = src.file !== null;
       md.appendMarkdown(local ? 'Checkout: ' : 'No local checkout: opens the pinned file on the public repository: ');
       md.appendText(displaySource(loc));
-      if (local) md.appendMarkdown(loc.verified ? ' — verified: the logging call there matches this message' : ' — not verified against the message');
+      if (local) md.appendMarkdown(loc.verified ? ' — verified: the logging call there matches this message' : unverifiedLabel(loc));
       const args = commandArgs(part > 1 ? [doc.uri.toString(), line, part] : [doc.uri.toString(), line]);
       md.appendMarkdown(` · [Open](command:${CommandIds.openSource}?${args})`);
+      // Why not verified, as the resolver found it (moved from another file, another level, a changed wording).
+      if (local && !loc.verified && loc.note) { md.appendMarkdown('\n\n'); md.appendText(`Why: ${loc.note}.`); }
       const drift = driftText(loc);
       if (drift) md.appendMarkdown(`\n\nDrift: the statement is ${drift} from the line the server printed (the checkout is at another commit than the server).`);
       md.appendMarkdown('\n\n');
