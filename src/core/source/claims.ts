@@ -4,7 +4,7 @@
 // `Received request …: prompt: …, params: …` against 0.11.2's `… params: …, lora_request: …`)
 // was printed by a statement that has changed since, not by this one.
 import type { Engine } from '../logs/model';
-import { HOP_TABLES } from '../../hops';
+import { HOP_TABLES } from '../../engines';
 import { compilePattern, matchesPattern, WILD, type CompiledPattern, type Pattern } from './messagePattern';
 
 interface Wording { compiled: CompiledPattern; words: Set<string>; shape: string }
