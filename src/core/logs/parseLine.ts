@@ -2,6 +2,7 @@
 // of both the editor and the CLI, so the engine's own header is tried first at the start of
 // the line, and everything slower (outer wrappers, the header found further in, custom
 // logging layouts) runs only for lines that did not start with it.
+import { impossibleStampNote, stampProblem, stampUtc } from './civilTime';
 import type { Engine, LogRecord, TimeResolution } from './model';
 import { fitsWhole, matchHop, stopsInOpening, type HopMatch } from '../../engines/index';
 import { normaliseRid, splitIdList } from './requestIds';
@@ -290,7 +291,7 @@ function parseVllmHeader(s: string, rec: LogRecord, state: ParseState): boolean 
       const month = Number(m[2]);
       const year = inferYear(state, month);
       state.stampKey = key;
-      state.stampValue = Date.UTC(year, month - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6]));
+      state.stampValue = stampUtc(year, month, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6]));
     }
     rec.time = state.stampValue; rec.timeResolution = 's';
     rec.fileinfo = m[8]; rec.lineno = Number(m[9]);
@@ -307,7 +308,7 @@ function parseVllmHeader(s: string, rec: LogRecord, state: ParseState): boolean 
     rec.level = m[1];
     const month = Number(m[3]);
     const year = m[2] ? Number(m[2]) : inferYear(state, month);
-    rec.time = Date.UTC(year, month - 1, Number(m[4]), Number(m[5]), Number(m[6]), Number(m[7])) + fractionMs(m[8]);
+    rec.time = stampUtc(year, month, Number(m[4]), Number(m[5]), Number(m[6]), Number(m[7])) + fractionMs(m[8]);
     rec.timeResolution = fractionResolution(m[8]);
     rec.fileinfo = m[10]; rec.lineno = Number(m[11]);
     rec.message = s.slice(m[0].length);
@@ -332,7 +333,7 @@ function parseSglang(s: string, rec: LogRecord, state: ParseState): boolean {
     const key = s.substr(1, 23);
     if (key !== state.stampKey) {
       state.stampKey = key;
-      state.stampValue = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6])) + (m[7] ? Number(m[7]) : 0);
+      state.stampValue = stampUtc(Number(m[1]), Number(m[2]), Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6])) + (m[7] ? Number(m[7]) : 0);
     }
     rec.time = state.stampValue;
     rec.timeResolution = m[7] ? 'ms' : 's';
@@ -345,7 +346,7 @@ function parseSglang(s: string, rec: LogRecord, state: ParseState): boolean {
   m = SGLANG_HOPLENS.exec(s);
   if (m) {
     rec.engine = 'sglang'; rec.format = 'sglang-hoplens';
-    rec.time = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6])) + fractionMs(m[7]);
+    rec.time = stampUtc(Number(m[1]), Number(m[2]), Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6])) + fractionMs(m[7]);
     rec.timeResolution = fractionResolution(m[7]);
     rec.pid = Number(m[8]); rec.level = m[9]; rec.fileinfo = m[10]; rec.lineno = Number(m[11]);
     rec.message = s.slice(m[0].length);
@@ -355,7 +356,7 @@ function parseSglang(s: string, rec: LogRecord, state: ParseState): boolean {
   if (m) {
     rec.engine = 'sglang'; rec.format = 'sglang-router';
     rec.process = m[1] === 'Rust' ? 'Router (Rust)' : 'Router (Python)'; rec.role = 'router';
-    rec.time = Date.UTC(Number(m[2]), Number(m[3]) - 1, Number(m[4]), Number(m[5]), Number(m[6]), Number(m[7])) + fractionMs(m[8]);
+    rec.time = stampUtc(Number(m[2]), Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6]), Number(m[7])) + fractionMs(m[8]);
     rec.timeResolution = fractionResolution(m[8]);
     rec.level = m[9] === 'WARN' ? 'WARNING' : m[9];
     rec.message = s.slice(m[0].length);
@@ -440,7 +441,7 @@ function parseSglangJsonEvent(s: string, rec: LogRecord): boolean {
   if (typeof ev.timestamp === 'string') {
     const m = /^(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(?:\.(\d{1,9}))?/.exec(ev.timestamp);
     if (m) {
-      rec.time = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6])) + fractionMs(m[7]);
+      rec.time = stampUtc(Number(m[1]), Number(m[2]), Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6])) + fractionMs(m[7]);
       rec.timeResolution = fractionResolution(m[7]);
     }
   }
@@ -641,6 +642,14 @@ function applyLayout(rec: LogRecord, h: LayoutHeader, engine: Engine, message: s
   if (h.engine && state.detected === null) state.detected = h.engine;
 }
 
+/** A stamp no calendar has (month 84, hour 25): the line keeps no time, and says why. */
+function unknownTime(rec: LogRecord, header: string): void {
+  rec.time = null; rec.timeResolution = null;
+  const m = /(?:(\d{4})-)?(\d\d)-(\d\d)[ T](\d\d):(\d\d):(\d\d)/.exec(header);
+  const problem = m ? stampProblem(m[1] ? Number(m[1]) : 2000, Number(m[2]), Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6])) : null;
+  rec.timeUnknown = impossibleStampNote(problem ?? 'a field out of range');
+}
+
 /**
  * Parse one physical line (without its `\n`; a trailing `\r` is allowed: a CRLF line ending,
  * or vLLM's multi-line marker in an LF file). Never throws; unknown lines come back as engine "other".
@@ -804,6 +813,7 @@ export function parseLine(text: string, lineNo: number, offset: number, state: P
   if (stamp.v && (rec.timeResolution === null || RES_RANK[stamp.v.res] > RES_RANK[rec.timeResolution])) {
     rec.time = stamp.v.time; rec.timeResolution = stamp.v.res; rec.timeIsUtc = stamp.v.utc;
   }
+  if (rec.time !== null && Number.isNaN(rec.time)) unknownTime(rec, body);
   if (rec.engine !== 'other' && state.detected === null && rec.format !== 'uvicorn' && rec.format !== 'vllm-output') state.detected = rec.engine;
 
   // The header as printed (for multi-line records), before the message is tidied.

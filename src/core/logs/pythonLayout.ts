@@ -6,6 +6,7 @@
 // and SGLang's rank tags inside brackets. The message starts at the first word that is
 // none of these. What the fields name (logger, file, line, function) is kept so the
 // statement can be found and verified.
+import { stampUtc } from './civilTime';
 import type { Engine, TimeResolution } from './model';
 import { fractionMs, fractionResolution, zoned } from './outerPrefix';
 
@@ -167,7 +168,7 @@ function readField(s: string, pos: number, h: LayoutHeader, inHeader: boolean, l
   let m: RegExpExecArray | null;
   if (c >= 48 && c <= 57) {
     if (h.time === null && (m = stick(STAMP, s, pos))) {
-      h.time = zoned(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6])) + fractionMs(m[7]), m[8]);
+      h.time = zoned(stampUtc(Number(m[1]), Number(m[2]), Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6])) + fractionMs(m[7]), m[8]);
       h.timeResolution = fractionResolution(m[7]);
       h.timeIsUtc = !!m[8];
       return { field: 'time', end: pos + m[0].length };

@@ -52,7 +52,8 @@ export class RecordJsonWriter {
     return `{"kind":"line","line":${rec.line}${rec.part ? `,"part":${rec.part}` : ''},"engine":"${rec.engine}","format":"${rec.format}","process":${this.processJson}`
       + `,"pid":${jsonInt(rec.pid)},"role":${rec.role === null ? 'null' : `"${rec.role}"`}`
       + `,"level":${rec.level === null ? 'null' : `"${rec.level}"`},"time":${time}`
-      + `,"timeResolution":${rec.timeResolution ? `"${rec.timeResolution}"` : 'null'},"fileinfo":${this.fileinfoJson}`
+      + `,"timeResolution":${rec.timeResolution ? `"${rec.timeResolution}"` : 'null'}${rec.timeUnknown ? `,"timeUnknown":${jsonString(rec.timeUnknown)}` : ''}`
+      + `,"fileinfo":${this.fileinfoJson}`
       + `,"lineno":${jsonInt(rec.lineno)},"hop":${rec.hop === null ? 'null' : `"${rec.hop}"`},"rid":${jsonString(rec.rid)}`
       + `${rec.rids ? `,"rids":${JSON.stringify(rec.rids)}` : ''}${rec.continuation ? ',"continuation":true' : ''}`
       + `${rec.repeated ? `,"repeated":${jsonInt(rec.repeated)}` : ''}${rec.truncated ? ',"truncated":true' : ''}`

@@ -33,7 +33,7 @@ export class HopHoverProvider implements vscode.HoverProvider {
     if (!place || !rec || rec.engine === 'other') return undefined;
     const def = rec.hop !== null ? findHop(rec.engine, rec.hop) : undefined;
     const src = session.source(line, part);
-    if (!def && !src) return undefined;
+    if (!def && !src && !rec.timeUnknown) return undefined;
     const md = new vscode.MarkdownString(undefined, true);
     // Log text is appended escaped (appendText); the commands are ours: open the source, show
     // the request's timeline (the id goes only into the link's JSON arguments, URI-encoded).
@@ -71,6 +71,7 @@ export class HopHoverProvider implements vscode.HoverProvider {
       if (g) md.appendMarkdown(` · ${g.hops.length} hop lines${g.span ? ` over ${g.span.text}` : ''}`);
       md.appendMarkdown(` · [Timeline](command:${CommandIds.showRequestTimeline}?${commandArgs([rec.rid])})`);
     }
+    if (rec.timeUnknown) { md.appendMarkdown('\n\n'); md.appendText(`Time unknown: ${rec.timeUnknown}.`); }
     if (rec.timeResolution === 's') md.appendMarkdown('\n\n_Timestamps in this log have whole seconds: deltas are "≤1 s" at best. `HopLens: Create Logging Config` adds milliseconds._');
     return new vscode.Hover(md, new vscode.Range(line, place.start, line, place.end));
   }
