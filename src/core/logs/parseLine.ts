@@ -339,6 +339,8 @@ function parseSglang(s: string, rec: LogRecord, state: ParseState): boolean {
     rec.timeResolution = m[7] ? 'ms' : 's';
     const tag = m[8].trim();
     if (!tag && (vllmFollows(s, m[0].length, state) || layoutFollows(s, m[0].length) || launcherStamp(s, m[0].length, m[7] !== undefined, state))) return false;
+    // `[date TP0][file.py:N][LEVEL]: …`: a layout that kept SGLang's rank tag in its date's bracket.
+    if (tag && s.charCodeAt(m[0].length) === 91 && layoutFollows(s, m[0].length)) return false;
     if (tag) { rec.process = tag; rec.ranks = tagRanks(tag); rec.role = 'scheduler'; }
     rec.message = s.slice(m[0].length);
     return true;
@@ -407,9 +409,13 @@ function launcherStamp(s: string, at: number, ms: boolean, state: ParseState): b
 // %(filename)s:%(lineno)d (slime's configure_logger, `[date] train.py:123 - msg`). SGLang's own header
 // prints no file; the custom-layout reader decides whose line it is.
 const FILE_AFTER_DATE = /^[\w.-]+\.py:\d+ - /;
+// `[date][file.py:N][LEVEL]: msg` and its kin (`[date] [LEVEL] [module:N]`): a custom layout's bracketed
+// fields after the date, not SGLang's header (whose rank tags stand inside the date's bracket).
+const BRACKETED_FIELDS_AFTER_DATE = /^(?:\[(?:[\w./\\-]+\.py(?::\w+)?:\d+(?::\w+)?|(?:[A-Za-z_]\w*\.)+[A-Za-z_]\w*(?::\d+)?|DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\] ?){1,3}:? /;
 
 function layoutFollows(s: string, at: number): boolean {
   const c = s.charCodeAt(at);
+  if (c === 91 /* [ */) return BRACKETED_FIELDS_AFTER_DATE.test(s.slice(at, at + 300));
   return ((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95) && FILE_AFTER_DATE.test(s.slice(at, at + 120));
 }
 
