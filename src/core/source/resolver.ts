@@ -388,7 +388,9 @@ class Resolver implements CheckoutSourceResolver {
       if (!e && create) { e = { verified: [], miss: null, misses: 0 }; lines.set(line, e); this.memoCount++; }
       return e;
     }
-    const [map, key] = q.hop ? [this.memoByHop, q.hop] : [this.memoByShape, messageShape(message)];
+    // A named file without a line (a layout's logger) answers differently from the same text unnamed.
+    const [map, key] = q.hop ? [this.memoByHop, q.fileinfo ? `${q.hop}\0${q.fileinfo}` : q.hop]
+      : [this.memoByShape, q.fileinfo ? `${q.fileinfo}\0${messageShape(message)}` : messageShape(message)];
     let e = map.get(key);
     if (!e && create) { e = { verified: [], miss: null, misses: 0 }; map.set(key, e); this.memoCount++; }
     return e;
@@ -437,7 +439,7 @@ class Resolver implements CheckoutSourceResolver {
       // then settle for the printed line, unverified.
     }
     if (continuation) return fallback;
-    return this.byHop(q.hop, message) ?? this.byIndex(q.hop, message, fallback) ?? fallback;
+    return this.byHop(q.hop, message) ?? this.byIndex(q.hop, message, fallback, q) ?? fallback;
   }
 
   /** The statement a verified location points at (for the memo's fast path). */
@@ -698,6 +700,31 @@ class Resolver implements CheckoutSourceResolver {
     return unique && bestAffinity > 0 ? best : null;
   }
 
+  /**
+   * Several statements print this text and nothing tells which one did: all of them (at most
+   * MAX_CANDIDATES), ranked by agreement with the line (the file it or its logger names, the
+   * printed level, the files this log's other lines came from), as one unverified answer.
+   */
+  private candidatesOf(tied: readonly StatementMatch[], prefer: readonly string[], q: SourceQuery | null): SourceLocation | null {
+    const seen = new Set<IndexedStatement>();
+    const named = q?.fileinfo ? this.fileCandidates(q.fileinfo) : q?.module ? [this.pathOfModule(q.module)].filter((x): x is string => !!x) : [];
+    const ranked: Array<{ path: string; line: number; score: number }> = [];
+    for (const m of tied) {
+      if (seen.has(m.statement)) continue;
+      seen.add(m.statement);
+      const st = m.statement;
+      const score = (named.includes(st.path) ? 8 : 0) + (prefer.includes(st.path) ? 4 : 0) + (levelFits(st.level, q?.level) ? 2 : 0) + this.affinity(st.path) / 2;
+      ranked.push({ path: st.path, line: this.reportedLine(st), score });
+    }
+    if (ranked.length < 2 || ranked.length > MAX_CANDIDATES) return null;
+    ranked.sort((a, b) => b.score - a.score || (a.path < b.path ? -1 : a.path > b.path ? 1 : a.line - b.line));
+    const candidates = ranked.map(({ path, line }) => ({ path, line }));
+    return {
+      path: candidates[0].path, line: candidates[0].line, verified: false, drift: 0, method: 'statement-index', candidates,
+      note: `${candidates.length} statements print this text and nothing in the line tells which one printed it`,
+    };
+  }
+
   /** How close a file is to those this log's lines resolved to: 2 one of them, 1 in the folder of one, else 0. */
   private affinity(path: string): number {
     if (this.seenPaths.has(path)) return 2;
@@ -706,7 +733,7 @@ class Resolver implements CheckoutSourceResolver {
     return 0;
   }
 
-  private byIndex(hop: string | null, message: string, fallback: SourceLocation | null): SourceLocation | null {
+  private byIndex(hop: string | null, message: string, fallback: SourceLocation | null, q?: SourceQuery): SourceLocation | null {
     if (!this.index) return null;
     const cit = hop ? this.citations[hop] : undefined;
     const prefer = [cit?.path, fallback?.path].filter((x): x is string => !!x);
@@ -722,7 +749,7 @@ class Resolver implements CheckoutSourceResolver {
       // More statements print these words than were looked at: the one that wrote the line may be among the rest.
       if (tied.length >= TIE_LIMIT) return null;
       const chosen = this.breakTie(tied, prefer, message);
-      if (!chosen) return null;
+      if (!chosen) return this.candidatesOf(tied, prefer, q ?? null);
       best = chosen;
     }
     const line = this.reportedLine(best.statement);
@@ -784,6 +811,8 @@ const PRINTED_LEVELS = new Map([
 ]);
 
 const SHAPE_CHARS = 160;
+/** At most this many statements are offered as a line's candidates (more: no answer at all). */
+const MAX_CANDIDATES = 8;
 /** Statements with the same words a line is chosen among (more: no claim). */
 const TIE_LIMIT = 24;
 /** Literal characters a cut-short line must still show of a statement to be verified by them. */
