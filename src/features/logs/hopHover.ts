@@ -13,6 +13,7 @@ function commandArgs(args: unknown[]): string {
 
 /** How an unverified location is shown: moved from another file, a similar statement, changed since, or just not verified. */
 function unverifiedLabel(loc: SourceLocation): string {
+  if (loc.candidates && loc.candidates.length > 1) return ` — one of ${loc.candidates.length} statements that print this text (Open picks one; none is verified)`;
   if (loc.movedFrom) return ` — moved from ${loc.movedFrom.replace(/^vllm\//, '')}: not verified here (the line was printed by the older file)`;
   if (loc.similar) return ' — similar statement (lower confidence): another file or code path prints this text';
   if (loc.changed) return ' — changed since: the statement no longer prints every part of this line';
