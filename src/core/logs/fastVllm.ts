@@ -4,6 +4,7 @@
 // object straight into the output buffer and feeds the request tracker. Anything it is not sure
 // about (colour, wrappers, continuations, rare hops, bytes that JSON must escape) it declines,
 // and the line goes through parseLine: the output is the same either way (a unit test checks).
+import { stampUtc } from './civilTime';
 import type { ParseState } from './parseLine';
 import { VLLM_PROCESS, inferYear, processInfo } from './parseLine';
 import type { RequestTracker } from './requests';
@@ -508,7 +509,10 @@ export function vllmFastPath(state: ParseState, tracker: RequestTracker, out: By
       const d2 = (k: number) => (b[p + k] - 48) * 10 + (b[p + k + 1] - 48);
       const month = d2(0);
       const year = inferYear(state, month);
-      stampTime = Date.UTC(year, month - 1, d2(3), d2(6), d2(9), d2(12));
+      const t = stampUtc(year, month, d2(3), d2(6), d2(9), d2(12));
+      // An impossible stamp (month 84): the parser keeps the line with no time, and says why.
+      if (Number.isNaN(t)) return false;
+      stampTime = t;
       if (out) stampJson = enc(`"${formatTime(stampTime, 's', false)}"`);
       b.copy(stamp, 0, p, p + 14);
       stampValid = true;
