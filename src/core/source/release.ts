@@ -325,3 +325,21 @@ export async function releaseSource(spec: ReleaseSpec, opts: FetchOptions & { fe
   if (opts.fetch === false) throw new ReleaseSourceError(`${releaseLabel(spec)} is not installed for ${python} nor fetched yet`, 'not-found');
   return { root: (await fetchRelease(spec, opts)).root, via: 'release' };
 }
+
+/** Orders two release versions (`0.4.3` < `0.6.6.post1` < `0.10.2`; a pre-release before its release). */
+export function compareVersions(a: string, b: string): number {
+  const key = (v: string): number[] => {
+    const m = /^(\d+(?:\.\d+)*)(?:(a|b|rc)(\d+))?(?:\.post(\d+))?/.exec(v);
+    if (!m) return [];
+    const nums = m[1].split('.').map(Number);
+    while (nums.length < 4) nums.push(0);
+    const pre = m[2] ? { a: -3, b: -2, rc: -1 }[m[2] as 'a' | 'b' | 'rc'] : 0;
+    return [...nums.slice(0, 4), pre, m[3] ? Number(m[3]) : 0, m[4] ? Number(m[4]) : -1];
+  };
+  const x = key(a), y = key(b);
+  for (let i = 0; i < Math.max(x.length, y.length); i++) {
+    const d = (x[i] ?? 0) - (y[i] ?? 0);
+    if (d) return d < 0 ? -1 : 1;
+  }
+  return 0;
+}
