@@ -8,7 +8,7 @@
 //   hoplens annotate LOG --json | cat > file    the same through a pipe
 //   hoplens annotate LOG --rid ID > file        one request (a full parse; prints that request's lines)
 //   lnav (see below)                            the same fields through lnav's SQL, and the one-request query
-//   LC_ALL=C grep -cE '<hop regexes>' LOG > file  HopLens's own hop regexes (src/hops) as one ERE, a count
+//   LC_ALL=C grep -cE '<hop regexes>' LOG > file  HopLens's own hop regexes (src/engines) as one ERE, a count
 //                                               only; into a file, as GNU grep stops at the first match when its
 //                                               output is /dev/null; in the byte locale, as in a UTF-8 locale
 //                                               GNU grep 3.8 took ~28× the CPU on this ERE
@@ -98,7 +98,7 @@ function ensureDebian(pkg, probe, withoutIt) {
 /**
  * One branch per hop event, in a branch-reset group: in each branch the first capture is `event`
  * (the words that tell the hop) and the second, when the line has one, `rid`. The patterns follow
- * src/hops/vllm.ts; none is anchored at the end, because lnav matches a multi-line message
+ * src/engines/vllm.ts; none is anchored at the end, because lnav matches a multi-line message
  * (a folded access line) as one text.
  */
 const LNAV_EVENTS = [

@@ -9,15 +9,15 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type * as vscode from 'vscode';
 import { asked, env, executed, messages, panels, replies, shownWith, Uri, workspace, registered } from '../fakes/vscode';
-import { TracedRequestCommands } from '../../../src/commands/sendTracedRequestCommand';
+import { TracedRequestCommands } from '../../../src/features/send/sendTracedRequestCommand';
 import { HopLensSettings, type HopLensConfig } from '../../../src/config';
-import { LogDocumentService } from '../../../src/providers/logs/logDocuments';
-import { RequestsViewProvider } from '../../../src/providers/requestsView';
-import { EngineTimingService } from '../../../src/providers/otlp/engineTimingService';
+import { LogDocumentService } from '../../../src/features/logs/logDocuments';
+import { RequestsViewProvider } from '../../../src/features/logs/requestsView';
+import { EngineTimingService } from '../../../src/features/traces/engineTimingService';
 import { RecordSourceLocator } from '../../../src/core/source/locate';
 import { ServerLogReader, type TracedRequest } from '../../../src/core/request/index';
 import { startFakeEngine, type FakeEngineHandle } from '../../../src/testing/fakeEngine/server';
-import type { LogFeature } from '../../../src/providers/logs/logFeature';
+import type { LogFeature } from '../../../src/features/logs/logFeature';
 import { makeTempDir } from '../../harness/tempDirs';
 
 const quiet = { trace() {}, debug() {}, info() {}, warn() {}, error() {} };
@@ -69,7 +69,10 @@ test('a traced request: the report shows its summary and the server log lines of
   assert.match(html, new RegExp(`<h1>Traced request <code>${result.record.requestId}</code></h1>`));
   assert.match(html, /\d+ line\(s\) in .*vllm-server\.log\. Server clocks: whole seconds only/);
   assert.ok(html.includes(`Received request ${result.record.logRequestId}`), 'the server\'s own line for this request');
-  assert.match(html, /<td><a href="#" data-line="\d+">\d+<\/a><\/td><td>≈-?\d+ ms \(whole-second stamps\)<\/td>/);
+  // A whole-second stamp is the second-long range it allows, never a point (issue 27 item 4).
+  const cells = [...html.matchAll(/<td><a href="#" data-line="\d+">\d+<\/a><\/td><td>([^<]*)<\/td>/g)].map((m) => m[1]);
+  assert.ok(cells.length > 0 && cells.every((c) => /^[−+]\d+\.\d … [−+]\d+\.\d s \(whole-second stamp\)$/.test(c)), JSON.stringify(cells));
+  assert.ok(!cells.some((c) => /≈|-\d/.test(c)), `no point time a whole-second stamp cannot support: ${JSON.stringify(cells)}`);
   assert.equal(t.commands.lastResult, result);
   t.dispose();
 });

@@ -7,10 +7,10 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { asked, replies, InMemoryDocument, InMemoryEditor, messages, registered, Selection, Uri, window, workspace } from '../fakes/vscode';
-import { LogDocumentService } from '../../../src/providers/logs/logDocuments';
+import { LogDocumentService } from '../../../src/features/logs/logDocuments';
 import { RecordSourceLocator } from '../../../src/core/source/locate';
-import { registerTimelineCommand } from '../../../src/commands/timelineCommand';
-import type { TimelineRequest } from '../../../src/providers/timeline/timelineService';
+import { registerTimelineCommand } from '../../../src/features/timeline/timelineCommand';
+import type { TimelineRequest } from '../../../src/features/timeline/timelineService';
 import type { HopLensConfig } from '../../../src/config';
 import type { TraceRecord } from '../../../src/core/request/types';
 import { TIMELINE_FIXTURES } from '../timeline/fixtures';
@@ -95,4 +95,18 @@ test('no open log and no hoplens.serverLog: says what to open; with the setting,
     await withSetting.run('tl-0001');
     assert.deepEqual(withSetting.shows.map((r) => r.logs), [[API]]);
   } finally { withSetting.dispose(); }
+});
+
+test('the picker offers the configured server log that holds the request, preselected, though it is not open', async () => {
+  const s = await setUp({ open: [CORE, OTHER], serverLog: API });
+  try {
+    replies.push('chatcmpl-tl-0001', (items: unknown[]) => (items as { picked?: boolean }[]).filter((i) => i.picked));
+    await s.run();
+    const items = asked[1].items as { label: string; picked?: boolean; description?: string }[];
+    const api = items.find((i) => i.label === 'api-server.log');
+    assert.ok(api, `the configured log is offered: ${JSON.stringify(items.map((i) => i.label))}`);
+    assert.equal(api.picked, true);
+    assert.match(api.description ?? '', /has this request/);
+    assert.deepEqual(s.shows[0].logs.slice().sort(), [API, CORE].sort());
+  } finally { s.dispose(); }
 });

@@ -11,8 +11,8 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { createSourceResolver } from '../../../src/core/source/resolver';
 import { compareVersions, fetchRelease, ReleaseSourceError, type ReleaseSpec } from '../../../src/core/source/release';
-import { HOP_TABLES } from '../../../src/hops/index';
-import type { HopDef } from '../../../src/hops/types';
+import { HOP_TABLES } from '../../../src/engines/index';
+import type { HopDef } from '../../../src/engines/types';
 
 /** The matrix: vLLM 0.4, 0.6, 0.8, 0.10, 0.11 and the newest on the index; SGLang 0.4, 0.5, the newest (2026-12-02). */
 const RELEASES: ReleaseSpec[] = [

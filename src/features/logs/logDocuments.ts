@@ -1,0 +1,176 @@
+// One LogSession (core/session) per open server log. This file only adapts: it hands each
+// document's text to its session when VS Code opens or changes it, and says when a session
+// changed or its document closed. The session parses only appended text, in time-boxed slices
+// (providers see what is parsed so far); providers read sessions and never parse themselves.
+import * as vscode from 'vscode';
+import { LogSession } from '../../core/session/logSession';
+import type { SourceLocator } from '../../core/source/locate';
+import { Disposable } from '../../util/dispose';
+import type { Logger } from '../../logging';
+import { SLICE_SCHEME } from './largeLogs';
+import { NOT_SYNCED_ABOVE_CHARS, mebibytes, vscodeShowsNoCodeLens } from '../../core/session/editorLimits';
+
+/** Documents from this many lines on are worth a line in the output channel when they arrive. */
+const BIG_LOG_LINES = 5_000;
+/** Work on the extension host thread per turn of the event loop. */
+const SLICE_BUDGET_MS = 25;
+
+export type { LogDocumentAnnotation, LogSessions, LogDocuments } from '../shared/logSessions';
+import type { LogDocumentAnnotation, LogDocuments } from '../shared/logSessions';
+
+/** Names of server logs: `.log`, `.out`, `.err`, with an optional rotation number (`vllm.log.1`). */
+export function isLogFileName(name: string): boolean {
+  return /\.(log|out|err)(\.\d+)?$/i.test(name);
+}
+
+class Entry implements LogDocumentAnnotation {
+  readonly session: LogSession;
+  chars = -1;
+  noCodeLens = false;
+  /** The sync under way (it fires onDidChange when done). */
+  pending: Promise<void> | null = null;
+  constructor(readonly uri: vscode.Uri, sources: SourceLocator, referenceTime: number | undefined) {
+    this.session = new LogSession({ engine: 'auto', sources, key: uri.toString(), referenceTime });
+  }
+}
+
+export interface LogDocumentDeps {
+  log: Logger;
+  /** Where a line's source is (the window's one locator). */
+  sources: SourceLocator;
+  /** VS Code's `editor.largeFileOptimizations` for this document (read when VS Code hands it over). */
+  largeFileOptimizations(doc: vscode.TextDocument): boolean;
+  /**
+   * When the log on disk was last written (its mtime), for the year of vLLM's year-less stamps,
+   * as the command line and the timeline's file reader place them; undefined: now.
+   */
+  referenceTime?(uri: vscode.Uri): number | undefined;
+}
+
+export class LogDocumentService extends Disposable implements LogDocuments {
+  private readonly entries = new Map<string, Entry>();
+  private readonly forced = new Set<string>();
+  private readonly changed = this._register(new vscode.EventEmitter<vscode.Uri>());
+  readonly onDidChange = this.changed.event;
+  private readonly closed = this._register(new vscode.EventEmitter<vscode.Uri>());
+  readonly onDidClose = this.closed.event;
+
+  constructor(private readonly deps: LogDocumentDeps) {
+    super();
+    this._register(vscode.workspace.onDidChangeTextDocument((e) => {
+      if (this.entries.has(e.document.uri.toString()) && e.contentChanges.length > 0) this.track(e.document);
+    }));
+    this._register(vscode.workspace.onDidCloseTextDocument((d) => {
+      const entry = this.entries.get(d.uri.toString());
+      if (!entry) return;
+      entry.session.close();
+      this.entries.delete(d.uri.toString());
+      this.closed.fire(d.uri);
+    }));
+    this._register(vscode.workspace.onDidOpenTextDocument((d) => {
+      if (!this.isCandidate(d)) return;
+      // When VS Code handed a big log over, in the output channel's timestamps: the time from
+      // the text on screen to this line is VS Code's copy of the document, not HopLens's work.
+      if (d.lineCount >= BIG_LOG_LINES) this.deps.log.info(`${d.uri.path.split('/').pop()}: VS Code handed over ${d.lineCount} lines`);
+      this.track(d);
+    }));
+    // Logs open before HopLens activated (the one that activated it among them).
+    for (const d of vscode.workspace.textDocuments) this.track(d);
+  }
+
+  /** Server logs: the `log` language, a `.log`/`.out`/`.err` name, or a document the user asked to annotate. */
+  isCandidate(doc: vscode.TextDocument): boolean {
+    if (this.forced.has(doc.uri.toString())) return true;
+    if (doc.uri.scheme === SLICE_SCHEME) return true; // a slice of a large server log
+    if (doc.uri.scheme !== 'file' && doc.uri.scheme !== 'untitled' && doc.uri.scheme !== 'vscode-remote') return false;
+    return doc.languageId === 'log' || isLogFileName(doc.fileName);
+  }
+
+  /** Annotate a document even if it does not look like a log (the Annotate This Log command). */
+  force(doc: vscode.TextDocument): LogDocumentAnnotation | undefined {
+    this.forced.add(doc.uri.toString());
+    return this.track(doc);
+  }
+
+  /** Resolves when every line of the document's current version is parsed. */
+  async settled(doc: vscode.TextDocument): Promise<LogDocumentAnnotation | undefined> {
+    let entry = this.track(doc);
+    while (entry && (entry.pending || entry.session.syncedVersion !== doc.version)) {
+      await entry.pending;
+      if (this.entries.get(doc.uri.toString()) !== entry) return entry; // closed meanwhile
+      entry = this.track(doc);
+    }
+    return entry;
+  }
+
+  find(uri: vscode.Uri): LogDocumentAnnotation | undefined {
+    return this.entries.get(uri.toString());
+  }
+
+  get(doc: vscode.TextDocument): LogDocumentAnnotation | undefined {
+    return this.entries.get(doc.uri.toString()) ?? this.track(doc);
+  }
+
+  /** The document's entry, with its session brought up to date (in the background). */
+  private track(doc: vscode.TextDocument): Entry | undefined {
+    const entry = this.entry(doc);
+    if (entry && !entry.pending && entry.session.syncedVersion !== doc.version) {
+      const run = this.sync(entry, doc).finally(() => { if (entry.pending === run) entry.pending = null; });
+      entry.pending = run;
+    }
+    return entry;
+  }
+
+  private entry(doc: vscode.TextDocument): Entry | undefined {
+    if (!this.isCandidate(doc)) return undefined;
+    const key = doc.uri.toString();
+    let entry = this.entries.get(key);
+    if (!entry) { entry = new Entry(doc.uri, this.deps.sources, this.deps.referenceTime?.(doc.uri)); this.entries.set(key, entry); }
+    return entry;
+  }
+
+  /** The document as its session reads it; its first text also tells what VS Code decided about it. */
+  private snapshot(entry: Entry, doc: vscode.TextDocument) {
+    return {
+      get version() { return doc.version; },
+      getText: () => {
+        const text = doc.getText();
+        if (entry.chars < 0) this.firstSight(entry, doc, text.length);
+        return text;
+      },
+    };
+  }
+
+  private firstSight(entry: Entry, doc: vscode.TextDocument, chars: number): void {
+    // VS Code decides this once, when it creates the model: so do we, on first sight.
+    entry.chars = chars;
+    entry.noCodeLens = vscodeShowsNoCodeLens(chars, doc.lineCount, this.deps.largeFileOptimizations(doc));
+    if (entry.noCodeLens) {
+      this.deps.log.info(`${doc.uri.path.split('/').pop()}: ${mebibytes(chars)}, ${doc.lineCount} lines: `
+        + 'VS Code shows no CodeLens on it (editor.largeFileOptimizations); HopLens draws a hop column before the text instead');
+    }
+  }
+
+  private syncOptions(doc: vscode.TextDocument) {
+    return {
+      budgetMs: SLICE_BUDGET_MS,
+      completeLastLine: true,
+      // VS Code does not hand such documents to extensions; if one arrives, leave it alone.
+      maxChars: NOT_SYNCED_ABOVE_CHARS,
+      onProgress: () => this.changed.fire(doc.uri),
+    };
+  }
+
+  private async sync(entry: Entry, doc: vscode.TextDocument): Promise<void> {
+    try {
+      const report = await entry.session.syncText(this.snapshot(entry, doc), this.syncOptions(doc));
+      if (report.lines > 20_000) {
+        this.deps.log.info(`annotated ${report.lines} lines of ${doc.uri.fsPath} in ${Math.round(report.wallMs)} ms `
+          + `(${Math.round(report.parseMs)} ms of it parsing, in slices of ≤${SLICE_BUDGET_MS} ms)`);
+      }
+    } catch (e) {
+      this.deps.log.error(`annotating ${doc.uri.toString()}: ${(e as Error).message}`);
+    }
+    if (this.entries.get(doc.uri.toString()) === entry) this.changed.fire(doc.uri);
+  }
+}

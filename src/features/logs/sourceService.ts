@@ -1,0 +1,133 @@
+// The editor's side of source lookup: it owns the window's CheckoutSet and RecordSourceLocator
+// (core/source), feeds them the settings and workspace folders, says once when a checkout is
+// not at the pinned commit, and opens a located source (the checkout file, or the browser).
+import * as vscode from 'vscode';
+import { join } from 'node:path';
+import type { Engine } from '../../core/logs/model';
+import { CheckoutSet, type CheckoutPlaces, type OpenCheckout } from '../../core/source/checkouts';
+import { RecordSourceLocator, type LocatedSource, type SourceLocator } from '../../core/source/locate';
+import type { CheckoutSourceResolver } from '../../core/source/index';
+import type { HopLensConfig } from '../../config';
+import { forWorkbench } from '../../core/text/workbench';
+import { Disposable } from '../../util/dispose';
+import type { Logger } from '../../logging';
+
+/** The target a located source opens: the checkout file at its line, or the pinned file online. */
+export function sourceTarget(src: LocatedSource): vscode.Uri {
+  return src.file !== null ? vscode.Uri.file(src.file).with({ fragment: `L${src.location.line}` }) : vscode.Uri.parse(src.url ?? '');
+}
+
+export interface SourceServiceDeps {
+  extensionUri: vscode.Uri;
+  storageUri: vscode.Uri;
+  log: Logger;
+  /** The settings now, and when they change (hoplens.checkouts.*). */
+  settings: { readonly current: HopLensConfig; readonly onDidChange: vscode.Event<HopLensConfig> };
+  /** Opens a checkout (tests pass their own). */
+  open?: OpenCheckout;
+}
+
+function places(config: HopLensConfig): CheckoutPlaces {
+  const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
+  return { configured: { vllm: config.checkouts.vllm, sglang: config.checkouts.sglang }, folders };
+}
+
+export class SourceService extends Disposable {
+  readonly checkouts: CheckoutSet;
+  readonly locator: RecordSourceLocator;
+  private readonly pinWarned = new Set<Engine>();
+  /** Each engine's checkout notice (off its pin, or no commit), shown only while its log is active. */
+  private readonly pinNotices = new Map<Engine, { text: string; tooltip: string }>();
+  private activeEngine: Engine | null = null;
+  private readonly changed = this._register(new vscode.EventEmitter<void>());
+  /** Fires when a checkout became available or changed (lenses and links re-resolve). */
+  readonly onDidChange = this.changed.event;
+  private readonly status = this._register(vscode.window.createStatusBarItem('hoplens.checkout', vscode.StatusBarAlignment.Right, 10));
+
+  constructor(deps: SourceServiceDeps) {
+    super();
+    const { log } = deps;
+    this.status.name = 'HopLens checkout';
+    this.checkouts = new CheckoutSet(places(deps.settings.current), {
+      resolver: {
+        cacheDir: join(deps.storageUri.fsPath, 'statements'),
+        workerScript: vscode.Uri.joinPath(deps.extensionUri, 'dist', 'statementIndex.js').fsPath,
+      },
+      open: deps.open,
+      events: {
+        opened: (engine, r) => {
+          log.info(`${engine} checkout: ${r.checkout.root} at ${r.checkout.head ?? 'no git HEAD'}`);
+          this.showPin(engine, r, log);
+        },
+        indexReady: (engine, r) => {
+          const info = r.indexInfo();
+          log.info(`${engine} statement index: ${info.statements} statements (${info.source ?? 'none'})${info.error ? `, error: ${info.error}` : ''}`);
+        },
+        failed: (engine, dir, message, configured) => {
+          log.warn(`${engine} checkout ${dir}: ${message}`);
+          if (configured) void vscode.window.showWarningMessage(`HopLens: the ${engine} checkout setting does not point at a usable checkout: ${forWorkbench(message)}`);
+        },
+        changed: () => { this.locator.forget(); this.changed.fire(); },
+      },
+    });
+    this.locator = new RecordSourceLocator(this.checkouts, (rec, e) => log.warn(`resolve line ${rec.line}: ${e.message}`));
+    let checkoutSettings = JSON.stringify(deps.settings.current.checkouts);
+    this._register(deps.settings.onDidChange((config) => {
+      const now = JSON.stringify(config.checkouts);
+      if (now !== checkoutSettings) { checkoutSettings = now; this.checkouts.reconfigure(places(config)); }
+    }));
+    this._register(vscode.workspace.onDidChangeWorkspaceFolders(() => this.checkouts.reconfigure(places(deps.settings.current))));
+  }
+
+  /** The locator providers and sessions read. */
+  get sources(): SourceLocator { return this.locator; }
+
+  /** An engine's checkout, opened once (for a log whose engine is known). */
+  resolver(engine: Engine): Promise<CheckoutSourceResolver | null> { return this.checkouts.resolver(engine); }
+
+  /** A log tab opens before VS Code has read the file: start opening its engine's checkout now. */
+  async prepareFor(uri: vscode.Uri): Promise<void> {
+    if (uri.scheme === 'file') await this.checkouts.prepareForLog(uri.fsPath);
+  }
+
+  private showPin(engine: Engine, r: CheckoutSourceResolver, log: Logger): void {
+    if (r.pin.message === null) { this.pinNotices.delete(engine); this.showCheckoutNoticeFor(this.activeEngine); return; }
+    const notice = {
+      text: r.pin.state === 'differs' ? `$(git-commit) ${engine} ≠ pin` : `$(git-commit) ${engine}: no commit`,
+      tooltip: `${forWorkbench(r.pin.message)}\nHopLens checks each line against this checkout and reports drift.`,
+    };
+    this.pinNotices.set(engine, notice);
+    this.status.text = notice.text;
+    this.status.tooltip = notice.tooltip;
+    // Logged once; the status bar item shows while a log of this engine is the active editor.
+    if (!this.pinWarned.has(engine)) { this.pinWarned.add(engine); log.warn(r.pin.message); }
+    this.showCheckoutNoticeFor(this.activeEngine);
+  }
+
+  /**
+   * The checkout notice belongs to the active log: shown for a log of an engine whose checkout
+   * is off its pin, hidden on any other tab (another engine's log, a source file, no editor).
+   */
+  showCheckoutNoticeFor(engine: Engine | null): void {
+    this.activeEngine = engine;
+    const notice = engine === null ? undefined : this.pinNotices.get(engine);
+    if (!notice) { this.status.hide(); return; }
+    this.status.text = notice.text;
+    this.status.tooltip = notice.tooltip;
+    this.status.show();
+  }
+
+  /** Opens a located source: the checkout file at the line, or the browser. */
+  async open(src: LocatedSource): Promise<void> {
+    if (src.file === null) {
+      await vscode.env.openExternal(sourceTarget(src));
+      return;
+    }
+    const line = Math.max(0, src.location.line - 1);
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(src.file));
+    // A lens or hover is clicked in the log the user is reading: when that log is still in
+    // preview, the source (a preview itself) would take its tab. Keep the log open first.
+    if (vscode.window.tabGroups.activeTabGroup.activeTab?.isPreview === true) await vscode.commands.executeCommand('workbench.action.keepEditor');
+    await vscode.window.showTextDocument(doc, { selection: new vscode.Range(line, 0, line, 0), preview: true });
+  }
+}
