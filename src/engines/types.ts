@@ -14,8 +14,9 @@ export interface HopDef {
    * The first release of the real-release matrix (test/unit/source/releaseMatrix.test.ts) whose
    * source prints this hop; null when none of them does (only later commits, or not the engine's
    * own statement). The matrix samples releases, so the hop may be a few releases older.
+   * Absent: not measured against the releases yet (a hop added since).
    */
-  since: string | null;
+  since?: string | null;
   /** The last release of the matrix that prints it, when a later one no longer does. */
   until?: string;
   engine: Engine;
@@ -49,6 +50,12 @@ export interface HopDef {
   meaning: string;
   /** Why a request may not have this line. */
   missing: { kind: MissingKind; text: string };
+  /**
+   * Prefill/decode disaggregation: the instance that prints this hop (the prefill instance sends
+   * the request's KV cache, the decode instance loads it). Absent on every other hop. A P/D hop is
+   * listed as missing only when other requests of the same log have it.
+   */
+  pd?: 'prefill' | 'decode';
   /** An older wording of a hop (still accepted, not expected in a pinned-version log). */
   legacy?: boolean;
   /** Every wording the patterns accept, with the versions that print it (current first). */

@@ -43,7 +43,7 @@ function messagesOf(h: HopDef): string[] {
 }
 
 function expectedIn(h: HopDef, version: string): boolean {
-  if (h.since === null) return false;
+  if (h.since === null || h.since === undefined) return false;
   return compareVersions(version, h.since) >= 0 && (h.until === undefined || compareVersions(version, h.until) <= 0);
 }
 
@@ -71,11 +71,14 @@ test('every hop resolves in each real release that prints it, and in no other', 
   t.diagnostic(`releases ready in ${((Date.now() - t0) / 1000).toFixed(1)} s (cache ${cacheRoot})`);
   const wrong: string[] = [];
   const gapsSeen = new Set<string>();
+  /** Hops added without a `since` yet: named, not checked. */
+  const unmeasured = new Set<string>();
   for (const { spec, root } of trees) {
     const r = await createSourceResolver(root, spec.engine, { statementIndex: 'eager', cacheDir: join(cacheRoot, '.statements') });
     assert.equal(r.checkout.release?.version, spec.version);
     for (const h of HOP_TABLES[spec.engine].hops) {
       if (NOT_A_STATEMENT[h.id]) continue;
+      if (h.since === undefined) { unmeasured.add(`${spec.engine} ${h.id}`); continue; }
       const key = `${spec.engine} ${spec.version} ${h.id}`;
       let found: string | null = null;
       for (const message of messagesOf(h)) {
@@ -97,5 +100,6 @@ test('every hop resolves in each real release that prints it, and in no other', 
     }
   }
   assert.deepEqual([...Object.keys(KNOWN_GAPS)].filter((k) => !gapsSeen.has(k)), [], 'every known gap names a release and hop of the matrix');
+  if (unmeasured.size) t.diagnostic(`hops with no since/until yet (not checked): ${[...unmeasured].join(', ')}`);
   assert.deepEqual(wrong, []);
 });
