@@ -108,7 +108,8 @@ export class SourceService extends Disposable {
     const now = r ? (r.checkout.release ? `${releaseLabel(r.checkout.release)} · release source` : `the checkout at ${r.checkout.root}`) : 'no checkout';
     const use = 'Use Release Source';
     const pick = await vscode.window.showInformationMessage(
-      `HopLens: this log was printed by ${label} (line ${stated.line}); its lines are resolved in ${forWorkbench(now)}. Resolve them in ${label}'s own source?`, use);
+      `HopLens: this log was printed by ${forWorkbench(label)} (line ${forWorkbench(String(stated.line))}); its lines are resolved in ${forWorkbench(now)}. `
+      + `Resolve them in ${forWorkbench(label)}'s own source?`, use);
     if (pick !== use) return;
     await this.useRelease(stated);
   }
@@ -131,7 +132,7 @@ export class SourceService extends Disposable {
     } catch (e) {
       if (e instanceof ReleaseSourceError && e.kind === 'cancelled') return null;
       const why = e instanceof Error ? e.message : String(e);
-      void vscode.window.showWarningMessage(`HopLens: ${label}'s source could not be had (${forWorkbench(why)}); the configured checkout stays in use, with its drift shown.`);
+      void vscode.window.showWarningMessage(`HopLens: ${forWorkbench(label)}'s source could not be had (${forWorkbench(why)}); the configured checkout stays in use, with its drift shown.`);
       return null;
     }
   }
