@@ -9,6 +9,8 @@ export const CommandIds = {
   showEngineTiming: 'hoplens.showEngineTiming',
   showRequestTimeline: 'hoplens.showRequestTimeline',
   showHopTable: 'hoplens.showHopTable',
+  useReleaseSource: 'hoplens.useReleaseSource',
+  removeReleaseSources: 'hoplens.removeReleaseSources',
   annotateLog: 'hoplens.annotateLog',
   exportHopTable: 'hoplens.exportHopTable',
   createLoggingConfig: 'hoplens.createLoggingConfig',

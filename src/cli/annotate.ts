@@ -21,8 +21,9 @@ import { ENGINE_IDS, engineChoiceWords, isEngine } from '../engines/registry';
 import { FleetError } from '../core/fleet/http';
 import type { RemoteLogStream } from '../core/fleet/model';
 import { emptyFleetArgs, foundAnything, queryFleet, takeFleetOption, type FleetArgs } from './fleet';
+import { parseReleaseSpec, releaseLabel, releaseSource, ReleaseSourceError, statedRelease, type ReleaseSpec } from '../core/source/release';
 
-const USAGE = `usage: hoplens annotate LOG|- [--engine auto|${ENGINE_IDS.join('|')}] [--checkout DIR] [--rid ID] [--unmatched] [--json]
+const USAGE = `usage: hoplens annotate LOG|- [--engine auto|${ENGINE_IDS.join('|')}] [--checkout DIR|vllm==VER] [--rid ID] [--unmatched] [--json]
        hoplens annotate --logs URL --rid ID [--since T] [--until T] [--selector SEL] [--limit N] [--json]
 
 Label every line of a vLLM or SGLang server log with the hop and the source file:line that
@@ -32,6 +33,9 @@ LOG may be - (standard input: kubectl logs … | hoplens annotate -), a pipe or 
 
   --engine E     auto (default) detects the engine from the first lines
   --checkout DIR resolve file:line in a local engine checkout and verify the statement
+  --checkout vllm==0.8.5
+                 the same against that release's own source: the installed engine when it is
+                 that version, else its wheel's Python files fetched once through your pip
   --rid ID       only the lines of this request (chatcmpl-…, cmpl-…, an SGLang rid, or the id you sent)
   --unmatched    list the lines no hop or file:line explains (with --json: only those lines)
   --json         JSON Lines: one {"kind":"line"} object per input line, then one {"kind":"summary"}
@@ -125,6 +129,22 @@ async function loadResolver(dir: string, engine: Engine, io: CliIO): Promise<Che
 }
 
 /**
+ * The folder of `--checkout vllm==0.8.5`: the installed engine of that version, else the release
+ * fetched once through pip. null (with one line why) when it cannot be had: the run goes on with
+ * the hop table's citations, as without --checkout.
+ */
+async function releaseFolder(spec: ReleaseSpec, io: CliIO): Promise<string | null> {
+  try {
+    const got = await releaseSource(spec, { onProgress: (l) => io.err(`hoplens annotate: ${forTerminal(l.trim())}\n`) });
+    return got.root;
+  } catch (e) {
+    if (!(e instanceof ReleaseSourceError)) throw e;
+    io.err(`hoplens annotate: ${releaseLabel(spec)}: ${forTerminal(e.message)}; sources come from the hop table (no checkout)\n`);
+    return null;
+  }
+}
+
+/**
  * The engine a `--checkout` run resolves for. The checkout says it when it holds one engine:
  * an SGLang 0.3/0.4 log can open with vLLM's own lines (SGLang loaded models through vLLM, whose
  * logger printed `INFO … weight_utils.py:N] …`), and such a log is still SGLang's. The log's
@@ -183,17 +203,30 @@ export async function runAnnotate(argv: string[], io: CliIO): Promise<number> {
 async function annotateInput(args: Args, input: LogInput, io: CliIO): Promise<number> {
   const shownName = forTerminal(input.name);
   let resolver: CheckoutResolver | null = null;
-  if (args.checkout) {
-    const engine = args.engine !== 'auto' ? args.engine : await engineForCheckout(args.checkout, input);
+  const release = args.checkout ? parseReleaseSpec(args.checkout) : null;
+  let checkoutDir = args.checkout;
+  if (release) {
+    if (args.engine !== 'auto' && args.engine !== release.engine) {
+      io.err(`hoplens annotate: --engine ${args.engine} and --checkout ${release.engine}==${forTerminal(release.version)} disagree\n`);
+      return 2;
+    }
+    checkoutDir = await releaseFolder(release, io);
+  } else if (args.checkout === null) {
+    const stated = statedRelease(input.head.toString('utf8').split('\n'));
+    if (stated) io.err(`hoplens annotate: the log states ${releaseLabel(stated)} (line ${stated.line}); --checkout ${stated.engine}==${stated.version} resolves against that release's own source\n`);
+  }
+  if (checkoutDir) {
+    const engine = release ? release.engine : args.engine !== 'auto' ? args.engine : await engineForCheckout(checkoutDir, input);
     if (!engine) {
       // Not a vLLM or SGLang log as far as its first lines tell: annotate it anyway (it may have
       // no engine line at all), without a checkout to resolve into.
       io.err(`hoplens annotate: cannot tell the engine from the first lines, so --checkout is not used (pass --engine ${ENGINE_IDS.join('|')} to use it)\n`);
     } else {
       try {
-        resolver = await loadResolver(args.checkout, engine, io);
+        resolver = await loadResolver(checkoutDir, engine, io);
+        if (release) io.err(`hoplens annotate: ${releaseLabel(release)} · release source (${forTerminal(checkoutDir)})\n`);
       } catch (e) {
-        io.err(`hoplens annotate: --checkout ${forTerminal(args.checkout)}: ${forTerminal((e as Error).message)}\n`);
+        io.err(`hoplens annotate: --checkout ${forTerminal(checkoutDir)}: ${forTerminal((e as Error).message)}\n`);
         return 2;
       }
     }
@@ -294,6 +327,7 @@ async function annotateInput(args: Args, input: LogInput, io: CliIO): Promise<nu
       missing: [...missingAgg].map(([hop, m]) => ({ hop, ...m })),
       notInLog,
       checkout: args.checkout,
+      ...(release ? { release: { engine: release.engine, version: release.version, source: checkoutDir } } : {}),
       message: found ? null : ridFilter !== null ? `no lines for request ${ridFilter}` : 'no hops found',
     };
     out.line(JSON.stringify(summary));

@@ -118,10 +118,13 @@ interface FileStatements {
   byLine: Map<number, IndexedStatement[]>;
 }
 
-function citationsFor(engine: Engine): Record<string, HopCitation> {
+function citationsFor(engine: Engine, packageDir: string): Record<string, HopCitation> {
   const out: Record<string, HopCitation> = {};
   const table = HOP_TABLES[engine];
-  for (const h of table?.hops ?? []) if (h.line) out[h.id] = { path: h.file, line: h.line };
+  // An installed package (site-packages/sglang) has the repository's python/sglang/ files one level up.
+  const repoDir = PINS[engine].packageDir;
+  const path = (p: string) => packageDir !== repoDir && p.startsWith(repoDir + '/') ? packageDir + p.slice(repoDir.length) : p;
+  for (const h of table?.hops ?? []) if (h.line) out[h.id] = { path: path(h.file), line: h.line };
   return out;
 }
 
@@ -152,7 +155,7 @@ export async function createSourceResolver(checkoutDir: string, engine: Engine, 
   }
   opts.onProgress?.('files', { done: files.length, total: files.length });
   const pin = await comparePin(info, { signal: opts.signal });
-  const r = new Resolver(engine, info, pin, new FileIndex(files, info.packageDir), opts.hopCitations ?? citationsFor(engine), opts.syncFileReads ?? true);
+  const r = new Resolver(engine, info, pin, new FileIndex(files, info.packageDir), opts.hopCitations ?? citationsFor(engine, info.packageDir), opts.syncFileReads ?? true);
   const mode = opts.statementIndex ?? 'eager';
   if (mode === 'off') {
     r.indexReady = Promise.resolve(null);
