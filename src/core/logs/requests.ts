@@ -4,6 +4,7 @@
 import type { Engine, LogRecord, TimeResolution } from './model';
 import { getHopTable, findHop } from '../../engines/index';
 import type { HopDef, MissingKind } from '../../engines/index';
+import { ENGINE_IDS } from '../../engines/registry';
 
 export interface Delta {
   ms: number;
@@ -93,7 +94,7 @@ interface Acc {
   roles: (string | null)[];
 }
 
-const ENGINES: Engine[] = ['vllm', 'sglang'];
+const ENGINES: readonly Engine[] = ENGINE_IDS;
 
 /**
  * Per-request heads in columns, by order of first sight: the id, the engine, and the first and last
@@ -129,7 +130,7 @@ export interface TrackerMark { requests: number; entries: number; strings: numbe
 export interface TrackerDelta {
   engine: Engine | null;
   rids: string[];
-  /** Each new request's engine: an index into ['vllm', 'sglang']. */
+  /** Each new request's engine: an index into the registry's ENGINE_IDS. */
   engines: ArrayLike<number>;
   strings: string[];
   line: ArrayLike<number>; time: ArrayLike<number>; res: ArrayLike<number>; hop: ArrayLike<number>; proc: ArrayLike<number>; role: ArrayLike<number>;
@@ -464,6 +465,8 @@ export class RequestTracker {
       // Batch lines are listed when they could have shown this request's passage: frequency-gated
       // ones, and DEBUG-only ones (vLLM's EngineCore idle/active pair marks the process boundary).
       if (def.scope !== 'request' && def.missing.kind !== 'frequency' && !(def.scope === 'batch' && def.missing.kind === 'level')) continue;
+      // A P/D transfer line is missing only from a disaggregated instance's log, which other requests show.
+      if (def.pd !== undefined && !seenAnywhere.has(def.id)) continue;
       out.push(this.reasonFor(def, acc, seenAnywhere.has(def.id)));
     }
     return out;
