@@ -141,6 +141,22 @@ class Out {
   flush(): void { this.bytes.flush(); }
 }
 
+/** The `{"kind":"summary"}` after the statements of a whole log: what the statements add up to (no request index was built). */
+function statementsSummary(statements: StatementTable, run: { file: string; compression: string | undefined | null; engine: Engine | null; lines: number;
+  bytes: number; otherLines: number; truncatedLines: number; found: boolean }): Record<string, unknown> {
+  const counts = new Map<string, number>();
+  let hopLines = 0, unmatched = 0;
+  for (const st of statements.sorted()) {
+    if (st.hop !== null) { hopLines += st.count; counts.set(st.hop, (counts.get(st.hop) ?? 0) + st.count); }
+    else if (st.source === null) unmatched += st.count;
+  }
+  return {
+    kind: 'summary', file: run.file, ...(run.compression ? { compression: run.compression } : {}), engine: run.engine, lines: run.lines, bytes: run.bytes,
+    statements: statements.size, hopLines, unmatched, otherLines: run.otherLines, truncatedLines: run.truncatedLines,
+    counts: Object.fromEntries(counts), message: run.found ? null : 'no statement with a file:line or a hop',
+  };
+}
+
 /** The `--summary` table: one row per statement, most lines first. */
 function printStatements(statements: StatementTable, out: Out, width: number): void {
   const when = (t: string | null): string => (t === null ? '' : t.replace('T', ' '));
@@ -235,13 +251,15 @@ async function annotateInput(args: Args, input: LogInput, io: CliIO): Promise<nu
   // With --summary it counts each line under its statement instead of writing it (with --rid: only the request's lines, which it leaves to the parser).
   const useFast = args.engine !== 'sglang' && (wanted !== null || ((args.json || statements !== null) && !args.unmatched && resolver === null));
   const fastOut = wanted === null && statements === null ? out.bytes : null;
+  // A summary of the whole log needs no request index: the fast path counts statements only (its summary says no more).
+  const summaryOnly = statements !== null && wanted === null;
   const session = new LogSession({
     engine: args.engine,
     referenceTime: input.referenceTime,
     keepRecords: false,
     keepContext: true,
     onRecord,
-    fast: useFast ? (state, tracker) => vllmFastPath(state, tracker, fastOut, fastCounters, wanted, wanted === null ? statements : null) : undefined,
+    fast: useFast ? (state, tracker) => vllmFastPath(state, summaryOnly ? null : tracker, fastOut, fastCounters, wanted, summaryOnly ? statements : null) : undefined,
   });
   const tracker = session.tracker;
   let result;
@@ -285,6 +303,12 @@ async function annotateInput(args: Args, input: LogInput, io: CliIO): Promise<nu
     const LIST_CAP = 1000;
     const listed = (detail ? [detail.rid] : requests.slice(0, LIST_CAP)).map((r) => tracker.brief(r));
     if (statements !== null) for (const st of statements.sorted()) out.line(JSON.stringify(statementJson(st)));
+    if (summaryOnly) {
+      out.line(JSON.stringify(statementsSummary(statements!, { file: args.log, compression: input.compression, engine, lines: result.lines, bytes: result.bytes,
+        otherLines, truncatedLines, found })));
+      out.flush();
+      return found ? 0 : 1;
+    }
     const summary = {
       kind: 'summary', file: args.log, ...(input.compression ? { compression: input.compression } : {}), engine, lines: result.lines, bytes: result.bytes,
       hopLines: ridFilter !== null ? hopLines : totalHops, unmatched, otherLines, truncatedLines,

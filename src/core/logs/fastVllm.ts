@@ -433,7 +433,7 @@ class FastReader {
   private siteClose = 0;
   private accessStatement: Statement | null = null;
 
-  constructor(private readonly state: ParseState, private readonly tracker: RequestTracker, private readonly out: ByteOut | null,
+  constructor(private readonly state: ParseState, private readonly tracker: RequestTracker | null, private readonly out: ByteOut | null,
     private readonly counters: FastPathCounters, private readonly leaveToParser: ((rid: string) => boolean) | null,
     private readonly statements: StatementTable | null) {
     this.hit = { hop: this.hops.V1, ridStart: 0, ridEnd: 0, internal: false };
@@ -556,7 +556,7 @@ class FastReader {
     if (!pre.own || !isAccessLine(b, v, p, e)) return false;
     const role = pre.role ?? this.hops.V10.role;
     if (!crlf) this.state.sawBareLF = true;
-    this.tracker.addHop('vllm', 'V10', null, lineNo, null, null, pre.name, role);
+    this.tracker?.addHop('vllm', 'V10', null, lineNo, null, null, pre.name, role);
     const out = this.out;
     if (out) {
       out.room(1024);
@@ -627,7 +627,7 @@ class FastReader {
     const role = hop && pre.role === null ? hop.role : pre.role;
     if (state.detected === null) state.detected = 'vllm';
     if (!crlf) state.sawBareLF = true;
-    if (hop) this.tracker.addHop('vllm', hop.id, rid, lineNo, this.stampTime, 's', pre.name, role);
+    if (hop) this.tracker?.addHop('vllm', hop.id, rid, lineNo, this.stampTime, 's', pre.name, role);
     const tail = this.tailFor(site, hop, rid !== null);
     this.counters.handled++;
     if (tail.unmatched) this.counters.unmatched++;
@@ -665,9 +665,10 @@ class FastReader {
  * it takes into `out` (null: only the tracker is fed) and returns false for lines it leaves to
  * parseLine. Handled lines produce no LogRecord. `leaveToParser`, when given, names request ids
  * whose lines the caller wants as records (`annotate --rid`): those lines are left to parseLine.
- * `statements`, when given, counts each handled line under its statement (`annotate --summary`).
+ * `statements`, when given, counts each handled line under its statement (`annotate --summary`);
+ * a null `tracker` is not fed (a summary of statements needs no request index).
  */
-export function vllmFastPath(state: ParseState, tracker: RequestTracker, out: ByteOut | null, counters: FastPathCounters = { handled: 0, unmatched: 0 },
+export function vllmFastPath(state: ParseState, tracker: RequestTracker | null, out: ByteOut | null, counters: FastPathCounters = { handled: 0, unmatched: 0 },
   leaveToParser: ((rid: string) => boolean) | null = null, statements: StatementTable | null = null): FastLineHandler {
   const reader = new FastReader(state, tracker, out, counters, leaveToParser, statements);
   return (b, s, end, lineNo) => reader.line(b, s, end, lineNo);

@@ -45,6 +45,8 @@ test('annotate --summary --json: one object per statement, most lines first, wit
     ['async_llm.py', 439, 'V2', 1], [null, null, 'V10', 1], ['v1/core/sched/scheduler.py', 412, null, 1],
   ]);
   assert.equal(st.reduce((n, s) => n + s.count, 0), summary.lines);
+  assert.deepEqual((summary as unknown as { counts: object }).counts, { V6: 3, V1: 2, V2: 1, V10: 1 });
+  assert.equal((summary as unknown as { hopLines: number }).hopLines, 7);
   const gen = st[0];
   assert.deepEqual(gen.source, { path: 'vllm/entrypoints/serve/utils/request_logger.py', line: 98, verified: false });
   assert.equal(gen.level, 'INFO');
