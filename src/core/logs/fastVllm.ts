@@ -618,6 +618,8 @@ class FastReader {
     let ridRaw = false;
     if (r === 1 && hit.ridEnd > hit.ridStart) {
       if (b[hit.ridStart] === 39 || b[hit.ridStart] === 34 || !plainJsonBytes(b, hit.ridStart, hit.ridEnd)) return false;
+      // Counting statements only (no output, no tracker, no id to leave out): the id's text is never read.
+      if (this.out === null && this.tracker === null && this.leaveToParser === null) return this.countOnly(site, hit.hop, li, b, m, e, crlf, lineNo);
       const raw = b.toString('latin1', hit.ridStart, hit.ridEnd);
       rid = hit.internal ? externalFromInternal(raw) : raw;
       ridRaw = rid === raw;
@@ -644,6 +646,16 @@ class FastReader {
       }
     }
     if (this.statements) this.countStatement(site, hop, li, tail, b, m, e, lineNo);
+    return true;
+  }
+
+  /** A line with a request id, when only statements are counted: what `line` does with it then, without the id's text. */
+  private countOnly(site: Site, hop: HopDef, li: number, b: Buffer, m: number, e: number, crlf: boolean, lineNo: number): boolean {
+    if (this.state.detected === null) this.state.detected = 'vllm';
+    if (!crlf) this.state.sawBareLF = true;
+    const tail = this.tailFor(site, hop, true);
+    this.counters.handled++;
+    this.countStatement(site, hop, li, tail, b, m, e, lineNo);
     return true;
   }
 
