@@ -1,5 +1,5 @@
 // ESLint (flat config) with typescript-eslint, run by `npm test` before the unit layer (and so
-// by CI). Lines are kept under 180 characters; a long string, template or regular expression
+// by CI), with type information so a promise nobody awaits is an error. Lines are kept under 180 characters; a long string, template or regular expression
 // may run past it rather than be cut in the middle of a message or a pattern.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
@@ -10,7 +10,15 @@ export default tseslint.config(
   ...tseslint.configs.recommended,
   {
     files: ['**/*.ts'],
+    // Type information (the project's tsconfig.json through the project service), for the rules
+    // that need it: a promise nobody awaits loses its error and its ordering silently.
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {
+      // node:test's test() and describe() return a promise the runner itself awaits.
+      '@typescript-eslint/no-floating-promises': ['error', {
+        allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['test', 'describe', 'it', 'suite', 'before', 'after', 'beforeEach', 'afterEach'] }],
+      }],
+      '@typescript-eslint/no-misused-promises': 'error',
       'max-len': ['error', { code: 180, ignoreUrls: true, ignoreStrings: true, ignoreTemplateLiterals: true, ignoreRegExpLiterals: true }],
       // `_name` marks a value left out on purpose (a destructured field dropped from a copy).
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true }],

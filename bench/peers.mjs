@@ -11,7 +11,7 @@
 //   hoplens annotate LOG --summary --json > file  the statements by how often they printed (count, first, last, example)
 //   lnav … GROUP BY fileinfo, lineno > file     the same through lnav's SQL: count(*), min/max(log_time), level, event
 //   lnav (see below)                            the same fields through lnav's SQL, and the one-request query
-//   LC_ALL=C grep -cE '<hop regexes>' LOG > file  HopLens's own hop regexes (src/hops) as one ERE, a count
+//   LC_ALL=C grep -cE '<hop regexes>' LOG > file  HopLens's own hop regexes (src/engines) as one ERE, a count
 //                                               only; into a file, as GNU grep stops at the first match when its
 //                                               output is /dev/null; in the byte locale, as in a UTF-8 locale
 //                                               GNU grep 3.8 took ~28× the CPU on this ERE
@@ -102,7 +102,7 @@ function ensureDebian(pkg, probe, withoutIt) {
 /**
  * One branch per hop event, in a branch-reset group: in each branch the first capture is `event`
  * (the words that tell the hop) and the second, when the line has one, `rid`. The patterns follow
- * src/hops/vllm.ts; none is anchored at the end, because lnav matches a multi-line message
+ * src/engines/vllm/hops.ts; none is anchored at the end, because lnav matches a multi-line message
  * (a folded access line) as one text.
  */
 const LNAV_EVENTS = [
@@ -198,7 +198,7 @@ function jsToEre(source) {
 
 async function hopEre() {
   const lib = join(dataDir, 'peers-hops.cjs');
-  await esbuild.build({ entryPoints: [join(repo, 'src', 'hops', 'index.ts')], bundle: true, platform: 'node', format: 'cjs', outfile: lib, logLevel: 'warning' });
+  await esbuild.build({ entryPoints: [join(repo, 'src', 'engines', 'index.ts')], bundle: true, platform: 'node', format: 'cjs', outfile: lib, logLevel: 'warning' });
   const { HOP_TABLES } = createRequire(import.meta.url)(lib);
   rmSync(lib);
   const hops = HOP_TABLES.vllm.hops;

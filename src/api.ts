@@ -3,16 +3,16 @@
 // Call Traces view, the last traced request, and the engine timings received. Built by
 // activate() from the services; nothing here holds state, and no service is handed out whole.
 import type * as vscode from 'vscode';
-import type { Engine } from './hops/types';
+import type { Engine } from './engines/types';
 import type { LogSessionView } from './core/session/logSession';
-import type { LogFeature } from './providers/logs/logFeature';
-import type { CallTraceNode, CallTracesViewProvider } from './providers/calltrace/callTracesView';
+import type { LogFeature } from './features/logs/logFeature';
+import type { CallTraceNode, CallTracesViewProvider } from './features/callTraces/callTracesView';
 import type { CallRow } from './core/calltrace/types';
-import type { TracedRequestCommands } from './commands/sendTracedRequestCommand';
+import type { TracedRequestCommands } from './features/send/sendTracedRequestCommand';
 import type { TracedRequest } from './core/request/index';
-import type { EngineTimingService } from './providers/otlp/engineTimingService';
-import type { ClientTimes } from './providers/otlp/engineTimingHtml';
-import type { EngineTimingLine } from './providers/requestsView';
+import type { EngineTimingService } from './features/traces/engineTimingService';
+import type { ClientTimes } from './features/traces/engineTimingHtml';
+import type { EngineTimingLine } from './features/logs/requestsView';
 import type { BatchSummary, EngineTiming, OtlpSpan, RequestSnapshot } from './core/otlp/types';
 import type { SpanStoreStats } from './core/otlp/engineTiming';
 

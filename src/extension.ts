@@ -3,16 +3,16 @@
 import * as vscode from 'vscode';
 import { createLogger } from './logging';
 import { HopLensSettings } from './config';
-import { createLogFeature } from './providers/logs/logFeature';
-import { TracedRequestCommands } from './commands/sendTracedRequestCommand';
-import { CallTracesViewProvider } from './providers/calltrace/callTracesView';
-import { registerCallTraceCommands, openAt } from './commands/callTraceCommands';
-import { EngineTimingService } from './providers/otlp/engineTimingService';
-import { registerEngineTimingCommands } from './commands/engineTimingCommands';
-import { registerLogCommands } from './commands/logCommands';
-import { registerLargeLogOptions } from './commands/largeLogOptionsCommand';
-import { TimelineService } from './providers/timeline/timelineService';
-import { registerTimelineCommand } from './commands/timelineCommand';
+import { createLogFeature } from './features/logs/logFeature';
+import { TracedRequestCommands } from './features/send/sendTracedRequestCommand';
+import { CallTracesViewProvider } from './features/callTraces/callTracesView';
+import { registerCallTraceCommands, openAt } from './features/callTraces/callTraceCommands';
+import { EngineTimingService } from './features/traces/engineTimingService';
+import { registerEngineTimingCommands } from './features/traces/engineTimingCommands';
+import { registerLogCommands } from './features/logs/logCommands';
+import { registerLargeLogOptions } from './features/logs/largeLogOptionsCommand';
+import { TimelineService } from './features/timeline/timelineService';
+import { registerTimelineCommand } from './features/timeline/timelineCommand';
 import { CommandIds } from './commandIds';
 import { logsApi, callTracesApi, tracedRequestsApi, engineTimingApi, type HopLensLogsApi, type HopLensCallTracesApi, type HopLensTracedRequestsApi,
   type HopLensEngineTimingApi } from './api';

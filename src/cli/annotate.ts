@@ -16,7 +16,7 @@ import { RecordSourceLocator, type CheckoutResolver } from '../core/source/locat
 import { ridQueryMatcher } from '../core/logs/requestIds';
 import { ByteOut, vllmFastPath } from '../core/logs/fastVllm';
 import type { FastPathCounters } from '../core/logs/fastVllm';
-import { findHop, getHopTable } from '../hops/index';
+import { findHop, getHopTable } from '../engines/index';
 import { StatementTable, statementJson, statementTime } from '../core/logs/statements';
 
 const USAGE = `usage: hoplens annotate LOG|- [--engine auto|vllm|sglang] [--checkout DIR] [--rid ID] [--unmatched] [--summary] [--json]

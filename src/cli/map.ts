@@ -1,6 +1,6 @@
 // `hoplens map --engine vllm|sglang [--json]`: the hop table with its launch flags.
 import type { CliIO } from './io';
-import { hopTableJson, renderHopTable, getHopTable } from '../hops/index';
+import { hopTableJson, renderHopTable, getHopTable } from '../engines/index';
 import type { Engine } from '../core/logs/model';
 
 const USAGE = `usage: hoplens map --engine vllm|sglang [--json] [--legacy]

@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import { cpSync, mkdtempSync, readFileSync, readdirSync, statSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { fixture, hoplens, until } from './fixture';
-import type { RequestTimelinePanel } from '../../src/providers/timeline/timelinePanel';
+import type { RequestTimelinePanel } from '../../src/features/timeline/timelinePanel';
 
 const REPO = join(__dirname, '..', '..', '..');
 

@@ -10,9 +10,9 @@ import type { RequestTracker } from './requests';
 import { externalFromInternal } from './requestIds';
 import { formatTime } from './jsonText';
 import { vllmPathFromFileinfo } from './fileinfo';
-import { findHop, getHopTable } from '../../hops/index';
+import { findHop, getHopTable } from '../../engines/index';
 import { rangesEqual } from '../bytes';
-import type { HopDef } from '../../hops/index';
+import type { HopDef } from '../../engines/index';
 import type { FastLineHandler } from './scanner';
 import type { Statement, StatementSource, StatementTable } from './statements';
 

@@ -2,7 +2,7 @@
 // pasted onto the same line hang off it as `glued`); a line HopLens does not recognise is kept as
 // kind "other", never dropped.
 
-import type { Engine } from '../../hops/types';
+import type { Engine } from '../../engines/types';
 
 export type { Engine };
 

@@ -3,7 +3,7 @@
 // the line, and everything slower (outer wrappers, the header found further in, custom
 // logging layouts) runs only for lines that did not start with it.
 import type { Engine, LogRecord, TimeResolution } from './model';
-import { fitsWhole, matchHop, stopsInOpening, type HopMatch } from '../../hops/index';
+import { fitsWhole, matchHop, stopsInOpening, type HopMatch } from '../../engines/index';
 import { normaliseRid, splitIdList } from './requestIds';
 import { columnBeforeStrip, hasColour, stripColour } from './colour';
 import { dropMarkdownClosers, fractionMs, fractionResolution, inferYear, stripWrapper, type OuterStamp } from './outerPrefix';

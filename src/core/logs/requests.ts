@@ -2,8 +2,8 @@
 // deltas with their honest resolution, the hops it never printed and why, and the
 // batch-level lines (stats, prefill/decode batches) that overlap it in time as context.
 import type { Engine, LogRecord, TimeResolution } from './model';
-import { getHopTable, findHop } from '../../hops/index';
-import type { HopDef, MissingKind } from '../../hops/index';
+import { getHopTable, findHop } from '../../engines/index';
+import type { HopDef, MissingKind } from '../../engines/index';
 
 export interface Delta {
   ms: number;

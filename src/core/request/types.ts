@@ -2,7 +2,7 @@ import type { StreamTail } from './streamTail';
 // The data model of one traced streaming request: what was sent, every SSE frame as it
 // arrived on the socket, and what went wrong. Pure data; no I/O here.
 
-import type { Engine } from '../../hops/types';
+import type { Engine } from '../../engines/types';
 
 export type { Engine };
 export type EngineChoice = Engine | 'auto';

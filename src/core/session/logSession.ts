@@ -12,7 +12,7 @@ import { createParseState, parseLine, primeState, type ParseState } from '../log
 import { RequestTracker } from '../logs/requests';
 import { LineSplitter, type FastLineHandler } from '../logs/scanner';
 import { lineParts, partAt, type LinePart } from '../logs/lineParts';
-import { findHop, type HopDef } from '../../hops/index';
+import { findHop, type HopDef } from '../../engines/index';
 import type { LocatedSource, SourceLocator } from '../source/locate';
 import { monotonicClock, type Clock } from '../clock';
 

@@ -4,7 +4,7 @@
 // editor passes a snapshot of its settings and folders, and hears what happened through the
 // callbacks.
 import { open } from 'node:fs/promises';
-import type { Engine } from '../../hops/types';
+import type { Engine } from '../../engines/types';
 import { detectEngine } from '../logs/parseLine';
 import { discoverCheckouts } from './checkout';
 import { createSourceResolver, type CheckoutSourceResolver, type ResolverOptions } from './resolver';

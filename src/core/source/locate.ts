@@ -7,7 +7,7 @@
 //               it moved (resolver.ts)
 import type { Engine, LogRecord } from '../logs/model';
 import { sglangPathFromFileinfo, vllmPathFromFileinfo } from '../logs/fileinfo';
-import { findHop } from '../../hops/index';
+import { findHop } from '../../engines/index';
 import { publicSourceUrl } from './pins';
 import type { SourceLocation, SourceResolver } from './types';
 

@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Engine } from '../logs/model';
-import { HOP_TABLES } from '../../hops';
+import { HOP_TABLES } from '../../engines';
 import { nextRecordAt } from '../logs/parseLine';
 import { comparePin, inspectCheckout, type CheckoutInfo, type PinStatus } from './checkout';
 import { FileIndex, listPythonFiles } from './fileIndex';
@@ -38,7 +38,7 @@ export interface ResolverOptions {
   statementIndex?: 'eager' | 'background' | 'off';
   /** Bundled worker script; default `statementIndex.js` next to this bundle, else in-process. */
   workerScript?: string | null;
-  /** Hop id → citation; default from the hop tables in src/hops. */
+  /** Hop id → citation; default from the hop tables in src/engines. */
   hopCitations?: Record<string, HopCitation>;
   signal?: AbortSignal;
   onProgress?: (stage: 'files' | 'index', p: BuildProgress) => void;

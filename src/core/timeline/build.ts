@@ -17,8 +17,8 @@ import { clientKey } from './clientRequest';
 import { queryKeys } from './requestKey';
 import { redactLogMessage, type ProcessSeen, type RequestLogsResult } from './requestLogs';
 import { callsInWindow } from './windowCalls';
-import { findHop } from '../../hops/index';
-import { shortFormat } from '../../hops/shortName';
+import { findHop } from '../../engines/index';
+import { shortFormat } from '../../engines/shortName';
 
 export interface TracedThread {
   file: TraceFileInfo;

@@ -23,7 +23,7 @@ import { citedSource } from '../source/locate';
 import { redactMessage } from '../session/requestExport';
 import { LogSession } from '../session/logSession';
 import { readLogStream } from '../session/logStream';
-import { findHop } from '../../hops/index';
+import { findHop } from '../../engines/index';
 import type { SourceLocation } from '../source/types';
 import { keyMatcher, queryKeys, requestKey } from './requestKey';
 import { routerLineOf, type RouterLine } from './routerLog';

@@ -71,7 +71,9 @@ test('annotate --summary: the table names each statement with its count and sour
   const one = await runCli(['annotate', log, '--summary', '--json', '--rid', 'chatcmpl-b']);
   const counted = one.stdout.toString().trim().split('\n').map((l) => JSON.parse(l) as StatementJson).filter((o) => o.kind === 'statement');
   assert.deepEqual(counted.map((s) => [s.lineno, s.count]), [[63, 1]]);
-})).then(() => withLog('just some text\nno engine here\n', async (log) => {
+}));
+
+test('annotate --summary: a log with no file:line and no hop exits 1 and says so', () => withLog('just some text\nno engine here\n', async (log) => {
   const r = await runCli(['annotate', log, '--summary']);
   assert.equal(r.code, 1);
   assert.match(r.stdout.toString(), /none with a file:line or a hop/);

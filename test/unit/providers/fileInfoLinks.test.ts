@@ -10,8 +10,8 @@ import { EventEmitter, InMemoryDocument, InMemoryEditor, Range, Uri, window, wor
 import { CheckoutSet } from '../../../src/core/source/checkouts';
 import { RecordSourceLocator } from '../../../src/core/source/locate';
 import { LogSession } from '../../../src/core/session/logSession';
-import type { LogDocumentAnnotation, LogSessions } from '../../../src/providers/logs/logDocuments';
-import { FileInfoLinkProvider } from '../../../src/providers/logs/fileInfoLinks';
+import type { LogDocumentAnnotation, LogSessions } from '../../../src/features/logs/logDocuments';
+import { FileInfoLinkProvider } from '../../../src/features/logs/fileInfoLinks';
 import { makeTempDir } from '../../harness/tempDirs';
 
 const CHECKOUT = join(__dirname, '..', '..', '..', '..', 'test', 'fixtures', 'source', 'sglang-checkout');

@@ -8,8 +8,8 @@ import { closeSync, ftruncateSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import type * as vscode from 'vscode';
 import { EventEmitter, events, statusItems, TabInputText, Uri, window } from '../fakes/vscode';
-import { LargeLogNotice } from '../../../src/providers/logs/largeLogNotice';
-import type { LogDocumentAnnotation, LogSessions } from '../../../src/providers/logs/logDocuments';
+import { LargeLogNotice } from '../../../src/features/logs/largeLogNotice';
+import type { LogDocumentAnnotation, LogSessions } from '../../../src/features/logs/logDocuments';
 import { LogSession } from '../../../src/core/session/logSession';
 import { makeTempDir } from '../../harness/tempDirs';
 

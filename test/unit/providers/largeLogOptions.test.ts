@@ -5,8 +5,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type * as vscode from 'vscode';
 import { asked, configUpdates, EventEmitter, executed, InMemoryDocument, messages, registered, replies, shownWith, Uri, workspace } from '../fakes/vscode';
-import { registerLargeLogOptions } from '../../../src/commands/largeLogOptionsCommand';
-import type { LargeLogState } from '../../../src/providers/logs/largeLogNotice';
+import { registerLargeLogOptions } from '../../../src/features/logs/largeLogOptionsCommand';
+import type { LargeLogState } from '../../../src/features/logs/largeLogNotice';
 
 function setUp(state: LargeLogState | undefined) {
   const logs = { find: () => undefined, onDidClose: new EventEmitter<vscode.Uri>().event as never };

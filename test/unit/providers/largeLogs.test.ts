@@ -8,7 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type * as vscode from 'vscode';
 import { Uri } from '../fakes/vscode';
-import { LargeLog } from '../../../src/providers/logs/largeLogs';
+import { LargeLog } from '../../../src/features/logs/largeLogs';
 import { annotateText } from '../../../src/core/session/logSession';
 import { makeTempDir } from '../../harness/tempDirs';
 

@@ -7,10 +7,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type * as vscode from 'vscode';
 import { env, executed, InMemoryDocument, InMemoryEditor, messages, Selection, Uri, window, workspace, registered } from '../fakes/vscode';
-import { LogDocumentService } from '../../../src/providers/logs/logDocuments';
+import { LogDocumentService } from '../../../src/features/logs/logDocuments';
 import { RecordSourceLocator, type LocatedSource } from '../../../src/core/source/locate';
-import { RequestsViewProvider } from '../../../src/providers/requestsView';
-import { registerLogCommands } from '../../../src/commands/logCommands';
+import { RequestsViewProvider } from '../../../src/features/logs/requestsView';
+import { registerLogCommands } from '../../../src/features/logs/logCommands';
 import type { HopLensConfig } from '../../../src/config';
 
 const LOG = readFileSync(join(__dirname, '..', '..', '..', '..', 'test', 'fixtures', 'logs', 'vllm_info_chat_and_abort.log'), 'utf8');

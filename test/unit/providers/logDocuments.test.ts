@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type * as vscode from 'vscode';
 import { events, InMemoryDocument, Uri } from '../fakes/vscode';
-import { LogDocumentService } from '../../../src/providers/logs/logDocuments';
+import { LogDocumentService } from '../../../src/features/logs/logDocuments';
 import { RecordSourceLocator } from '../../../src/core/source/locate';
 
 const LINES = readFileSync(join(__dirname, '..', '..', '..', '..', 'test', 'fixtures', 'logs', 'vllm_info_chat_and_abort.log'), 'utf8')

@@ -9,12 +9,12 @@ import * as vscode from 'vscode';
 import { EventEmitter, InMemoryDocument, InMemoryEditor, Range, Uri, window } from '../fakes/vscode';
 import { LogSession } from '../../../src/core/session/logSession';
 import { RecordSourceLocator, type CheckoutResolver } from '../../../src/core/source/locate';
-import type { LogDocumentAnnotation, LogSessions } from '../../../src/providers/logs/logDocuments';
-import { HopCodeLensProvider } from '../../../src/providers/logs/hopCodeLens';
-import { HopHoverProvider } from '../../../src/providers/logs/hopHover';
-import { HopDecorations } from '../../../src/providers/logs/hopDecorations';
-import { FileInfoLinkProvider } from '../../../src/providers/logs/fileInfoLinks';
-import { RequestsViewProvider, documentLogSource } from '../../../src/providers/requestsView';
+import type { LogDocumentAnnotation, LogSessions } from '../../../src/features/logs/logDocuments';
+import { HopCodeLensProvider } from '../../../src/features/logs/hopCodeLens';
+import { HopHoverProvider } from '../../../src/features/logs/hopHover';
+import { HopDecorations } from '../../../src/features/logs/hopDecorations';
+import { FileInfoLinkProvider } from '../../../src/features/logs/fileInfoLinks';
+import { RequestsViewProvider, documentLogSource } from '../../../src/features/logs/requestsView';
 
 const LOG_TEXT = readFileSync(join(__dirname, '..', '..', '..', '..', 'test', 'fixtures', 'logs', 'vllm_info_chat_and_abort.log'), 'utf8');
 const LOG = LOG_TEXT;

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type * as vscode from 'vscode';
 import { EventEmitter, messages, opened, shownWith, statusItems, Uri } from '../fakes/vscode';
-import { SourceService } from '../../../src/providers/logs/sourceService';
+import { SourceService } from '../../../src/features/logs/sourceService';
 import { HopLensSettings, type HopLensConfig } from '../../../src/config';
 import { LogSession } from '../../../src/core/session/logSession';
 import { makeTempDir } from '../../harness/tempDirs';

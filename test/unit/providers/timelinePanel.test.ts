@@ -14,8 +14,8 @@ import { env, messages, panels, replies, Uri } from '../fakes/vscode';
 import { loadTimeline } from '../../../src/core/timeline/load';
 import { clientFromSendJson, type ClientRequest } from '../../../src/core/timeline/clientRequest';
 import type { RequestTimeline } from '../../../src/core/timeline/model';
-import { RequestTimelinePanel, type TimelineOpeners } from '../../../src/providers/timeline/timelinePanel';
-import { laneReply, type TimelinePageModel } from '../../../src/providers/timeline/timelineHtml';
+import { RequestTimelinePanel, type TimelineOpeners } from '../../../src/features/timeline/timelinePanel';
+import { laneReply, type TimelinePageModel } from '../../../src/features/timeline/timelineHtml';
 import { makeTempDir } from '../../harness/tempDirs';
 import { stage } from '../timeline/fixtures';
 

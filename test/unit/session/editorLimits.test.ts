@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CODELENS_OFF_ABOVE_CHARS, CODELENS_OFF_ABOVE_LINES, mebibytes, vscodeShowsNoCodeLens } from '../../../src/core/session/editorLimits';
-import { hopLabelWidth } from '../../../src/providers/logs/hopPresentation';
+import { hopLabelWidth } from '../../../src/features/logs/hopPresentation';
 
 test('the limits are strict: exactly 20 MiB or 300,000 lines still get lenses', () => {
   assert.equal(CODELENS_OFF_ABOVE_CHARS, 20_971_520);

@@ -2,7 +2,7 @@
 // service.name, snapshot phases), plus a hostile note: nothing acts, all reads as sent.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { engineTimingBodyHtml } from '../../../src/providers/otlp/engineTimingHtml';
+import { engineTimingBodyHtml } from '../../../src/features/traces/engineTimingHtml';
 import { HOSTILE } from '../text/hostile';
 import { hostileEngineTiming } from './hostileOtlp';
 import { activeMarkup, parseBody } from './parsedHtml';

@@ -3,8 +3,8 @@
 // engine's breakdown from OTLP. Parsed as a browser parses it: nothing acts, all reads as sent.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { reportBodyHtml } from '../../../src/providers/request/reportHtml';
-import { breakdownTableHtml } from '../../../src/providers/otlp/engineTimingHtml';
+import { reportBodyHtml } from '../../../src/features/send/reportHtml';
+import { breakdownTableHtml } from '../../../src/features/traces/engineTimingHtml';
 import { HOSTILE } from '../text/hostile';
 import { hostileTracedRequest, HOSTILE_MODEL } from './hostileEngine';
 import { hostileEngineTiming } from './hostileOtlp';

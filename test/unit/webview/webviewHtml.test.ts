@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type * as vscode from 'vscode';
-import { renderWebview, webviewOptions } from '../../../src/providers/webviewHtml';
+import { renderWebview, webviewOptions } from '../../../src/features/shared/webviewHtml';
 import { HOSTILE } from '../text/hostile';
 import { activeMarkup, parsePage } from './parsedHtml';
 

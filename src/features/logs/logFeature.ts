@@ -1,0 +1,81 @@
+// The server-log feature's services and providers: one session per open log, the window's
+// source locator, lens, links, decorations, hover, the Requests view following the active log,
+// and the status bar notice for logs too large for CodeLens. Its commands are registered by
+// activate() (src/extension.ts), like every other command.
+import * as vscode from 'vscode';
+import { statSync } from 'node:fs';
+import { LogDocumentService, isLogFileName } from './logDocuments';
+import { SourceService } from './sourceService';
+import { HopCodeLensProvider } from './hopCodeLens';
+import { FileInfoLinkProvider, FileInfoLinks } from './fileInfoLinks';
+import { HopDecorations } from './hopDecorations';
+import { HopHoverProvider } from './hopHover';
+import { LargeLogNotice } from './largeLogNotice';
+import { LargeLogService, SLICE_SCHEME } from './largeLogs';
+import { RequestsViewProvider, documentLogSource } from './requestsView';
+import type { HopLensSettings } from '../../config';
+import type { Logger } from '../../logging';
+
+export interface LogFeature {
+  readonly logs: LogDocumentService;
+  readonly sources: SourceService;
+  readonly requests: RequestsViewProvider;
+  readonly largeLogs: LargeLogService;
+  /** The status bar notice about a log too large for CodeLens or for extensions. */
+  readonly notice: LargeLogNotice;
+  readonly disposable: vscode.Disposable;
+}
+
+const LOG_SELECTOR: vscode.DocumentSelector = [
+  { scheme: 'file' }, { scheme: 'untitled' }, { scheme: 'vscode-remote' }, { scheme: SLICE_SCHEME },
+];
+
+export function createLogFeature(context: vscode.ExtensionContext, log: Logger, settings: HopLensSettings): LogFeature {
+  const sources = new SourceService({ extensionUri: context.extensionUri, storageUri: context.globalStorageUri, log, settings });
+  const logs = new LogDocumentService({
+    log,
+    sources: sources.locator,
+    largeFileOptimizations: (doc) => vscode.workspace.getConfiguration('editor', { uri: doc.uri, languageId: doc.languageId }).get<boolean>('largeFileOptimizations', true),
+    referenceTime: (uri) => {
+      if (uri.scheme !== 'file') return undefined;
+      try { return statSync(uri.fsPath).mtimeMs; } catch { return undefined; }
+    },
+  });
+  const requests = new RequestsViewProvider();
+  const largeLogs = new LargeLogService(vscode.Uri.joinPath(context.extensionUri, 'dist', 'streamedLog.js').fsPath);
+  const view = vscode.window.createTreeView('hoplens.requests', { treeDataProvider: requests, showCollapseAll: true });
+  requests.attach(view);
+  const lenses = new HopCodeLensProvider(logs, sources.onDidChange);
+  const notice = new LargeLogNotice(logs);
+
+  const showActive = (editor: vscode.TextEditor | undefined) => {
+    // A slice of a large log keeps the Requests view on the whole log it came from.
+    if (!editor || editor.document.uri.scheme === SLICE_SCHEME) return;
+    const session = logs.get(editor.document)?.session;
+    if (session && session.hasHops) requests.setSource(documentLogSource(editor.document.uri, session));
+  };
+  showActive(vscode.window.activeTextEditor);
+  // A log tab opens before VS Code has read the file and handed the text over: use that time.
+  const prepare = (tabs: readonly vscode.Tab[]) => {
+    for (const tab of tabs) if (tab.input instanceof vscode.TabInputText && isLogFileName(tab.input.uri.path)) void sources.prepareFor(tab.input.uri);
+  };
+  prepare(vscode.window.tabGroups.all.flatMap((g) => g.tabs));
+
+  const disposable = vscode.Disposable.from(
+    logs, sources, requests, largeLogs, view, lenses, notice,
+    vscode.languages.registerCodeLensProvider(LOG_SELECTOR, lenses),
+    new FileInfoLinks(LOG_SELECTOR, new FileInfoLinkProvider(logs), sources.onDidChange, logs),
+    vscode.languages.registerHoverProvider(LOG_SELECTOR, new HopHoverProvider(logs)),
+    new HopDecorations(logs),
+    vscode.window.onDidChangeActiveTextEditor(showActive),
+    vscode.window.tabGroups.onDidChangeTabs((e) => prepare([...e.opened, ...e.changed])),
+    logs.onDidChange((uri) => {
+      // A log whose engine is known now: open that engine's checkout (lenses then point into it).
+      const engine = logs.find(uri)?.session.engine;
+      if (engine) void sources.resolver(engine);
+      if (requests.currentSource?.uri.toString() === uri.toString()) requests.refresh();
+      else if (vscode.window.activeTextEditor?.document.uri.toString() === uri.toString()) showActive(vscode.window.activeTextEditor);
+    }),
+  );
+  return { logs, sources, requests, largeLogs, notice, disposable };
+}

@@ -1,0 +1,235 @@
+// The Requests view: one node per request of the current server log (id, first time, hop
+// count, span), its hops in order with process and delta, then the hops it never printed and why.
+import * as vscode from 'vscode';
+import type { RequestGroup, RequestHop, MissingHop } from '../../core/logs/requests';
+import type { RequestTracker } from '../../core/logs/requests';
+import type { Engine } from '../../core/logs/model';
+import { ridMatchesQuery } from '../../core/logs/requestIds';
+import { findHop } from '../../engines/index';
+import { hopLabel } from './hopPresentation';
+import { shortFormat } from '../../engines/shortName';
+import { CommandIds } from '../../commandIds';
+import { clockStamp, printedTimeOfDay } from '../../core/logs/clockStamp';
+import { Disposable } from '../../util/dispose';
+
+/** A log whose requests the view shows: an open document or a large file streamed from disk. */
+export interface RequestLogSource {
+  readonly label: string;
+  readonly uri: vscode.Uri;
+  readonly tracker: RequestTracker;
+  readonly engine: Engine | null;
+  /** True while the log is still being read: the list is not complete yet. */
+  readonly reading?: boolean;
+}
+
+/** The Requests view's source for a log's session (follows it when the session starts over). */
+export function documentLogSource(uri: vscode.Uri, session: { readonly tracker: RequestTracker; readonly engine: Engine | null; readonly syncing: boolean }): RequestLogSource {
+  return {
+    label: uri.path.split('/').pop() ?? uri.path,
+    uri,
+    get tracker() { return session.tracker; },
+    get engine() { return session.engine; },
+    get reading() { return session.syncing; },
+  };
+}
+
+type Brief = NonNullable<ReturnType<RequestTracker['brief']>>;
+
+type Node =
+  | { kind: 'request'; brief: Brief; source: RequestLogSource }
+  | { kind: 'hop'; hop: RequestHop; group: RequestGroup; source: RequestLogSource }
+  | { kind: 'missing'; missing: MissingHop; group: RequestGroup }
+  | { kind: 'engine'; rid: string; timing: EngineTimingLine }
+  | { kind: 'info'; text: string };
+
+/** The engine's own timing of a request (an OpenTelemetry llm_request span), when one arrived. */
+export interface EngineTimingLine { label: string; description: string; tooltip: string }
+export type EngineTimingLookup = (rid: string) => EngineTimingLine | null;
+
+/**
+ * Keep the tree responsive on logs with very many requests: the most recent ones are listed (a
+ * live log's new requests, the one just traced), older ones through the filter. VS Code converts
+ * every row on the extension host's thread: 5,000 rows cost this code alone 23 ms.
+ */
+const MAX_REQUEST_NODES = 1000;
+
+export class RequestsViewProvider extends Disposable implements vscode.TreeDataProvider<Node> {
+  private readonly changed = this._register(new vscode.EventEmitter<Node | undefined>());
+  readonly onDidChangeTreeData = this.changed.event;
+  private source: RequestLogSource | undefined;
+  private filter = '';
+  private view: vscode.TreeView<Node> | undefined;
+  private engineTiming: EngineTimingLookup = () => null;
+
+  /** Joins OpenTelemetry timings to the requests (by the same normalised id). */
+  setEngineTimingLookup(lookup: EngineTimingLookup): void {
+    this.engineTiming = lookup;
+    this.refresh();
+  }
+
+  attach(view: vscode.TreeView<Node>): void {
+    this.view = view;
+    this.updateMessage();
+  }
+
+  setSource(source: RequestLogSource | undefined): void {
+    this.source = source;
+    this.refresh();
+  }
+
+  get currentSource(): RequestLogSource | undefined { return this.source; }
+
+  /** Whether the Requests view is on screen. */
+  get visible(): boolean { return this.view?.visible ?? false; }
+
+  get currentFilter(): string { return this.filter; }
+
+  setFilter(filter: string): void {
+    this.filter = filter.trim();
+    void vscode.commands.executeCommand('setContext', 'hoplens.requestFilterActive', this.filter.length > 0);
+    this.refresh();
+  }
+
+  refresh(): void {
+    this.changed.fire(undefined);
+    this.updateMessage();
+  }
+
+  private refreshTimer: NodeJS.Timeout | undefined;
+  /** Coalesces bursts of updates (spans arrive in batches) into one refresh. */
+  refreshSoon(): void {
+    if (this.refreshTimer) return;
+    this.refreshTimer = setTimeout(() => { this.refreshTimer = undefined; this.refresh(); }, 500);
+  }
+
+  override dispose(): void {
+    clearTimeout(this.refreshTimer);
+    super.dispose();
+  }
+
+  /** What the view lists now: its log, and the request ids of its rows. */
+  listed(): { uri: vscode.Uri; label: string; rids: string[]; total: number; filter: string } | undefined {
+    const s = this.source;
+    return s && { uri: s.uri, label: s.label, ...this.listedRids(s), filter: this.filter };
+  }
+
+  /** The request ids listed at the top level, in log order: the most recent that pass the filter. */
+  private listedRids(s: RequestLogSource): { rids: string[]; total: number } {
+    const all: string[] = [];
+    // The filter is part of an id, as its input box says (`myrun` finds chatcmpl-myrun-0001), or an id
+    // in any form the server printed it (`chatcmpl-myrun-0001-9e1f0c2d` finds chatcmpl-myrun-0001).
+    for (const rid of s.tracker.rids()) if (!this.filter || rid.includes(this.filter) || ridMatchesQuery(rid, this.filter)) all.push(rid);
+    return { rids: all.length > MAX_REQUEST_NODES ? all.slice(-MAX_REQUEST_NODES) : all, total: all.length };
+  }
+
+  /** Shows and selects a request by id (after a traced request); an older one not listed is filtered to first. */
+  async reveal(rid: string): Promise<boolean> {
+    const brief = this.source?.tracker.brief(rid);
+    if (!brief || !this.view || !this.source) return false;
+    if (!this.listedRids(this.source).rids.includes(rid)) this.setFilter(rid);
+    await this.view.reveal({ kind: 'request', brief, source: this.source }, { select: true, focus: false, expand: true });
+    return true;
+  }
+
+  private updateMessage(): void {
+    if (!this.view) return;
+    const s = this.source;
+    if (!s) { this.view.message = undefined; this.view.description = undefined; return; }
+    const n = s.tracker.requestCount;
+    // The count says whether the list is complete: a big log is listed while it is read.
+    const count = `${n.toLocaleString('en-US')} request${n === 1 ? '' : 's'}`;
+    this.view.description = `${s.label} · ${s.reading ? `${count} so far, reading…` : count}`;
+    this.view.message = n === 0
+      ? `No requests found in ${s.label}${s.engine ? '' : ' (not a vLLM or SGLang log)'}.`
+      : this.filter ? `Filter: ${this.filter}` : undefined;
+  }
+
+  getParent(node: Node): Node | undefined {
+    const parentOf = (group: RequestGroup, source: RequestLogSource | undefined): Node | undefined => {
+      const brief = source?.tracker.brief(group.rid);
+      return brief && source ? { kind: 'request', brief, source } : undefined;
+    };
+    if (node.kind === 'hop') return parentOf(node.group, node.source);
+    if (node.kind === 'missing') return parentOf(node.group, this.source);
+    return undefined;
+  }
+
+  getChildren(node?: Node): Node[] {
+    const s = this.source;
+    if (!s) return [];
+    if (!node) {
+      const { rids, total } = this.listedRids(s);
+      // Rows use the cheap summary; the full group (deltas, missing hops) is built on expand.
+      const out: Node[] = [];
+      if (rids.length < total) {
+        out.push({ kind: 'info', text: `Showing the last ${rids.length.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} requests; filter by id to find others.` });
+      }
+      for (const rid of rids) {
+        const brief = s.tracker.brief(rid);
+        if (brief) out.push({ kind: 'request', brief, source: s });
+      }
+      return out;
+    }
+    if (node.kind === 'request') {
+      const group = node.source.tracker.get(node.brief.rid);
+      if (!group) return [];
+      const timing = this.engineTiming(group.rid);
+      return [
+        ...(timing ? [{ kind: 'engine', rid: group.rid, timing } as Node] : []),
+        ...group.hops.map((hop): Node => ({ kind: 'hop', hop, group, source: node.source })),
+        ...group.missing.map((missing): Node => ({ kind: 'missing', missing, group })),
+      ];
+    }
+    return [];
+  }
+
+  getTreeItem(node: Node): vscode.TreeItem {
+    switch (node.kind) {
+      case 'request': {
+        const g = node.brief;
+        const item = new vscode.TreeItem(g.rid, vscode.TreeItemCollapsibleState.Collapsed);
+        item.id = `req:${g.rid}`;
+        // Server time as the log printed it (no zone: the log gave none).
+        const res = g.firstResolution ?? 's';
+        const when = g.firstTime !== null ? printedTimeOfDay(g.firstTime, res) : `line ${g.firstLine}`;
+        item.description = `${when} · ${g.hops.length} hop${g.hops.length === 1 ? '' : 's'}${g.span ? ` · ${g.span.text}` : ''}`;
+        const first = g.firstTime !== null ? `\nfirst stamp ${clockStamp(g.firstTime, res, false)} (server time, as the log printed it)` : '';
+        item.tooltip = `${g.rid}\nfirst line ${g.firstLine}${first}\nhops: ${g.hops.join(' → ')}`;
+        item.iconPath = new vscode.ThemeIcon('pulse');
+        item.contextValue = 'hoplens.request';
+        item.command = { command: CommandIds.revealLogLine, title: 'Reveal', arguments: [node.source.uri, g.firstLine] };
+        return item;
+      }
+      case 'hop': {
+        const def = node.group.engine ? findHop(node.group.engine, node.hop.hop) : undefined;
+        const short = def ? shortFormat(def.format) : '';
+        const label = def ? (short ? `${hopLabel(def)} · ${short}` : hopLabel(def)) : node.hop.hop;
+        const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.None);
+        item.id = `hop:${node.group.rid}:${node.hop.line}`;
+        item.description = `${node.hop.process ?? node.hop.role ?? ''} · ${node.hop.sincePrevious ? `+${node.hop.sincePrevious.text}` : 'first'} · line ${node.hop.line}`;
+        item.tooltip = `${def?.meaning ?? ''}\nsince the request's first line: ${node.hop.sinceFirst?.text ?? '—'}`;
+        item.iconPath = new vscode.ThemeIcon('debug-stackframe-dot');
+        item.command = { command: CommandIds.revealLogLine, title: 'Reveal', arguments: [node.source.uri, node.hop.line] };
+        return item;
+      }
+      case 'missing': {
+        const def = node.group.engine ? findHop(node.group.engine, node.missing.hop) : undefined;
+        const item = new vscode.TreeItem(`${def ? hopLabel(def) : node.missing.hop} not printed`, vscode.TreeItemCollapsibleState.None);
+        item.description = node.missing.reason;
+        item.tooltip = `${node.missing.reason}${node.missing.seenInOtherRequests ? '\nOther requests in this log printed it, so its gate is on: this request took another path.' : ''}`;
+        item.iconPath = new vscode.ThemeIcon('circle-slash');
+        return item;
+      }
+      case 'engine': {
+        const item = new vscode.TreeItem(node.timing.label, vscode.TreeItemCollapsibleState.None);
+        item.description = node.timing.description;
+        item.tooltip = node.timing.tooltip;
+        item.iconPath = new vscode.ThemeIcon('radio-tower');
+        item.command = { command: CommandIds.showEngineTiming, title: 'Show Engine Timing', arguments: [node.rid] };
+        return item;
+      }
+      case 'info':
+        return new vscode.TreeItem(node.text, vscode.TreeItemCollapsibleState.None);
+    }
+  }
+}
