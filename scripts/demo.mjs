@@ -40,7 +40,7 @@ writeFileSync(liveLog, '');
 // Like vLLM with --otlp-traces-endpoint: start "HopLens: Start Trace Receiver" to see engine timing.
 // …and with VLLM_TRACE_FUNCTION=1: its engine core's steps are traced under traces/, so a
 // request's timeline shows the calls that ran during it.
-const engine = await startFakeEngineProcess({ engine: 'vllm', logFile: liveLog, schedule: 'first=150,frames=40,every=20,burst=6@20', otlp: 'http://127.0.0.1:4318/v1/traces', traceDir: join(ws.root, 'traces', 'server') });
+const engine = await startFakeEngineProcess({ engine: 'vllm', logFile: liveLog, schedule: 'first=150,frames=40,every=20,burst=6@20', otlp: 'http://127.0.0.1:4318/v1/traces', traceDir: join(ws.root, 'traces', 'server'), traceSourceRoot: ws.vllmCheckout });
 Object.assign(settings, { 'hoplens.server.url': engine.url, 'hoplens.server.engine': 'vllm', 'hoplens.serverLog': liveLog });
 process.stderr.write(`[demo] streaming server (vLLM API) at ${engine.url}, writing ${liveLog}\n`);
 

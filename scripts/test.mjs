@@ -11,6 +11,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ensureFleetTools, FleetToolsUnavailable } from './fleet-tools.mjs';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..');
 const layers = process.argv.slice(2).length ? process.argv.slice(2) : ['unit', 'integration', 'e2e'];
@@ -66,6 +67,22 @@ if (layers.some((l) => l !== 'unit') && !process.env.HOPLENS_CODE_SERVER_DIR) {
   const r = spawnSync(process.execPath, [join(repo, 'scripts', 'ensure-tools.mjs')], { cwd: repo, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
   if (r.status !== 0) finish(r.status || 1);
   process.env.HOPLENS_CODE_SERVER_DIR = r.stdout.trim().split('\n').pop();
+}
+
+if (layers.includes('unit') && !(process.env.HOPLENS_FLEET_JAEGER && process.env.HOPLENS_FLEET_VICTORIALOGS)) {
+  // Real Jaeger and VictoriaLogs for the fleet tests (test/unit/fleet), built once from the Go
+  // module proxy into the tool cache (scripts/fleet-tools.mjs). Without Go the fleet tests skip
+  // with one line; under CI=true that fails the run here, before anything else runs.
+  try {
+    const tools = ensureFleetTools();
+    process.env.HOPLENS_FLEET_JAEGER = tools.jaeger;
+    process.env.HOPLENS_FLEET_VICTORIALOGS = tools.victorialogs;
+  } catch (e) {
+    if (!(e instanceof FleetToolsUnavailable)) throw e;
+    process.stderr.write(`\n=== fleet tools: ${e.message}\n`);
+    if (process.env.CI === 'true') { process.stderr.write('=== FAILED: under CI the fleet tests must run, not skip\n'); finish(1); }
+    process.stderr.write('=== the fleet tests (test/unit/fleet) will skip\n');
+  }
 }
 
 run('build', process.execPath, ['esbuild.mjs']);

@@ -18,8 +18,12 @@ import { ByteOut, vllmFastPath } from '../core/logs/fastVllm';
 import type { FastPathCounters } from '../core/logs/fastVllm';
 import { findHop, getHopTable } from '../engines/index';
 import { StatementTable, statementJson, statementTime } from '../core/logs/statements';
+import { FleetError } from '../core/fleet/http';
+import type { RemoteLogStream } from '../core/fleet/model';
+import { emptyFleetArgs, foundAnything, queryFleet, takeFleetOption, type FleetArgs } from './fleet';
 
 const USAGE = `usage: hoplens annotate LOG|- [--engine auto|vllm|sglang] [--checkout DIR] [--rid ID] [--unmatched] [--summary] [--json]
+       hoplens annotate --logs URL --rid ID [--since T] [--until T] [--selector SEL] [--limit N] [--json]
 
 Label every line of a vLLM or SGLang server log with the hop and the source file:line that
 printed it, group the lines by request, and say which hops are missing and why.
@@ -35,16 +39,23 @@ LOG may be - (standard input: kubectl logs … | hoplens annotate -), a pipe or 
                  object each, most lines first, then the {"kind":"summary"})
   --json         JSON Lines: one {"kind":"line"} object per input line, then one {"kind":"summary"}
   --width N      text columns of the observed line in the table (default 110)
+  --logs URL     one request's lines from a log store instead of a file (victorialogs+http://HOST:9428,
+                 loki+http://HOST:3100, https too), each pod's stream annotated in turn (--json: a
+                 {"kind":"stream"} object before each); with --since/--until (RFC 3339 or 2h; default
+                 the last 24 h), --selector '{namespace="serving"}' (Loki needs one), --limit N lines.
+                 Credentials from the environment only: HOPLENS_VICTORIALOGS_TOKEN / HOPLENS_LOKI_TOKEN,
+                 or HOPLENS_<KIND>_USER + HOPLENS_<KIND>_PASSWORD; HOPLENS_LOKI_ORG_ID
 
 Exit codes: 0 hops found, 1 no hops found, 2 bad input or usage (or the output cannot be written).
 `;
 
 interface Args {
   log: string; engine: Engine | 'auto'; checkout: string | null; rid: string | null; unmatched: boolean; summary: boolean; json: boolean; width: number;
+  fleet: FleetArgs;
 }
 
 function parseArgs(argv: string[], io: CliIO): Args | number {
-  const a: Args = { log: '', engine: 'auto', checkout: null, rid: null, unmatched: false, summary: false, json: false, width: 110 };
+  const a: Args = { log: '', engine: 'auto', checkout: null, rid: null, unmatched: false, summary: false, json: false, width: 110, fleet: emptyFleetArgs() };
   const positional: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -67,16 +78,33 @@ function parseArgs(argv: string[], io: CliIO): Args | number {
         if (!Number.isInteger(v) || v < 10) { io.err('hoplens annotate: --width needs a number >= 10\n'); return 2; }
         a.width = v; break;
       }
+      case '--logs': case '--since': case '--until': case '--selector': case '--limit': {
+        const v = value();
+        if (!v) { io.err(`hoplens annotate: ${flag} needs a value\n`); return 2; }
+        try {
+          const r = takeFleetOption(a.fleet, flag, () => v);
+          if (r.file !== undefined) positional.push(r.file);
+        } catch (e) {
+          if (e instanceof FleetError) { io.err(`hoplens annotate: ${forTerminal(e.message)}\n`); return 2; }
+          throw e;
+        }
+        break;
+      }
       default:
         if (arg.startsWith('-') && arg !== '-') { io.err(`hoplens annotate: unknown option '${arg}'\n\n${USAGE}`); return 2; }
         positional.push(arg);
     }
   }
+  if (a.summary && a.unmatched) { io.err('hoplens annotate: --summary counts every line; it does not go with --unmatched\n'); return 2; }
+  if (a.fleet.logs.length) {
+    if (positional.length) { io.err('hoplens annotate: a log file or a store (--logs URL), not both\n'); return 2; }
+    if (!a.rid) { io.err('hoplens annotate: --logs URL needs --rid ID: a store is asked for one request\'s lines, never read whole\n'); return 2; }
+    return a;
+  }
   if (positional.length !== 1) {
     io.err(positional.length === 0 ? `hoplens annotate: which log? Give the path of the server's log file.\n\n${USAGE}` : `hoplens annotate: one log at a time (got ${positional.length})\n`);
     return 2;
   }
-  if (a.summary && a.unmatched) { io.err('hoplens annotate: --summary counts every line; it does not go with --unmatched\n'); return 2; }
   a.log = positional[0];
   return a;
 }
@@ -177,6 +205,7 @@ function padStart(s: string, n: number): string { return s.length >= n ? s : ' '
 export async function runAnnotate(argv: string[], io: CliIO): Promise<number> {
   const args = parseArgs(argv, io);
   if (typeof args === 'number') return args;
+  if (args.fleet.logs.length) return annotateStores(args, io);
   let input: LogInput;
   try {
     input = await openLogInput(args.log);
@@ -367,4 +396,46 @@ async function annotateInput(args: Args, input: LogInput, io: CliIO): Promise<nu
   }
   io.out(lines.join('\n') + '\n');
   return 0;
+}
+
+/** A store's stream as the byte input annotate reads (its lines in order, one per line). */
+function streamInput(name: string, stream: RemoteLogStream, referenceTime: number): LogInput {
+  const bytes = Buffer.from(stream.entries.map((e) => `${e.text.replace(/\r?\n/g, ' ')}\n`).join(''), 'utf8');
+  return {
+    name, referenceTime, head: bytes.subarray(0, 64 * 1024), compression: null,
+    chunks: async function* () { for (let i = 0; i < bytes.length; i += 1024 * 1024) yield bytes.subarray(i, i + 1024 * 1024); },
+    close: () => undefined,
+  };
+}
+
+/** `annotate --logs URL --rid ID`: the request's lines from each store, each pod's stream annotated as a log. */
+async function annotateStores(args: Args, io: CliIO): Promise<number> {
+  let fleet;
+  try {
+    fleet = await queryFleet(args.fleet, args.rid!, process.env);
+  } catch (e) {
+    if (e instanceof FleetError) { io.err(`hoplens annotate: ${forTerminal(e.message)}\n`); return 2; }
+    throw e;
+  }
+  const found = foundAnything(fleet.result);
+  for (const p of fleet.result.problems) io.err(`hoplens annotate: ${found ? 'warning: ' : ''}${forTerminal(p.message)}\n`);
+  if (fleet.result.truncated) io.err('hoplens annotate: warning: a store had more lines than --limit; the oldest were not fetched\n');
+  if (!found) {
+    if (args.json) io.out(`${JSON.stringify({ kind: 'summary', request: args.rid, streams: 0, asked: fleet.result.asked, problems: fleet.result.problems.map((p) => p.message) })}\n`);
+    else {
+      io.out(`No line of request ${forTerminal(args.rid!)} in the store(s).\n`);
+      for (const q of fleet.result.asked) io.out(`asked ${forTerminal(q)}\n`);
+    }
+    return 1;
+  }
+  let best = 1;
+  for (const name of fleet.names) {
+    const { endpoint, stream } = fleet.streams.get(name)!;
+    if (args.json) io.out(`${JSON.stringify({ kind: 'stream', name, store: `${endpoint.kind}+${endpoint.baseUrl}`, labels: stream.labels, lines: stream.entries.length })}\n`);
+    else io.out(`\n== ${forTerminal(name)} (${forTerminal(Object.entries(stream.labels).map(([k, v]) => `${k}=${v}`).join(', '))}; ${endpoint.kind} at ${forTerminal(endpoint.baseUrl)}) ==\n`);
+    const code = await annotateInput(args, streamInput(name, stream, fleet.window.endMs), io);
+    if (code === 2) return 2;
+    best = Math.min(best, code);
+  }
+  return best;
 }

@@ -1,7 +1,7 @@
 // `hoplens send`: one streaming request timed from the socket (the lab's --mode send).
 // Exit codes: 0 a complete stream, 1 the server or network failed, 2 bad input.
 import { stat } from 'node:fs/promises';
-import { aggregateRuns, countLinesUpTo, DEFAULTS, findRequestLogLines, runsReport, sendRepeated, textReport, toJson, type RequestLogLine, type TraceOptions } from '../core/request';
+import { aggregateRuns, countLinesUpTo, DEFAULTS, findRequestLogLines, runsReport, secondStampRangeText, sendRepeated, textReport, toJson, type RequestLogLine, type TraceOptions } from '../core/request';
 import { MAX_TIMER_MS, validateOptions } from '../core/request/build';
 import { forTerminal } from '../core/text/terminal';
 import { warmUpRequestPath } from '../core/request/warmUp';
@@ -168,10 +168,10 @@ async function waitForLogLines(path: string, record: Parameters<typeof findReque
 
 function serverLinesReport(path: string, lines: RequestLogLine[]): string {
   if (!lines.length) return `\nNo line of ${forTerminal(path)} mentions this request (is request logging on? vLLM: --enable-log-requests; SGLang: --log-requests).\n`;
-  const out = [`\nServer log ${forTerminal(path)}: ${lines.length} line(s) for this request (server clock; 's' = whole seconds, ±1 s)`];
+  const out = [`\nServer log ${forTerminal(path)}: ${lines.length} line(s) for this request (server clock, from the request's start; a whole-second stamp is the second-long range it allows)`];
   for (const l of lines) {
-    const t = l.sinceRequestStartMs === null ? ''.padStart(9)
-      : l.resolution === 'ms' ? `${(l.sinceRequestStartMs / 1000).toFixed(3)}s`.padStart(9) : `≈${(l.sinceRequestStartMs / 1000).toFixed(0)}s`.padStart(9);
+    const t = l.sinceRequestStartMs === null ? ''.padStart(15)
+      : l.resolution === 'ms' ? `${(l.sinceRequestStartMs / 1000).toFixed(3)} s`.padStart(15) : secondStampRangeText(l.sinceRequestStartMs).padStart(15);
     out.push(`${String(l.line).padStart(7)}  ${t}  ${forTerminal(l.text.length > 160 ? l.text.slice(0, 159) + '…' : l.text)}`);
   }
   return out.join('\n') + '\n';

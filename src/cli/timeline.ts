@@ -14,8 +14,12 @@ import { clientFromSendJson, type ClientRequest } from '../core/timeline/clientR
 import { requestKey, queryKeys } from '../core/timeline/requestKey';
 import { forTerminal } from '../core/text/terminal';
 import { batchedOut, outputFailureMessage, type CliIO } from './io';
+import { SpanStore } from '../core/otlp/engineTiming';
+import { FleetError } from '../core/fleet/http';
+import { emptyFleetArgs, FLEET_HELP, hasStores, queryFleet, takeFleetOption, type FleetArgs, type FleetLogs } from './fleet';
 
-const HELP = `usage: hoplens timeline --rid ID LOG... [--otlp FILE]... [--trace-dir DIR]... [--client SEND.json]
+const HELP = `usage: hoplens timeline --rid ID [LOG...] [--logs URL]... [--traces URL]... [--since T] [--until T] [--selector SEL]
+                        [--otlp FILE]... [--trace-dir DIR]... [--client SEND.json]
                         [--offset FILE=MS]... [--perfetto OUT.json] [--markdown OUT.md] [--include-prompts]
                         [--engine auto|vllm|sglang] [--max-calls N] [--calls] [--json]
 
@@ -40,7 +44,7 @@ and printed with its bounds.
   --include-prompts keep prompts and outputs in log texts (redacted by default)
   --max-calls N     calls drawn per traced thread, outer levels first (default 5000)
   --calls           list the calls in the readable output too
-  --json            JSON Lines: one "clock" object per clock, one "lane" object per lane followed
+${FLEET_HELP}  --json            JSON Lines: one "clock" object per clock, one "lane" object per lane followed
                     by its "item" objects, then one "summary" object
 
 A vLLM line is stamped to the second: its time is the second it names (a band), not a point.
@@ -62,10 +66,12 @@ interface Args {
   maxCalls: number;
   calls: boolean;
   json: boolean;
+  fleet: FleetArgs;
 }
 
 function parseArgs(argv: string[]): Args | string {
-  const a: Args = { rid: '', logs: [], otlp: [], traceDirs: [], client: null, offsets: new Map(), perfetto: null, markdown: null, includePrompts: false, engine: 'auto', maxCalls: 5000, calls: false, json: false };
+  const a: Args = { rid: '', logs: [], otlp: [], traceDirs: [], client: null, offsets: new Map(), perfetto: null, markdown: null, includePrompts: false, engine: 'auto', maxCalls: 5000, calls: false, json: false,
+    fleet: emptyFleetArgs() };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const eq = arg.indexOf('=');
@@ -100,14 +106,18 @@ function parseArgs(argv: string[]): Args | string {
           if (at <= 0 || v.slice(at + 1).trim() === '' || !Number.isFinite(ms) || Math.abs(ms) > 1e12) return `--offset wants FILE=MS (milliseconds, may be negative), got '${v}'`;
           a.offsets.set(v.slice(0, at), ms); break;
         }
-        default:
+        default: {
+          const fleet = takeFleetOption(a.fleet, name, () => need('a value'));
+          if (fleet.file !== undefined) a.logs.push(fleet.file);
+          if (fleet.taken) break;
           if (arg.startsWith('-') && arg !== '-') return `unknown option '${arg}'`;
           a.logs.push(arg);
+        }
       }
     } catch (e) { return (e as Error).message; }
   }
   if (!a.rid) return 'which request? give --rid ID (chatcmpl-…, cmpl-…, an SGLang rid, or the id you sent)';
-  if (a.logs.length === 0) return 'which logs? give the server logs of the request (an API server, engine cores, prefill/decode instances, a router)';
+  if (a.logs.length === 0 && !hasStores(a.fleet)) return 'which logs? give the server logs of the request (an API server, engine cores, prefill/decode instances, a router)';
   if (a.logs.includes('-')) return 'the timeline reads each log by its path; standard input (-) is not one';
   return a;
 }
@@ -178,11 +188,23 @@ export async function runTimeline(argv: string[], io: CliIO): Promise<number> {
     if (typeof c === 'string') { io.err(`hoplens timeline: --client ${forTerminal(a.client)}: ${forTerminal(c)}\n`); return 2; }
     client = c;
   }
+  let fleet: FleetLogs | null = null;
+  if (hasStores(a.fleet)) {
+    try {
+      fleet = await queryFleet(a.fleet, a.rid, process.env);
+    } catch (e) {
+      if (e instanceof FleetError) { io.err(`hoplens timeline: ${forTerminal(e.message)}\n`); return 2; }
+      throw e;
+    }
+  }
+  const allLogs = [...a.logs, ...(fleet?.names ?? [])];
+  let spans: SpanStore | null = null;
+  if (fleet && fleet.result.spans.length) { spans = new SpanStore(); spans.add(fleet.result.spans); }
   let loaded;
   try {
     loaded = await loadTimeline({
-      query: a.rid, logs: a.logs, otlpFiles: a.otlp, traceDirs: a.traceDirs, client, userOffsets: a.offsets,
-      engine: a.engine, includeText: a.includePrompts, maxCalls: a.maxCalls,
+      query: a.rid, logs: allLogs, otlpFiles: a.otlp, traceDirs: a.traceDirs, client, userOffsets: a.offsets,
+      engine: a.engine, includeText: a.includePrompts, maxCalls: a.maxCalls, spans, sources: fleet?.sources,
     });
   } catch (e) {
     if (e instanceof LogInputError || e instanceof TimelineInputError) { io.err(`hoplens timeline: ${forTerminal(e.message)}\n`); return 2; }
@@ -197,7 +219,11 @@ export async function runTimeline(argv: string[], io: CliIO): Promise<number> {
   const labelOf = (c: string): string => labels.get(c) ?? c;
   const out = batchedOut(io);
   const linesRead = loaded.linesRead.reduce((x, y) => x + y, 0);
-  const message = found ? null : `no line, router line or span of request ${a.rid} in ${a.logs.length} log(s) (${linesRead} lines read)${a.otlp.length ? ' or the OTLP spans' : ''}`;
+  const message = found ? null : `no line, router line or span of request ${a.rid} in ${allLogs.length} log(s) (${linesRead} lines read)${a.otlp.length ? ' or the OTLP spans' : ''}`
+    + (fleet ? `; asked: ${fleet.result.asked.join(' · ')}` : '');
+  // A store that could not answer: a warning when something else had the request, the reason for exit 1 when nothing did.
+  for (const p of fleet?.result.problems ?? []) io.err(`hoplens timeline: ${found ? 'warning: ' : ''}${forTerminal(p.message)}\n`);
+  if (fleet?.result.truncated) io.err('hoplens timeline: warning: a log store had more lines than --limit; the oldest were not fetched\n');
 
   if (a.json) {
     for (const c of clockJson(t, labelOf)) out.line(JSON.stringify(c));
@@ -211,7 +237,12 @@ export async function runTimeline(argv: string[], io: CliIO): Promise<number> {
     }
     out.line(JSON.stringify({
       kind: 'summary', request: t.key, query: a.rid, ids: t.ids, origin: new Date(t.origin).toISOString(), reference: t.reference, window: t.window,
-      logs: a.logs.map((p, i) => ({ path: p, lines: loaded.linesRead[i] })), spans: loaded.spans, traceFiles: loaded.traceFiles,
+      logs: allLogs.map((p, i) => {
+        const remote = fleet?.streams.get(p);
+        return { path: p, lines: loaded.linesRead[i], ...(remote ? { store: `${remote.endpoint.kind}+${remote.endpoint.baseUrl}`, labels: remote.stream.labels } : {}) };
+      }),
+      spans: loaded.spans, traceFiles: loaded.traceFiles,
+      ...(fleet ? { stores: fleet.result.asked, problems: fleet.result.problems.map((p) => p.message), traceIds: fleet.result.traceIds } : {}),
       lanes: t.lanes.length, items: t.lanes.reduce((n, l) => n + l.items.length, 0),
       perfetto: a.perfetto, markdown: a.markdown, includesText: t.includesText, warnings: t.warnings, message,
     }));
@@ -220,13 +251,14 @@ export async function runTimeline(argv: string[], io: CliIO): Promise<number> {
   }
 
   if (!found) {
-    out.line(`No line of request ${forTerminal(a.rid)} in ${a.logs.map(forTerminal).join(', ')} (${linesRead} lines read)${a.otlp.length ? ', nor a span' : ''}.`);
+    out.line(`No line of request ${forTerminal(a.rid)} in ${allLogs.map(forTerminal).join(', ') || 'the stores'} (${linesRead} lines read)${a.otlp.length || fleet?.result.spans.length === 0 ? ', nor a span' : ''}.`);
+    for (const q of fleet?.result.asked ?? []) out.line(`asked ${forTerminal(q)}`);
     for (const w of t.warnings) out.line(`note: ${forTerminal(w)}`);
     out.flush();
     return outputsOk ? 1 : 2;
   }
   const ref = labelOf(t.reference);
-  out.line(`Request ${forTerminal(t.key)} across ${a.logs.length} log(s)${t.ids.length ? ` · seen as ${t.ids.slice(0, 6).map(forTerminal).join(', ')}` : ''}`);
+  out.line(`Request ${forTerminal(t.key)} across ${allLogs.length} log(s)${t.ids.length ? ` · seen as ${t.ids.slice(0, 6).map(forTerminal).join(', ')}` : ''}`);
   out.line('');
   out.line(`Clocks (offset: how far a clock runs ahead of ${forTerminal(ref)}; its stamps are moved back by it)`);
   const w = Math.max(12, ...t.clocks.map((c) => c.label.length));

@@ -11,12 +11,13 @@ export interface FakeEngineProcess {
   stop(): void;
 }
 
-export function startFakeEngineProcess(opts: { engine: 'vllm' | 'sglang'; logFile: string; schedule?: string; otlp?: string; traceDir?: string }): Promise<FakeEngineProcess> {
+export function startFakeEngineProcess(opts: { engine: 'vllm' | 'sglang'; logFile: string; schedule?: string; otlp?: string; traceDir?: string; traceSourceRoot?: string }): Promise<FakeEngineProcess> {
   const main = join(REPO_ROOT, 'out', 'src', 'testing', 'fakeEngine', 'main.js');
   const args = [main, '--engine', opts.engine, '--port', '0', '--log', opts.logFile];
   if (opts.schedule) args.push('--schedule', opts.schedule);
   if (opts.otlp) args.push('--otlp', opts.otlp);
   if (opts.traceDir) args.push('--trace-dir', opts.traceDir);
+  if (opts.traceSourceRoot) args.push('--trace-source-root', opts.traceSourceRoot);
   const child: ChildProcess = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   const stop = () => { if (child.exitCode === null) child.kill('SIGKILL'); };
   process.on('exit', stop);

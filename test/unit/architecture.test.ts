@@ -46,6 +46,7 @@ const CORE_LAYERS: Record<string, number> = {
   source: 2, request: 2, otlp: 2,
   session: 3,
   timeline: 4,
+  fleet: 5,
 };
 
 const IMPORT_FROM = /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+['"](\.[^'"]+)['"]/g;
@@ -90,4 +91,66 @@ test('the import scan sees the forms the sources use, and a module placed above 
   assert.equal(moduleOf(join(repo, 'src', 'core', 'logs', 'x.ts')), 'logs');
   assert.equal(moduleOf(join(repo, 'src', 'core', 'bytes.ts')), 'bytes.ts');
   assert.ok(CORE_LAYERS.source > CORE_LAYERS.logs && CORE_LAYERS.session > CORE_LAYERS.source, 'sources read records; a session reads both');
+});
+
+// ---- the features (src/features/<name>/) -------------------------------------------------------
+
+const FEATURES = join(repo, 'src', 'features');
+/** The module features may share (contracts between features, the webview page, the open logs' types). */
+const SHARED = 'shared';
+
+/** The files under src/features a source file imports (resolved, relative to src/features), with its own path. */
+function featureImports(file: string): { file: string; target: string }[] {
+  const out: { file: string; target: string }[] = [];
+  for (const m of readFileSync(file, 'utf8').matchAll(IMPORT_FROM)) {
+    const target = relative(FEATURES, join(file, '..', m[1])).split(/[\\/]/).join('/');
+    if (!target.startsWith('..')) out.push({ file: relative(repo, file), target });
+  }
+  return out;
+}
+
+/** The feature folder a path relative to src/features names. */
+const featureOfPath = (rel: string): string => rel.split('/')[0];
+
+test('no layer below the features imports one: core, engines, cli, workers, testing, util', () => {
+  const offenders: string[] = [];
+  for (const folder of ['src/core', 'src/engines', 'src/cli', 'src/workers', 'src/testing', 'src/util']) {
+    assert.ok(existsSync(join(repo, folder)), `${folder} is missing: update this test with the layer's new place`);
+    for (const f of tsFiles(join(repo, folder))) for (const e of featureImports(f)) offenders.push(`${e.file} → features/${e.target}`);
+  }
+  assert.deepEqual(offenders, [], `these import a feature:\n${offenders.join('\n')}`);
+});
+
+test('a feature imports another only through src/features/shared, and shared imports no feature', () => {
+  const folders = readdirSync(FEATURES).filter((n) => statSync(join(FEATURES, n)).isDirectory());
+  for (const f of ['logs', 'send', 'callTraces', 'traces', 'timeline', SHARED]) assert.ok(folders.includes(f), `src/features/${f} is missing`);
+  const crossing: string[] = [];
+  for (const folder of folders) {
+    for (const file of tsFiles(join(FEATURES, folder))) {
+      for (const e of featureImports(file)) {
+        const to = featureOfPath(e.target);
+        if (to !== folder && to !== SHARED) crossing.push(`${e.file} → features/${e.target}`);
+      }
+    }
+  }
+  assert.deepEqual(crossing, [], `features importing each other (put the interface in src/features/shared/contracts.ts):\n${crossing.join('\n')}`);
+});
+
+test('every feature has a register(context, services), and extension.ts reaches a feature only through it', () => {
+  for (const folder of readdirSync(FEATURES).filter((n) => n !== SHARED && statSync(join(FEATURES, n)).isDirectory())) {
+    const index = join(FEATURES, folder, 'index.ts');
+    assert.ok(existsSync(index), `src/features/${folder} has no index.ts`);
+    assert.match(readFileSync(index, 'utf8'), /export function register\(context: vscode\.ExtensionContext, services: FeatureServices\)/, `src/features/${folder}/index.ts exports no register()`);
+  }
+  const extension = join(repo, 'src', 'extension.ts');
+  const deep = featureImports(extension).filter((e) => !/^[^/]+\/index$/.test(e.target) && e.target !== `${SHARED}/contracts`).map((e) => e.target);
+  assert.deepEqual(deep, [], `extension.ts imports inside a feature: ${deep.join(', ')}`);
+});
+
+test('the feature rule sees a crossing import: features/send importing features/logs is one', () => {
+  const send = join(FEATURES, 'send', 'x.ts');
+  const target = relative(FEATURES, join(send, '..', '../logs/logDocuments')).split(/[\\/]/).join('/');
+  assert.equal(featureOfPath(target), 'logs');
+  const src = `import { a } from '../logs/logDocuments';\nimport type { B } from '../shared/contracts';\n`;
+  assert.deepEqual([...src.matchAll(IMPORT_FROM)].map((m) => m[1]), ['../logs/logDocuments', '../shared/contracts']);
 });

@@ -4,7 +4,6 @@
 // log" in one pass, the work a user otherwise asks of lnav's `GROUP BY src_file, src_line`.
 // Both the byte fast path (fastVllm.ts) and records from parseLine count into one table.
 import type { LogRecord, TimeResolution } from './model';
-import type { SourceLocation } from '../source/types';
 import { formatTime } from './jsonText';
 
 /** Where a statement's source is, as `--summary --json` prints it. */
@@ -64,7 +63,7 @@ export class StatementTable {
   }
 
   /** A record from parseLine, with the source the run gave it. */
-  addRecord(rec: LogRecord, source: SourceLocation | null): void {
+  addRecord(rec: LogRecord, source: StatementSource | null): void {
     const st = this.open(rec.fileinfo, rec.lineno, rec.hop, rec.level, source, rec.line, rec.message);
     // A line resolved elsewhere, or not verified, leaves the statement's source unverified.
     if (st.count > 0 && st.source !== null && st.source.verified

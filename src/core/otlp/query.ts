@@ -100,13 +100,13 @@ export async function queryRequestSpans(opts: TraceQueryOptions): Promise<TraceQ
 
 // ---- Jaeger (query service HTTP API, /api/traces) ----
 
-interface JaegerKV { key: string; type?: string; value: unknown }
-interface JaegerSpan {
+export interface JaegerKV { key: string; type?: string; value: unknown }
+export interface JaegerSpan {
   traceID: string; spanID: string; operationName: string; startTime: number; duration: number;
   references?: Array<{ refType: string; traceID: string; spanID: string }>;
   tags?: JaegerKV[]; logs?: Array<{ timestamp: number; fields?: JaegerKV[] }>; processID?: string;
 }
-interface JaegerTrace { traceID: string; spans?: JaegerSpan[]; processes?: Record<string, { serviceName?: string; tags?: JaegerKV[] }> }
+export interface JaegerTrace { traceID: string; spans?: JaegerSpan[]; processes?: Record<string, { serviceName?: string; tags?: JaegerKV[] }> }
 
 /** Jaeger searches one service at a time; this many are asked at once. */
 const JAEGER_PARALLEL_SERVICES = 4;
@@ -182,7 +182,7 @@ function jaegerValue(kv: JaegerKV): AttrValue {
 
 const NANOS_PER_US = 1000n;
 
-function jaegerSpanToOtlp(s: JaegerSpan, processes: Record<string, { serviceName?: string; tags?: JaegerKV[] }>): OtlpSpan {
+export function jaegerSpanToOtlp(s: JaegerSpan, processes: Record<string, { serviceName?: string; tags?: JaegerKV[] }>): OtlpSpan {
   const attributes: Record<string, AttrValue> = {};
   let kind = 'UNSPECIFIED';
   let scope = '';

@@ -8,6 +8,6 @@ export { serverIdsFor, newRequestId, type ServerIds } from './serverIds';
 export { FrameClassifier, countChars } from './classify';
 export { StreamRecorder } from './recorder';
 export { NodeHttpTransport, type HttpTransport, type ResponseSink, type HttpRequestInit, type HttpExchange } from './transport';
-export { findRequestLogLines, parseServerTime, countLinesUpTo, serverLogFile, ServerLogReader, type RequestLogLine, type ServerLogAnswer } from './logLink';
+export { findRequestLogLines, parseServerTime, secondStampRangeText, countLinesUpTo, serverLogFile, ServerLogReader, type RequestLogLine, type ServerLogAnswer } from './logLink';
 export { TracedRequestWorker, type OffThreadJob, type OffThreadDeps, type OffThreadMessage } from './offThread';
 export { warmUpRequestPath } from './warmUp';

@@ -161,3 +161,16 @@ export class ServerLogReader {
     return { lines: null, note: '' };
   }
 }
+
+/**
+ * A whole-second stamp names a second, not a moment: the line was printed somewhere in
+ * [stamp, stamp + 1 s). Relative to the request's start that is a range, shown to a tenth of
+ * a second and rounded outwards, e.g. "−0.6 … +0.4 s"; a point ("≈−337 ms") would claim a
+ * precision the stamp does not have, and read as if the line came before the request.
+ */
+export function secondStampRangeText(sinceRequestStartMs: number): string {
+  const from = Math.floor(sinceRequestStartMs / 100) / 10;
+  const to = Math.ceil((sinceRequestStartMs + 1000) / 100) / 10;
+  const signed = (s: number) => `${s < 0 ? '−' : '+'}${Math.abs(s).toFixed(1)}`;
+  return `${signed(from)} … ${signed(to)} s`;
+}

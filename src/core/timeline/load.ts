@@ -4,6 +4,7 @@
 import { basename } from 'node:path';
 import { stat } from 'node:fs/promises';
 import type { Engine } from '../logs/model';
+import type { LogSource } from '../logs/logSource';
 import { SpanStore } from '../otlp/engineTiming';
 import { NotOtlpError, readCollectorFile } from '../otlp/collectorFile';
 import { discoverTraceFiles } from '../calltrace/discovery';
@@ -35,6 +36,8 @@ export interface LoadTimelineOptions {
   signal?: AbortSignal;
   /** A log open in the editor, by path: its session is read instead of the file (requestLogs.ts). */
   openLog?: (path: string) => OpenLogSession | undefined | Promise<OpenLogSession | undefined>;
+  /** Logs in `logs` that are not files (a store's streams, one per pod), read through their source. */
+  sources?: ReadonlyMap<string, LogSource>;
 }
 
 export interface LoadedTimeline {
@@ -61,7 +64,7 @@ export async function loadTimeline(o: LoadTimelineOptions): Promise<LoadedTimeli
   for (const [k, v] of o.userOffsets ?? []) userOffsets.set(clockForOffset(k, o.logs), v);
   const warnings: string[] = [];
 
-  const logs = await readRequestLogs(o.logs, o.query, { engine: o.engine, signal: o.signal, openLog: o.openLog });
+  const logs = await readRequestLogs(o.logs, o.query, { engine: o.engine, signal: o.signal, openLog: o.openLog, sources: o.sources });
 
   let spans: SpanStore | null = o.otlpFiles?.length ? null : o.spans ?? null;
   if (o.otlpFiles?.length && o.spans) { spans = new SpanStore(); spans.add(o.spans.spans()); }
@@ -92,9 +95,16 @@ export async function loadTimeline(o: LoadTimelineOptions): Promise<LoadedTimeli
     if (files.length === 0) warnings.push(`no VLLM_TRACE_FUNCTION_for_process_*.log files under ${o.traceDirs.join(', ')}`);
     const m = matchTraceFiles(files, logs.logs);
     traceFiles = { matched: m.matched.length, unmatched: m.unmatched.length };
-    if (m.unmatched.length) {
-      const pids = [...new Set(m.unmatched.map((f) => f.pid))].slice(0, 8);
-      warnings.push(`${m.unmatched.length} trace file(s) belong to no process of the logs given (pid ${pids.join(', ')}${m.unmatched.length > pids.length ? ', …' : ''})`);
+    // A run some of whose processes are in the logs, with others missing, is worth a warning;
+    // other runs in the same folder are not, unless no file at all belongs to these logs.
+    const pidList = (fs: readonly { pid: number }[]) => {
+      const pids = [...new Set(fs.map((f) => f.pid))];
+      return `pid ${pids.slice(0, 8).join(', ')}${pids.length > 8 ? ', …' : ''}`;
+    };
+    const missing = m.unmatched.filter((f) => !m.otherRuns.includes(f));
+    if (missing.length) warnings.push(`${missing.length} trace file(s) belong to no process of the logs given (${pidList(missing)})`);
+    if (!m.matched.length && m.otherRuns.length) {
+      warnings.push(`none of the ${m.otherRuns.length} trace file(s) belongs to a process of the logs given (${pidList(m.otherRuns)}): another run?`);
     }
     for (const pid of m.ambiguous) warnings.push(`pid ${pid} is printed by processes in several logs; its trace was matched to the first`);
     if (m.matched.length) {

@@ -16,6 +16,7 @@
 import type { Engine, LogRecord, TimeResolution } from '../logs/model';
 import { LogInputError } from '../logs/scanner';
 import { openLogInput } from '../logs/logInput';
+import type { LogSource } from '../logs/logSource';
 import { processInfo, type ParseState } from '../logs/parseLine';
 import { RequestTracker, type RequestGroup } from '../logs/requests';
 import { vllmFastPath } from '../logs/fastVllm';
@@ -199,6 +200,21 @@ export interface ReadRequestOptions {
    * Undefined: the file is read from disk.
    */
   openLog?: (path: string) => OpenLogSession | undefined | Promise<OpenLogSession | undefined>;
+  /** Logs that are not files (a log store's streams), by the name given in `paths`: read through their LogSource. */
+  sources?: ReadonlyMap<string, LogSource>;
+}
+
+/** A LogSource's feed as the byte input the reader takes: a store's lines become the bytes of those lines. */
+async function inputOfSource(source: LogSource, signal?: AbortSignal): Promise<{ referenceTime: number; chunks(): AsyncIterable<Buffer>; close(): void }> {
+  const feed = await source.open(signal);
+  if (feed.kind === 'bytes') return { referenceTime: feed.referenceTime, chunks: () => feed.chunks(), close: () => feed.close() };
+  const lines = feed;
+  async function* bytes(): AsyncIterable<Buffer> {
+    for await (const batch of lines.batches()) {
+      if (batch.length) yield Buffer.from(`${batch.map((l) => l.text.replace(/\r?\n/g, ' ')).join('\n')}\n`, 'utf8');
+    }
+  }
+  return { referenceTime: feed.referenceTime, chunks: bytes, close: () => feed.close() };
 }
 
 /** Batch lines of a log in file order, one column per field. */
@@ -277,7 +293,8 @@ function noteRouterLine(routerStamps: RequestStamps, rec: LogRecord): { r: Route
 }
 
 async function readOne(path: string, keys: readonly string[], opts: ReadRequestOptions): Promise<{ log: Omit<RequestLogs, 'records' | 'group'>; collected: Map<string, Collected> }> {
-  const input = await openLogInput(path);
+  const source = opts.sources?.get(path);
+  const input = source ? await inputOfSource(source, opts.signal) : await openLogInput(path);
   const matchKey = keyMatcher(keys);
   const collected = new Map<string, Collected>(keys.map((k) => [k, { records: [], mentions: [] }]));
   let tracker = new TimelineTracker(opts.engine && opts.engine !== 'auto' ? opts.engine : null, { keepContext: true });

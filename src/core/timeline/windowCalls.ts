@@ -19,6 +19,11 @@ export interface TraceMatching {
   matched: TraceMatch[];
   /** Trace files whose pid no given log prints (another run, or a process the logs do not show). */
   unmatched: TraceFileInfo[];
+  /**
+   * The unmatched files of trace runs (vllm-instance-… folders) none of whose files matched: a
+   * trace folder keeps every run, so these are other runs rather than processes the logs miss.
+   */
+  otherRuns: TraceFileInfo[];
   /** A pid printed by processes in several logs (two hosts reuse pids): the first log was taken. */
   ambiguous: number[];
 }
@@ -35,7 +40,7 @@ export function matchTraceFiles(files: readonly TraceFileInfo[], logs: readonly 
       byPid.set(p.pid, list);
     }
   }
-  const out: TraceMatching = { matched: [], unmatched: [], ambiguous: [] };
+  const out: TraceMatching = { matched: [], unmatched: [], otherRuns: [], ambiguous: [] };
   for (const file of files) {
     const list = byPid.get(file.pid);
     if (!list) { out.unmatched.push(file); continue; }
@@ -44,6 +49,8 @@ export function matchTraceFiles(files: readonly TraceFileInfo[], logs: readonly 
     if (new Set(list.map((c) => c.logIndex)).size > 1 && !out.ambiguous.includes(file.pid)) out.ambiguous.push(file.pid);
     out.matched.push({ file, logIndex: best.logIndex, process: best.process });
   }
+  const matchedRuns = new Set(out.matched.map((x) => x.file.instanceId));
+  out.otherRuns = out.unmatched.filter((f) => !matchedRuns.has(f.instanceId));
   return out;
 }
 

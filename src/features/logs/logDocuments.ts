@@ -15,42 +15,8 @@ const BIG_LOG_LINES = 5_000;
 /** Work on the extension host thread per turn of the event loop. */
 const SLICE_BUDGET_MS = 25;
 
-/** An open log: its session, and what VS Code decided about the document when it created it. */
-export interface LogDocumentAnnotation {
-  readonly uri: vscode.Uri;
-  readonly session: LogSession;
-  /** Length of the text when VS Code handed the document over. */
-  readonly chars: number;
-  /**
-   * VS Code shows no CodeLens on this document: it was over 20 MiB or 300,000 lines with
-   * `editor.largeFileOptimizations` on when VS Code created it (fixed for the document's life).
-   */
-  readonly noCodeLens: boolean;
-}
-
-/** What providers need of the open logs. */
-export interface LogSessions {
-  /**
-   * The annotation so far (parsing continues in the background), or undefined for non-logs.
-   * Sessions follow their documents' open and change events; this reads, and parses only a log
-   * it has never seen.
-   */
-  get(doc: vscode.TextDocument): LogDocumentAnnotation | undefined;
-  /** The annotation of an open document, if it has one (no parsing starts). */
-  find(uri: vscode.Uri): LogDocumentAnnotation | undefined;
-  /** Fires after a document's session changed (new lines, a start over, forced on). */
-  readonly onDidChange: vscode.Event<vscode.Uri>;
-  /** Fires when an annotated document was closed (its session is gone). */
-  readonly onDidClose: vscode.Event<vscode.Uri>;
-}
-
-/** What commands need of the open logs besides reading them. */
-export interface LogDocuments extends LogSessions {
-  /** Annotate a document even if it does not look like a log. */
-  force(doc: vscode.TextDocument): LogDocumentAnnotation | undefined;
-  /** Resolves when every line of the document's current version is parsed. */
-  settled(doc: vscode.TextDocument): Promise<LogDocumentAnnotation | undefined>;
-}
+export type { LogDocumentAnnotation, LogSessions, LogDocuments } from '../shared/logSessions';
+import type { LogDocumentAnnotation, LogDocuments } from '../shared/logSessions';
 
 /** Names of server logs: `.log`, `.out`, `.err`, with an optional rotation number (`vllm.log.1`). */
 export function isLogFileName(name: string): boolean {

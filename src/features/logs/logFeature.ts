@@ -1,7 +1,7 @@
 // The server-log feature's services and providers: one session per open log, the window's
 // source locator, lens, links, decorations, hover, the Requests view following the active log,
-// and the status bar notice for logs too large for CodeLens. Its commands are registered by
-// activate() (src/extension.ts), like every other command.
+// and the status bar notice for logs too large for CodeLens. Its commands are registered beside
+// it by the feature's register() (index.ts).
 import * as vscode from 'vscode';
 import { statSync } from 'node:fs';
 import { LogDocumentService, isLogFileName } from './logDocuments';
@@ -50,8 +50,10 @@ export function createLogFeature(context: vscode.ExtensionContext, log: Logger, 
 
   const showActive = (editor: vscode.TextEditor | undefined) => {
     // A slice of a large log keeps the Requests view on the whole log it came from.
-    if (!editor || editor.document.uri.scheme === SLICE_SCHEME) return;
+    if (!editor) { sources.showCheckoutNoticeFor(null); return; }
+    if (editor.document.uri.scheme === SLICE_SCHEME) return;
     const session = logs.get(editor.document)?.session;
+    sources.showCheckoutNoticeFor(session?.engine ?? null);
     if (session && session.hasHops) requests.setSource(documentLogSource(editor.document.uri, session));
   };
   showActive(vscode.window.activeTextEditor);
@@ -73,6 +75,7 @@ export function createLogFeature(context: vscode.ExtensionContext, log: Logger, 
       // A log whose engine is known now: open that engine's checkout (lenses then point into it).
       const engine = logs.find(uri)?.session.engine;
       if (engine) void sources.resolver(engine);
+      if (engine && vscode.window.activeTextEditor?.document.uri.toString() === uri.toString()) sources.showCheckoutNoticeFor(engine);
       if (requests.currentSource?.uri.toString() === uri.toString()) requests.refresh();
       else if (vscode.window.activeTextEditor?.document.uri.toString() === uri.toString()) showActive(vscode.window.activeTextEditor);
     }),

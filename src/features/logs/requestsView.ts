@@ -3,7 +3,6 @@
 import * as vscode from 'vscode';
 import type { RequestGroup, RequestHop, MissingHop } from '../../core/logs/requests';
 import type { RequestTracker } from '../../core/logs/requests';
-import type { Engine } from '../../core/logs/model';
 import { ridMatchesQuery } from '../../core/logs/requestIds';
 import { findHop } from '../../engines/index';
 import { hopLabel } from './hopPresentation';
@@ -12,26 +11,8 @@ import { CommandIds } from '../../commandIds';
 import { clockStamp, printedTimeOfDay } from '../../core/logs/clockStamp';
 import { Disposable } from '../../util/dispose';
 
-/** A log whose requests the view shows: an open document or a large file streamed from disk. */
-export interface RequestLogSource {
-  readonly label: string;
-  readonly uri: vscode.Uri;
-  readonly tracker: RequestTracker;
-  readonly engine: Engine | null;
-  /** True while the log is still being read: the list is not complete yet. */
-  readonly reading?: boolean;
-}
-
-/** The Requests view's source for a log's session (follows it when the session starts over). */
-export function documentLogSource(uri: vscode.Uri, session: { readonly tracker: RequestTracker; readonly engine: Engine | null; readonly syncing: boolean }): RequestLogSource {
-  return {
-    label: uri.path.split('/').pop() ?? uri.path,
-    uri,
-    get tracker() { return session.tracker; },
-    get engine() { return session.engine; },
-    get reading() { return session.syncing; },
-  };
-}
+export { documentLogSource, type RequestLogSource } from '../shared/logSessions';
+import type { RequestLogSource } from '../shared/logSessions';
 
 type Brief = NonNullable<ReturnType<RequestTracker['brief']>>;
 

@@ -36,6 +36,9 @@ export class SourceService extends Disposable {
   readonly checkouts: CheckoutSet;
   readonly locator: RecordSourceLocator;
   private readonly pinWarned = new Set<Engine>();
+  /** Each engine's checkout notice (off its pin, or no commit), shown only while its log is active. */
+  private readonly pinNotices = new Map<Engine, { text: string; tooltip: string }>();
+  private activeEngine: Engine | null = null;
   private readonly changed = this._register(new vscode.EventEmitter<void>());
   /** Fires when a checkout became available or changed (lenses and links re-resolve). */
   readonly onDidChange = this.changed.event;
@@ -88,13 +91,29 @@ export class SourceService extends Disposable {
   }
 
   private showPin(engine: Engine, r: CheckoutSourceResolver, log: Logger): void {
-    if (r.pin.message === null) { this.status.hide(); return; }
-    // Said once, unobtrusively: a status bar item and a line in the log.
-    if (this.pinWarned.has(engine)) return;
-    this.pinWarned.add(engine);
-    log.warn(r.pin.message);
-    this.status.text = r.pin.state === 'differs' ? `$(git-commit) ${engine} ≠ pin` : `$(git-commit) ${engine}: no commit`;
-    this.status.tooltip = `${forWorkbench(r.pin.message)}\nHopLens checks each line against this checkout and reports drift.`;
+    if (r.pin.message === null) { this.pinNotices.delete(engine); this.showCheckoutNoticeFor(this.activeEngine); return; }
+    const notice = {
+      text: r.pin.state === 'differs' ? `$(git-commit) ${engine} ≠ pin` : `$(git-commit) ${engine}: no commit`,
+      tooltip: `${forWorkbench(r.pin.message)}\nHopLens checks each line against this checkout and reports drift.`,
+    };
+    this.pinNotices.set(engine, notice);
+    this.status.text = notice.text;
+    this.status.tooltip = notice.tooltip;
+    // Logged once; the status bar item shows while a log of this engine is the active editor.
+    if (!this.pinWarned.has(engine)) { this.pinWarned.add(engine); log.warn(r.pin.message); }
+    this.showCheckoutNoticeFor(this.activeEngine);
+  }
+
+  /**
+   * The checkout notice belongs to the active log: shown for a log of an engine whose checkout
+   * is off its pin, hidden on any other tab (another engine's log, a source file, no editor).
+   */
+  showCheckoutNoticeFor(engine: Engine | null): void {
+    this.activeEngine = engine;
+    const notice = engine === null ? undefined : this.pinNotices.get(engine);
+    if (!notice) { this.status.hide(); return; }
+    this.status.text = notice.text;
+    this.status.tooltip = notice.tooltip;
     this.status.show();
   }
 
@@ -106,6 +125,9 @@ export class SourceService extends Disposable {
     }
     const line = Math.max(0, src.location.line - 1);
     const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(src.file));
+    // A lens or hover is clicked in the log the user is reading: when that log is still in
+    // preview, the source (a preview itself) would take its tab. Keep the log open first.
+    if (vscode.window.tabGroups.activeTabGroup.activeTab?.isPreview === true) await vscode.commands.executeCommand('workbench.action.keepEditor');
     await vscode.window.showTextDocument(doc, { selection: new vscode.Range(line, 0, line, 0), preview: true });
   }
 }

@@ -2,7 +2,7 @@
 // histogram in plain SVG (no network, no library), and the frames table. Every string from
 // the server or the user is escaped; styling comes from theme variables in media/report.css.
 import type { TracedRequest, HistogramBin } from '../../core/request/index';
-import { summaryRows, itlHistogram } from '../../core/request/index';
+import { summaryRows, itlHistogram, secondStampRangeText } from '../../core/request/index';
 import { escapeHtml } from '../shared/webviewHtml';
 
 export interface ReportLogLine { line: number; text: string; sinceRequestStartMs: number | null; resolution: 's' | 'ms' }
@@ -40,6 +40,13 @@ function histogram(bins: HistogramBin[]): string {
 <text class="axis" x="4" y="${P}">${max}</text>${bars}</svg>`;
 }
 
+/** The server-log column: a millisecond stamp is a point; a whole-second stamp is the range it allows. */
+function sinceStartCell(l: ReportLogLine): string {
+  if (l.sinceRequestStartMs === null) return '—';
+  if (l.resolution === 'ms') return `${l.sinceRequestStartMs.toFixed(0)} ms`;
+  return `${secondStampRangeText(l.sinceRequestStartMs)} (whole-second stamp)`;
+}
+
 export function reportBodyHtml(r: TracedRequest, logLines: ReportLogLine[] | null, logNote: string, engineHtml: string | null = null): string {
   const { record, metrics } = r;
   const rows = summaryRows(record, metrics).map(([k, v]) => `<tr><th>${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`).join('');
@@ -56,7 +63,7 @@ export function reportBodyHtml(r: TracedRequest, logLines: ReportLogLine[] | nul
   }).join('');
   const log = logLines === null ? `<p class="muted">${escapeHtml(logNote)}</p>`
     : logLines.length === 0 ? `<p class="muted">${escapeHtml(logNote)}</p>`
-    : `<p class="muted">${escapeHtml(logNote)}</p><table class="log"><thead><tr><th>line</th><th>server time − request start</th><th>text</th></tr></thead><tbody>${logLines.map((l) => `<tr><td><a href="#" data-line="${l.line}">${l.line}</a></td><td>${l.sinceRequestStartMs === null ? '—' : `${l.resolution === 's' ? '≈' : ''}${l.sinceRequestStartMs.toFixed(0)} ms${l.resolution === 's' ? ' (whole-second stamps)' : ''}`}</td><td><code>${escapeHtml(l.text.length > 200 ? l.text.slice(0, 200) + '…' : l.text)}</code></td></tr>`).join('')}</tbody></table>`;
+    : `<p class="muted">${escapeHtml(logNote)}</p><table class="log"><thead><tr><th>line</th><th>server time − request start</th><th>text</th></tr></thead><tbody>${logLines.map((l) => `<tr><td><a href="#" data-line="${l.line}">${l.line}</a></td><td>${sinceStartCell(l)}</td><td><code>${escapeHtml(l.text.length > 200 ? l.text.slice(0, 200) + '…' : l.text)}</code></td></tr>`).join('')}</tbody></table>`;
   return `<header>
 <h1>Traced request <code>${escapeHtml(record.requestId)}</code></h1>
 <p class="muted">${escapeHtml(record.engine)} · ${escapeHtml(record.api)} · ${escapeHtml(record.model)} · ${escapeHtml(record.request.url)} · HTTP ${record.status ?? '—'}</p>

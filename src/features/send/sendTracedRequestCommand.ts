@@ -7,10 +7,9 @@ import { forWorkbench } from '../../core/text/workbench';
 import { markdownCode, markdownCodeBlock } from '../../core/text/markdown';
 import { CommandIds } from '../../commandIds';
 import { RequestReportPanel } from './reportPanel';
-import { documentLogSource } from '../logs/requestsView';
+import { documentLogSource } from '../shared/logSessions';
 import type { ReportLogLine } from './reportHtml';
-import type { LogFeature } from '../logs/logFeature';
-import type { EngineTimingService } from '../traces/engineTimingService';
+import type { EngineTimingShared, LogsShared } from '../shared/contracts';
 import type { Logger } from '../../logging';
 
 const API_KEY_SECRET = 'hoplens.apiKey';
@@ -19,8 +18,8 @@ export interface SendOverrides { prompt?: string; maxTokens?: number; interactiv
 
 export interface SendDeps {
   context: vscode.ExtensionContext;
-  logs: LogFeature;
-  engineTiming: EngineTimingService;
+  logs: LogsShared;
+  engineTiming: Pick<EngineTimingShared, 'running' | 'onDidChange' | 'breakdownHtml'>;
   settings: Pick<HopLensSettings, 'current'>;
   log: Logger;
   /** Runs the requests (default: a warmed-up thread of dist/tracedRequest.js). */

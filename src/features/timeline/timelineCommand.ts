@@ -4,9 +4,10 @@
 // choice of logs is core/timeline/openLogs.ts, the timeline core/timeline/load.ts.
 import * as vscode from 'vscode';
 import { existsSync } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
+import { annotateText } from '../../core/session/logSession';
 import { CommandIds } from '../../commandIds';
-import type { LogSessions } from '../logs/logDocuments';
-import type { RequestLogSource } from '../logs/requestsView';
+import type { LogSessions, RequestLogSource } from '../shared/logSessions';
 import type { TimelineService } from './timelineService';
 import type { RequestTimelinePanel } from './timelinePanel';
 import { isSameRequest, logChoiceText, requestIdOfRecord, timelineLogChoices, type OpenLogView } from '../../core/timeline/openLogs';
@@ -24,6 +25,9 @@ export interface TimelineCommandDeps {
   lastTraced(): TraceRecord | undefined;
   settings: Pick<HopLensSettings, 'current'>;
 }
+
+/** Larger configured logs are read by the timeline itself when picked, not to fill the picker. */
+const CONFIGURED_LOG_MAX_BYTES = 16 * 1024 * 1024;
 
 /** A Requests view row, as VS Code hands it to a context-menu command. */
 interface RequestRow { kind: 'request'; brief: { rid: string }; source: RequestLogSource }
@@ -45,6 +49,21 @@ export function registerTimelineCommand(deps: TimelineCommandDeps): vscode.Dispo
     const src = deps.requestsSource();
     if (src && src.uri.scheme === 'file') out.push({ path: src.uri.fsPath, engine: src.engine, tracker: src.tracker, records: [] });
     return out;
+  };
+
+  /**
+   * The configured server log (hoplens.serverLog) is a log of this run even when it is not open:
+   * read it once (up to CONFIGURED_LOG_MAX_BYTES) so the picker can say whether it has the request.
+   */
+  const withConfiguredLog = async (views: OpenLogView[]): Promise<OpenLogView[]> => {
+    const path = deps.settings.current.serverLog;
+    if (!path || views.some((v) => v.path === path)) return views;
+    const size = (await stat(path).catch(() => null))?.size;
+    if (size === undefined || size > CONFIGURED_LOG_MAX_BYTES) return views;
+    const text = await readFile(path, 'utf8').catch(() => null);
+    if (text === null) return views;
+    const session = annotateText(text);
+    return [...views, { path, engine: session.engine, tracker: session.tracker, records: session.records }];
   };
 
   const requestAtCursor = (): string | undefined => {
@@ -86,7 +105,7 @@ export function registerTimelineCommand(deps: TimelineCommandDeps): vscode.Dispo
     let paths: string[] | undefined;
     if (logsArg) paths = logsArg.map((l) => (typeof l === 'string' ? l : l.fsPath));
     else {
-      const views = openLogs();
+      const views = await withConfiguredLog(openLogs());
       if (fromPalette && views.length) paths = await askLogs(query, views);
       else paths = timelineLogChoices(views, query).filter((c) => c.picked).map((c) => c.path);
       if (paths === undefined) return undefined;

@@ -10,7 +10,7 @@ import type { SpanStore } from '../../core/otlp/engineTiming';
 import { forWorkbench } from '../../core/text/workbench';
 import { Disposable } from '../../util/dispose';
 import type { Logger } from '../../logging';
-import type { LogDocuments } from '../logs/logDocuments';
+import type { LogDocuments } from '../shared/logSessions';
 import { RequestTimelinePanel, type TimelineOpeners } from './timelinePanel';
 
 export interface TimelineRequest {

@@ -4,8 +4,8 @@
 import * as vscode from 'vscode';
 import { CommandIds } from '../../commandIds';
 import type { EngineTimingService } from './engineTimingService';
-import type { LogSessions } from '../logs/logDocuments';
-import type { TracedRequestCommands } from '../send/sendTracedRequestCommand';
+import type { LogSessions } from '../shared/logSessions';
+import type { TracedShared } from '../shared/contracts';
 import { readCollectorFile } from '../../core/otlp/collectorFile';
 import { queryRequestSpans } from '../../core/otlp/query';
 import { requestToShow } from '../../core/request/choice';
@@ -15,7 +15,7 @@ import { forWorkbench } from '../../core/text/workbench';
 export interface EngineTimingCommandDeps {
   service: EngineTimingService;
   logs: Pick<LogSessions, 'get'>;
-  traced: TracedRequestCommands;
+  traced: TracedShared;
   settings: Pick<HopLensSettings, 'current'>;
 }
 

@@ -5,7 +5,8 @@ import type { EngineTiming, RequestSnapshot, BatchSummary } from '../../core/otl
 import { escapeHtml } from '../shared/webviewHtml';
 import { engineBreakdown } from '../../core/otlp/breakdown';
 
-export interface ClientTimes { ttftContentMs: number | null; e2eMs: number | null }
+import type { ClientTimes } from '../shared/contracts';
+export type { ClientTimes } from '../shared/contracts';
 
 const ms = (v: number | null | undefined) => (v === null || v === undefined || !Number.isFinite(v) ? '—' : `${v.toFixed(1)} ms`);
 

@@ -12,10 +12,10 @@ import { vllmTime } from './logLines';
 
 /** Where a pip-installed vLLM lives in a container; HopLens maps it to the checkout by the package folder. */
 const SITE = '/usr/local/lib/python3.12/site-packages';
-const CORE = `${SITE}/vllm/v1/engine/core.py`;
 
-// Functions of vllm/v1/engine/core.py (names as in vLLM; line numbers illustrative): where each
-// starts, the line it calls its callee from, and the line it returns at.
+// Functions of vllm/v1/engine/core.py (names as in vLLM; line numbers illustrative, and the
+// test checkout's core.py has each `def` at its line): where each starts, the line it calls its
+// callee from, and the line it returns at.
 const F = {
   busyLoop: { fn: 'run_busy_loop', def: 880, calls: 893 },
   inputQueue: { fn: '_process_input_queue', def: 899, calls: 918, ret: 918 },
@@ -37,8 +37,11 @@ export function tracerTime(epochMs: number): string {
 export class EngineCoreTrace {
   readonly path: string;
   readonly instanceDir: string;
+  /** The traced file: core.py under `sourceRoot` (the demo passes its checkout, so every cited line exists). */
+  private readonly core: string;
 
-  constructor(traceRoot: string, readonly pid: number, readonly threadId: number, log: (line: string) => void, now = Date.now()) {
+  constructor(traceRoot: string, readonly pid: number, readonly threadId: number, log: (line: string) => void, now = Date.now(), sourceRoot = SITE) {
+    this.core = join(sourceRoot, 'vllm', 'v1', 'engine', 'core.py');
     let user = 'root';
     try { user = userInfo().username; } catch { /* no passwd entry: vLLM would fail here; keep root */ }
     this.instanceDir = join(traceRoot, user, 'vllm', `vllm-instance-${BigInt(Math.floor(now)) * 1_000_000n}`);
@@ -51,11 +54,11 @@ export class EngineCoreTrace {
   }
 
   private call(t: number, callee: { fn: string; def: number }, caller: { fn: string; calls: number }): string {
-    return `${tracerTime(t)} Call to ${callee.fn} in ${CORE}:${callee.def} from ${caller.fn} in ${CORE}:${caller.calls}\n`;
+    return `${tracerTime(t)} Call to ${callee.fn} in ${this.core}:${callee.def} from ${caller.fn} in ${this.core}:${caller.calls}\n`;
   }
 
   private ret(t: number, callee: { fn: string; ret: number }, caller: { fn: string; calls: number }): string {
-    return `${tracerTime(t)} Return from ${callee.fn} in ${CORE}:${callee.ret} to ${caller.fn} in ${CORE}:${caller.calls}\n`;
+    return `${tracerTime(t)} Return from ${callee.fn} in ${this.core}:${callee.ret} to ${caller.fn} in ${this.core}:${caller.calls}\n`;
   }
 
   /** The busy loop takes a new request off its input queue. */

@@ -59,13 +59,14 @@ export class VllmChunks {
 export class SglangChatChunks {
   constructor(private readonly id: string, private readonly model: string, private readonly created: number) {}
 
-  private wrap(delta: string, finish: string | null, usage: Usage | null): string {
-    return `{"id":${j(this.id)},"object":"chat.completion.chunk","created":${this.created},"model":${j(this.model)},"choices":[{"index":0,"delta":${delta},"logprobs":null,"finish_reason":${finish ? j(finish) : 'null'},"matched_stop":null}]${usage ? `,"usage":{"prompt_tokens":${usage.prompt},"total_tokens":${usage.prompt + usage.completion},"completion_tokens":${usage.completion}}` : ''}}`;
+  private wrap(delta: string, finish: string | null, usage: Usage | null, matchedStop: number | null = null): string {
+    return `{"id":${j(this.id)},"object":"chat.completion.chunk","created":${this.created},"model":${j(this.model)},"choices":[{"index":0,"delta":${delta},"logprobs":null,"finish_reason":${finish ? j(finish) : 'null'},"matched_stop":${matchedStop ?? 'null'}}]${usage ? `,"usage":{"prompt_tokens":${usage.prompt},"total_tokens":${usage.prompt + usage.completion},"completion_tokens":${usage.completion}}` : ''}}`;
   }
 
   role(): string { return this.wrap('{"reasoning_content":null,"role":"assistant","content":""}', null, null); }
   content(text: string, usage: Usage | null): string { return this.wrap(`{"reasoning_content":null,"content":${j(text)}}`, null, usage); }
-  finish(reason: string): string { return this.wrap('{"reasoning_content":null}', reason, null); }
+  /** The separate finish chunk; `matchedStop` is the stop token id when the model ended on its own. */
+  finish(reason: string, matchedStop: number | null = null): string { return this.wrap('{"reasoning_content":null}', reason, null, matchedStop); }
 
   usage(u: Usage): string {
     return `{"id":${j(this.id)},"object":"chat.completion.chunk","created":${this.created},"model":${j(this.model)},"choices":[],"usage":{"prompt_tokens":${u.prompt},"total_tokens":${u.prompt + u.completion},"completion_tokens":${u.completion},"prompt_tokens_details":null,"reasoning_tokens":0}}`;

@@ -1,10 +1,11 @@
 // Starts the fake engine from a shell:
-//   node dist/fakeEngine.js --port 0 --log FILE --engine vllm|sglang [--schedule "first=150,frames=40,every=20"] [--model M] [--api-key-env VAR] [--otlp URL] [--trace-dir DIR]
+//   node dist/fakeEngine.js --port 0 --log FILE --engine vllm|sglang [--schedule "first=150,frames=40,every=20"] [--model M] [--api-key-env VAR] [--otlp URL]
+//     [--trace-dir DIR [--trace-source-root DIR]]
 // and prints `listening on http://127.0.0.1:PORT` once it accepts connections.
 import { startFakeEngine } from './server';
 import { parseSchedule } from './schedule';
 
-const USAGE = 'usage: fakeEngine --engine vllm|sglang [--port 0] [--log FILE] [--schedule SPEC] [--model NAME] [--api-key-env VAR] [--otlp http://127.0.0.1:4318/v1/traces] [--trace-dir DIR]';
+const USAGE = 'usage: fakeEngine --engine vllm|sglang [--port 0] [--log FILE] [--schedule SPEC] [--model NAME] [--api-key-env VAR] [--otlp http://127.0.0.1:4318/v1/traces] [--trace-dir DIR [--trace-source-root DIR]]';
 
 async function main(argv: string[]): Promise<number> {
   const args = new Map<string, string>();
@@ -27,6 +28,7 @@ async function main(argv: string[]): Promise<number> {
     ...(keyEnv && process.env[keyEnv] ? { apiKey: process.env[keyEnv] } : {}),
     ...(args.get('otlp') ? { otlpEndpoint: args.get('otlp')! } : {}),
     ...(args.get('trace-dir') ? { traceDir: args.get('trace-dir')! } : {}),
+    ...(args.get('trace-source-root') ? { traceSourceRoot: args.get('trace-source-root')! } : {}),
   });
   if (handle.engineCoreTrace) process.stdout.write(`engine core pid ${handle.engineCoreTrace.pid} traced to ${handle.engineCoreTrace.instanceDir}\n`);
   process.stdout.write(`listening on ${handle.url}\n`);

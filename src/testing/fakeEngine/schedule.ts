@@ -7,7 +7,7 @@ export interface FakeSchedule {
   firstMs: number;
   /** ms to the role frame (chat APIs); null: written just before the first content frame, in its own write. */
   roleMs: number | null;
-  /** Content frames; null: one per requested max token. */
+  /** Content frames until the model's end-of-turn (finish `stop`), unless max_tokens ends it first (`length`); null: runs to max_tokens. */
   frames: number | null;
   /** ms between content frames. */
   everyMs: number;

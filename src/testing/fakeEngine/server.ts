@@ -31,6 +31,8 @@ export interface FakeEngineOptions {
    */
   traceDir?: string;
   enginePid?: number;
+  /** The folder the traced engine source is cited under (default: a container's site-packages). */
+  traceSourceRoot?: string;
 }
 
 export interface WriteTrace {
@@ -60,6 +62,27 @@ export interface FakeEngineHandle {
 const TOKENS = ['Hello', '!', ' How', ' can', ' I', ' help', ' you', ' today', '?', ' Café', ' 数', '字', ' 🙂', ' one', ',', ' two', ',', ' three', '.', '\n'];
 
 function tokenId(i: number): number { return 1000 + (i % TOKENS.length); }
+
+/** Qwen3's end-of-turn token (<|im_end|>): what SGLang reports as `matched` when the model stopped on its own. */
+const EOS_TOKEN_ID = 151645;
+
+interface ReplyLength { frames: number; tokens: number; finish: 'stop' | 'length' }
+
+/**
+ * How long the reply runs and why it ends, as an engine decides it: the schedule's `frames` is
+ * where the model emits its end-of-turn token (`stop`); max_tokens cuts it first when it is
+ * smaller (`length`). With no scripted length the model would go on, so max_tokens ends it.
+ */
+export function replyLength(s: FakeSchedule, maxTokens: number): ReplyLength {
+  const limit = Number.isFinite(maxTokens) && maxTokens >= 1 ? Math.floor(maxTokens) : 16;
+  const k = s.tokensPerFrame;
+  if (s.frames !== null && s.frames * k <= limit) return { frames: s.frames, tokens: s.frames * k, finish: 'stop' };
+  return { frames: Math.max(1, Math.ceil(limit / k)), tokens: limit, finish: 'length' };
+}
+
+function sglangFinish(r: ReplyLength): { type: string; length?: number; matched?: number } {
+  return r.finish === 'stop' ? { type: 'stop', matched: EOS_TOKEN_ID } : { type: 'length', length: r.tokens };
+}
 
 function randomHex(n: number): string {
   let s = '';
@@ -113,7 +136,7 @@ export async function startFakeEngine(opts: FakeEngineOptions): Promise<FakeEngi
   const vlog = new VllmLog(opts.pid ?? process.pid, writeLine);
   const slog = new SglangLog(writeLine);
   const core = opts.engine === 'vllm' && opts.traceDir
-    ? new EngineCoreTrace(opts.traceDir, opts.enginePid ?? (opts.pid ?? process.pid) + 1, 140211394960256, writeLine) : null;
+    ? new EngineCoreTrace(opts.traceDir, opts.enginePid ?? (opts.pid ?? process.pid) + 1, 140211394960256, writeLine, Date.now(), opts.traceSourceRoot) : null;
   const epochNow = () => performance.timeOrigin + performance.now();
   const traces = new Map<string, WriteTrace>();
   const sockets = new Set<Socket>();
@@ -189,8 +212,9 @@ export async function startFakeEngine(opts: FakeEngineOptions): Promise<FakeEngi
     const streamOptions = (c.body.stream_options ?? {}) as Record<string, unknown>;
     const includeUsage = s.usage && streamOptions.include_usage === true;
     const continuous = s.usage && streamOptions.continuous_usage_stats === true && (c.engine === 'sglang' || includeUsage);
-    const nFrames = s.frames ?? Math.max(1, Math.ceil((Number.isFinite(maxTokens) ? maxTokens : 16) / s.tokensPerFrame));
     const k = s.tokensPerFrame;
+    const reply = replyLength(s, maxTokens);
+    const nFrames = reply.frames;
     const arrived = performance.now();
     const trace: WriteTrace = { arrivedAtEpochMs: Date.now(), writes: [], scheduledContentMs: [], aborted: false };
     traces.set(c.clientRid, trace);
@@ -291,21 +315,22 @@ export async function startFakeEngine(opts: FakeEngineOptions): Promise<FakeEngi
         return endWith(at, [sse(errorBody), DONE]);
       }
       let textNow = '';
-      for (let t = 0; t < k; t++) { const tok = i * k + t; textNow += TOKENS[tok % TOKENS.length]; ids.push(tokenId(tok)); }
+      const upTo = Math.min((i + 1) * k, reply.tokens);
+      for (let tok = i * k; tok < upTo; tok++) { textNow += TOKENS[tok % TOKENS.length]; ids.push(tokenId(tok)); }
       full += textNow;
-      const usage: Usage = { prompt: promptTokens, completion: (i + 1) * k };
+      const usage: Usage = { prompt: promptTokens, completion: upTo };
       let chunk: string;
-      if (vllm) chunk = vllm.content(textNow, continuous ? usage : null, c.api === 'completions' && i === nFrames - 1 ? 'length' : null);
+      if (vllm) chunk = vllm.content(textNow, continuous ? usage : null, c.api === 'completions' && i === nFrames - 1 ? reply.finish : null);
       else if (sglChat) chunk = sglChat.content(textNow, continuous ? usage : null);
       else {
         const last = i === nFrames - 1;
-        chunk = sglGen!.frame(s.incremental ? textNow : full, s.incremental ? ids.slice(-k) : [...ids], (i + 1) * k,
-          last ? { type: 'length', length: (i + 1) * k } : null, i === 0 ? { response_sent_to_client_ts: Date.now() / 1000 } : last ? { e2e_latency: (performance.now() - arrived) / 1000 } : {});
+        chunk = sglGen!.frame(s.incremental ? textNow : full, s.incremental ? ids.slice(i * k - upTo) : [...ids], upTo,
+          last ? sglangFinish(reply) : null, i === 0 ? { response_sent_to_client_ts: Date.now() / 1000 } : last ? { e2e_latency: (performance.now() - arrived) / 1000 } : {});
       }
       pending += sse(chunk);
       pendingFrames++;
       if (c.engine === 'vllm' && c.api === 'chat') vlog.delta(loggedId, textNow);
-      if (c.engine === 'sglang') for (let t = 0; t < k; t++) slog.decodeStep(promptTokens + i * k + t + 1, 1000 / Math.max(1, s.everyMs / k));
+      if (c.engine === 'sglang') for (let tok = i * k; tok < upTo; tok++) slog.decodeStep(promptTokens + tok + 1, 1000 / Math.max(1, s.everyMs / k));
       const nextAt = writeTimes[i + 1];
       const heldForBurst = nextAt !== undefined && nextAt === at && s.burst !== null && i >= s.burst.at && i < s.burst.at + s.burst.count - 1;
       if (heldForBurst) continue;
@@ -323,10 +348,10 @@ export async function startFakeEngine(opts: FakeEngineOptions): Promise<FakeEngi
     }
     const endAt = writeTimes[nFrames - 1] ?? s.firstMs;
     const tail: string[] = [];
-    const total: Usage = { prompt: promptTokens, completion: nFrames * k };
-    if (vllm && c.api === 'chat') tail.push(sse(vllm.finish('length', continuous ? total : null)));
+    const total: Usage = { prompt: promptTokens, completion: reply.tokens };
+    if (vllm && c.api === 'chat') tail.push(sse(vllm.finish(reply.finish, continuous ? total : null)));
     if (vllm && includeUsage) tail.push(sse(vllm.usage(total)));
-    if (sglChat) { tail.push(sse(sglChat.finish('length'))); if (includeUsage) tail.push(sse(sglChat.usage(total))); }
+    if (sglChat) { tail.push(sse(sglChat.finish(reply.finish, reply.finish === 'stop' ? EOS_TOKEN_ID : null))); if (includeUsage) tail.push(sse(sglChat.usage(total))); }
     if (c.engine === 'vllm' && c.api === 'chat') vlog.complete(loggedId, full);
     if (c.engine === 'vllm' && opts.otlpEndpoint) {
       const otlp = opts.otlpEndpoint;
@@ -335,12 +360,12 @@ export async function startFakeEngine(opts: FakeEngineOptions): Promise<FakeEngi
       res.once('finish', () => exportLlmRequestSpan(otlp, {
         requestId: loggedId, arrivedEpochMs: trace.arrivedAtEpochMs, queueMs: 0.4,
         firstTokenMs: s.firstMs, e2eMs: Math.min(endAt, performance.now() - arrived),
-        promptTokens, completionTokens: nFrames * k, maxTokens,
+        promptTokens, completionTokens: reply.tokens, maxTokens,
       }));
     }
     if (c.engine === 'sglang') {
-      slog.reqTimeStats(c.clientRid, promptTokens, nFrames * k, performance.now() - arrived, trace.arrivedAtEpochMs / 1000);
-      slog.finished(c.clientRid, full, ids, { id: c.clientRid, finish_reason: { type: 'length', length: nFrames * k }, prompt_tokens: promptTokens, weight_version: 'default', num_retractions: 0, reasoning_tokens: 0, completion_tokens: nFrames * k, cached_tokens: 0, e2e_latency: Number(((performance.now() - arrived) / 1000).toFixed(4)) });
+      slog.reqTimeStats(c.clientRid, promptTokens, reply.tokens, performance.now() - arrived, trace.arrivedAtEpochMs / 1000);
+      slog.finished(c.clientRid, full, ids, { id: c.clientRid, finish_reason: sglangFinish(reply), prompt_tokens: promptTokens, weight_version: 'default', num_retractions: 0, reasoning_tokens: 0, completion_tokens: reply.tokens, cached_tokens: 0, e2e_latency: Number(((performance.now() - arrived) / 1000).toFixed(4)) });
     }
     if (!s.noDone) tail.push(DONE);
     await endWith(endAt, tail);

@@ -69,7 +69,10 @@ test('a traced request: the report shows its summary and the server log lines of
   assert.match(html, new RegExp(`<h1>Traced request <code>${result.record.requestId}</code></h1>`));
   assert.match(html, /\d+ line\(s\) in .*vllm-server\.log\. Server clocks: whole seconds only/);
   assert.ok(html.includes(`Received request ${result.record.logRequestId}`), 'the server\'s own line for this request');
-  assert.match(html, /<td><a href="#" data-line="\d+">\d+<\/a><\/td><td>≈-?\d+ ms \(whole-second stamps\)<\/td>/);
+  // A whole-second stamp is the second-long range it allows, never a point (issue 27 item 4).
+  const cells = [...html.matchAll(/<td><a href="#" data-line="\d+">\d+<\/a><\/td><td>([^<]*)<\/td>/g)].map((m) => m[1]);
+  assert.ok(cells.length > 0 && cells.every((c) => /^[−+]\d+\.\d … [−+]\d+\.\d s \(whole-second stamp\)$/.test(c)), JSON.stringify(cells));
+  assert.ok(!cells.some((c) => /≈|-\d/.test(c)), `no point time a whole-second stamp cannot support: ${JSON.stringify(cells)}`);
   assert.equal(t.commands.lastResult, result);
   t.dispose();
 });

@@ -79,3 +79,20 @@ test('a checkout setting that names no checkout is a warning; a line then opens 
     await now!.indexReady; // its statement index is written to the storage folder before the test removes it
   } finally { t.dispose(); notACheckout.remove(); }
 });
+
+test('the checkout notice belongs to the active log: shown on a vLLM log, gone on a source tab or an SGLang log', async () => {
+  const t = setUp(CHECKOUT);
+  try {
+    t.service.showCheckoutNoticeFor('vllm');
+    const resolver = await t.service.resolver('vllm');
+    assert.equal(t.status.text, '$(git-commit) vllm: no commit');
+    assert.equal(t.status.visible, true, 'shown while the vLLM log is active');
+    t.service.showCheckoutNoticeFor(null); // a source file, or no editor
+    assert.equal(t.status.visible, false, 'gone on a tab that is not a log');
+    t.service.showCheckoutNoticeFor('sglang');
+    assert.equal(t.status.visible, false, 'another engine\'s log has no notice of its own');
+    t.service.showCheckoutNoticeFor('vllm');
+    assert.equal(t.status.visible, true, 'back on the vLLM log');
+    await resolver!.indexReady;
+  } finally { t.dispose(); }
+});

@@ -96,3 +96,17 @@ test('no open log and no hoplens.serverLog: says what to open; with the setting,
     assert.deepEqual(withSetting.shows.map((r) => r.logs), [[API]]);
   } finally { withSetting.dispose(); }
 });
+
+test('the picker offers the configured server log that holds the request, preselected, though it is not open', async () => {
+  const s = await setUp({ open: [CORE, OTHER], serverLog: API });
+  try {
+    replies.push('chatcmpl-tl-0001', (items: unknown[]) => (items as { picked?: boolean }[]).filter((i) => i.picked));
+    await s.run();
+    const items = asked[1].items as { label: string; picked?: boolean; description?: string }[];
+    const api = items.find((i) => i.label === 'api-server.log');
+    assert.ok(api, `the configured log is offered: ${JSON.stringify(items.map((i) => i.label))}`);
+    assert.equal(api.picked, true);
+    assert.match(api.description ?? '', /has this request/);
+    assert.deepEqual(s.shows[0].logs.slice().sort(), [API, CORE].sort());
+  } finally { s.dispose(); }
+});

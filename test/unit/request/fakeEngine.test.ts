@@ -129,3 +129,30 @@ test('SGLang /generate with --incremental-streaming-output sends deltas; the cli
     assert.match(sawtooth?.explanation ?? '', /every 2 tokens \(--stream-interval 2\)/, JSON.stringify(metrics.signatures));
   } finally { await h.close(); }
 });
+
+test('max_tokens ends the stream with finish_reason "length"; a reply that ends first says "stop", as the engines do', async () => {
+  // The demo's schedule: a 40-token reply. Asked for 32 tokens, vLLM streams 32 and says `length`.
+  const h = await startFakeEngine({ engine: 'vllm', schedule: 'first=5,frames=40,every=1' });
+  const s = await startFakeEngine({ engine: 'sglang', schedule: 'first=5,frames=40,every=1' });
+  try {
+    const finishOf = (r: Awaited<ReturnType<typeof sendTracedRequest>>) => r.record.frames.map((f) => f.finishReason).filter((x) => x !== null);
+    const contentTokens = (r: Awaited<ReturnType<typeof sendTracedRequest>>) => r.record.frames.filter((f) => f.kind === 'content' && f.chars > 0).length;
+    const cut = await sendTracedRequest({ url: h.url, maxTokens: 32 });
+    assert.equal(contentTokens(cut), 32);
+    assert.deepEqual(finishOf(cut), ['length']);
+    assert.equal(cut.metrics.outputTokens, 32);
+    const whole = await sendTracedRequest({ url: h.url, maxTokens: 64 });
+    assert.equal(contentTokens(whole), 40);
+    assert.deepEqual(finishOf(whole), ['stop']);
+    const completions = await sendTracedRequest({ url: h.url, api: 'completions', maxTokens: 7 });
+    assert.equal(contentTokens(completions), 7);
+    assert.deepEqual(finishOf(completions), ['length']);
+    // SGLang: the finish chunk names the stop token it matched; /generate's meta_info says why it ended.
+    const sglChat = await sendTracedRequest({ url: s.url, engine: 'sglang', maxTokens: 100 });
+    assert.equal(contentTokens(sglChat), 40);
+    assert.deepEqual(finishOf(sglChat), ['stop']);
+    const gen = await sendTracedRequest({ url: s.url, engine: 'sglang', api: 'sglang-generate', maxTokens: 5 });
+    assert.equal(contentTokens(gen), 5);
+    assert.deepEqual(finishOf(gen), ['length']);
+  } finally { await h.close(); await s.close(); }
+});

@@ -4,7 +4,8 @@
 // engine steps that ran during the request.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { cpSync, readFileSync, readdirSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { startFakeEngine } from '../../../src/testing/fakeEngine/server';
 import { loadTimeline } from '../../../src/core/timeline/load';
@@ -63,6 +64,39 @@ test('a traced request: the tracer\'s file and lines, the log\'s tracer lines, a
     assert.ok(calls, `lanes: ${timeline.lanes.map((l) => l.title).join(' | ')}; warnings: ${timeline.warnings.join(' | ')}`);
     assert.match(calls.title, new RegExp(`EngineCore_DP0 pid ${core.pid}`));
     assert.equal(calls.items.filter((c) => c.label === 'step').length, 5, calls.items.map((c) => c.label).join(' '));
+  } finally {
+    await engine.close();
+    tmp.remove();
+  }
+});
+
+test('the demo\'s call traces: each call cites a file of the demo checkout at its def line, and an earlier run in the folder is no warning', async () => {
+  const tmp = makeTempDir('hoplens-demo-trace-');
+  const checkout = join(tmp.path, 'checkouts', 'vllm');
+  cpSync(join(__dirname, '..', '..', '..', '..', 'test', 'fixtures', 'source', 'vllm-checkout'), checkout, { recursive: true });
+  const traceRoot = join(tmp.path, 'traces');
+  // The demo's other trace folder: a real sys.settrace run (its own process, in no log).
+  execFileSync('python3', [join(__dirname, '..', '..', '..', '..', 'test', 'fixtures', 'calltrace', 'make_trace.py'), traceRoot, '--sleep-ms', '1']);
+  const logFile = join(tmp.path, 'live-vllm.log');
+  const engine = await startFakeEngine({ engine: 'vllm', logFile, traceDir: traceRoot, traceSourceRoot: checkout, schedule: 'first=20,frames=3,every=10' });
+  try {
+    const res = await fetch(`${engine.url}/v1/chat/completions`, {
+      method: 'POST', headers: { 'content-type': 'application/json', 'x-request-id': 'demo-trace-2' },
+      body: JSON.stringify({ model: 'Qwen/Qwen3-0.6B', stream: true, max_tokens: 8, messages: [{ role: 'user', content: 'Hi' }] }),
+    });
+    await res.text();
+    await engine.idle();
+    const calls = readFileSync(engine.engineCoreTrace!.path, 'utf8').split('\n').map((l) => CALL.exec(l)).filter((m) => m !== null);
+    assert.ok(calls.length >= 6);
+    for (const c of calls) {
+      const { file, line, fn } = c.groups!;
+      assert.ok(file.startsWith(checkout + sep), `cites the demo checkout: ${file}`);
+      const text = readFileSync(file, 'utf8').split('\n')[Number(line) - 1] ?? '';
+      assert.match(text, new RegExp(`^\\s*def ${fn}\\(`), `${file}:${line} is the def of ${fn}: '${text}'`);
+    }
+    const { timeline } = await loadTimeline({ query: 'demo-trace-2', logs: [logFile], traceDirs: [traceRoot], indexMode: 'in-process' });
+    assert.ok(timeline.lanes.some((l) => l.kind === 'calls'), timeline.lanes.map((l) => l.title).join(' | '));
+    assert.deepEqual(timeline.warnings.filter((w) => /trace file/.test(w)), [], 'the happy path has no trace-file warning');
   } finally {
     await engine.close();
     tmp.remove();

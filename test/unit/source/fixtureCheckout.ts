@@ -140,6 +140,14 @@ export const VLLM_FILES: Record<string, string> = {
     900: '                logger.info("Request %s aborted.", request_id)',
   }),
   'vllm/v1/engine/core.py': pythonFile({
+    // The methods the demo's traced engine core calls (src/testing/fakeEngine/engineCoreTrace.ts):
+    // a call-trace click lands on its `def` line.
+    239: '    def add_request(self, request: Request, request_wave: int = 0):',
+    344: '    def execute_model_with_error_logging(self, model_fn, scheduler_output):',
+    372: '    def step(self) -> tuple[dict[int, EngineCoreOutputs], bool]:',
+    880: '    def run_busy_loop(self):',
+    899: '    def _process_input_queue(self):',
+    924: '    def _process_engine_step(self) -> bool:',
     1429: '                    logger.debug("EngineCore waiting for work.")',
     1441: '                    logger.debug("EngineCore loop active.")',
   }),

@@ -83,3 +83,14 @@ test('trace files go to the log whose process prints their pid, engine processes
   assert.deepEqual(m.unmatched.map((f) => f.pid), [999]);
   assert.deepEqual(m.ambiguous, [200], 'two hosts print pid 200');
 });
+
+test('a trace folder keeps other runs: their files are set apart from a matched run\'s missing processes', () => {
+  const log = (processes: RequestLogs['processes']) => ({ processes }) as RequestLogs;
+  const logs = [log([{ name: 'EngineCore_DP0', pid: 200, role: 'engine-core' }])];
+  const inRun = (pid: number, instanceId: string, tid = 1): TraceFileInfo => ({ ...file(pid, tid), instanceId });
+  // The demo's folder: the server's engine core (run A) and an earlier offline run (run B, two threads).
+  const m = matchTraceFiles([inRun(200, 'A'), inRun(201, 'A'), inRun(7000, 'B'), inRun(7000, 'B', 2)], logs);
+  assert.deepEqual(m.matched.map((x) => x.file.pid), [200]);
+  assert.deepEqual(m.unmatched.map((f) => f.pid), [201, 7000, 7000]);
+  assert.deepEqual(m.otherRuns.map((f) => `${f.instanceId}:${f.pid}`), ['B:7000', 'B:7000'], 'run B is another run, not a process the logs miss');
+});

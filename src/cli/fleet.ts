@@ -1,0 +1,140 @@
+// The command line's side of the fleet: `--traces URL` / `--logs URL` naming stores
+// (`jaeger+http://h:16686`, `tempo+…`, `victorialogs+…`, `loki+…`, https too), `--since`/`--until`
+// (RFC 3339 or relative, default the last 24 h) and `--selector`; credentials from environment
+// variables only (never argv, which other users of the machine can read):
+//   HOPLENS_<KIND>_TOKEN (bearer), or HOPLENS_<KIND>_USER + HOPLENS_<KIND>_PASSWORD (basic),
+//   HOPLENS_LOKI_ORG_ID (X-Scope-OrgID); KIND is JAEGER, TEMPO, VICTORIALOGS or LOKI.
+// Each stream a log store answers becomes a log named after its pod (so each pod is a lane with
+// its own clock offset); each store that cannot answer is a plain reason.
+import { findRequestInFleet, foundAnything, type FleetResult } from '../core/fleet/find';
+import type { FleetCredentials } from '../core/fleet/http';
+import { FleetError } from '../core/fleet/http';
+import { parseStoreUrl, type ClientOptions, type RemoteLogStream, type StoreEndpoint } from '../core/fleet/model';
+import { remoteStreamSource } from '../core/fleet/source';
+import { parseWindow } from '../core/fleet/window';
+import type { LogSource } from '../core/logs/logSource';
+
+export const FLEET_HELP = `  --traces URL      a trace store: jaeger+http://HOST:16686 or tempo+http://HOST:3200 (https too);
+                    the request's spans by its id (every service Jaeger lists) or --trace-id
+  --logs URL        a log store: victorialogs+http://HOST:9428 or loki+http://HOST:3100; the
+                    request's lines, filtered in the store, one log per pod (a file path also works)
+  --since T         from T (RFC 3339, or back from now: 30m, 2h, 7d; default 24h)
+  --until T         to T (default now)
+  --selector SEL    the stores' stream selector, e.g. '{namespace="serving"}' (Loki needs one)
+  --trace-id ID     also the trace with this W3C trace id (a traced request's traceparent)
+  --limit N         at most N lines per log store (default 20000)
+  credentials come from the environment only: HOPLENS_<KIND>_TOKEN, or HOPLENS_<KIND>_USER and
+  HOPLENS_<KIND>_PASSWORD, and HOPLENS_LOKI_ORG_ID (KIND: JAEGER, TEMPO, VICTORIALOGS, LOKI)
+`;
+
+export interface FleetArgs {
+  traces: StoreEndpoint[];
+  logs: StoreEndpoint[];
+  since?: string;
+  until?: string;
+  selector?: string;
+  traceId?: string;
+  limit?: number;
+}
+
+export function emptyFleetArgs(): FleetArgs {
+  return { traces: [], logs: [] };
+}
+
+/** True when `value` names a store rather than a file. */
+export function isStoreUrl(value: string): boolean {
+  return /^[a-z]+\+https?:\/\//i.test(value.trim());
+}
+
+/**
+ * Takes one fleet option (name, its value) into `f`; false when `name` is not one. A `--logs`
+ * value that is not a store URL is returned in `file` for the caller's list of log files.
+ */
+export function takeFleetOption(f: FleetArgs, name: string, value: () => string): { taken: boolean; file?: string } {
+  switch (name) {
+    case '--traces': {
+      const e = parseStoreUrl(value());
+      if (e.kind !== 'jaeger' && e.kind !== 'tempo') throw new FleetError('bad-url', `--traces takes jaeger+… or tempo+… (got ${e.kind}+…)`);
+      f.traces.push(e); return { taken: true };
+    }
+    case '--logs': {
+      const v = value();
+      if (!isStoreUrl(v)) return { taken: true, file: v };
+      const e = parseStoreUrl(v);
+      if (e.kind !== 'victorialogs' && e.kind !== 'loki') throw new FleetError('bad-url', `--logs takes victorialogs+… or loki+… (got ${e.kind}+…)`);
+      f.logs.push(e); return { taken: true };
+    }
+    case '--since': f.since = value(); return { taken: true };
+    case '--until': f.until = value(); return { taken: true };
+    case '--selector': f.selector = value(); return { taken: true };
+    case '--trace-id': f.traceId = value(); return { taken: true };
+    case '--limit': {
+      const v = value();
+      if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > 1_000_000) throw new FleetError('bad-url', `--limit must be a whole number from 1 to 1000000, got '${v}'`);
+      f.limit = Number(v); return { taken: true };
+    }
+    default: return { taken: false };
+  }
+}
+
+export function hasStores(f: FleetArgs): boolean {
+  return f.traces.length > 0 || f.logs.length > 0;
+}
+
+export function credentialsFromEnv(kind: StoreEndpoint['kind'], env: NodeJS.ProcessEnv): FleetCredentials | undefined {
+  const K = kind.toUpperCase();
+  const c: FleetCredentials = {};
+  if (env[`HOPLENS_${K}_TOKEN`]) c.bearerToken = env[`HOPLENS_${K}_TOKEN`];
+  if (env[`HOPLENS_${K}_USER`]) { c.username = env[`HOPLENS_${K}_USER`]; c.password = env[`HOPLENS_${K}_PASSWORD`] ?? ''; }
+  if (kind === 'loki' && env.HOPLENS_LOKI_ORG_ID) c.orgId = env.HOPLENS_LOKI_ORG_ID;
+  return Object.keys(c).length ? c : undefined;
+}
+
+export interface FleetLogs {
+  result: FleetResult;
+  /** One name per remote stream, as the timeline's log list takes it (no '/': the lane title is its last part). */
+  names: string[];
+  sources: Map<string, LogSource>;
+  /** The streams by name, for annotate. */
+  streams: Map<string, { endpoint: StoreEndpoint; stream: RemoteLogStream }>;
+  window: { startMs: number; endMs: number };
+}
+
+function laneName(stream: RemoteLogStream, taken: Set<string>): string {
+  const { pod, container, namespace } = stream.labels;
+  const base = (pod ? (container ? `${pod}:${container}` : pod) : stream.name).replace(/[\\/]/g, '_');
+  let name = base;
+  if (taken.has(name) && namespace) name = `${base}@${namespace.replace(/[\\/]/g, '_')}`;
+  for (let i = 2; taken.has(name); i++) name = `${base}#${i}`;
+  taken.add(name);
+  return name;
+}
+
+/** Asks every store given for the request; never throws for a store's failure (see result.problems). */
+export async function queryFleet(f: FleetArgs, requestId: string, env: NodeJS.ProcessEnv, nowMs = Date.now(), signal?: AbortSignal): Promise<FleetLogs> {
+  const window = parseWindow(f.since, f.until, nowMs);
+  const clientOptions = (e: StoreEndpoint): ClientOptions => ({ credentials: credentialsFromEnv(e.kind, env), timeoutMs: timeoutFromEnv(env) });
+  const result = await findRequestInFleet({
+    requestId, traceId: f.traceId, traces: f.traces, logs: f.logs, window, selector: f.selector, lineLimit: f.limit, signal, clientOptions,
+  });
+  const names: string[] = [];
+  const sources = new Map<string, LogSource>();
+  const streams = new Map<string, { endpoint: StoreEndpoint; stream: RemoteLogStream }>();
+  const taken = new Set<string>();
+  for (const store of result.logs) {
+    for (const s of store.streams) {
+      const name = laneName(s, taken);
+      names.push(name);
+      sources.set(name, remoteStreamSource(store.endpoint, s, window.endMs));
+      streams.set(name, { endpoint: store.endpoint, stream: s });
+    }
+  }
+  return { result, names, sources, streams, window };
+}
+
+function timeoutFromEnv(env: NodeJS.ProcessEnv): number | undefined {
+  const v = Number(env.HOPLENS_FLEET_TIMEOUT_MS);
+  return Number.isFinite(v) && v > 0 ? Math.min(v, 600_000) : undefined;
+}
+
+export { foundAnything };

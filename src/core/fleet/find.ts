@@ -1,0 +1,103 @@
+// Find one request in the fleet: ask every configured trace store (by its request id, or by the
+// trace id a traced request sent) and every log store (its lines, filtered in the store) at once,
+// and give back whatever answered, with a plain reason for each store that did not. One store down
+// or slow never hides the others' results. The entry point for the CLI's `--traces/--logs` and
+// the editor's "Find Request in the Fleet…".
+import type { OtlpSpan } from '../otlp/types';
+import { FleetError } from './http';
+import { JaegerClient } from './jaeger';
+import { LokiClient } from './loki';
+import type { ClientOptions, LogStoreClient, RemoteLogStream, StoreEndpoint, TimeWindow, TraceStoreClient } from './model';
+import { logSearchTerms } from './requestIds';
+import { TempoClient } from './tempo';
+import { VictoriaLogsClient } from './victoriaLogs';
+
+export function traceStoreClient(endpoint: StoreEndpoint, opts?: ClientOptions): TraceStoreClient {
+  if (endpoint.kind === 'jaeger') return new JaegerClient(endpoint, opts);
+  if (endpoint.kind === 'tempo') return new TempoClient(endpoint, opts);
+  throw new FleetError('bad-url', `${endpoint.kind}+… is a log store, not a trace store (--traces takes jaeger+… or tempo+…)`);
+}
+
+export function logStoreClient(endpoint: StoreEndpoint, opts?: ClientOptions): LogStoreClient {
+  if (endpoint.kind === 'victorialogs') return new VictoriaLogsClient(endpoint, opts);
+  if (endpoint.kind === 'loki') return new LokiClient(endpoint, opts);
+  throw new FleetError('bad-url', `${endpoint.kind}+… is a trace store, not a log store (--logs takes victorialogs+… or loki+…)`);
+}
+
+export interface FleetQuery {
+  /** The request id as the user has it (client id, chatcmpl-…, an engine id, SGLang rid). */
+  requestId?: string;
+  /** A W3C trace id (Send Traced Request's traceparent). */
+  traceId?: string;
+  traces: readonly StoreEndpoint[];
+  logs: readonly StoreEndpoint[];
+  window: TimeWindow;
+  /** Stream selector for the log stores (Loki requires one). */
+  selector?: string;
+  lineLimit?: number;
+  pageSize?: number;
+  signal?: AbortSignal;
+  /** Transport, credentials and bounds per store. */
+  clientOptions?: (endpoint: StoreEndpoint) => ClientOptions;
+}
+
+export interface StoreProblem { endpoint: StoreEndpoint; kind: FleetError['kind'] | 'error'; message: string }
+
+export interface StoreLogStreams { endpoint: StoreEndpoint; streams: RemoteLogStream[]; truncated: boolean }
+
+export interface FleetResult {
+  spans: OtlpSpan[];
+  traceIds: string[];
+  logs: StoreLogStreams[];
+  problems: StoreProblem[];
+  /** What was asked of each store, in words (for "nothing found" and the report). */
+  asked: string[];
+  /** Something was cut by the line limit. */
+  truncated: boolean;
+}
+
+function problemOf(endpoint: StoreEndpoint, e: unknown): StoreProblem {
+  if (e instanceof FleetError) return { endpoint, kind: e.kind, message: `${endpoint.kind} at ${endpoint.baseUrl}: ${e.message}` };
+  return { endpoint, kind: 'error', message: `${endpoint.kind} at ${endpoint.baseUrl}: ${(e as Error).message ?? String(e)}` };
+}
+
+export async function findRequestInFleet(q: FleetQuery): Promise<FleetResult> {
+  if (!q.requestId?.trim() && !q.traceId?.trim()) throw new FleetError('bad-url', 'give a request id or a trace id to look for');
+  const result: FleetResult = { spans: [], traceIds: [], logs: [], problems: [], asked: [], truncated: false };
+  const ids = q.requestId?.trim() ? [q.requestId.trim()] : [];
+  const terms = ids.flatMap(logSearchTerms);
+  const traceJobs = q.traces.map(async (endpoint) => {
+    try {
+      const client = traceStoreClient(endpoint, q.clientOptions?.(endpoint));
+      const answers = [];
+      if (q.traceId?.trim()) answers.push(await client.findByTraceId(q.traceId.trim(), q.signal));
+      if (ids.length) answers.push(await client.findByRequestId(ids, q.window, q.signal));
+      for (const a of answers) {
+        result.asked.push(a.query);
+        for (const id of a.traceIds) if (!result.traceIds.includes(id)) result.traceIds.push(id);
+        const have = new Set(result.spans.map((s) => `${s.traceId}/${s.spanId}`));
+        for (const s of a.spans) if (!have.has(`${s.traceId}/${s.spanId}`)) { result.spans.push(s); have.add(`${s.traceId}/${s.spanId}`); }
+      }
+    } catch (e) {
+      result.problems.push(problemOf(endpoint, e));
+    }
+  });
+  const logJobs = (terms.length ? q.logs : []).map(async (endpoint) => {
+    try {
+      const a = await logStoreClient(endpoint, q.clientOptions?.(endpoint)).requestLines(terms, q.window, {
+        selector: q.selector, limit: q.lineLimit, pageSize: q.pageSize, signal: q.signal,
+      });
+      result.asked.push(a.query);
+      result.logs.push({ endpoint, streams: a.streams, truncated: a.truncated });
+      if (a.truncated) result.truncated = true;
+    } catch (e) {
+      result.problems.push(problemOf(endpoint, e));
+    }
+  });
+  await Promise.all([...traceJobs, ...logJobs]);
+  return result;
+}
+
+export function foundAnything(r: FleetResult): boolean {
+  return r.spans.length > 0 || r.logs.some((l) => l.streams.some((s) => s.entries.length > 0));
+}

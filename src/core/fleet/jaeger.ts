@@ -1,0 +1,123 @@
+// Jaeger as a trace store: v2 (the OTel-collector-based binary) and v1's query service.
+//
+// A trace by id comes from the v3 API (`/api/v3/traces/{id}`: OTLP JSON, decoded by the OTLP
+// decoder exactly as a receiver would), falling back to v1's `/api/traces/{id}` where v3 is not
+// served. A request by its id attribute is searched with v1's `/api/traces?service=…&tags=…`, which
+// Jaeger v2 serves too: v2's v3 HTTP search ignores attribute filters (Jaeger 1.76's
+// cmd/query/app/apiv3/http_gateway.go builds its query with an empty attribute map) and would answer
+// every trace of the service. Every service `/api/services` lists is asked, not one fixed name.
+import { decodeOtlpJson, OtlpDecodeError } from '../otlp/decode';
+import { jaegerSpanToOtlp, type JaegerTrace } from '../otlp/query';
+import type { OtlpSpan } from '../otlp/types';
+import { authHeaders, DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS, fetchTransport, FleetError, parseJsonAnswer, type HttpTransport } from './http';
+import type { ClientOptions, StoreEndpoint, TimeWindow, TraceAnswer, TraceStoreClient } from './model';
+import { normaliseTraceId, REQUEST_ID_ATTRIBUTES, traceAttributeValues } from './requestIds';
+
+/** Searches in flight at once (Jaeger answers one service per search). */
+const PARALLEL_SEARCHES = 4;
+/** Traces per search: one request is one trace, a retried one a few. */
+const TRACES_PER_SEARCH = 20;
+
+export class JaegerClient implements TraceStoreClient {
+  private readonly transport: HttpTransport;
+  private readonly headers: Record<string, string>;
+  private readonly timeoutMs: number;
+  private readonly maxBytes: number;
+
+  constructor(readonly endpoint: StoreEndpoint, opts: ClientOptions = {}) {
+    this.transport = opts.transport ?? fetchTransport;
+    this.headers = { Accept: 'application/json', ...authHeaders(opts.credentials) };
+    this.timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.maxBytes = opts.maxBytes ?? DEFAULT_MAX_BYTES;
+  }
+
+  private async getJson(path: string, signal?: AbortSignal): Promise<unknown> {
+    const url = `${this.endpoint.baseUrl}${path}`;
+    const res = await this.transport.request({ url, headers: this.headers, timeoutMs: this.timeoutMs, maxBytes: this.maxBytes, signal });
+    return parseJsonAnswer(res, url);
+  }
+
+  /** Every service Jaeger has spans of. */
+  async services(signal?: AbortSignal): Promise<string[]> {
+    const body = await this.getJson('/api/services', signal) as { data?: unknown };
+    if (!body || typeof body !== 'object' || !('data' in body)) throw new FleetError('not-json', `${this.endpoint.baseUrl}/api/services is not Jaeger's service list`);
+    return Array.isArray(body.data) ? [...new Set(body.data.filter((x): x is string => typeof x === 'string' && x !== ''))].sort() : [];
+  }
+
+  async findByTraceId(traceId: string, signal?: AbortSignal): Promise<TraceAnswer> {
+    const id = normaliseTraceId(traceId);
+    if (!id) throw new FleetError('bad-url', `"${traceId}" is not a trace id (32 hex digits)`);
+    const spans = await this.trace(id, undefined, signal);
+    return { spans, traceIds: spans.length ? [id] : [], query: `Jaeger at ${this.endpoint.baseUrl}: trace ${id}${spans.length ? '' : ' not found'}` };
+  }
+
+  /** One trace's spans: v3 (OTLP), else v1; `[]` when Jaeger has no such trace. */
+  private async trace(id: string, v1Copy: JaegerTrace | undefined, signal?: AbortSignal): Promise<OtlpSpan[]> {
+    const url = `${this.endpoint.baseUrl}/api/v3/traces/${id}`;
+    const res = await this.transport.request({ url, headers: this.headers, timeoutMs: this.timeoutMs, maxBytes: this.maxBytes, signal });
+    if (res.status === 404 && /^\s*\{/.test(res.text)) return v1Copy ? this.fromV1([v1Copy]) : []; // v3's "No traces found"
+    if (res.status === 404 || res.status === 405) return this.traceV1(id, v1Copy, signal); // no v3 route: a v1 query service
+    const body = parseJsonAnswer(res, url) as { result?: unknown };
+    try {
+      return decodeOtlpJson(body && typeof body === 'object' && 'result' in body ? body.result : body).spans;
+    } catch (e) {
+      if (e instanceof OtlpDecodeError) throw new FleetError('not-json', `Jaeger's trace ${id} is not OTLP JSON: ${e.message}`);
+      throw e;
+    }
+  }
+
+  private async traceV1(id: string, v1Copy: JaegerTrace | undefined, signal?: AbortSignal): Promise<OtlpSpan[]> {
+    if (v1Copy) return this.fromV1([v1Copy]);
+    const url = `${this.endpoint.baseUrl}/api/traces/${id}`;
+    const res = await this.transport.request({ url, headers: this.headers, timeoutMs: this.timeoutMs, maxBytes: this.maxBytes, signal });
+    if (res.status === 404 && /^\s*\{/.test(res.text)) return [];
+    const body = parseJsonAnswer(res, url) as { data?: JaegerTrace[] | null };
+    return this.fromV1(Array.isArray(body.data) ? body.data : []);
+  }
+
+  private fromV1(traces: JaegerTrace[]): OtlpSpan[] {
+    const out: OtlpSpan[] = [];
+    for (const t of traces) for (const s of t.spans ?? []) out.push(jaegerSpanToOtlp(s, t.processes ?? {}));
+    return out;
+  }
+
+  async findByRequestId(requestIds: readonly string[], window: TimeWindow, signal?: AbortSignal): Promise<TraceAnswer> {
+    const values = [...new Set(requestIds.flatMap((r) => traceAttributeValues(r)))];
+    if (values.length === 0) throw new FleetError('bad-url', 'no request id to look up');
+    const services = await this.services(signal);
+    const searches: Array<{ service: string; attr: string; value: string }> = [];
+    for (const service of services) for (const attr of REQUEST_ID_ATTRIBUTES) for (const value of values) searches.push({ service, attr, value });
+    const found = new Map<string, JaegerTrace>();
+    const foundIn = new Set<string>();
+    for (let i = 0; i < searches.length; i += PARALLEL_SEARCHES) {
+      const batch = searches.slice(i, i + PARALLEL_SEARCHES);
+      const answers = await Promise.all(batch.map((s) => this.search(s.service, s.attr, s.value, window, signal)));
+      answers.forEach((traces, j) => {
+        for (const t of traces) {
+          const id = normaliseTraceId(String(t.traceID ?? ''));
+          if (id && !found.has(id)) found.set(id, t);
+          foundIn.add(`${batch[j].service} (${batch[j].attr})`);
+        }
+      });
+    }
+    const spans: OtlpSpan[] = [];
+    for (const [id, v1] of found) spans.push(...await this.trace(id, v1, signal));
+    const where = services.length ? `${services.length} service(s): ${services.join(', ')}` : 'no service (Jaeger lists none)';
+    const span = `${new Date(window.startMs).toISOString()} – ${new Date(window.endMs).toISOString()}`;
+    return {
+      spans, traceIds: [...found.keys()],
+      query: `Jaeger at ${this.endpoint.baseUrl}: ${REQUEST_ID_ATTRIBUTES.join(' or ')} = ${values.join(' | ')} in ${where}, ${span}; `
+        + (found.size ? `${found.size} trace(s) in ${[...foundIn].join(', ')}` : 'no trace found'),
+    };
+  }
+
+  private async search(service: string, attr: string, value: string, window: TimeWindow, signal?: AbortSignal): Promise<JaegerTrace[]> {
+    const params = new URLSearchParams({
+      service, tags: JSON.stringify({ [attr]: value }),
+      start: String(Math.floor(window.startMs) * 1000), end: String(Math.ceil(window.endMs) * 1000), limit: String(TRACES_PER_SEARCH),
+    });
+    const body = await this.getJson(`/api/traces?${params.toString()}`, signal) as { data?: JaegerTrace[] | null; errors?: Array<{ msg?: string }> | null };
+    if (body?.errors?.length && !body.data?.length) throw new FleetError('http', `Jaeger: ${body.errors.map((e) => e.msg ?? JSON.stringify(e)).join('; ')}`);
+    return Array.isArray(body?.data) ? body.data : [];
+  }
+}
