@@ -435,7 +435,7 @@ class FastReader {
 
   constructor(private readonly state: ParseState, private readonly tracker: RequestTracker | null, private readonly out: ByteOut | null,
     private readonly counters: FastPathCounters, private readonly leaveToParser: ((rid: string) => boolean) | null,
-    private readonly statements: StatementTable | null) {
+    private readonly leaveMentions: readonly Buffer[] | null, private readonly statements: StatementTable | null) {
     this.hit = { hop: this.hops.V1, ridStart: 0, ridEnd: 0, internal: false };
   }
 
@@ -619,11 +619,15 @@ class FastReader {
     if (r === 1 && hit.ridEnd > hit.ridStart) {
       if (b[hit.ridStart] === 39 || b[hit.ridStart] === 34 || !plainJsonBytes(b, hit.ridStart, hit.ridEnd)) return false;
       // Counting statements only (no output, no tracker, no id to leave out): the id's text is never read.
-      if (this.out === null && this.tracker === null && this.leaveToParser === null) return this.countOnly(site, hit.hop, li, b, m, e, crlf, lineNo);
+      if (this.out === null && this.tracker === null && this.leaveToParser === null && this.leaveMentions === null) return this.countOnly(site, hit.hop, li, b, m, e, crlf, lineNo);
       const raw = b.toString('latin1', hit.ridStart, hit.ridEnd);
       rid = hit.internal ? externalFromInternal(raw) : raw;
       ridRaw = rid === raw;
       if (this.leaveToParser !== null && this.leaveToParser(rid)) return false;
+    }
+    if (r === 0 && this.leaveMentions !== null) {
+      const message = b.subarray(m, e);
+      for (const n of this.leaveMentions) if (message.indexOf(n) !== -1) return false;
     }
     const hop = r === 1 ? hit.hop : null;
     const role = hop && pre.role === null ? hop.role : pre.role;
@@ -677,11 +681,14 @@ class FastReader {
  * it takes into `out` (null: only the tracker is fed) and returns false for lines it leaves to
  * parseLine. Handled lines produce no LogRecord. `leaveToParser`, when given, names request ids
  * whose lines the caller wants as records (`annotate --rid`): those lines are left to parseLine.
+ * `leaveMentions`, when given, are the request's base ids (ASCII): a line of no hop whose message
+ * holds one is left to parseLine too, since a line naming the request is one of its lines.
  * `statements`, when given, counts each handled line under its statement (`annotate --summary`);
  * a null `tracker` is not fed (a summary of statements needs no request index).
  */
 export function vllmFastPath(state: ParseState, tracker: RequestTracker | null, out: ByteOut | null, counters: FastPathCounters = { handled: 0, unmatched: 0 },
-  leaveToParser: ((rid: string) => boolean) | null = null, statements: StatementTable | null = null): FastLineHandler {
-  const reader = new FastReader(state, tracker, out, counters, leaveToParser, statements);
+  leaveToParser: ((rid: string) => boolean) | null = null, leaveMentions: readonly Buffer[] | null = null,
+  statements: StatementTable | null = null): FastLineHandler {
+  const reader = new FastReader(state, tracker, out, counters, leaveToParser, leaveMentions, statements);
   return (b, s, end, lineNo) => reader.line(b, s, end, lineNo);
 }

@@ -168,7 +168,7 @@ test('annotate --summary: the fast path counts every statement as the string par
   const fastTable = new StatementTable();
   const st = createParseState({ referenceTime: REF });
   const counters = { handled: 0, unmatched: 0 };
-  const fast = vllmFastPath(st, null, null, counters, null, fastTable); // as `annotate --summary` runs it: no request index
+  const fast = vllmFastPath(st, null, null, counters, null, null, fastTable); // as `annotate --summary` runs it: no request index
   const buf = Buffer.from(lines.join('\n') + '\n');
   let pos = 0;
   lines.forEach((l, i) => {
