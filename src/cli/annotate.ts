@@ -17,13 +17,14 @@ import { idNeedle, mentionsRequest, ridQueryMatcher } from '../core/logs/request
 import { ByteOut, vllmFastPath } from '../core/logs/fastVllm';
 import type { FastPathCounters } from '../core/logs/fastVllm';
 import { findHop, getHopTable } from '../engines/index';
+import { StatementTable, statementJson, statementTime } from '../core/logs/statements';
 import { ENGINE_IDS, engineChoiceWords, isEngine } from '../engines/registry';
 import { FleetError } from '../core/fleet/http';
 import type { RemoteLogStream } from '../core/fleet/model';
 import { emptyFleetArgs, foundAnything, queryFleet, takeFleetOption, type FleetArgs } from './fleet';
 import { parseReleaseSpec, releaseLabel, releaseSource, ReleaseSourceError, statedRelease, type ReleaseSpec } from '../core/source/release';
 
-const USAGE = `usage: hoplens annotate LOG|- [--engine auto|${ENGINE_IDS.join('|')}] [--checkout DIR|vllm==VER] [--rid ID] [--unmatched] [--json]
+const USAGE = `usage: hoplens annotate LOG|- [--engine auto|${ENGINE_IDS.join('|')}] [--checkout DIR|vllm==VER] [--rid ID] [--unmatched] [--summary] [--json]
        hoplens annotate --logs URL --rid ID [--since T] [--until T] [--selector SEL] [--limit N] [--json]
 
 Label every line of a vLLM or SGLang server log with the hop and the source file:line that
@@ -38,6 +39,9 @@ LOG may be - (standard input: kubectl logs … | hoplens annotate -), a pipe or 
                  that version, else its wheel's Python files fetched once through your pip
   --rid ID       only the lines of this request (chatcmpl-…, cmpl-…, an SGLang rid, or the id you sent)
   --unmatched    list the lines no hop or file:line explains (with --json: only those lines)
+  --summary      the statements by how often they printed: count, hop, level, file:line and its
+                 source, first and last time, one example (with --json: one {"kind":"statement"}
+                 object each, most lines first, then the {"kind":"summary"})
   --json         JSON Lines: one {"kind":"line"} object per input line, then one {"kind":"summary"}
   --width N      text columns of the observed line in the table (default 110)
   --logs URL     one request's lines from a log store instead of a file (victorialogs+http://HOST:9428,
@@ -50,10 +54,13 @@ LOG may be - (standard input: kubectl logs … | hoplens annotate -), a pipe or 
 Exit codes: 0 hops found, 1 no hops found, 2 bad input or usage (or the output cannot be written).
 `;
 
-interface Args { log: string; engine: Engine | 'auto'; checkout: string | null; rid: string | null; unmatched: boolean; json: boolean; width: number; fleet: FleetArgs }
+interface Args {
+  log: string; engine: Engine | 'auto'; checkout: string | null; rid: string | null; unmatched: boolean; summary: boolean; json: boolean; width: number;
+  fleet: FleetArgs;
+}
 
 function parseArgs(argv: string[], io: CliIO): Args | number {
-  const a: Args = { log: '', engine: 'auto', checkout: null, rid: null, unmatched: false, json: false, width: 110, fleet: emptyFleetArgs() };
+  const a: Args = { log: '', engine: 'auto', checkout: null, rid: null, unmatched: false, summary: false, json: false, width: 110, fleet: emptyFleetArgs() };
   const positional: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -63,6 +70,7 @@ function parseArgs(argv: string[], io: CliIO): Args | number {
       case '-h': case '--help': io.out(USAGE); return 0;
       case '--json': a.json = true; break;
       case '--unmatched': a.unmatched = true; break;
+      case '--summary': a.summary = true; break;
       case '--engine': {
         const v = value();
         if (v !== 'auto' && !isEngine(v)) { io.err(`hoplens annotate: --engine must be ${engineChoiceWords(true)} (got ${v ?? 'nothing'})\n`); return 2; }
@@ -92,6 +100,7 @@ function parseArgs(argv: string[], io: CliIO): Args | number {
         positional.push(arg);
     }
   }
+  if (a.summary && a.unmatched) { io.err('hoplens annotate: --summary counts every line; it does not go with --unmatched\n'); return 2; }
   if (a.fleet.logs.length) {
     if (positional.length) { io.err('hoplens annotate: a log file or a store (--logs URL), not both\n'); return 2; }
     if (!a.rid) { io.err('hoplens annotate: --logs URL needs --rid ID: a store is asked for one request\'s lines, never read whole\n'); return 2; }
@@ -181,6 +190,36 @@ class Out {
   flush(): void { this.bytes.flush(); }
 }
 
+/** The `{"kind":"summary"}` after the statements of a whole log: what the statements add up to (no request index was built). */
+function statementsSummary(statements: StatementTable, run: { file: string; compression: string | undefined | null; engine: Engine | null; lines: number;
+  bytes: number; otherLines: number; truncatedLines: number; found: boolean }): Record<string, unknown> {
+  const counts = new Map<string, number>();
+  let hopLines = 0, unmatched = 0;
+  for (const st of statements.sorted()) {
+    if (st.hop !== null) { hopLines += st.count; counts.set(st.hop, (counts.get(st.hop) ?? 0) + st.count); }
+    else if (st.source === null) unmatched += st.count;
+  }
+  return {
+    kind: 'summary', file: run.file, ...(run.compression ? { compression: run.compression } : {}), engine: run.engine, lines: run.lines, bytes: run.bytes,
+    statements: statements.size, hopLines, unmatched, otherLines: run.otherLines, truncatedLines: run.truncatedLines,
+    counts: Object.fromEntries(counts), message: run.found ? null : 'no statement with a file:line or a hop',
+  };
+}
+
+/** The `--summary` table: one row per statement, most lines first. */
+function printStatements(statements: StatementTable, out: Out, width: number): void {
+  const when = (t: string | null): string => (t === null ? '' : t.replace('T', ' '));
+  out.line(`${padStart('count', 9)}  ${padEnd('hop', 4)} ${padEnd('level', 8)} ${padEnd('file:line', 40)} ${padEnd('source', 56)} `
+    + `${padEnd('first', 19)}  ${padEnd('last', 19)}  example`);
+  for (const st of statements.sorted()) {
+    const site = st.fileinfo === null ? '' : `${st.fileinfo}:${st.lineno}`;
+    const src = st.source === null ? '' : `${st.source.path}:${st.source.line}${st.source.verified ? ' ✓' : ''}`;
+    out.line(`${padStart(String(st.count), 9)}  ${padEnd(st.hop ?? '', 4)} ${padEnd(forTerminal(st.level ?? ''), 8)} ${padEnd(forTerminal(site), 40)} `
+      + `${padEnd(forTerminal(src), 56)} ${padEnd(when(statementTime(st, 'first')), 19)}  ${padEnd(when(statementTime(st, 'last')), 19)}  `
+      + `${forTerminal(st.example.slice(0, width))}`);
+  }
+}
+
 function padEnd(s: string, n: number): string { return s.length >= n ? s : s + ' '.repeat(n - s.length); }
 function padStart(s: string, n: number): string { return s.length >= n ? s : ' '.repeat(n - s.length) + s; }
 
@@ -242,7 +281,8 @@ async function annotateInput(args: Args, input: LogInput, io: CliIO): Promise<nu
   const wanted = ridFilter === null ? null : ridQueryMatcher(ridFilter);
   const needles = ridFilter === null ? [] : [idNeedle(ridFilter)];
   const width = args.width;
-  if (!args.json) out.line(`${padStart('line', 7)}  ${padEnd('hop', 4)} ${padEnd('process', 16)} ${padEnd('file:line', 52)} observed`);
+  const statements = args.summary ? new StatementTable() : null;
+  if (!args.json && !statements) out.line(`${padStart('line', 7)}  ${padEnd('hop', 4)} ${padEnd('process', 16)} ${padEnd('file:line', 52)} observed`);
 
   const onRecord = (rec: LogRecord): void => {
     if (rec.engine === 'other') otherLines++;
@@ -262,7 +302,8 @@ async function annotateInput(args: Args, input: LogInput, io: CliIO): Promise<nu
       unmatched++;
       if (args.unmatched && !args.json && unmatchedSample.length < 100000) unmatchedSample.push(rec);
     }
-    if (args.json) {
+    if (statements) statements.addRecord(rec, src);
+    else if (args.json) {
       if (!args.unmatched || (!isHop && src === null)) out.line(json.line(rec, src));
     } else if (isHop || wanted !== null) {
       // With --rid every line of the request is shown, hop or not (a line naming it without being a hop shows `-`).
@@ -275,15 +316,19 @@ async function annotateInput(args: Args, input: LogInput, io: CliIO): Promise<nu
   // their output itself; with `--rid` it only feeds the tracker (every line counts towards the
   // summary) and leaves the request's own lines to the parser, which prints them as before.
   const fastCounters: FastPathCounters = { handled: 0, unmatched: 0 };
-  const useFast = args.engine !== 'sglang' && (wanted !== null || (args.json && !args.unmatched && resolver === null));
+  // With --summary it counts each line under its statement instead of writing it (with --rid: only the request's lines, which it leaves to the parser).
+  const useFast = args.engine !== 'sglang' && (wanted !== null || ((args.json || statements !== null) && !args.unmatched && resolver === null));
+  const fastOut = wanted === null && statements === null ? out.bytes : null;
+  // A summary of the whole log needs no request index: the fast path counts statements only (its summary says no more).
+  const summaryOnly = statements !== null && wanted === null;
   const session = new LogSession({
     engine: args.engine,
     referenceTime: input.referenceTime,
     keepRecords: false,
     keepContext: true,
     onRecord,
-    fast: useFast ? (state, tracker) => vllmFastPath(state, tracker, wanted === null ? out.bytes : null, fastCounters, wanted,
-      wanted === null ? null : needles.map((n) => Buffer.from(n, 'latin1'))) : undefined,
+    fast: useFast ? (state, tracker) => vllmFastPath(state, summaryOnly ? null : tracker, fastOut, fastCounters, wanted,
+      wanted === null ? null : needles.map((n) => Buffer.from(n, 'latin1')), summaryOnly ? statements : null) : undefined,
   });
   const tracker = session.tracker;
   let result;
@@ -313,11 +358,26 @@ async function annotateInput(args: Args, input: LogInput, io: CliIO): Promise<nu
   const notInLog = engine
     ? getHopTable(engine).hops.filter((h) => !h.legacy && !tracker.counts.has(h.id)).map((h) => ({ hop: h.id, kind: h.missing.kind, reason: h.missing.text }))
     : [];
-  const found = ridFilter !== null ? ridLines > 0 : totalHops > 0;
+  const found = statements !== null ? statements.sorted().some((st) => st.fileinfo !== null || st.hop !== null)
+    : ridFilter !== null ? ridLines > 0 : totalHops > 0;
+  if (statements !== null && !args.json) {
+    printStatements(statements, out, width);
+    out.flush();
+    io.out(`\n${shownName}: ${engine ?? 'unknown engine'}, ${result.lines} line(s)${ridFilter !== null ? ` (${ridLines} of request ${forTerminal(ridFilter)})` : ''}, `
+      + `${statements.size} statement(s)${found ? '' : ' (none with a file:line or a hop)'}\n`);
+    return found ? 0 : 1;
+  }
 
   if (args.json) {
     const LIST_CAP = 1000;
     const listed = (detail ? [detail.rid] : requests.slice(0, LIST_CAP)).map((r) => tracker.brief(r));
+    if (statements !== null) for (const st of statements.sorted()) out.line(JSON.stringify(statementJson(st)));
+    if (summaryOnly) {
+      out.line(JSON.stringify(statementsSummary(statements!, { file: args.log, compression: input.compression, engine, lines: result.lines, bytes: result.bytes,
+        otherLines, truncatedLines, found })));
+      out.flush();
+      return found ? 0 : 1;
+    }
     const summary = {
       kind: 'summary', file: args.log, ...(input.compression ? { compression: input.compression } : {}), engine, lines: result.lines, bytes: result.bytes,
       hopLines: ridFilter !== null ? hopLines : totalHops, unmatched, otherLines, truncatedLines,
@@ -328,6 +388,7 @@ async function annotateInput(args: Args, input: LogInput, io: CliIO): Promise<nu
       notInLog,
       checkout: args.checkout,
       ...(release ? { release: { engine: release.engine, version: release.version, source: checkoutDir } } : {}),
+      ...(statements !== null ? { statements: statements.size } : {}),
       message: found ? null : ridFilter !== null ? `no lines for request ${ridFilter}` : 'no hops found',
     };
     out.line(JSON.stringify(summary));
