@@ -52,11 +52,25 @@ try {
   process.stderr.write(`[demo] no call-trace folder (python3 failed: ${e.message.split('\n')[0]})\n`);
 }
 settings['hoplens.traceDirs'] = traceDirs;
+
+// The checkouts are git repositories with one commit, as a clone would be: HopLens then reads
+// their HEAD instead of warning that they are not git repositories.
+for (const dir of [ws.vllmCheckout, ws.sglangCheckout]) {
+  const gitEnv = { ...process.env, GIT_AUTHOR_NAME: 'HopLens demo', GIT_AUTHOR_EMAIL: 'demo@hoplens.invalid', GIT_COMMITTER_NAME: 'HopLens demo',
+    GIT_COMMITTER_EMAIL: 'demo@hoplens.invalid', GIT_CONFIG_NOSYSTEM: '1' };
+  try {
+    for (const args of [['init', '-q'], ['add', '-A'], ['commit', '-q', '-m', 'HopLens demo: constructed stand-in checkout']]) execFileSync('git', args, { cwd: dir, env: gitEnv, stdio: 'ignore' });
+  } catch (e) {
+    process.stderr.write(`[demo] ${dir} is not a git repository (git failed: ${e.message.split('\n')[0]})\n`);
+  }
+}
 writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
 
 const port = Number(process.env.HOPLENS_DEMO_PORT || 0);
 const server = await startCodeServer({
   tools: resolveTools(), installVsix: [join(repo, 'dist', 'hoplens.vsix')], startTimeoutMs: 90000, port,
+  // The first screen: the workspace README (what to try, in order), nothing in the secondary side bar.
+  settings: { 'workbench.startupEditor': 'readme', 'workbench.secondarySideBar.defaultVisibility': 'hidden' },
 });
 // Ctrl+C (SIGINT/SIGTERM): the harness's exit hooks end code-server's process group and the
 // streaming server and remove the demo workspace, all synchronously as the process exits.

@@ -82,8 +82,19 @@ function removeStaleStaging() {
   }
 }
 
+/**
+ * Ctrl+C signals the whole foreground group: the child npm ends, and with a handler here this
+ * process lives on until its blocking call returns, so the catch below removes the staging
+ * folder. Without one, Node's default would end it at once and leave the folder half-made.
+ */
+let interrupted = false;
+function keepRunningToCleanUp() {
+  for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => { interrupted = true; });
+}
+
 function ensureCodeServer() {
   if (existsSync(marker)) return;
+  keepRunningToCleanUp();
   removeStaleStaging();
   // A folder without the marker is a failed install of an older version of this script.
   rmSync(target, { recursive: true, force: true });
@@ -131,6 +142,10 @@ function ensureCodeServer() {
     log(`installed in ${Math.round((Date.now() - started) / 1000)} s`);
   } catch (e) {
     rmSync(staging, { recursive: true, force: true });
+    if (interrupted || e.signal === 'SIGINT' || e.signal === 'SIGTERM') {
+      log('install interrupted: nothing was kept in the cache; the next run starts the install again');
+      process.exit(130);
+    }
     log(`installing code-server failed: ${e.message.split('\n')[0]}`);
     log('nothing was kept in the cache; the next run starts the install again');
     process.exit(1);

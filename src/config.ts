@@ -2,8 +2,9 @@
 // capabilities.untrustedWorkspaces.restrictedConfigurations from workspace scope in an
 // untrusted workspace, so values here are safe to act on.
 import * as vscode from 'vscode';
+import type { Engine } from './engines/types';
 
-export type EngineSetting = 'auto' | 'vllm' | 'sglang';
+export type EngineSetting = 'auto' | Engine;
 export type ApiSetting = 'chat' | 'completions' | 'sglang-generate';
 
 export interface HopLensConfig {

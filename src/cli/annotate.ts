@@ -13,15 +13,16 @@ import { LogSession } from '../core/session/logSession';
 import { readLogStream } from '../core/session/logStream';
 import { RecordJsonWriter } from '../core/session/recordJson';
 import { RecordSourceLocator, type CheckoutResolver } from '../core/source/locate';
-import { ridQueryMatcher } from '../core/logs/requestIds';
+import { idNeedle, mentionsRequest, ridQueryMatcher } from '../core/logs/requestIds';
 import { ByteOut, vllmFastPath } from '../core/logs/fastVllm';
 import type { FastPathCounters } from '../core/logs/fastVllm';
 import { findHop, getHopTable } from '../engines/index';
+import { ENGINE_IDS, engineChoiceWords, isEngine } from '../engines/registry';
 import { FleetError } from '../core/fleet/http';
 import type { RemoteLogStream } from '../core/fleet/model';
 import { emptyFleetArgs, foundAnything, queryFleet, takeFleetOption, type FleetArgs } from './fleet';
 
-const USAGE = `usage: hoplens annotate LOG|- [--engine auto|vllm|sglang] [--checkout DIR] [--rid ID] [--unmatched] [--json]
+const USAGE = `usage: hoplens annotate LOG|- [--engine auto|${ENGINE_IDS.join('|')}] [--checkout DIR] [--rid ID] [--unmatched] [--json]
        hoplens annotate --logs URL --rid ID [--since T] [--until T] [--selector SEL] [--limit N] [--json]
 
 Label every line of a vLLM or SGLang server log with the hop and the source file:line that
@@ -60,7 +61,7 @@ function parseArgs(argv: string[], io: CliIO): Args | number {
       case '--unmatched': a.unmatched = true; break;
       case '--engine': {
         const v = value();
-        if (v !== 'auto' && v !== 'vllm' && v !== 'sglang') { io.err(`hoplens annotate: --engine must be auto, vllm or sglang (got ${v ?? 'nothing'})\n`); return 2; }
+        if (v !== 'auto' && !isEngine(v)) { io.err(`hoplens annotate: --engine must be ${engineChoiceWords(true)} (got ${v ?? 'nothing'})\n`); return 2; }
         a.engine = v; break;
       }
       case '--checkout': { const v = value(); if (!v) { io.err('hoplens annotate: --checkout needs a folder\n'); return 2; } a.checkout = v; break; }
@@ -134,7 +135,7 @@ async function engineForCheckout(dir: string, input: LogInput): Promise<Engine |
   let detect: ((d: string, e?: Engine) => { engine: Engine } | null) | undefined;
   try { detect = (await import('../core/source/index')).detectCheckout; } catch { return fromLog(); }
   if (!detect) return fromLog();
-  const held = (['vllm', 'sglang'] as const).filter((e) => detect(dir, e) !== null);
+  const held = ENGINE_IDS.filter((e) => detect(dir, e) !== null);
   if (held.length === 1) return held[0];
   return fromLog();
 }
@@ -187,7 +188,7 @@ async function annotateInput(args: Args, input: LogInput, io: CliIO): Promise<nu
     if (!engine) {
       // Not a vLLM or SGLang log as far as its first lines tell: annotate it anyway (it may have
       // no engine line at all), without a checkout to resolve into.
-      io.err('hoplens annotate: cannot tell the engine from the first lines, so --checkout is not used (pass --engine vllm|sglang to use it)\n');
+      io.err(`hoplens annotate: cannot tell the engine from the first lines, so --checkout is not used (pass --engine ${ENGINE_IDS.join('|')} to use it)\n`);
     } else {
       try {
         resolver = await loadResolver(args.checkout, engine, io);
@@ -206,6 +207,7 @@ async function annotateInput(args: Args, input: LogInput, io: CliIO): Promise<nu
   const unmatchedSample: LogRecord[] = [];
   const ridFilter = args.rid;
   const wanted = ridFilter === null ? null : ridQueryMatcher(ridFilter);
+  const needles = ridFilter === null ? [] : [idNeedle(ridFilter)];
   const width = args.width;
   if (!args.json) out.line(`${padStart('line', 7)}  ${padEnd('hop', 4)} ${padEnd('process', 16)} ${padEnd('file:line', 52)} observed`);
 
@@ -213,7 +215,10 @@ async function annotateInput(args: Args, input: LogInput, io: CliIO): Promise<nu
     if (rec.engine === 'other') otherLines++;
     if (rec.truncated) truncatedLines++;
     if (wanted !== null) {
-      const hit = rec.rid !== null && (wanted(rec.rid) || (rec.rids?.some(wanted) ?? false));
+      const hit = rec.rid !== null
+        ? wanted(rec.rid) || (rec.rids?.some(wanted) ?? false)
+        // Any other line naming the request is one of its lines too (a KV connector's, a router's).
+        : !rec.continuation && mentionsRequest(rec.message, needles, wanted);
       if (!hit) return;
       ridLines++;
     }
@@ -226,9 +231,10 @@ async function annotateInput(args: Args, input: LogInput, io: CliIO): Promise<nu
     }
     if (args.json) {
       if (!args.unmatched || (!isHop && src === null)) out.line(json.line(rec, src));
-    } else if (isHop) {
+    } else if (isHop || wanted !== null) {
+      // With --rid every line of the request is shown, hop or not (a line naming it without being a hop shows `-`).
       const cite = src ? `${src.path}:${src.line}${src.verified ? ' ✓' : ''}${src.drift ? ` (drift ${src.drift > 0 ? '+' : ''}${src.drift})` : ''}` : '';
-      out.line(`${padStart(String(rec.line), 7)}  ${padEnd(rec.hop!, 4)} ${padEnd(forTerminal(rec.process ?? rec.role ?? ''), 16)} ${padEnd(forTerminal(cite), 52)} ${forTerminal(rec.message.slice(0, width))}`);
+      out.line(`${padStart(String(rec.line), 7)}  ${padEnd(rec.hop ?? '-', 4)} ${padEnd(forTerminal(rec.process ?? rec.role ?? ''), 16)} ${padEnd(forTerminal(cite), 52)} ${forTerminal(rec.message.slice(0, width))}`);
     }
   };
 
@@ -243,7 +249,8 @@ async function annotateInput(args: Args, input: LogInput, io: CliIO): Promise<nu
     keepRecords: false,
     keepContext: true,
     onRecord,
-    fast: useFast ? (state, tracker) => vllmFastPath(state, tracker, wanted === null ? out.bytes : null, fastCounters, wanted) : undefined,
+    fast: useFast ? (state, tracker) => vllmFastPath(state, tracker, wanted === null ? out.bytes : null, fastCounters, wanted,
+      wanted === null ? null : needles.map((n) => Buffer.from(n, 'latin1'))) : undefined,
   });
   const tracker = session.tracker;
   let result;

@@ -1,9 +1,10 @@
-// `hoplens map --engine vllm|sglang [--json]`: the hop table with its launch flags.
+// `hoplens map --engine <engine> [--json]`: the hop table with its launch flags.
 import type { CliIO } from './io';
 import { hopTableJson, renderHopTable, getHopTable } from '../engines/index';
 import type { Engine } from '../core/logs/model';
+import { ENGINE_IDS, engineChoiceWords, isEngine } from '../engines/registry';
 
-const USAGE = `usage: hoplens map --engine vllm|sglang [--json] [--legacy]
+const USAGE = `usage: hoplens map --engine ${ENGINE_IDS.join('|')} [--json] [--legacy]
 
 Print the hop table of an engine at the pinned commit (which line of which file prints each
 request-path log line, which process, which flag turns it on) and the launch lines that make
@@ -23,14 +24,14 @@ export async function runMap(argv: string[], io: CliIO): Promise<number> {
     const eq = a.startsWith('--engine=') ? a.slice('--engine='.length) : null;
     if (a === '--engine' || eq !== null) {
       const v = eq ?? argv[++i];
-      if (v !== 'vllm' && v !== 'sglang') { io.err(`hoplens map: --engine must be vllm or sglang (got ${v === undefined ? 'nothing' : `'${v}'`})\n\n${USAGE}`); return 2; }
+      if (!isEngine(v)) { io.err(`hoplens map: --engine must be ${engineChoiceWords()} (got ${v === undefined ? 'nothing' : `'${v}'`})\n\n${USAGE}`); return 2; }
       engine = v;
       continue;
     }
     io.err(`hoplens map: unknown option '${a}'\n\n${USAGE}`);
     return 2;
   }
-  if (!engine) { io.err(`hoplens map: --engine vllm|sglang is required\n\n${USAGE}`); return 2; }
+  if (!engine) { io.err(`hoplens map: --engine ${ENGINE_IDS.join('|')} is required\n\n${USAGE}`); return 2; }
   if (json) {
     const rows = hopTableJson(engine).filter((h) => legacy || !(h as { legacy: boolean }).legacy);
     for (const h of rows) io.out(JSON.stringify(h) + '\n');

@@ -14,6 +14,8 @@ import { clientFromSendJson, type ClientRequest } from '../core/timeline/clientR
 import { requestKey, queryKeys } from '../core/timeline/requestKey';
 import { forTerminal } from '../core/text/terminal';
 import { batchedOut, outputFailureMessage, type CliIO } from './io';
+import type { Engine } from '../engines/types';
+import { ENGINE_IDS, engineChoiceWords, isEngine } from '../engines/registry';
 import { SpanStore } from '../core/otlp/engineTiming';
 import { FleetError } from '../core/fleet/http';
 import { emptyFleetArgs, FLEET_HELP, hasStores, queryFleet, takeFleetOption, type FleetArgs, type FleetLogs } from './fleet';
@@ -21,7 +23,7 @@ import { emptyFleetArgs, FLEET_HELP, hasStores, queryFleet, takeFleetOption, typ
 const HELP = `usage: hoplens timeline --rid ID [LOG...] [--logs URL]... [--traces URL]... [--since T] [--until T] [--selector SEL]
                         [--otlp FILE]... [--trace-dir DIR]... [--client SEND.json]
                         [--offset FILE=MS]... [--perfetto OUT.json] [--markdown OUT.md] [--include-prompts]
-                        [--engine auto|vllm|sglang] [--max-calls N] [--calls] [--json]
+                        [--engine auto|${ENGINE_IDS.join('|')}] [--max-calls N] [--calls] [--json]
 
 One request across several server logs — an API server and its engine cores, a prefill and a
 decode instance, a router in front — joined by its id (the id the client sent, chatcmpl-…,
@@ -62,7 +64,7 @@ interface Args {
   perfetto: string | null;
   markdown: string | null;
   includePrompts: boolean;
-  engine: 'auto' | 'vllm' | 'sglang';
+  engine: 'auto' | Engine;
   maxCalls: number;
   calls: boolean;
   json: boolean;
@@ -90,8 +92,8 @@ function parseArgs(argv: string[]): Args | string {
         case '--calls': a.calls = true; break;
         case '--json': a.json = true; break;
         case '--engine': {
-          const v = need('auto, vllm or sglang');
-          if (v !== 'auto' && v !== 'vllm' && v !== 'sglang') return `--engine must be auto, vllm or sglang (got ${v})`;
+          const v = need(engineChoiceWords(true));
+          if (v !== 'auto' && !isEngine(v)) return `--engine must be ${engineChoiceWords(true)} (got ${v})`;
           a.engine = v; break;
         }
         case '--max-calls': {

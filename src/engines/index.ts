@@ -1,26 +1,26 @@
 // Hop tables by engine, the matcher the parser calls on every message, and the table
-// rendering shared by `hoplens map` and the editor's "Show Hop Table".
+// rendering shared by `hoplens map` and the editor's "Show Hop Table". The tables come from the
+// engines' profiles (registry.ts).
 import type { Engine, HopDef, HopTable } from './types';
-import { VLLM_TABLE } from './vllm/hops';
-import { SGLANG_TABLE } from './sglang/hops';
+import { HOP_TABLES } from './registry';
 import { cutHopMatch } from './cut';
 
 export type { Engine, HopDef, HopTable, MissingKind } from './types';
-
-export const HOP_TABLES: Record<Engine, HopTable> = { vllm: VLLM_TABLE, sglang: SGLANG_TABLE };
+export { HOP_TABLES } from './registry';
 
 export function getHopTable(engine: Engine): HopTable {
   return HOP_TABLES[engine];
 }
 
-const hopsById: Record<Engine, Map<string, HopDef>> = {
-  vllm: new Map(VLLM_TABLE.hops.map((h) => [h.id, h])),
-  sglang: new Map(SGLANG_TABLE.hops.map((h) => [h.id, h])),
-};
+// Hops by id, per table (a profile registered later gets its own on first use).
+const hopsById = new WeakMap<HopTable, Map<string, HopDef>>();
 
 /** The hop with this id (a record keeps only the id; every renderer looks it up here, in O(1)). */
 export function findHop(engine: Engine, id: string): HopDef | undefined {
-  return hopsById[engine].get(id);
+  const table = HOP_TABLES[engine];
+  let byId = hopsById.get(table);
+  if (byId === undefined) { byId = new Map(table.hops.map((h) => [h.id, h])); hopsById.set(table, byId); }
+  return byId.get(id);
 }
 
 export interface HopMatch {
@@ -134,13 +134,14 @@ function matchCutHop(candidates: HopDef[], message: string, base: string | null,
 }
 
 // Hops indexed by the first character of their literal prefixes: most lines test none.
-const byFirstChar = new Map<Engine, Map<number, HopDef[]>>();
+const byFirstChar = new WeakMap<HopTable, Map<number, HopDef[]>>();
 
 function candidatesByFirstChar(engine: Engine): Map<number, HopDef[]> {
-  let idx = byFirstChar.get(engine);
+  const table = HOP_TABLES[engine];
+  let idx = byFirstChar.get(table);
   if (!idx) {
     idx = new Map();
-    for (const hop of HOP_TABLES[engine].hops) {
+    for (const hop of table.hops) {
       for (const p of hop.startsWith) {
         const c = p.charCodeAt(0);
         const list = idx.get(c) ?? [];
@@ -148,7 +149,7 @@ function candidatesByFirstChar(engine: Engine): Map<number, HopDef[]> {
         idx.set(c, list);
       }
     }
-    byFirstChar.set(engine, idx);
+    byFirstChar.set(table, idx);
   }
   return idx;
 }

@@ -41,6 +41,12 @@ export interface HopDef {
   meaning: string;
   /** Why a request may not have this line. */
   missing: { kind: MissingKind; text: string };
+  /**
+   * Prefill/decode disaggregation: the instance that prints this hop (the prefill instance sends
+   * the request's KV cache, the decode instance loads it). Absent on every other hop. A P/D hop is
+   * listed as missing only when other requests of the same log have it.
+   */
+  pd?: 'prefill' | 'decode';
   /** An older wording of a hop (still accepted, not expected in a pinned-version log). */
   legacy?: boolean;
   /** Every wording the patterns accept, with the versions that print it (current first). */

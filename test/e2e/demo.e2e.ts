@@ -4,6 +4,7 @@
 import * as assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { request } from 'node:http';
 import { REPO_ROOT } from '../harness/tools';
 import { workspaceAt } from '../harness/workspace';
@@ -33,6 +34,97 @@ function answers(url: string): Promise<boolean> {
     req.on('timeout', () => { req.destroy(); resolve(false); });
     req.end();
   });
+}
+
+/** Content chunks and finish reasons of one streamed chat request to the demo's server. */
+async function streamOf(engineUrl: string, maxTokens: number): Promise<{ content: number; finish: string[] }> {
+  const res = await fetch(`${engineUrl}/v1/chat/completions`, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, signal: AbortSignal.timeout(30_000),
+    body: JSON.stringify({ model: 'Qwen/Qwen3-0.6B', stream: true, max_tokens: maxTokens, messages: [{ role: 'user', content: 'Count to twenty, one number per line.' }] }),
+  });
+  const chunks = (await res.text()).split('\n\n').filter((f) => f.startsWith('data: {')).map((f) => JSON.parse(f.slice(6)) as { choices: { delta?: { content?: string }; finish_reason: string | null }[] });
+  const choices = chunks.flatMap((c) => c.choices);
+  return { content: choices.filter((c) => (c.delta?.content ?? '') !== '').length, finish: choices.map((c) => c.finish_reason).filter((f): f is string => f !== null) };
+}
+
+/**
+ * Issue 27's walk, before the older checks: the README first with nothing cramped, the log
+ * opened from the Explorer (a preview tab), its lens click keeping the log's tab, the checkout
+ * notice gone on the source tab, and the first lens timed from the text being visible.
+ */
+async function walkFirstSteps(session: WorkbenchSession, root: string, engineUrl: string): Promise<void> {
+  const page = session.page;
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.locator('.tab.active', { hasText: 'README.md' }).waitFor({ timeout: 60_000 });
+  assert.equal(await page.locator('.part.auxiliarybar').isVisible().catch(() => false), false, 'the secondary side bar is closed');
+  await session.screenshot('walk-1-readme');
+
+  const times = await session.openFromExplorerAndWatch('logs/vllm.log', 2, 60_000);
+  assert.ok(times.textMs !== null && times.lensMs !== null, `text and a lens on the first screen: ${JSON.stringify(times)}`);
+  process.stdout.write(`    demo vllm.log: text visible ${times.textMs} ms after the click, first lens ${times.lensMs - times.textMs} ms after the text\n`);
+  const lens = page.locator('.codelens-decoration a', { hasText: 'hop 2 · api-server · v1/engine/async_llm.py:439' }).first();
+  await lens.waitFor({ timeout: 60_000 });
+  assert.equal(await page.locator('.tab.active .monaco-icon-label.italic').count(), 1, 'opened from the Explorer, the log is a preview tab');
+  await session.screenshot('walk-2-log-lenses');
+  await lens.click();
+  await page.locator('.tab.active', { hasText: 'async_llm.py' }).waitFor({ timeout: 15_000 });
+  assert.equal(await page.locator('.tab', { hasText: 'vllm.log' }).count(), 1, 'the log\'s tab is still open after the lens click');
+  // The checkout notice belongs to the log: none on the source tab.
+  await page.waitForTimeout(500);
+  assert.equal(await page.locator('[id="hoplens.hoplens.checkout"]').isVisible().catch(() => false), false, 'no checkout notice on a source tab');
+  await session.screenshot('walk-3-lens-source');
+
+  // The demo server honours max_tokens, with the finish reason vLLM gives.
+  assert.deepEqual(await streamOf(engineUrl, 5), { content: 5, finish: ['length'] });
+  void root;
+}
+
+/**
+ * In the traced request's report: the server-log column shows whole-second stamps as ranges,
+ * never a negative point; the timeline picker lists the configured live-vllm.log, preselected;
+ * a call of the traced engine core opens at its `def` line.
+ */
+async function checkReportAndPicker(session: WorkbenchSession, report: ReturnType<WorkbenchSession['page']['frameLocator']>, root: string): Promise<void> {
+  const page = session.page;
+  const cells = await report.locator('table.log tbody tr td:nth-child(2)').allInnerTexts();
+  assert.ok(cells.length > 0, 'the report lists the request\'s server-log lines');
+  for (const c of cells) assert.match(c, /^[−+]\d+\.\d … [−+]\d+\.\d s \(whole-second stamp\)$/, `a range, not a point: ${c}`);
+  await session.screenshot('walk-4-report');
+
+  await session.runCommand('HopLens: Show Request Timeline…');
+  await page.locator('.quick-input-widget', { hasText: 'Any id of the request' }).waitFor({ timeout: 15_000 });
+  await page.keyboard.press('Enter');
+  await page.locator('.quick-input-widget', { hasText: 'Logs for the timeline' }).waitFor({ timeout: 15_000 });
+  const live = page.locator('.quick-input-widget .monaco-list-row', { hasText: 'live-vllm.log' }).first();
+  await live.waitFor({ timeout: 15_000 });
+  assert.equal(await live.getAttribute('aria-checked'), 'true', 'the log holding the request is preselected');
+  await session.screenshot('walk-5-timeline-picker');
+  await page.keyboard.press('Escape');
+
+  // A call of the traced engine core opens at its def line in the demo checkout.
+  await session.openHopLens();
+  const callTraces = page.locator('.pane-header', { hasText: 'Call Traces' }).first();
+  if ((await callTraces.getAttribute('aria-expanded')) !== 'true') await callTraces.click();
+  const row = (text: string | RegExp) => page.locator('.pane-body .monaco-list-row', { hasText: text }).first();
+  const expand = async (text: string | RegExp) => {
+    const r = row(text);
+    await r.waitFor({ timeout: 30_000 });
+    if ((await r.getAttribute('aria-expanded')) !== 'true') await r.locator('.monaco-tl-twistie').click();
+  };
+  const serverInstance = readdirSync(join(root, 'traces', 'server'), { recursive: true, encoding: 'utf8' }).find((p) => /vllm-instance-\d+$/.test(p))!.split('/').pop()!;
+  await expand(serverInstance);
+  await expand(/EngineCore|pid \d+ · /);
+  await expand(/^thread \d+/);
+  const call = row(/^(_process_engine_step|_process_input_queue|run_busy_loop|step)/);
+  await call.waitFor({ timeout: 30_000 });
+  await call.click();
+  await page.locator('.tab.active', { hasText: 'core.py' }).waitFor({ timeout: 15_000 });
+  const { line } = await session.cursorPosition();
+  const text = readFileSync(join(root, 'checkouts', 'vllm', 'vllm', 'v1', 'engine', 'core.py'), 'utf8').split('\n')[line - 1];
+  assert.match(text, /^\s*def /, `the call opens at its def line (core.py:${line}: '${text}')`);
+  await session.screenshot('walk-6-call-trace-def');
+  // Back to the report for the checks that follow.
+  await page.locator('.tab', { hasText: /Traced hoplens-/ }).first().click();
 }
 
 describe('npm run demo, as the README says', function () {
@@ -73,6 +165,7 @@ describe('npm run demo, as the README says', function () {
     assert.match(readme, /logs\/vllm\.log/);
 
     session = await WorkbenchSession.attach(url, workspaceAt(root));
+    await walkFirstSteps(session, root, engineUrl);
     await session.openFile('logs/vllm.log');
     const lens = session.page.locator('.codelens-decoration a', { hasText: 'hop 2 · api-server · v1/engine/async_llm.py:439' }).first();
     await lens.waitFor({ timeout: 60_000 });
@@ -118,6 +211,7 @@ describe('npm run demo, as the README says', function () {
     await session.page.locator('.tab', { hasText: /Traced hoplens-/ }).first().waitFor({ timeout: 60_000 });
     const report = session.page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
     await report.locator('#summary').waitFor({ timeout: 30_000 });
+    await checkReportAndPicker(session, report, root);
     await session.page.locator('.statusbar-item', { hasText: /OTLP :4318 · [1-9]\d* spans?/ }).first().waitFor({ timeout: 30_000 });
     await report.locator('button[data-action="timeline"]').click();
     const tl = session.page.locator('iframe.webview.ready');

@@ -5,7 +5,10 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
-export type EngineName = 'vllm' | 'sglang';
+import type { Engine } from '../../engines/types';
+
+/** An engine's name (the one Engine type; kept under this name for the call-trace code). */
+export type EngineName = Engine;
 
 export interface EnginePath {
   engine: EngineName;

@@ -272,9 +272,11 @@ export interface FastPathCounters {
  * it takes into `out` (null: only the tracker is fed) and returns false for lines it leaves to
  * parseLine. Handled lines produce no LogRecord. `leaveToParser`, when given, names request ids
  * whose lines the caller wants as records (`annotate --rid`): those lines are left to parseLine.
+ * `leaveMentions`, when given, are the request's base ids (ASCII): a line of no hop whose message
+ * holds one is left to parseLine too, since a line naming the request is one of its lines.
  */
 export function vllmFastPath(state: ParseState, tracker: RequestTracker, out: ByteOut | null, counters: FastPathCounters = { handled: 0, unmatched: 0 },
-  leaveToParser: ((rid: string) => boolean) | null = null): FastLineHandler {
+  leaveToParser: ((rid: string) => boolean) | null = null, leaveMentions: readonly Buffer[] | null = null): FastLineHandler {
   const prefixes = hopPrefixes();
   /** 0 when no hop prefix starts the message (surely no hop), else -1 (let parseLine decide). */
   const noHop = (b: Buffer, v: DataView, m: number, e: number): number => {
@@ -546,6 +548,10 @@ export function vllmFastPath(state: ParseState, tracker: RequestTracker, out: By
       rid = hit.internal ? externalFromInternal(raw) : raw;
       ridRaw = rid === raw;
       if (leaveToParser !== null && leaveToParser(rid)) return false;
+    }
+    if (r === 0 && leaveMentions !== null) {
+      const message = b.subarray(m, e);
+      for (const n of leaveMentions) if (message.indexOf(n) !== -1) return false;
     }
     const hop = r === 1 ? hit.hop : null;
     const role = hop && pre.role === null ? hop.role : pre.role;

@@ -4,6 +4,7 @@ import type { Engine, LogRecord } from './model';
 import type { ParseState } from './parseState';
 import { fitsWhole, matchHop, type HopMatch } from '../../engines/index';
 import { LEVELS } from '../../engines/lineShapes';
+import { engineProfile } from '../../engines/registry';
 import { normaliseRid, splitIdList } from './requestIds';
 
 /**
@@ -16,7 +17,10 @@ export function tagHop(rec: LogRecord, hm: HopMatch): string | undefined {
   const engine = rec.engine as Engine;
   rec.hop = hop.id;
   if (rec.role === null) rec.role = hop.role;
-  if (engine === 'sglang' && rec.process === null) rec.process = hop.role === 'tokenizer' ? 'TokenizerManager' : 'Scheduler';
+  if (rec.process === null) {
+    const processOf = engineProfile(engine).processOfRole;
+    if (processOf) rec.process = processOf(hop.role);
+  }
   const kind = hop.ridKind;
   if (!kind) return undefined;
   const g = hm.groups;

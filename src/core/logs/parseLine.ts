@@ -4,7 +4,8 @@
 // logging layouts) runs only for lines that did not start with it. The parts live beside it:
 // parseState (what is known of the log), engineHeader (where a header stands), vllmGrammar and
 // sglangGrammar (each engine's header, its shapes in src/engines/<id>/lines.ts), layouts (custom
-// logging layouts), hopTagging (the hop and its ids), onOneLine (several records on one line).
+// logging layouts), hopTagging (the hop and its ids), onOneLine (several records on one line),
+// shapedGrammar (an engine whose profile gives its line shapes, not a grammar of its own).
 import type { Engine, LogRecord, TimeResolution } from './model';
 import { createParseState, DATE_ANCHOR, newRecord, processInfo, SEARCH_WINDOW, type ParseState } from './parseState';
 import { matchHop, stopsInOpening } from '../../engines/index';
@@ -18,6 +19,7 @@ import { bareRequestAt, isLayoutAfterSglang, lostBracketAt, ranksOnlyAt } from '
 import { applyLayout, parseLayout } from './layouts';
 import { joinWrapped, tagHop } from './hopTagging';
 import { gluedAt, nextRecordAt, parseGlued } from './onOneLine';
+import { anyShapedEngine, parseShaped } from './shapedGrammar';
 
 export { inferYear } from './outerPrefix';
 export { createParseState, processInfo, type ParseOptions, type ParseState, type ProcessInfo } from './parseState';
@@ -53,7 +55,7 @@ export function parseLine(text: string, lineNo: number, offset: number, state: P
   let colouredAgain: string | null = null;
   if (s.indexOf('\x1b') !== -1) { coloured = s; s = stripColour(s); }
   let rec = newRecord(lineNo, offset, s);
-  let matched = s.length > 0 && parseEngine(s, rec, state);
+  let matched = s.length > 0 && (parseEngine(s, rec, state) || (anyShapedEngine() && parseShaped(s, rec, state)));
   // Colour in its text forms (remnants, caret) is looked for only when the header did not parse:
   // a header that parsed had none, and most lines are such lines.
   if ((!matched || rec.format === 'vllm-output') && hasColour(s)) {

@@ -5,6 +5,7 @@
 // n>1 children are "<idx>_<internal id>". We group on the external form.
 // SGLang: the rid is printed verbatim (body rid or uuid4 hex); n>1 children are "<rid>_<i>".
 import type { Engine } from './model';
+import { engineProfile } from '../../engines/registry';
 
 const ENGINE_SUFFIX = /-[0-9a-f]{8}$/;
 const CHILD_PREFIX = /^\d+_/;
@@ -20,7 +21,7 @@ export function externalFromInternal(id: string): string {
 export function normaliseRid(engine: Engine, raw: string, kind: 'external' | 'internal' | 'list' | 'sglang'): string {
   let id = raw.trim();
   if (id.length > 1 && (id[0] === "'" || id[0] === '"') && id[id.length - 1] === id[0]) id = id.slice(1, -1);
-  if (engine === 'sglang') return id;
+  if (engineProfile(engine).ridsVerbatim) return id;
   return kind === 'internal' || kind === 'list' ? externalFromInternal(id) : id;
 }
 
@@ -92,4 +93,57 @@ export function ridQueryMatcher(query: string): (rid: string) => boolean {
     for (let i = 0; i < ids.length; i++) if (ids[i] === rid) return true;
     return false;
   };
+}
+
+// ---- lines that name a request without being one of its hops ------------------------------------
+// Across pods the lines that carry a request are often not hop-table lines (a KV connector's
+// DEBUG line, a router's, a scheduler's): any line that names one of the request's ids belongs
+// to it. The id is found where the request's base id occurs in the message, as the whole id
+// token there, so `pd-7` does not claim `pd-70` or `xpd-7`.
+
+/** Characters of a request id token (HopLens's own ids use these; engines add `-`, `_` and hex). */
+function isIdChar(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 45 /* - */ || c === 46 /* . */ || c === 95 /* _ */;
+}
+
+/**
+ * The id tokens of `message` that contain `needle`, each as printed and in its external form
+ * (engine suffix and child index taken off): what a hop's id would be normalised to.
+ */
+export function idTokensAround(message: string, needle: string): string[] {
+  const out: string[] = [];
+  if (needle === '') return out;
+  for (let at = message.indexOf(needle); at !== -1; at = message.indexOf(needle, at + needle.length)) {
+    let s = at, e = at + needle.length;
+    while (s > 0 && isIdChar(message.charCodeAt(s - 1))) s--;
+    while (e < message.length && isIdChar(message.charCodeAt(e))) e++;
+    // A sentence's full stop after the id is not part of it.
+    while (e > at + needle.length && message.charCodeAt(e - 1) === 46) e--;
+    const token = message.slice(s, e);
+    out.push(token);
+    const ext = externalFromInternal(token);
+    if (ext !== token) out.push(ext);
+  }
+  return out;
+}
+
+/** The base id of what a user typed (or a join key): API prefix and engine suffix off, the needle to look for in a line. */
+export function idNeedle(query: string): string {
+  const q = externalFromInternal(query.trim());
+  if (q.startsWith('chatcmpl-') && q.length > 9) return q.slice(9);
+  if (q.startsWith('cmpl-') && q.length > 5) return q.slice(5);
+  return q;
+}
+
+/**
+ * Does a line that is not one of a request's hops name the request? `wanted` tests a
+ * normalised id (ridQueryMatcher's, or the timeline's join-key matcher); `needles` are the base
+ * ids to look for (idNeedle).
+ */
+export function mentionsRequest(message: string, needles: readonly string[], wanted: (rid: string) => boolean): boolean {
+  for (const n of needles) {
+    if (!message.includes(n)) continue;
+    for (const id of idTokensAround(message, n)) if (wanted(id)) return true;
+  }
+  return false;
 }

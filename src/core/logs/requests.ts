@@ -4,6 +4,7 @@
 import type { Engine, LogRecord, TimeResolution } from './model';
 import { getHopTable, findHop } from '../../engines/index';
 import type { HopDef, MissingKind } from '../../engines/index';
+import { ENGINE_IDS } from '../../engines/registry';
 
 export interface Delta {
   ms: number;
@@ -93,7 +94,7 @@ interface Acc {
   roles: (string | null)[];
 }
 
-const ENGINES: Engine[] = ['vllm', 'sglang'];
+const ENGINES: readonly Engine[] = ENGINE_IDS;
 
 /**
  * Per-request heads in columns, by order of first sight: the id, the engine, and the first and last
@@ -129,7 +130,7 @@ export interface TrackerMark { requests: number; entries: number; strings: numbe
 export interface TrackerDelta {
   engine: Engine | null;
   rids: string[];
-  /** Each new request's engine: an index into ['vllm', 'sglang']. */
+  /** Each new request's engine: an index into the registry's ENGINE_IDS. */
   engines: ArrayLike<number>;
   strings: string[];
   line: ArrayLike<number>; time: ArrayLike<number>; res: ArrayLike<number>; hop: ArrayLike<number>; proc: ArrayLike<number>; role: ArrayLike<number>;
@@ -381,7 +382,8 @@ export class RequestTracker {
 
   /** Cheap view for long lists (no deltas, no context). */
   brief(rid: string): {
-    rid: string; firstLine: number; hops: string[]; firstTime: number | null; firstResolution: TimeResolution | null; span: Delta | null;
+    /** `hops`: each hop once, in the order first printed; `hopLines`: how many lines printed a hop (the view's rows). */
+    rid: string; firstLine: number; hops: string[]; hopLines: number; firstTime: number | null; firstResolution: TimeResolution | null; span: Delta | null;
   } | null {
     const ord = this.byRid.get(rid);
     if (ord === undefined) return null;
@@ -389,7 +391,7 @@ export class RequestTracker {
     const [t0, t1, r] = this.bounds(acc);
     const at = t0 === null ? -1 : acc.times.indexOf(t0);
     return {
-      rid, firstLine: acc.lines[0], hops: [...new Set(acc.hops)], firstTime: t0, firstResolution: at < 0 ? null : RES_ORDER[acc.res[at]],
+      rid, firstLine: acc.lines[0], hops: [...new Set(acc.hops)], hopLines: acc.hops.length, firstTime: t0, firstResolution: at < 0 ? null : RES_ORDER[acc.res[at]],
       span: t0 !== null && t1 !== null ? makeDelta(t0, t1, r, r) : null,
     };
   }
@@ -463,6 +465,8 @@ export class RequestTracker {
       // Batch lines are listed when they could have shown this request's passage: frequency-gated
       // ones, and DEBUG-only ones (vLLM's EngineCore idle/active pair marks the process boundary).
       if (def.scope !== 'request' && def.missing.kind !== 'frequency' && !(def.scope === 'batch' && def.missing.kind === 'level')) continue;
+      // A P/D transfer line is missing only from a disaggregated instance's log, which other requests show.
+      if (def.pd !== undefined && !seenAnywhere.has(def.id)) continue;
       out.push(this.reasonFor(def, acc, seenAnywhere.has(def.id)));
     }
     return out;

@@ -1,6 +1,7 @@
 // What we send: URL, headers and body for each API, and the request id in the places
 // each engine reads it (vLLM: `X-Request-Id` header, then body `request_id`; SGLang: body `rid`).
 import type { Api, Engine, RequestSpec } from './types';
+import { engineChoiceWords, isEngine } from '../../engines/registry';
 
 export interface TraceOptions {
   /** Server base URL, e.g. http://127.0.0.1:8000 */
@@ -61,7 +62,7 @@ export function validateOptions(o: TraceOptions): string[] {
   let u: URL | null = null;
   try { u = new URL(o.url); } catch { problems.push(`server URL '${redactUrl(o.url)}' is not a URL (expected e.g. http://127.0.0.1:8000)`); }
   if (u && u.protocol !== 'http:' && u.protocol !== 'https:') problems.push(`server URL must start with http:// or https:// (got '${u.protocol}')`);
-  if (o.engine !== undefined && !['auto', 'vllm', 'sglang'].includes(o.engine)) problems.push(`engine must be auto, vllm or sglang (got '${o.engine}')`);
+  if (o.engine !== undefined && o.engine !== 'auto' && !isEngine(o.engine)) problems.push(`engine must be ${engineChoiceWords(true)} (got '${o.engine}')`);
   if (o.api !== undefined && !['chat', 'completions', 'sglang-generate'].includes(o.api)) problems.push(`api must be chat, completions or sglang-generate (got '${o.api}')`);
   if (o.maxTokens !== undefined && (!Number.isInteger(o.maxTokens) || o.maxTokens < 1)) problems.push(`max tokens must be a whole number ≥ 1 (got ${o.maxTokens})`);
   if (o.temperature !== undefined && (!Number.isFinite(o.temperature) || o.temperature < 0)) problems.push(`temperature must be a number ≥ 0 (got ${o.temperature})`);
@@ -81,7 +82,7 @@ export function joinUrl(base: string, path: string): string {
 }
 
 /** The request for one traced call. The API key is added by the transport, not stored here. */
-export function buildRequest(engine: Engine, api: Api, model: string, requestId: string, o: TraceOptions): RequestSpec {
+export function buildRequest(engine: Engine, api: Api, model: string, requestId: string, o: TraceOptions, traceparent?: string): RequestSpec {
   const prompt = o.prompt ?? DEFAULTS.prompt;
   const maxTokens = o.maxTokens ?? DEFAULTS.maxTokens;
   const temperature = o.temperature ?? DEFAULTS.temperature;
@@ -111,6 +112,8 @@ export function buildRequest(engine: Engine, api: Api, model: string, requestId:
   } else {
     body.rid = requestId;
   }
+  // W3C trace context: vLLM makes it the parent of its llm_request span (when tracing is on).
+  if (traceparent !== undefined) headers.traceparent = traceparent;
   return { url: joinUrl(o.url, path), method: 'POST', headers, body };
 }
 

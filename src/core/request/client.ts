@@ -5,6 +5,7 @@ import { httpStatusError, makeError, networkError, serverErrorMessage } from './
 import { computeMetrics, type TraceMetrics } from './metrics';
 import { StreamRecorder } from './recorder';
 import { newRequestId, serverIdsFor } from './serverIds';
+import { newTraceContext, type TraceContext } from './traceContext';
 import { NodeHttpTransport, type HttpTransport } from './transport';
 import { monotonicClock, OUTPUT_KINDS, type Api, type Clock, type Engine, type Frame, type TraceError, type TraceRecord } from './types';
 
@@ -109,10 +110,11 @@ export async function listModels(baseUrl: string, authHeaders: Record<string, st
   return j.data.map((m) => (m && typeof m === 'object' && typeof (m as { id?: unknown }).id === 'string' ? (m as { id: string }).id : '')).filter(Boolean);
 }
 
-function emptyRecord(o: TraceOptions, engine: Engine, api: Api, model: string, requestId: string, error: TraceError | null, startedAt: number): TraceRecord {
+function emptyRecord(o: TraceOptions, engine: Engine, api: Api, model: string, requestId: string, error: TraceError | null, startedAt: number,
+  traceContext: TraceContext): TraceRecord {
   const ids = serverIdsFor(engine, api, requestId);
   return {
-    engine, api, model, requestId, serverIds: ids.ids, logRequestId: ids.logId, serverIdPattern: ids.pattern.source,
+    engine, api, model, requestId, traceContext, serverIds: ids.ids, logRequestId: ids.logId, serverIdPattern: ids.pattern.source,
     request: { url: redactUrl(o.url), method: 'POST', headers: {}, body: {} },
     status: null, responseHeaders: {},
     timeline: { startedAtEpochMs: startedAt, connectMs: null, requestWrittenMs: null, headersMs: null, firstByteMs: null, endMs: null },
@@ -127,11 +129,13 @@ export async function sendTracedRequest(options: TraceOptions, deps: TraceDeps =
   const transport = deps.transport ?? new NodeHttpTransport(clock);
   const finish = (record: TraceRecord): TracedRequest => ({ record, metrics: computeMetrics(record) });
   const requestId = o.requestId ?? newRequestId();
+  // Fresh per request (a repeated run is a new request): the engine's span for it is found by this trace id.
+  const traceContext = newTraceContext();
   const requestedApi: Api = o.api ?? 'chat';
   const problems = validateOptions(o);
   if (problems.length) {
     return finish(emptyRecord(o, o.engine === 'sglang' ? 'sglang' : 'vllm', requestedApi, o.model ?? '', requestId,
-      makeError('bad-input', problems.join('; ') + '.', 'Fix the settings and send again.'), Date.now()));
+      makeError('bad-input', problems.join('; ') + '.', 'Fix the settings and send again.'), Date.now(), traceContext));
   }
   const auth: Record<string, string> = o.apiKey ? { Authorization: `Bearer ${o.apiKey}` } : {};
   const warnings: string[] = [];
@@ -141,7 +145,7 @@ export async function sendTracedRequest(options: TraceOptions, deps: TraceDeps =
   if (!o.engine || o.engine === 'auto') {
     deps.onPhase?.('detecting engine');
     const d = await detectEngine(o.url, auth, { transport, clock }, discoveryTimeout, o.signal);
-    if (isError(d)) return finish(emptyRecord(o, 'vllm', requestedApi, o.model ?? '', requestId, d, Date.now()));
+    if (isError(d)) return finish(emptyRecord(o, 'vllm', requestedApi, o.model ?? '', requestId, d, Date.now(), traceContext));
     engine = d.engine;
     if (d.warning) warnings.push(d.warning);
   } else {
@@ -149,7 +153,7 @@ export async function sendTracedRequest(options: TraceOptions, deps: TraceDeps =
   }
   if (requestedApi === 'sglang-generate' && engine !== 'sglang') {
     return finish(emptyRecord(o, engine, requestedApi, o.model ?? '', requestId,
-      makeError('bad-input', 'The sglang-generate API needs an SGLang server, and this one is vLLM.', 'Use api chat or completions.'), Date.now()));
+      makeError('bad-input', 'The sglang-generate API needs an SGLang server, and this one is vLLM.', 'Use api chat or completions.'), Date.now(), traceContext));
   }
 
   let model = o.model ?? '';
@@ -157,20 +161,20 @@ export async function sendTracedRequest(options: TraceOptions, deps: TraceDeps =
   if (requestedApi !== 'sglang-generate' && !model) {
     deps.onPhase?.('listing models');
     const m = await listModels(o.url, auth, { transport, clock }, discoveryTimeout, o.signal);
-    if (isError(m)) return finish(emptyRecord(o, engine, requestedApi, model, requestId, m, Date.now()));
+    if (isError(m)) return finish(emptyRecord(o, engine, requestedApi, model, requestId, m, Date.now(), traceContext));
     if (m.length === 0) {
       return finish(emptyRecord(o, engine, requestedApi, model, requestId,
-        makeError('unknown-model', 'The server lists no models at /v1/models.', 'Set the model explicitly.'), Date.now()));
+        makeError('unknown-model', 'The server lists no models at /v1/models.', 'Set the model explicitly.'), Date.now(), traceContext));
     }
     knownModels = m;
     model = m[0];
   }
 
-  const spec = buildRequest(engine, requestedApi, model, requestId, o);
+  const spec = buildRequest(engine, requestedApi, model, requestId, o, traceContext.traceparent);
   // The record (printed, exported, shown) never holds credentials from the URL; the socket gets them.
   const realUrl = spec.url;
   spec.url = redactUrl(spec.url);
-  const record = emptyRecord(o, engine, requestedApi, model, requestId, null, Date.now());
+  const record = emptyRecord(o, engine, requestedApi, model, requestId, null, Date.now(), traceContext);
   record.request = spec;
   record.warnings.push(...warnings);
   deps.onPhase?.('sending');

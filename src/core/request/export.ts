@@ -16,6 +16,9 @@ export interface TraceJson {
   url: string;
   status: number | null;
   requestId: string;
+  /** The W3C trace id sent in `traceparent`: the engine's spans for this request carry it. */
+  traceId: string;
+  traceparent: string;
   serverIds: string[];
   ttftContentMs: number | null;
   ttftFirstFrameMs: number | null;
@@ -55,6 +58,8 @@ export function toJson(r: TraceRecord, m: TraceMetrics): TraceJson {
     url: r.request.url,
     status: r.status,
     requestId: r.requestId,
+    traceId: r.traceContext.traceId,
+    traceparent: r.traceContext.traceparent,
     serverIds: r.serverIds,
     ttftContentMs: r3(m.ttftContentMs),
     ttftFirstFrameMs: r3(m.ttftFirstFrameMs),
@@ -92,6 +97,7 @@ export function summaryRows(r: TraceRecord, m: TraceMetrics): [string, string][]
   const rows: [string, string][] = [
     ['engine / API', `${r.engine} / ${r.api}${r.model ? ` · ${r.model}` : ''}`],
     ['request id', r.requestId],
+    ['trace id (traceparent)', r.traceContext.traceId],
     ['server ids', r.serverIds.join(', ')],
     ['HTTP status', r.status === null ? 'n/a' : String(r.status)],
     ['connection set-up (before t = 0)', ms(r.timeline.connectMs, 2)],

@@ -11,3 +11,4 @@ export { NodeHttpTransport, type HttpTransport, type ResponseSink, type HttpRequ
 export { findRequestLogLines, parseServerTime, secondStampRangeText, countLinesUpTo, serverLogFile, ServerLogReader, type RequestLogLine, type ServerLogAnswer } from './logLink';
 export { TracedRequestWorker, type OffThreadJob, type OffThreadDeps, type OffThreadMessage } from './offThread';
 export { warmUpRequestPath } from './warmUp';
+export { newTraceContext, parseTraceparent, type TraceContext } from './traceContext';

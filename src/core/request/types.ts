@@ -3,6 +3,7 @@ import type { StreamTail } from './streamTail';
 // arrived on the socket, and what went wrong. Pure data; no I/O here.
 
 import type { Engine } from '../../engines/types';
+import type { TraceContext } from './traceContext';
 
 export type { Engine };
 export type EngineChoice = Engine | 'auto';
@@ -112,6 +113,8 @@ export interface TraceRecord {
   api: Api;
   model: string;
   requestId: string;
+  /** The W3C trace context sent as `traceparent` (fresh per request): the engine's spans carry its trace id. */
+  traceContext: TraceContext;
   /** Ids the server will print for this request (see serverIds.ts). */
   serverIds: string[];
   /** The id the server's request logger prints: the key the Requests view groups this request under. */

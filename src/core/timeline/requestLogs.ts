@@ -27,6 +27,7 @@ import { readLogStream } from '../session/logStream';
 import { findHop } from '../../engines/index';
 import type { SourceLocation } from '../source/types';
 import { keyMatcher, queryKeys, requestKey } from './requestKey';
+import { idNeedle, mentionsRequest } from '../logs/requestIds';
 import { routerLineOf, type RouterLine } from './routerLog';
 import { resolutionSpanMs } from './model';
 import { RequestStamps, STAMP, type Stamp, type StampReader, type StampSlot } from './requestStamps';
@@ -292,6 +293,15 @@ function noteRouterLine(routerStamps: RequestStamps, rec: LogRecord): { r: Route
   return { r, key };
 }
 
+/**
+ * The key of the request a line names without being one of its hops (a KV connector's DEBUG
+ * line, a scheduler's): any line naming one of the request's ids is one of its lines.
+ */
+function mentionedKey(rec: LogRecord, keys: readonly string[], matchKey: (rid: string) => string | null): string | null {
+  for (const k of keys) if (mentionsRequest(rec.message, [idNeedle(k)], (id) => matchKey(id) === k)) return k;
+  return null;
+}
+
 async function readOne(path: string, keys: readonly string[], opts: ReadRequestOptions): Promise<{ log: Omit<RequestLogs, 'records' | 'group'>; collected: Map<string, Collected> }> {
   const source = opts.sources?.get(path);
   const input = source ? await inputOfSource(source, opts.signal) : await openLogInput(path);
@@ -313,7 +323,11 @@ async function readOne(path: string, keys: readonly string[], opts: ReadRequestO
         if (c) c.mentions.push({ line: rec.line, offset: rec.offset, text: rec.message, router: router.r });
         return;
       }
-      if (rec.rid === null) return;
+      if (rec.rid === null) {
+        const k = rec.continuation ? null : mentionedKey(rec, keys, matchKey);
+        if (k !== null) collected.get(k)!.records.push(rec);
+        return;
+      }
       let hit: string | null = matchKey(rec.rid);
       if (hit === null && rec.rids) for (const id of rec.rids) { hit = matchKey(id); if (hit !== null) break; }
       if (hit !== null) collected.get(hit)!.records.push(rec);
@@ -324,6 +338,7 @@ async function readOne(path: string, keys: readonly string[], opts: ReadRequestO
       }
     };
     const leave = (rid: string): boolean => matchKey(rid) !== null;
+    const needles = keys.map((k) => Buffer.from(idNeedle(k), 'latin1'));
     const useFast = opts.engine !== 'sglang';
     const session = new LogSession({
       engine: opts.engine ?? 'auto',
@@ -332,7 +347,7 @@ async function readOne(path: string, keys: readonly string[], opts: ReadRequestO
       keepContext: true,
       onRecord,
       newTracker: (forced, o) => (tracker = new TimelineTracker(forced, o)),
-      fast: (state, t) => noteProcesses(state, useFast ? vllmFastPath(state, t, null, undefined, leave) : null, processes),
+      fast: (state, t) => noteProcesses(state, useFast ? vllmFastPath(state, t, null, undefined, leave, needles) : null, processes),
     });
     const result = await readLogStream(session, input.chunks(), opts.signal);
     const engine = result.engine;
@@ -487,6 +502,14 @@ function fromSession(session: OpenLogSession, path: string, keys: readonly strin
       }
     }
   }
+  // Lines naming the request without being its hops (no request index holds them): one look at each record.
+  const named = new Set<string>();
+  for (const rec of records) {
+    if (rec.rid !== null || rec.continuation || rec.engine === 'other' || rec.role === 'router') continue;
+    const k = mentionedKey(rec, keys, matchKey);
+    if (k !== null) { collected.get(k)!.records.push(rec); named.add(k); }
+  }
+  for (const k of named) collected.get(k)!.records.sort((a, b) => a.line - b.line);
   for (const k of keys) {
     const lines = x.routerMentions.get(k);
     if (!lines) continue;

@@ -4,6 +4,7 @@ import type { HopDef, HopTable } from '../types';
 
 const REQUEST_LOGGER = 'vllm/entrypoints/serve/utils/request_logger.py';
 const ASYNC_LLM = 'vllm/v1/engine/async_llm.py';
+const SCHEDULER = 'vllm/v1/core/sched/scheduler.py';
 const LOG_REQUESTS_OFF = '--enable-log-requests was not passed, or VLLM_LOGGING_LEVEL is above INFO.';
 
 function hop(h: Omit<HopDef, 'engine'>): HopDef {
@@ -205,6 +206,55 @@ export const VLLM_HOPS: HopDef[] = [
     gate: 'unless --disable-uvicorn-access-log',
     meaning: 'uvicorn\'s access line, printed when the response headers go out (for streaming, before the first token). It has no request id, so HopLens only places it by time.',
     missing: { kind: 'context', text: 'Carries no request id; placed by time only.' },
+  }),
+  // P/D disaggregation (a KV connector: NIXL, LMCache, Mooncake…; engine-facts has no section on
+  // it: citations read at cd5035379c4c). The scheduler's two lines name the engine-internal id,
+  // the external id plus -<8 hex>, on the prefill and the decode instance of the same request.
+  hop({
+    id: 'V12', labId: null, role: 'engine-core', process: 'EngineCore (or EngineCore_DP<k>), prefill instance', level: 'DEBUG',
+    file: SCHEDULER, line: 2831, pd: 'prefill',
+    format: 'Finished sending KV transfer for request %s',
+    fileBasenames: ['scheduler.py'],
+    startsWith: ['Finished sending KV transfer for request '],
+    patterns: [/^Finished sending KV transfer for request (?<internal_rid>\S+?)\.?$/],
+    wordings: [
+      { text: 'Finished sending KV transfer for request <internal id>', versions: 'V1 scheduler with a KV connector, 0.9 and later (v1/core/sched/scheduler.py)', example: 'Finished sending KV transfer for request cmpl-pd-7-0-1f2e3d4c' },
+    ],
+    ridKind: 'internal', scope: 'request', flags: ['--kv-transfer-config (kv_role kv_producer or kv_both)', 'VLLM_LOGGING_LEVEL=DEBUG'],
+    gate: 'VLLM_LOGGING_LEVEL=DEBUG on a prefill instance of a P/D deployment (a KV connector in --kv-transfer-config)',
+    meaning: 'The prefill instance\'s scheduler heard from its KV connector that the request\'s KV cache has gone to the decode instance, and frees the request\'s blocks. In a P/D log this is often the last line, or the only DEBUG line, that names the request on the prefill side.',
+    missing: { kind: 'level', text: 'DEBUG only, and only on the prefill instance of a P/D (disaggregated prefill) deployment.' },
+  }),
+  hop({
+    id: 'V13', labId: null, role: 'engine-core', process: 'EngineCore (or EngineCore_DP<k>), decode instance', level: 'DEBUG',
+    file: SCHEDULER, line: 2822, pd: 'decode',
+    format: 'Finished recving KV transfer for request %s',
+    fileBasenames: ['scheduler.py'],
+    startsWith: ['Finished recving KV transfer for request '],
+    patterns: [/^Finished recving KV transfer for request (?<internal_rid>\S+?)\.?$/],
+    wordings: [
+      { text: 'Finished recving KV transfer for request <internal id>', versions: 'V1 scheduler with a KV connector, 0.9 and later (v1/core/sched/scheduler.py; seen at scheduler.py:862 in a public llm-d P/D log of 2025-05)', example: 'Finished recving KV transfer for request cmpl-0dec7ca2-42c8-4b79-a753-d355181114f2-0' },
+    ],
+    ridKind: 'internal', scope: 'request', flags: ['--kv-transfer-config (kv_role kv_consumer or kv_both)', 'VLLM_LOGGING_LEVEL=DEBUG'],
+    gate: 'VLLM_LOGGING_LEVEL=DEBUG on a decode instance of a P/D deployment',
+    meaning: 'The decode instance\'s scheduler heard from its KV connector that the request\'s KV cache has arrived from the prefill instance: the request leaves WAITING_FOR_REMOTE_KVS and is scheduled for decoding in the next step.',
+    missing: { kind: 'level', text: 'DEBUG only, and only on the decode instance of a P/D (disaggregated prefill) deployment.' },
+  }),
+  hop({
+    id: 'V14', labId: null, role: 'worker', process: 'Worker (model runner), decode instance', level: 'DEBUG',
+    file: 'vllm/distributed/kv_transfer/kv_connector/v1/nixl/pull_worker.py', line: 55, pd: 'decode',
+    format: 'start_load_kv for request %s from remote engine %s. Num local_block_ids: %s. Num remote_block_ids: %s. ',
+    fileBasenames: ['pull_worker.py', 'push_worker.py', 'nixl_connector.py'],
+    startsWith: ['start_load_kv '],
+    patterns: [/^start_load_kv (?:\(push\) )?for request (?<internal_rid>\S+) from remote engine /],
+    wordings: [
+      { text: 'start_load_kv for request … from remote engine …. Num local_block_ids: …. Num remote_block_ids: …. ', versions: 'NIXL connector in pull mode: the pin (kv_connector/v1/nixl/pull_worker.py); before 2026-04 kv_connector/v1/nixl_connector.py', example: 'start_load_kv for request chatcmpl-pd-7-1f2e3d4c from remote engine 6f1e2d3c-aaaa-bbbb-cccc-0123456789ab. Num local_block_ids: 4. Num remote_block_ids: 4. ' },
+      { text: 'start_load_kv (push) for request … from remote engine …. Num local_block_ids: …. Num remote_block_ids: …. ', versions: 'NIXL connector in push mode: the pin (kv_connector/v1/nixl/push_worker.py:169)', example: 'start_load_kv (push) for request chatcmpl-pd-7-1f2e3d4c from remote engine 6f1e2d3c-aaaa-bbbb-cccc-0123456789ab. Num local_block_ids: 4. Num remote_block_ids: 4. ' },
+    ],
+    ridKind: 'internal', scope: 'request', flags: ['--kv-transfer-config \'{"kv_connector":"NixlConnector",…}\'', 'VLLM_LOGGING_LEVEL=DEBUG'],
+    gate: 'VLLM_LOGGING_LEVEL=DEBUG on a decode instance with the NIXL connector',
+    meaning: 'The decode instance\'s worker starts reading the request\'s KV blocks from the prefill engine named here over NIXL. The gap from here to "Finished recving KV transfer" is the KV transfer time of this request.',
+    missing: { kind: 'level', text: 'DEBUG only, and only on the decode instance of a P/D deployment with the NIXL connector.' },
   }),
   hop({
     id: 'V11', labId: null, role: 'api-server', process: 'APIServer (V0 engine)', level: 'INFO',

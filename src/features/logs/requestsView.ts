@@ -3,6 +3,7 @@
 import * as vscode from 'vscode';
 import type { RequestGroup, RequestHop, MissingHop } from '../../core/logs/requests';
 import type { RequestTracker } from '../../core/logs/requests';
+import type { Engine } from '../../core/logs/model';
 import { ridMatchesQuery } from '../../core/logs/requestIds';
 import { findHop } from '../../engines/index';
 import { hopLabel } from './hopPresentation';
@@ -22,6 +23,16 @@ type Node =
   | { kind: 'missing'; missing: MissingHop; group: RequestGroup }
   | { kind: 'engine'; rid: string; timing: EngineTimingLine }
   | { kind: 'info'; text: string };
+
+/** What each hop id of a request means, for its tooltip ("V2: Added request …", one a line). */
+function hopLegend(engine: Engine | null, hops: readonly string[]): string {
+  if (!engine) return '';
+  const lines = hops.map((id) => {
+    const def = findHop(engine, id);
+    return def ? `\n  ${id}: ${shortFormat(def.format) || def.format}${def.meaning ? ` (${def.meaning.split(/(?<=\.)\s/)[0]})` : ''}` : '';
+  }).join('');
+  return lines ? `\nwhat the hop ids mean (HopLens: Show Hop Table has them all):${lines}` : '';
+}
 
 /** The engine's own timing of a request (an OpenTelemetry llm_request span), when one arrived. */
 export interface EngineTimingLine { label: string; description: string; tooltip: string }
@@ -173,9 +184,11 @@ export class RequestsViewProvider extends Disposable implements vscode.TreeDataP
         // Server time as the log printed it (no zone: the log gave none).
         const res = g.firstResolution ?? 's';
         const when = g.firstTime !== null ? printedTimeOfDay(g.firstTime, res) : `line ${g.firstLine}`;
-        item.description = `${when} · ${g.hops.length} hop${g.hops.length === 1 ? '' : 's'}${g.span ? ` · ${g.span.text}` : ''}`;
+        // The rows under it are one per hop line (a hop such as V6 prints once per delta), then the hops not printed.
+        const lines = g.hopLines === g.hops.length ? '' : ` in ${g.hopLines} lines`;
+        item.description = `${when} · ${g.hops.length} hop${g.hops.length === 1 ? '' : 's'}${lines}${g.span ? ` · ${g.span.text}` : ''}`;
         const first = g.firstTime !== null ? `\nfirst stamp ${clockStamp(g.firstTime, res, false)} (server time, as the log printed it)` : '';
-        item.tooltip = `${g.rid}\nfirst line ${g.firstLine}${first}\nhops: ${g.hops.join(' → ')}`;
+        item.tooltip = `${g.rid}\nfirst line ${g.firstLine}${first}\nhops: ${g.hops.join(' → ')}${hopLegend(node.source.engine, g.hops)}`;
         item.iconPath = new vscode.ThemeIcon('pulse');
         item.contextValue = 'hoplens.request';
         item.command = { command: CommandIds.revealLogLine, title: 'Reveal', arguments: [node.source.uri, g.firstLine] };

@@ -1,5 +1,6 @@
 // Like vLLM started with --otlp-traces-endpoint: when a request finishes, export one
 // llm_request span (OTLP/HTTP protobuf) with the gen_ai.* attributes of engine-facts §E.
+// Like vLLM, a valid `traceparent` on the request makes the span its child (engine-facts §E).
 // Fire and forget: no receiver listening is not an error for the server.
 import * as http from 'node:http';
 import { randomBytes } from 'node:crypto';
@@ -15,6 +16,8 @@ export interface FinishedRequestTiming {
   promptTokens: number;
   completionTokens: number;
   maxTokens: number;
+  /** The request's W3C `traceparent`, when it sent a valid one: the span joins that trace, its parent the caller's span. */
+  traceparent?: { traceId: string; parentId: string };
 }
 
 const nanos = (epochMs: number) => String(BigInt(Math.round(epochMs * 1000)) * 1000n);
@@ -28,7 +31,9 @@ export function exportLlmRequestSpan(endpoint: string, t: FinishedRequestTiming)
       scopeSpans: [{
         scope: { name: 'vllm.llm_engine' },
         spans: [{
-          traceId: randomBytes(16), spanId: randomBytes(8), name: 'llm_request', kind: 2, // SERVER
+          traceId: t.traceparent ? Buffer.from(t.traceparent.traceId, 'hex') : randomBytes(16), spanId: randomBytes(8),
+          ...(t.traceparent ? { parentSpanId: Buffer.from(t.traceparent.parentId, 'hex') } : {}),
+          name: 'llm_request', kind: 2, // SERVER
           startTimeUnixNano: nanos(t.arrivedEpochMs), endTimeUnixNano: nanos(t.arrivedEpochMs + t.e2eMs),
           attributes: [
             attr('gen_ai.request.id', t.requestId),

@@ -3,7 +3,9 @@
 // matching server log lines appended to a log file as it serves.
 import { appendFileSync } from 'node:fs';
 import * as http from 'node:http';
+import type { Engine } from '../../engines/types';
 import { exportLlmRequestSpan } from './otlpExport';
+import { parseTraceparent } from '../../core/request/traceContext';
 import type { Socket } from 'node:net';
 import { DONE, SglangChatChunks, SglangGenerateChunks, sse, VllmChunks, type Usage } from './frames';
 import { SglangLog, VllmLog } from './logLines';
@@ -11,7 +13,7 @@ import { EngineCoreTrace } from './engineCoreTrace';
 import { contentFrameWriteMs, DEFAULT_SCHEDULE, parseSchedule, type FakeSchedule } from './schedule';
 
 export interface FakeEngineOptions {
-  engine: 'vllm' | 'sglang';
+  engine: Engine;
   port?: number;
   /** Server log file to append to (created if missing); null/undefined: no log. */
   logFile?: string | null;
@@ -119,7 +121,7 @@ function readBody(req: http.IncomingMessage, limit = 1 << 20): Promise<string | 
 }
 
 interface StreamCtx {
-  engine: 'vllm' | 'sglang';
+  engine: Engine;
   api: 'chat' | 'completions' | 'generate';
   body: Record<string, unknown>;
   clientRid: string;
@@ -127,6 +129,8 @@ interface StreamCtx {
   model: string;
   path: string;
   client: string;
+  /** The request's valid W3C `traceparent`, if any (vLLM parents its llm_request span on it). */
+  traceparent?: { traceId: string; parentId: string };
 }
 
 export async function startFakeEngine(opts: FakeEngineOptions): Promise<FakeEngineHandle> {
@@ -200,7 +204,8 @@ export async function startFakeEngine(opts: FakeEngineOptions): Promise<FakeEngi
     const clientRid = opts.engine === 'vllm'
       ? headerRid ?? (typeof body.request_id === 'string' ? body.request_id : randomHex(32))
       : typeof body.rid === 'string' ? body.rid : randomHex(32);
-    await serveStream(res, { engine: opts.engine, api, body, clientRid, schedule, model, path: url.pathname, client });
+    const traceparent = parseTraceparent(typeof req.headers.traceparent === 'string' ? req.headers.traceparent : undefined);
+    await serveStream(res, { engine: opts.engine, api, body, clientRid, schedule, model, path: url.pathname, client, ...(traceparent ? { traceparent } : {}) });
   }
 
   async function serveStream(res: http.ServerResponse, c: StreamCtx): Promise<void> {
@@ -360,7 +365,7 @@ export async function startFakeEngine(opts: FakeEngineOptions): Promise<FakeEngi
       res.once('finish', () => exportLlmRequestSpan(otlp, {
         requestId: loggedId, arrivedEpochMs: trace.arrivedAtEpochMs, queueMs: 0.4,
         firstTokenMs: s.firstMs, e2eMs: Math.min(endAt, performance.now() - arrived),
-        promptTokens, completionTokens: reply.tokens, maxTokens,
+        promptTokens, completionTokens: reply.tokens, maxTokens, ...(c.traceparent ? { traceparent: c.traceparent } : {}),
       }));
     }
     if (c.engine === 'sglang') {

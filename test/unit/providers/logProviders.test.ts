@@ -263,3 +263,24 @@ test('the Requests tree of a log with more than 1,000 requests lists the newest 
   assert.equal(first.command?.command, 'hoplens.showEngineTiming');
   view.dispose();
 });
+
+test('a Requests row\'s count agrees with its rows: hops, the lines that printed them, and the hops not printed apart', () => {
+  const { session, doc } = openLog();
+  const view = new RequestsViewProvider();
+  view.setSource(documentLogSource(doc.uri as unknown as vscode.Uri, session));
+  const row = view.getChildren()[0];
+  const item = view.getTreeItem(row);
+  const children = view.getChildren(row).map((n) => view.getTreeItem(n));
+  const hopRows = children.filter((c) => /^hop \S+ /.test(String(c.label)) && !/ not printed$/.test(String(c.label)));
+  const missingRows = children.filter((c) => / not printed$/.test(String(c.label)));
+  const m = /· (\d+) hops?(?: in (\d+) lines)? /.exec(`${String(item.description)} `);
+  assert.ok(m, String(item.description));
+  assert.equal(Number(m[2] ?? m[1]), hopRows.length, `"${String(item.description)}" over ${hopRows.length} hop rows`);
+  assert.ok(missingRows.length > 0);
+  // Each hop id the row names is explained in its tooltip.
+  const ids = /\nhops: (.*)/.exec(String(item.tooltip))![1].split(' → ');
+  for (const id of new Set(ids)) assert.match(String(item.tooltip), new RegExp(`\\n  ${id}: \\S`), `${id} is explained: ${String(item.tooltip)}`);
+  // A missing hop's reason is there in full.
+  for (const c of missingRows) assert.ok(String(c.tooltip).startsWith(String(c.description)), String(c.tooltip));
+  view.dispose();
+});

@@ -77,6 +77,16 @@ test('a traced request: the report shows its summary and the server log lines of
   t.dispose();
 });
 
+test('the report names the W3C trace id the request carried in its traceparent header', async () => {
+  const t = setUp();
+  const result = await t.run('hoplens.sendTracedRequest', { interactive: false }) as TracedRequest;
+  const { traceId, traceparent } = result.record.traceContext;
+  assert.match(traceparent, /^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
+  assert.equal(result.record.request.headers.traceparent, traceparent, 'sent as the traceparent header');
+  assert.ok(panels[panels.length - 1].webview.html.includes(`<tr><th>trace id (traceparent)</th><td>${traceId}</td></tr>`));
+  t.dispose();
+});
+
 test('the quick pick changes the prompt for this request only; the prompt shows as text, not icons', async () => {
   const t = setUp();
   replies.push((items: { id: string }[]) => items.find((i) => i.id === 'prompt'), '$(zap) say **hi**',

@@ -4,7 +4,7 @@
 // without downloading anything.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -87,6 +87,46 @@ test('a failed install leaves nothing in the cache, and removes an old half-inst
     assert.equal(r.stdout, '', 'no folder is printed for the tests to use');
     assert.deepEqual(readdirSync(join(dir, 'cache', 'hoplens')), []);
     assert.equal(existsSync(stale), false);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('Ctrl+C during the first install leaves nothing half-made in the cache, and the next run starts cleanly', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'hoplens-ensure-int-'));
+  try {
+    const bin = join(dir, 'fakebin');
+    mkdirSync(bin, { recursive: true });
+    // `npm ci` lays out part of node_modules and is still downloading when the user presses Ctrl+C.
+    writeFileSync(join(bin, 'npm'), `#!/bin/sh
+mkdir -p node_modules/code-server && echo partial > node_modules/code-server/half
+touch "${dir}/ci-started"
+sleep 30
+`);
+    chmodSync(join(bin, 'npm'), 0o755);
+    // Its own process group, as in a terminal: Ctrl+C signals the whole foreground group.
+    const child = spawn(process.execPath, [join(REPO, 'scripts', 'ensure-tools.mjs')], {
+      detached: true, stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, XDG_CACHE_HOME: join(dir, 'cache'), PATH: `${bin}:${process.env.PATH}` },
+    });
+    let stderr = '';
+    child.stderr!.on('data', (d) => { stderr += d; });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const deadline = Date.now() + 20_000;
+    while (!existsSync(join(dir, 'ci-started')) && child.exitCode === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    if (child.exitCode === 2 && /missing Debian packages/.test(stderr)) { t.skip('Debian packages missing and not root'); return; }
+    assert.ok(existsSync(join(dir, 'ci-started')), `npm ci never started: ${stderr}`);
+    const cache = join(dir, 'cache', 'hoplens');
+    assert.ok(readdirSync(cache).some((n) => n.startsWith(`${NAME}.partial-`)), 'the install is under way in its staging folder');
+    process.kill(-child.pid!, 'SIGINT');
+    const code = await exited;
+    assert.equal(code, 130, stderr);
+    assert.match(stderr, /install interrupted: nothing was kept in the cache/);
+    assert.deepEqual(readdirSync(cache), [], 'no half-made folder is left in the cache');
+    // The next run starts the install from scratch (and fails here at the fake npm's rebuild).
+    const again = runInsideNpm(dir, fakeNpm(dir), t);
+    assert.match(again.stderr, /installing code-server .* into /);
+    assert.deepEqual(readdirSync(cache), []);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

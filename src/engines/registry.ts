@@ -1,0 +1,85 @@
+// The engines HopLens knows, one profile each, and the one registry the rest of the code asks:
+// which engines there are, an engine's hop table, its process roles, how its ids print, and (for
+// an engine without a hand-written grammar in src/core/logs) the shapes of its log lines. A new
+// engine is a folder src/engines/<id>/ with a profile registered here (ARCHITECTURE.md).
+import type { Engine, HopTable } from './types';
+import { VLLM_PROFILE } from './vllm/profile';
+import { SGLANG_PROFILE } from './sglang/profile';
+
+/**
+ * A header shape of an engine whose lines the generic reader (src/core/logs/shapedGrammar.ts) reads.
+ * `pattern` is anchored at the line's start; named groups it may have: level, year, month, day,
+ * hour, minute, second, fraction (digits after the second), file, lineno, process, pid. The message
+ * is what follows the match.
+ */
+export interface LineShape {
+  /** The record's `format` (e.g. `toyllm`). */
+  format: string;
+  pattern: RegExp;
+}
+
+export interface EngineProfile {
+  id: Engine;
+  /** As users write it (`vLLM`, `SGLang`). */
+  label: string;
+  hops: HopTable;
+  /** The role a process name stands for: the first rule that fits. */
+  processRoles: ReadonlyArray<readonly [RegExp, string]>;
+  /** The process a hop's line names when its header names none (SGLang's lines carry no process). */
+  processOfRole?: (role: string) => string;
+  /** Request ids print as the client or the server chose them, with no engine suffix to take off. */
+  ridsVerbatim: boolean;
+  /** Header shapes for the generic reader; the built-in engines' grammars are hand-written (src/core/logs). */
+  lineShapes?: readonly LineShape[];
+}
+
+const BUILT_IN: readonly EngineProfile[] = [VLLM_PROFILE, SGLANG_PROFILE];
+const profiles = new Map<string, EngineProfile>(BUILT_IN.map((p) => [p.id, p]));
+/** Hop tables by engine; kept in step with the registry (the hop matcher reads it on every line). */
+export const HOP_TABLES: Record<Engine, HopTable> = Object.fromEntries(BUILT_IN.map((p) => [p.id, p.hops])) as Record<Engine, HopTable>;
+/** The registered profiles that carry line shapes (none of the built-ins): what the generic reader tries. */
+export const SHAPED_PROFILES: EngineProfile[] = [];
+
+/** The engines known, built-in first, in the order they were registered (kept in step; read it, do not change it). */
+export const ENGINE_IDS: Engine[] = BUILT_IN.map((p) => p.id);
+
+/** The engines known, built-in first, in the order they were registered. */
+export function engineIds(): Engine[] {
+  return [...ENGINE_IDS];
+}
+
+/** The engines as a flag's choices in words (`vllm or sglang`); with `auto` first: `auto, vllm or sglang`. */
+export function engineChoiceWords(withAuto = false): string {
+  const ids: string[] = withAuto ? ['auto', ...ENGINE_IDS] : [...ENGINE_IDS];
+  return ids.length < 2 ? ids.join('') : `${ids.slice(0, -1).join(', ')} or ${ids[ids.length - 1]}`;
+}
+
+/** Whether `name` is a known engine's id (a CLI flag, a setting, a stored index). */
+export function isEngine(name: unknown): name is Engine {
+  return typeof name === 'string' && profiles.has(name);
+}
+
+export function engineProfile(id: Engine): EngineProfile {
+  const p = profiles.get(id);
+  if (p === undefined) throw new Error(`no engine profile '${id}'`);
+  return p;
+}
+
+/**
+ * Adds an engine's profile (a made-up engine in the tests; a new engine's folder). Returns what
+ * takes it away again. A profile's id names no built-in engine.
+ */
+export function registerEngine(profile: EngineProfile): () => void {
+  if (profiles.has(profile.id)) throw new Error(`engine '${profile.id}' is already registered`);
+  profiles.set(profile.id, profile);
+  ENGINE_IDS.push(profile.id);
+  HOP_TABLES[profile.id] = profile.hops;
+  if (profile.lineShapes?.length) SHAPED_PROFILES.push(profile);
+  return () => {
+    profiles.delete(profile.id);
+    ENGINE_IDS.splice(ENGINE_IDS.indexOf(profile.id), 1);
+    delete HOP_TABLES[profile.id];
+    const i = SHAPED_PROFILES.indexOf(profile);
+    if (i >= 0) SHAPED_PROFILES.splice(i, 1);
+  };
+}

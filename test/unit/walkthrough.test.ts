@@ -1,0 +1,38 @@
+// The "Get started with HopLens" walkthrough: the first hour's path in order, each step with a
+// button that runs it (a HopLens command, or Quick Open on the demo's file), its page present in
+// the package, and the fleet step shown only when a trace store is configured.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const repo = join(__dirname, '..', '..', '..');
+interface Step { id: string; title: string; description: string; media: { markdown?: string }; when?: string }
+const manifest = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as {
+  contributes: { commands: { command: string }[]; walkthroughs: { id: string; steps: Step[] }[]; views: Record<string, { id: string }[]> };
+};
+
+test('the walkthrough walks the demo path in order, each step with a button that runs it', () => {
+  const [w] = manifest.contributes.walkthroughs;
+  assert.deepEqual(w.steps.map((s) => s.id), ['openLog', 'clickLens', 'sendRequest', 'timeline', 'callTraces', 'findInFleet']);
+  const contributed = new Set(manifest.contributes.commands.map((c) => c.command));
+  const viewFocus = new Set(Object.values(manifest.contributes.views).flat().map((v) => `${v.id}.focus`));
+  for (const s of w.steps) {
+    const links = [...s.description.matchAll(/\]\(command:([\w.]+)(?:\?([^)]*))?\)/g)];
+    assert.equal(links.length, 1, `${s.id}: one button`);
+    const [, id, args] = links[0];
+    if (id === 'workbench.action.quickOpen') assert.match(JSON.parse(decodeURIComponent(args))[0], /^logs\/vllm\.log(:\d+)?$/, `${s.id} opens the demo's log`);
+    else if (id !== 'hoplens.findRequestInFleet') assert.ok(contributed.has(id) || viewFocus.has(id), `${s.id}: ${id} is a HopLens command or view`);
+    assert.ok(s.media.markdown && existsSync(join(repo, s.media.markdown)), `${s.id}: its page ${s.media.markdown} is in media/`);
+  }
+  const fleet = w.steps.find((s) => s.id === 'findInFleet')!;
+  assert.match(fleet.description, /command:hoplens\.findRequestInFleet\)/);
+  assert.match(fleet.when ?? '', /config\.hoplens\./, 'shown only when a store is configured');
+});
+
+test('the lens step lands on the Added line of the demo log', () => {
+  const log = readFileSync(join(repo, 'test', 'fixtures', 'logs', 'vllm_info_chat_and_abort.log'), 'utf8').split('\n');
+  const step = manifest.contributes.walkthroughs[0].steps.find((s) => s.id === 'clickLens')!;
+  const line = Number(/logs%2Fvllm\.log:(\d+)|logs\/vllm\.log:(\d+)/.exec(decodeURIComponent(step.description))!.slice(1).find(Boolean));
+  assert.match(log[line - 1], /\[async_llm\.py:439\] Added request chatcmpl-myrun-0001-/);
+});
