@@ -124,7 +124,10 @@ export interface Outcome {
   engine: string;
   hop: string | null;
   rid: string | null;
-  source: { path: string; line: number; verified: boolean; movedFrom?: string; similar?: boolean; changed?: boolean; candidates?: Array<{ path: string; line: number }> } | null;
+  source: {
+    path: string; line: number; verified: boolean; movedFrom?: string; similar?: boolean; changed?: boolean;
+    candidates?: Array<{ path: string; line: number }>;
+  } | null;
 }
 
 export interface Score {

@@ -623,7 +623,8 @@ class FastReader {
     if (r === 1 && hit.ridEnd > hit.ridStart) {
       if (b[hit.ridStart] === 39 || b[hit.ridStart] === 34 || !plainJsonBytes(b, hit.ridStart, hit.ridEnd)) return false;
       // Counting statements only (no output, no tracker, no id to leave out): the id's text is never read.
-      if (this.out === null && this.tracker === null && this.leaveToParser === null && this.leaveMentions === null) return this.countOnly(site, hit.hop, li, b, m, e, crlf, lineNo);
+      const countOnly = this.out === null && this.tracker === null && this.leaveToParser === null && this.leaveMentions === null;
+      if (countOnly) return this.countOnly(site, hit.hop, li, b, m, e, crlf, lineNo);
       const raw = b.toString('latin1', hit.ridStart, hit.ridEnd);
       rid = hit.internal ? externalFromInternal(raw) : raw;
       ridRaw = rid === raw;

@@ -394,7 +394,8 @@ export class RequestTracker {
     const [t0, t1, r] = this.bounds(acc);
     const at = t0 === null ? -1 : acc.times.indexOf(t0);
     return {
-      rid, firstLine: acc.lines[0], hops: [...new Set(acc.hops)], hopLines: acc.hops.length, firstTime: t0, firstResolution: at < 0 ? null : RES_ORDER[acc.res[at]],
+      rid, firstLine: acc.lines[0], hops: [...new Set(acc.hops)], hopLines: acc.hops.length, firstTime: t0,
+      firstResolution: at < 0 ? null : RES_ORDER[acc.res[at]],
       span: t0 !== null && t1 !== null ? makeDelta(t0, t1, r, r) : null,
     };
   }

@@ -7,7 +7,8 @@ import type { LogRecord } from './model';
 import { newRecord, SEARCH_WINDOW, DATE_ANCHOR, tagRanks, type ParseState } from './parseState';
 import { matchHop } from '../../engines/index';
 import {
-  BARE_REQUEST, BRACKETED_FIELDS_AFTER_DATE, FILE_AFTER_DATE, RANKS_ONLY, SGLANG_2024, SGLANG_HOPLENS, SGLANG_JSON_EVENTS, SGLANG_LOST_BRACKET, SGLANG_MAIN, SGLANG_ROUTER,
+  BARE_REQUEST, BRACKETED_FIELDS_AFTER_DATE, FILE_AFTER_DATE, RANKS_ONLY, SGLANG_2024, SGLANG_HOPLENS, SGLANG_JSON_EVENTS,
+  SGLANG_LOST_BRACKET, SGLANG_MAIN, SGLANG_ROUTER,
 } from '../../engines/sglang/lines';
 import { fractionMs, fractionResolution } from './outerPrefix';
 import { normaliseRid } from './requestIds';

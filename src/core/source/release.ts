@@ -160,7 +160,8 @@ print(json.dumps({"version": version, "package": locs[0] if locs else None}))
 export interface InstalledRelease extends ReleaseSpec { root: string; packageDir: string; python: string }
 
 /** The engine installed for this Python: its version and the folder that holds its package (read in place). */
-export async function installedRelease(python: string, engine: Engine, opts: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<InstalledRelease | null> {
+export async function installedRelease(python: string, engine: Engine,
+  opts: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<InstalledRelease | null> {
   const r = await run(python, ['-c', LOCATE_SCRIPT, engine], { timeoutMs: opts.timeoutMs ?? 15_000, signal: opts.signal });
   if (r.spawnError || r.code !== 0) return null;
   let found: { version: string; package: string | null } | null;

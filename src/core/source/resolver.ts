@@ -155,7 +155,8 @@ export async function createSourceResolver(checkoutDir: string, engine: Engine, 
   }
   opts.onProgress?.('files', { done: files.length, total: files.length });
   const pin = await comparePin(info, { signal: opts.signal });
-  const r = new Resolver(engine, info, pin, new FileIndex(files, info.packageDir), opts.hopCitations ?? citationsFor(engine, info.packageDir), opts.syncFileReads ?? true);
+  const citations = opts.hopCitations ?? citationsFor(engine, info.packageDir);
+  const r = new Resolver(engine, info, pin, new FileIndex(files, info.packageDir), citations, opts.syncFileReads ?? true);
   const mode = opts.statementIndex ?? 'eager';
   if (mode === 'off') {
     r.indexReady = Promise.resolve(null);
@@ -721,7 +722,8 @@ class Resolver implements CheckoutSourceResolver {
       if (seen.has(m.statement)) continue;
       seen.add(m.statement);
       const st = m.statement;
-      const score = (named.includes(st.path) ? 8 : 0) + (prefer.includes(st.path) ? 4 : 0) + (levelFits(st.level, q?.level) ? 2 : 0) + this.affinity(st.path) / 2;
+      const score = (named.includes(st.path) ? 8 : 0) + (prefer.includes(st.path) ? 4 : 0) + (levelFits(st.level, q?.level) ? 2 : 0)
+        + this.affinity(st.path) / 2;
       ranked.push({ path: st.path, line: this.reportedLine(st), score });
     }
     if (ranked.length < 2 || ranked.length > MAX_CANDIDATES) return null;

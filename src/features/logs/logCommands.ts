@@ -54,7 +54,8 @@ export function registerLogCommands(deps: LogCommandDeps): vscode.Disposable {
       const picked = await vscode.window.showQuickPick(items, { placeHolder: `${candidates.length} statements print this text; none is verified. Open which?` });
       if (!picked) return;
       const root = src.file !== null && src.file.endsWith(src.location.path) ? src.file.slice(0, src.file.length - src.location.path.length) : null;
-      await sources.open({ ...src, location: { ...src.location, path: picked.c.path, line: picked.c.line }, file: root !== null ? root + picked.c.path : null });
+      const location = { ...src.location, path: picked.c.path, line: picked.c.line };
+      await sources.open({ ...src, location, file: root !== null ? root + picked.c.path : null });
       return;
     }
     await sources.open(src);

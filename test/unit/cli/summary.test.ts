@@ -22,7 +22,8 @@ const LOG = [
 
 interface StatementJson {
   kind: string; fileinfo: string | null; lineno: number | null; count: number; hop: string | null; level: string | null;
-  source: { path: string; line: number; verified: boolean } | null; first: string | null; last: string | null; firstLine: number; lastLine: number; example: string;
+  source: { path: string; line: number; verified: boolean } | null; first: string | null; last: string | null;
+  firstLine: number; lastLine: number; example: string;
 }
 
 function withLog(text: string, body: (log: string) => Promise<void>): Promise<void> {
