@@ -45,6 +45,9 @@ const CLASS = {
   'mined2-vllm': '5e mined 2: hop lines wrapped onto the next line (vLLM)',
   'real-shapes-vllm-v0': '3e real vLLM trees 0.4–0.6', 'real-shapes-vllm': '3e real vLLM trees 0.7–0.19',
   'real-shapes-vllm-03': '3e real vLLM trees 0.2.4–0.3.3',
+  'precision-vllm': '26.5 no wrong verified (vLLM)',
+  'bracketed-sglang': '26.4 [date][file:N][LEVEL] (SGLang)', 'bracketed-vllm': '26.4 [date][file:N][LEVEL] (vLLM)',
+  'batch-2026-sglang': '26.4 SGLang batch lines 2025-26', 'candidates-sglang': '26.4 same text, several statements',
 };
 
 function run(cli, file, checkoutDir) {

@@ -1,12 +1,15 @@
 #!/usr/bin/env node
 // HopLens side by side with the tools a user already has, on the same inputs, in one run:
 //
-//   node bench/peers.mjs [--runs 5] [--lines 1000000] [--trace-mb 1000] [--keep] [--lab PATH]
+//   node bench/peers.mjs [--runs 5] [--lines 1000000] [--trace-mb 1000] [--keep] [--lab PATH] [--only id,id]
+//   (--only: just these rows, e.g. hl-sum,lnav-sum, for a quick look; the goals need the full set)
 //
 // Server log (a generated vLLM log, 1M lines ≈ 195 MB; every run writes its output to a file):
 //   hoplens annotate LOG --json > file          every line's hop, file:line, process, time, request id
 //   hoplens annotate LOG --json | cat > file    the same through a pipe
 //   hoplens annotate LOG --rid ID > file        one request (a full parse; prints that request's lines)
+//   hoplens annotate LOG --summary --json > file  the statements by how often they printed (count, first, last, example)
+//   lnav … GROUP BY fileinfo, lineno > file     the same through lnav's SQL: count(*), min/max(log_time), level, event
 //   lnav (see below)                            the same fields through lnav's SQL, and the one-request query
 //   LC_ALL=C grep -cE '<hop regexes>' LOG > file  HopLens's own hop regexes (src/engines) as one ERE, a count
 //                                               only; into a file, as GNU grep stops at the first match when its
@@ -69,6 +72,7 @@ const RUNS = Math.max(1, Number(opt('--runs', '5')));
 const LINES = Number(opt('--lines', '1000000'));
 const TRACE_MB = Number(opt('--trace-mb', '1000'));
 const KEEP = argv.includes('--keep');
+const ONLY = opt('--only', null)?.split(',') ?? null;
 if (!Number.isInteger(RUNS) || !Number.isInteger(LINES) || LINES < 1000 || !(TRACE_MB >= 2)) {
   console.error('usage: node bench/peers.mjs [--runs N] [--lines N>=1000] [--trace-mb N>=2] [--keep] [--lab PATH]');
   process.exit(2);
@@ -98,7 +102,7 @@ function ensureDebian(pkg, probe, withoutIt) {
 /**
  * One branch per hop event, in a branch-reset group: in each branch the first capture is `event`
  * (the words that tell the hop) and the second, when the line has one, `rid`. The patterns follow
- * src/engines/vllm.ts; none is anchored at the end, because lnav matches a multi-line message
+ * src/engines/vllm/hops.ts; none is anchored at the end, because lnav matches a multi-line message
  * (a folded access line) as one text.
  */
 const LNAV_EVENTS = [
@@ -144,6 +148,9 @@ const LNAV_FORMAT = {
   },
 };
 
+/** lnav's answer to `annotate --summary`: per fileinfo:lineno, how many lines, when first and last, at which level and hop event. */
+const LNAV_GROUP_BY = 'SELECT fileinfo, lineno, count(*) AS count, min(log_time) AS first, max(log_time) AS last, log_level AS level, event '
+  + 'FROM vllm_log GROUP BY 1, 2 ORDER BY 3 DESC';
 const sqlString = (s) => `'${s.replace(/'/g, "''")}'`;
 const LNAV_SELECT = 'SELECT log_line + 1 AS line, process, pid, log_level AS level, log_time AS time, fileinfo, lineno, '
   + `CASE event ${LNAV_EVENTS.map((e) => `WHEN ${sqlString(e.event)} THEN '${e.hop}'`).join(' ')} END AS hop, rid FROM vllm_log`;
@@ -191,7 +198,7 @@ function jsToEre(source) {
 
 async function hopEre() {
   const lib = join(dataDir, 'peers-hops.cjs');
-  await esbuild.build({ entryPoints: [join(repo, 'src', 'hops', 'index.ts')], bundle: true, platform: 'node', format: 'cjs', outfile: lib, logLevel: 'warning' });
+  await esbuild.build({ entryPoints: [join(repo, 'src', 'engines', 'index.ts')], bundle: true, platform: 'node', format: 'cjs', outfile: lib, logLevel: 'warning' });
   const { HOP_TABLES } = createRequire(import.meta.url)(lib);
   rmSync(lib);
   const hops = HOP_TABLES.vllm.hops;
@@ -297,6 +304,51 @@ async function compareLnav(hlPath, lnavPath) {
   return c;
 }
 
+/**
+ * `annotate --summary` against two references: the counts per statement that HopLens's full
+ * `--json` output gives (every line's fileinfo, lineno, hop, level), and lnav's GROUP BY counts
+ * per fileinfo:lineno (lnav has no row for the access lines it folds into the line above, and
+ * those have no fileinfo).
+ */
+async function checkStatements(sumPath, hlPath, lnavPath) {
+  const mark = (ok) => (ok ? '✓' : '✗');
+  const lines = [];
+  const mine = new Map();
+  const bySite = new Map();
+  let summary = null;
+  for await (const l of createInterface({ input: createReadStream(sumPath), crlfDelay: Infinity })) {
+    const o = JSON.parse(l);
+    if (o.kind === 'summary') { summary = o; continue; }
+    mine.set(`${o.fileinfo}\t${o.lineno}\t${o.hop}\t${o.level}`, o.count);
+    if (o.fileinfo !== null) bySite.set(`${o.fileinfo}:${o.lineno}`, (bySite.get(`${o.fileinfo}:${o.lineno}`) ?? 0) + o.count);
+  }
+  const total = [...mine.values()].reduce((a, b) => a + b, 0);
+  lines.push(`${mark(summary !== null && total === summary.lines)} --summary: ${n0(mine.size)} statements counting ${n0(total)} lines; its summary: ${n0(summary?.lines ?? -1)} lines`);
+  if (hlPath) {
+    const ref = new Map();
+    for await (const l of jsonLines(hlPath)) {
+      const o = JSON.parse(l);
+      if (o.kind !== 'line') continue;
+      const k = `${o.fileinfo}\t${o.lineno}\t${o.hop}\t${o.level}`;
+      ref.set(k, (ref.get(k) ?? 0) + 1);
+    }
+    const differ = [...new Set([...ref.keys(), ...mine.keys()])].filter((k) => ref.get(k) !== mine.get(k));
+    lines.push(`${mark(differ.length === 0)} --summary counts = the counts of annotate --json's lines per fileinfo, lineno, hop, level (${n0(ref.size)} statements)`
+      + `${differ.length ? `; differ: ${differ.slice(0, 3).map((k) => `${k.replace(/\t/g, ' ')} ${ref.get(k) ?? 0} vs ${mine.get(k) ?? 0}`).join(', ')}` : ''}`);
+  }
+  if (lnavPath) {
+    const theirs = new Map();
+    for await (const l of jsonLines(lnavPath)) {
+      const o = JSON.parse(l);
+      if (o.fileinfo !== null && o.fileinfo !== undefined) theirs.set(`${o.fileinfo}:${o.lineno}`, o.count);
+    }
+    const differ = [...new Set([...theirs.keys(), ...bySite.keys()])].filter((k) => theirs.get(k) !== bySite.get(k));
+    lines.push(`${mark(differ.length === 0)} --summary per fileinfo:lineno = lnav's GROUP BY (${n0(theirs.size)} rows)`
+      + `${differ.length ? `; differ: ${differ.slice(0, 3).map((k) => `${k} lnav ${theirs.get(k) ?? 0}, HopLens ${bySite.get(k) ?? 0}`).join(', ')}` : ''}`);
+  }
+  return lines;
+}
+
 async function countLines(path) {
   let n = 0;
   for await (const chunk of createReadStream(path)) for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) n++;
@@ -372,6 +424,9 @@ async function main() {
     T({ id: 'hl-pipe', job: 'annotate', label: 'hoplens annotate --json \\| cat > file', out: o('hoplens-pipe.jsonl'), cmd: 'node "$CLI" annotate "$LOG" --json | cat > "$OUT"' }),
     T({ id: 'hl-rid', job: 'one request', label: 'hoplens annotate --rid ID > file', out: o('hoplens-rid.txt'), cmd: 'node "$CLI" annotate "$LOG" --rid "$RID" > "$OUT"' }),
     lnav && T({ id: 'lnav', job: 'annotate', label: 'lnav -n, SELECT the same fields > file', out: o('lnav.jsonl'), env: lnav.env, vars: { SQL: `;${LNAV_SELECT}` }, cmd: 'lnav -n -c "$SQL" -c ":write-jsonlines-to -" "$LOG" > "$OUT"' }),
+    T({ id: 'hl-sum', job: 'statements', label: 'hoplens annotate --summary --json > file', out: o('hoplens-summary.jsonl'), cmd: 'node "$CLI" annotate "$LOG" --summary --json > "$OUT"' }),
+    lnav && T({ id: 'lnav-sum', job: 'statements', label: 'lnav -n, SELECT … count(*) … GROUP BY fileinfo, lineno > file', out: o('lnav-summary.jsonl'), env: lnav.env,
+      vars: { SQL: `;${LNAV_GROUP_BY}` }, cmd: 'lnav -n -c "$SQL" -c ":write-jsonlines-to -" "$LOG" > "$OUT"' }),
     lnav && T({ id: 'lnav-rid', job: 'one request', label: 'lnav -n, SELECT … WHERE rid > file', out: o('lnav-rid.jsonl'), env: lnav.env,
       vars: { SQL: `;${LNAV_SELECT} WHERE rid = ${sqlString(rid)} OR rid GLOB ${sqlString(`${rid}-*`)}` }, cmd: 'lnav -n -c "$SQL" -c ":write-jsonlines-to -" "$LOG" > "$OUT"' }),
     T({ id: 'grep', job: 'annotate', label: "LC_ALL=C grep -cE '<hop regexes>' > file", out: o('grep.txt'), cmd: 'LC_ALL=C grep -cE -e "$HOP_ERE" "$LOG" > "$OUT"' }),
@@ -386,10 +441,10 @@ async function main() {
     T({ id: 'cat-ct', job: 'call traces', label: 'cat FILES \\| wc -l > file', out: o('wc.txt'), cmd: `cat ${traceFiles} | wc -l > "$OUT"` }),
     T({ id: 'floor-ct', job: 'call traces', label: 'node: read, split lines, 2 threads (floor) > file', out: o('floor-ct.txt'), cmd: `node "$FLOOR" --threads 2 ${traceFiles} > "$OUT"` }),
     LAB && T({ id: 'lab-ct', job: 'call traces', label: 'lab12_run.py --mode calltrace > file', out: o('lab-calltrace.txt'), cmd: 'python3 "$LAB" --mode calltrace --trace-dir "$TRACE_DIR" > "$OUT"' }),
-  ].filter(Boolean);
+  ].filter(Boolean).filter((t) => ONLY === null || ONLY.includes(t.id));
   // Which peer each row is compared with (the same job's lnav, cat and lab rows).
   // (The lab has no one-request timing here: its --rid is a substring filter over the same full read.)
-  const peerOf = { annotate: { lnav: 'lnav', cat: 'cat', lab: 'lab' }, 'one request': { lnav: 'lnav-rid', cat: 'cat' }, 'call traces': { cat: 'cat-ct', lab: 'lab-ct' } };
+  const peerOf = { annotate: { lnav: 'lnav', cat: 'cat', lab: 'lab' }, statements: { lnav: 'lnav-sum', cat: 'cat' }, 'one request': { lnav: 'lnav-rid', cat: 'cat' }, 'call traces': { cat: 'cat-ct', lab: 'lab-ct' } };
 
   // Both inputs into the page cache first, so every tool reads from memory.
   spawnSync('bash', ['-c', `cat "$LOG" ${traceFiles} > /dev/null`], { env: { ...process.env, ...vars } });
@@ -425,16 +480,41 @@ async function main() {
     return `${(a.wall / p.wall).toFixed(2)}${cpu}`;
   };
   const head = spawnSync('git', ['describe', '--always', '--dirty=+uncommitted'], { cwd: repo, encoding: 'utf8' }).stdout.trim();
+  const spread = (id) => {
+    const ws = results.get(id)?.filter((r) => r.ok).map((r) => r.wall) ?? [];
+    return ws.length > 1 ? `${f2(Math.min(...ws))}–${f2(Math.max(...ws))}` : null;
+  };
   console.log(`\n${RUNS} alternating runs, medians; ${logMb.toFixed(0)} MB / ${n0(LINES)}-line vLLM log, ${traceMb.toFixed(0)} MiB call-trace folder; HopLens ${head || 'dist/'}, ${lnavVersion ?? 'no lnav'}, ${new Date().toISOString().slice(0, 16)}Z`);
   console.log(`ratios: this row's wall time ÷ the peer's (CPU time ÷ the peer's in brackets); below 1 = faster than that peer\n`);
-  console.log('| job | tool | wall s | CPU s | peak RSS MiB | ÷ lnav | ÷ cat | ÷ lab |');
-  console.log('|---|---|---:|---:|---:|---:|---:|---:|');
+  // Issue 28's figures, one per HopLens row: met only when the wall and the CPU ratio (cpuOnly: the CPU ratio) meet it.
+  const GOALS = {
+    'hl-sum': { peer: 'lnav-sum', max: 1, aim: 0.5, text: '≤ 1× lnav GROUP BY (aim 0.5×)' },
+    hl: { peer: 'grep', max: 1.5, rss: 200, text: '≤ 1.5× grep -cE, ≤ 200 MiB' },
+    'hl-pipe': { peer: 'hl', max: 1.1, rss: 200, text: '≤ 1.1× the file run, ≤ 200 MiB' },
+    'hl-rid': { peer: 'lnav-rid', max: 1, text: '≤ 1× lnav' },
+    'hl-ct': { peer: 'lab-ct', max: 0.1, cpuOnly: true, text: 'CPU ≤ 0.1× the lab' },
+  };
+  const goalCell = (t) => {
+    const goal = GOALS[t.id];
+    const a = stat.get(t.id);
+    const p = goal && stat.get(goal.peer);
+    if (!goal || !a || !p) return goal ? `${goal.text}: n/a` : '';
+    const wall = a.wall / p.wall;
+    const cpu = a.cpu !== null && p.cpu ? a.cpu / p.cpu : null;
+    const ok = (goal.cpuOnly ? cpu !== null && cpu <= goal.max : wall <= goal.max && (cpu === null || cpu <= goal.max))
+      && (goal.rss === undefined || a.rss === null || a.rss <= goal.rss);
+    const aim = goal.aim !== undefined && ok && wall <= goal.aim && (cpu === null || cpu <= goal.aim) ? ', aim met' : '';
+    return `${goal.text}: ${f2(wall)}× wall, ${cpu === null ? '—' : `${f2(cpu)}×`} CPU **${ok ? 'pass' : 'short'}**${aim}`;
+  };
+  console.log('| job | tool | wall s | CPU s | peak RSS MiB | ÷ lnav | ÷ cat | ÷ lab | goal (issue 28) |');
+  console.log('|---|---|---:|---:|---:|---:|---:|---:|---|');
   const jobs = Object.keys(peerOf);
   for (const t of [...tools].sort((a, b) => jobs.indexOf(a.job) - jobs.indexOf(b.job))) {
     const s = stat.get(t.id);
     const p = peerOf[t.job];
-    console.log(`| ${t.job} | ${t.label} | ${f2(s?.wall)} | ${f2(s?.cpu)} | ${f0(s?.rss)} | ${ratio(t, p.lnav)} | ${ratio(t, p.cat)} | ${ratio(t, p.lab)} |`);
+    console.log(`| ${t.job} | ${t.label} | ${f2(s?.wall)} | ${f2(s?.cpu)} | ${f0(s?.rss)} | ${ratio(t, p.lnav)} | ${ratio(t, p.cat)} | ${ratio(t, p.lab)} | ${goalCell(t)} |`);
   }
+  console.log(`\nwall-time spread (fastest–slowest of ${RUNS} runs): ${tools.map((t) => spread(t.id) && `${t.id} ${spread(t.id)} s`).filter(Boolean).join('; ')}`);
   const loadMin = Math.min(...loads).toFixed(2);
   const loadMax = Math.max(...loads).toFixed(2);
   console.log(`\nload average (1, 5, 15 min): ${load0} at start, ${load1} at end; 1-min load ${loadMin}–${loadMax} between rounds, on ${availableParallelism()} CPUs (${((Date.now() - t0) / 60000).toFixed(1)} min)`);
@@ -471,6 +551,8 @@ async function main() {
 
   console.log('\nchecks (outputs of the first round):');
   for (const line of checks) console.log(`  ${line}`);
+  // A faster wrong answer is no result: a failed check fails the run.
+  if (checks.some((line) => line.startsWith('✗'))) { console.log('\nFAILED: an output differs from its reference (✗ above)'); process.exitCode = 1; }
 
   if ([...results.values()].some((rs) => rs.some((r) => !r.ok))) process.exitCode = 1;
 }
@@ -495,6 +577,7 @@ async function runChecks(tools, { rid }) {
   } else if (has('hl')) {
     summary = JSON.parse(await lastLine(out('hl')));
   }
+  if (has('hl-sum')) for (const line of await checkStatements(out('hl-sum'), has('hl') ? out('hl') : null, has('lnav-sum') ? out('lnav-sum') : null)) lines.push(line);
   if (has('hl') && has('hl-pipe')) {
     const [a, b] = await Promise.all([sha1(out('hl')), sha1(out('hl-pipe'))]);
     lines.push(`${mark(a === b)} annotate into a pipe wrote the same bytes as into a file`);

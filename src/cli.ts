@@ -7,8 +7,10 @@ const USAGE = `usage: hoplens <command> [options]
 
 commands:
   map --engine vllm|sglang [--json]          print the hop table and the launch flags
-  annotate LOG|- [--engine auto|vllm|sglang] [--checkout DIR] [--rid ID] [--unmatched] [--json]
+  annotate LOG|- [--engine auto|vllm|sglang] [--checkout DIR|vllm==VER] [--rid ID] [--unmatched] [--json]
                                              label every log line with the source that printed it
+  source fetch vllm==VER|sglang==VER | list | clean
+                                             the release's own source, fetched once through your pip
   send [--url URL] [--engine E] [--api A] [--model M] [--prompt P] [--max-tokens N] [--rid ID] [--frames] [--json]
                                              one streaming request, timed from the socket
   calltrace DIR [--filter a,b] [--limit N] [--json] [--perfetto OUT.json]
@@ -31,6 +33,7 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
     case 'calltrace': return (await import('./cli/calltrace')).runCalltrace(rest, io);
     case 'otlp': return (await import('./cli/otlp')).runOtlp(rest, io);
     case 'timeline': return (await import('./cli/timeline')).runTimeline(rest, io);
+    case 'source': return (await import('./cli/source')).runSource(rest, io);
     case undefined: case '-h': case '--help': case 'help':
       io.out(USAGE + '\n');
       return cmd === undefined ? 2 : 0;

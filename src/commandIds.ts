@@ -11,6 +11,8 @@ export const CommandIds = {
   findRequestInFleet: 'hoplens.findRequestInFleet',
   setFleetCredentials: 'hoplens.setFleetCredentials',
   showHopTable: 'hoplens.showHopTable',
+  useReleaseSource: 'hoplens.useReleaseSource',
+  removeReleaseSources: 'hoplens.removeReleaseSources',
   annotateLog: 'hoplens.annotateLog',
   exportHopTable: 'hoplens.exportHopTable',
   createLoggingConfig: 'hoplens.createLoggingConfig',

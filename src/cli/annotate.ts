@@ -17,12 +17,14 @@ import { idNeedle, mentionsRequest, ridQueryMatcher } from '../core/logs/request
 import { ByteOut, vllmFastPath } from '../core/logs/fastVllm';
 import type { FastPathCounters } from '../core/logs/fastVllm';
 import { findHop, getHopTable } from '../engines/index';
+import { StatementTable, statementJson, statementTime } from '../core/logs/statements';
 import { ENGINE_IDS, engineChoiceWords, isEngine } from '../engines/registry';
 import { FleetError } from '../core/fleet/http';
 import type { RemoteLogStream } from '../core/fleet/model';
 import { emptyFleetArgs, foundAnything, queryFleet, takeFleetOption, type FleetArgs } from './fleet';
+import { parseReleaseSpec, releaseLabel, releaseSource, ReleaseSourceError, statedRelease, type ReleaseSpec } from '../core/source/release';
 
-const USAGE = `usage: hoplens annotate LOG|- [--engine auto|${ENGINE_IDS.join('|')}] [--checkout DIR] [--rid ID] [--unmatched] [--json]
+const USAGE = `usage: hoplens annotate LOG|- [--engine auto|${ENGINE_IDS.join('|')}] [--checkout DIR|vllm==VER] [--rid ID] [--unmatched] [--summary] [--json]
        hoplens annotate --logs URL --rid ID [--since T] [--until T] [--selector SEL] [--limit N] [--json]
 
 Label every line of a vLLM or SGLang server log with the hop and the source file:line that
@@ -32,8 +34,14 @@ LOG may be - (standard input: kubectl logs … | hoplens annotate -), a pipe or 
 
   --engine E     auto (default) detects the engine from the first lines
   --checkout DIR resolve file:line in a local engine checkout and verify the statement
+  --checkout vllm==0.8.5
+                 the same against that release's own source: the installed engine when it is
+                 that version, else its wheel's Python files fetched once through your pip
   --rid ID       only the lines of this request (chatcmpl-…, cmpl-…, an SGLang rid, or the id you sent)
   --unmatched    list the lines no hop or file:line explains (with --json: only those lines)
+  --summary      the statements by how often they printed: count, hop, level, file:line and its
+                 source, first and last time, one example (with --json: one {"kind":"statement"}
+                 object each, most lines first, then the {"kind":"summary"})
   --json         JSON Lines: one {"kind":"line"} object per input line, then one {"kind":"summary"}
   --width N      text columns of the observed line in the table (default 110)
   --logs URL     one request's lines from a log store instead of a file (victorialogs+http://HOST:9428,
@@ -46,10 +54,13 @@ LOG may be - (standard input: kubectl logs … | hoplens annotate -), a pipe or 
 Exit codes: 0 hops found, 1 no hops found, 2 bad input or usage (or the output cannot be written).
 `;
 
-interface Args { log: string; engine: Engine | 'auto'; checkout: string | null; rid: string | null; unmatched: boolean; json: boolean; width: number; fleet: FleetArgs }
+interface Args {
+  log: string; engine: Engine | 'auto'; checkout: string | null; rid: string | null; unmatched: boolean; summary: boolean; json: boolean; width: number;
+  fleet: FleetArgs;
+}
 
 function parseArgs(argv: string[], io: CliIO): Args | number {
-  const a: Args = { log: '', engine: 'auto', checkout: null, rid: null, unmatched: false, json: false, width: 110, fleet: emptyFleetArgs() };
+  const a: Args = { log: '', engine: 'auto', checkout: null, rid: null, unmatched: false, summary: false, json: false, width: 110, fleet: emptyFleetArgs() };
   const positional: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -59,6 +70,7 @@ function parseArgs(argv: string[], io: CliIO): Args | number {
       case '-h': case '--help': io.out(USAGE); return 0;
       case '--json': a.json = true; break;
       case '--unmatched': a.unmatched = true; break;
+      case '--summary': a.summary = true; break;
       case '--engine': {
         const v = value();
         if (v !== 'auto' && !isEngine(v)) { io.err(`hoplens annotate: --engine must be ${engineChoiceWords(true)} (got ${v ?? 'nothing'})\n`); return 2; }
@@ -88,6 +100,7 @@ function parseArgs(argv: string[], io: CliIO): Args | number {
         positional.push(arg);
     }
   }
+  if (a.summary && a.unmatched) { io.err('hoplens annotate: --summary counts every line; it does not go with --unmatched\n'); return 2; }
   if (a.fleet.logs.length) {
     if (positional.length) { io.err('hoplens annotate: a log file or a store (--logs URL), not both\n'); return 2; }
     if (!a.rid) { io.err('hoplens annotate: --logs URL needs --rid ID: a store is asked for one request\'s lines, never read whole\n'); return 2; }
@@ -122,6 +135,22 @@ async function loadResolver(dir: string, engine: Engine, io: CliIO): Promise<Che
   const pinMsg = r.pin?.message;
   if (pinMsg) io.err(`hoplens annotate: ${pinMsg}\n`);
   return r;
+}
+
+/**
+ * The folder of `--checkout vllm==0.8.5`: the installed engine of that version, else the release
+ * fetched once through pip. null (with one line why) when it cannot be had: the run goes on with
+ * the hop table's citations, as without --checkout.
+ */
+async function releaseFolder(spec: ReleaseSpec, io: CliIO): Promise<string | null> {
+  try {
+    const got = await releaseSource(spec, { onProgress: (l) => io.err(`hoplens annotate: ${forTerminal(l.trim())}\n`) });
+    return got.root;
+  } catch (e) {
+    if (!(e instanceof ReleaseSourceError)) throw e;
+    io.err(`hoplens annotate: ${releaseLabel(spec)}: ${forTerminal(e.message)}; sources come from the hop table (no checkout)\n`);
+    return null;
+  }
 }
 
 /**
@@ -161,6 +190,36 @@ class Out {
   flush(): void { this.bytes.flush(); }
 }
 
+/** The `{"kind":"summary"}` after the statements of a whole log: what the statements add up to (no request index was built). */
+function statementsSummary(statements: StatementTable, run: { file: string; compression: string | undefined | null; engine: Engine | null; lines: number;
+  bytes: number; otherLines: number; truncatedLines: number; found: boolean }): Record<string, unknown> {
+  const counts = new Map<string, number>();
+  let hopLines = 0, unmatched = 0;
+  for (const st of statements.sorted()) {
+    if (st.hop !== null) { hopLines += st.count; counts.set(st.hop, (counts.get(st.hop) ?? 0) + st.count); }
+    else if (st.source === null) unmatched += st.count;
+  }
+  return {
+    kind: 'summary', file: run.file, ...(run.compression ? { compression: run.compression } : {}), engine: run.engine, lines: run.lines, bytes: run.bytes,
+    statements: statements.size, hopLines, unmatched, otherLines: run.otherLines, truncatedLines: run.truncatedLines,
+    counts: Object.fromEntries(counts), message: run.found ? null : 'no statement with a file:line or a hop',
+  };
+}
+
+/** The `--summary` table: one row per statement, most lines first. */
+function printStatements(statements: StatementTable, out: Out, width: number): void {
+  const when = (t: string | null): string => (t === null ? '' : t.replace('T', ' '));
+  out.line(`${padStart('count', 9)}  ${padEnd('hop', 4)} ${padEnd('level', 8)} ${padEnd('file:line', 40)} ${padEnd('source', 56)} `
+    + `${padEnd('first', 19)}  ${padEnd('last', 19)}  example`);
+  for (const st of statements.sorted()) {
+    const site = st.fileinfo === null ? '' : `${st.fileinfo}:${st.lineno}`;
+    const src = st.source === null ? '' : `${st.source.path}:${st.source.line}${st.source.verified ? ' ✓' : ''}`;
+    out.line(`${padStart(String(st.count), 9)}  ${padEnd(st.hop ?? '', 4)} ${padEnd(forTerminal(st.level ?? ''), 8)} ${padEnd(forTerminal(site), 40)} `
+      + `${padEnd(forTerminal(src), 56)} ${padEnd(when(statementTime(st, 'first')), 19)}  ${padEnd(when(statementTime(st, 'last')), 19)}  `
+      + `${forTerminal(st.example.slice(0, width))}`);
+  }
+}
+
 function padEnd(s: string, n: number): string { return s.length >= n ? s : s + ' '.repeat(n - s.length); }
 function padStart(s: string, n: number): string { return s.length >= n ? s : ' '.repeat(n - s.length) + s; }
 
@@ -183,17 +242,30 @@ export async function runAnnotate(argv: string[], io: CliIO): Promise<number> {
 async function annotateInput(args: Args, input: LogInput, io: CliIO): Promise<number> {
   const shownName = forTerminal(input.name);
   let resolver: CheckoutResolver | null = null;
-  if (args.checkout) {
-    const engine = args.engine !== 'auto' ? args.engine : await engineForCheckout(args.checkout, input);
+  const release = args.checkout ? parseReleaseSpec(args.checkout) : null;
+  let checkoutDir = args.checkout;
+  if (release) {
+    if (args.engine !== 'auto' && args.engine !== release.engine) {
+      io.err(`hoplens annotate: --engine ${args.engine} and --checkout ${release.engine}==${forTerminal(release.version)} disagree\n`);
+      return 2;
+    }
+    checkoutDir = await releaseFolder(release, io);
+  } else if (args.checkout === null) {
+    const stated = statedRelease(input.head.toString('utf8').split('\n'));
+    if (stated) io.err(`hoplens annotate: the log states ${releaseLabel(stated)} (line ${stated.line}); --checkout ${stated.engine}==${stated.version} resolves against that release's own source\n`);
+  }
+  if (checkoutDir) {
+    const engine = release ? release.engine : args.engine !== 'auto' ? args.engine : await engineForCheckout(checkoutDir, input);
     if (!engine) {
       // Not a vLLM or SGLang log as far as its first lines tell: annotate it anyway (it may have
       // no engine line at all), without a checkout to resolve into.
       io.err(`hoplens annotate: cannot tell the engine from the first lines, so --checkout is not used (pass --engine ${ENGINE_IDS.join('|')} to use it)\n`);
     } else {
       try {
-        resolver = await loadResolver(args.checkout, engine, io);
+        resolver = await loadResolver(checkoutDir, engine, io);
+        if (release) io.err(`hoplens annotate: ${releaseLabel(release)} · release source (${forTerminal(checkoutDir)})\n`);
       } catch (e) {
-        io.err(`hoplens annotate: --checkout ${forTerminal(args.checkout)}: ${forTerminal((e as Error).message)}\n`);
+        io.err(`hoplens annotate: --checkout ${forTerminal(checkoutDir)}: ${forTerminal((e as Error).message)}\n`);
         return 2;
       }
     }
@@ -209,7 +281,8 @@ async function annotateInput(args: Args, input: LogInput, io: CliIO): Promise<nu
   const wanted = ridFilter === null ? null : ridQueryMatcher(ridFilter);
   const needles = ridFilter === null ? [] : [idNeedle(ridFilter)];
   const width = args.width;
-  if (!args.json) out.line(`${padStart('line', 7)}  ${padEnd('hop', 4)} ${padEnd('process', 16)} ${padEnd('file:line', 52)} observed`);
+  const statements = args.summary ? new StatementTable() : null;
+  if (!args.json && !statements) out.line(`${padStart('line', 7)}  ${padEnd('hop', 4)} ${padEnd('process', 16)} ${padEnd('file:line', 52)} observed`);
 
   const onRecord = (rec: LogRecord): void => {
     if (rec.engine === 'other') otherLines++;
@@ -229,7 +302,8 @@ async function annotateInput(args: Args, input: LogInput, io: CliIO): Promise<nu
       unmatched++;
       if (args.unmatched && !args.json && unmatchedSample.length < 100000) unmatchedSample.push(rec);
     }
-    if (args.json) {
+    if (statements) statements.addRecord(rec, src);
+    else if (args.json) {
       if (!args.unmatched || (!isHop && src === null)) out.line(json.line(rec, src));
     } else if (isHop || wanted !== null) {
       // With --rid every line of the request is shown, hop or not (a line naming it without being a hop shows `-`).
@@ -242,15 +316,19 @@ async function annotateInput(args: Args, input: LogInput, io: CliIO): Promise<nu
   // their output itself; with `--rid` it only feeds the tracker (every line counts towards the
   // summary) and leaves the request's own lines to the parser, which prints them as before.
   const fastCounters: FastPathCounters = { handled: 0, unmatched: 0 };
-  const useFast = args.engine !== 'sglang' && (wanted !== null || (args.json && !args.unmatched && resolver === null));
+  // With --summary it counts each line under its statement instead of writing it (with --rid: only the request's lines, which it leaves to the parser).
+  const useFast = args.engine !== 'sglang' && (wanted !== null || ((args.json || statements !== null) && !args.unmatched && resolver === null));
+  const fastOut = wanted === null && statements === null ? out.bytes : null;
+  // A summary of the whole log needs no request index: the fast path counts statements only (its summary says no more).
+  const summaryOnly = statements !== null && wanted === null;
   const session = new LogSession({
     engine: args.engine,
     referenceTime: input.referenceTime,
     keepRecords: false,
     keepContext: true,
     onRecord,
-    fast: useFast ? (state, tracker) => vllmFastPath(state, tracker, wanted === null ? out.bytes : null, fastCounters, wanted,
-      wanted === null ? null : needles.map((n) => Buffer.from(n, 'latin1'))) : undefined,
+    fast: useFast ? (state, tracker) => vllmFastPath(state, summaryOnly ? null : tracker, fastOut, fastCounters, wanted,
+      wanted === null ? null : needles.map((n) => Buffer.from(n, 'latin1')), summaryOnly ? statements : null) : undefined,
   });
   const tracker = session.tracker;
   let result;
@@ -280,11 +358,26 @@ async function annotateInput(args: Args, input: LogInput, io: CliIO): Promise<nu
   const notInLog = engine
     ? getHopTable(engine).hops.filter((h) => !h.legacy && !tracker.counts.has(h.id)).map((h) => ({ hop: h.id, kind: h.missing.kind, reason: h.missing.text }))
     : [];
-  const found = ridFilter !== null ? ridLines > 0 : totalHops > 0;
+  const found = statements !== null ? statements.sorted().some((st) => st.fileinfo !== null || st.hop !== null)
+    : ridFilter !== null ? ridLines > 0 : totalHops > 0;
+  if (statements !== null && !args.json) {
+    printStatements(statements, out, width);
+    out.flush();
+    io.out(`\n${shownName}: ${engine ?? 'unknown engine'}, ${result.lines} line(s)${ridFilter !== null ? ` (${ridLines} of request ${forTerminal(ridFilter)})` : ''}, `
+      + `${statements.size} statement(s)${found ? '' : ' (none with a file:line or a hop)'}\n`);
+    return found ? 0 : 1;
+  }
 
   if (args.json) {
     const LIST_CAP = 1000;
     const listed = (detail ? [detail.rid] : requests.slice(0, LIST_CAP)).map((r) => tracker.brief(r));
+    if (statements !== null) for (const st of statements.sorted()) out.line(JSON.stringify(statementJson(st)));
+    if (summaryOnly) {
+      out.line(JSON.stringify(statementsSummary(statements!, { file: args.log, compression: input.compression, engine, lines: result.lines, bytes: result.bytes,
+        otherLines, truncatedLines, found })));
+      out.flush();
+      return found ? 0 : 1;
+    }
     const summary = {
       kind: 'summary', file: args.log, ...(input.compression ? { compression: input.compression } : {}), engine, lines: result.lines, bytes: result.bytes,
       hopLines: ridFilter !== null ? hopLines : totalHops, unmatched, otherLines, truncatedLines,
@@ -294,6 +387,8 @@ async function annotateInput(args: Args, input: LogInput, io: CliIO): Promise<nu
       missing: [...missingAgg].map(([hop, m]) => ({ hop, ...m })),
       notInLog,
       checkout: args.checkout,
+      ...(release ? { release: { engine: release.engine, version: release.version, source: checkoutDir } } : {}),
+      ...(statements !== null ? { statements: statements.size } : {}),
       message: found ? null : ridFilter !== null ? `no lines for request ${ridFilter}` : 'no hops found',
     };
     out.line(JSON.stringify(summary));

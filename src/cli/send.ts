@@ -153,7 +153,8 @@ export async function runSend(argv: string[], io: CliIO): Promise<number> {
   }
 }
 
-async function waitForLogLines(path: string, record: Parameters<typeof findRequestLogLines>[1], from: { offset: number; lines: number }): Promise<RequestLogLine[]> {
+async function waitForLogLines(path: string, record: Parameters<typeof findRequestLogLines>[1],
+  from: { offset: number; lines: number }): Promise<RequestLogLine[]> {
   let lines: RequestLogLine[] = [];
   for (let i = 0; i < 5; i++) {
     // A log that shrank since (rotated, truncated) is searched from its start.

@@ -197,6 +197,11 @@ export function renderHopTable(engine: Engine, opts: { includeLegacy?: boolean }
 }
 
 /** Markdown version for the editor (webview or preview). */
+/** What a hop id says, for the hop table's readers (the ids appear in lenses, hovers and the Requests view). */
+const HOP_ID_LEGEND = '**Hop ids.** The letter is the engine (`V` vLLM, `S` SGLang); the number is the step along a request\'s path, '
+  + 'shown on lenses as `hop 2` for `V2`; a letter after it (`V1b`) is another line at that step; `V0a`, `V0b` are notices printed once '
+  + 'at startup, not per request. The table below says what each one means and which flag turns it on.';
+
 export function renderHopTableMarkdown(engine: Engine): string {
   const table = HOP_TABLES[engine];
   const esc = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
@@ -204,6 +209,8 @@ export function renderHopTableMarkdown(engine: Engine): string {
     `# ${engine} hop table`,
     '',
     `Pinned at [\`${table.pinnedSha.slice(0, 12)}\`](${table.repoUrl}/tree/${table.pinnedSha}). ${table.pinNote}`,
+    '',
+    HOP_ID_LEGEND,
     '',
     '| hop | process | file:line | level | turned on by | meaning |',
     '|---|---|---|---|---|---|',

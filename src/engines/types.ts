@@ -10,6 +10,15 @@ export type MissingKind = 'gate' | 'level' | 'path' | 'frequency' | 'startup' | 
 export interface HopDef {
   /** Stable id from the spec (`V2`, `S5`); legacy wordings have their own id. */
   id: string;
+  /**
+   * The first release of the real-release matrix (test/unit/source/releaseMatrix.test.ts) whose
+   * source prints this hop; null when none of them does (only later commits, or not the engine's
+   * own statement). The matrix samples releases, so the hop may be a few releases older.
+   * Absent: not measured against the releases yet (a hop added since).
+   */
+  since?: string | null;
+  /** The last release of the matrix that prints it, when a later one no longer does. */
+  until?: string;
   engine: Engine;
   /** The lab's hop number, when the lab table has this hop. */
   labId: string | null;

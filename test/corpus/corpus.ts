@@ -7,8 +7,9 @@
 //   #! eol: crlf           the log is written with CR LF line endings
 //   #! bom                 the log starts with a UTF-8 byte order mark
 //   #! source: TEXT        where the next lines come from (for the README; not read)
-//   <engine> <hop|-> <path:line|-|none> [rid=ID] | <the line as printed>
-// engine is vllm, sglang or other; `-` leaves that part unjudged; `none` means no source at all.
+//   <engine> <hop|-> <path:line|~path:line|-|none> [rid=ID] [moved=PATH] [similar] [changed] [candidates=N] | <the line as printed>
+// engine is vllm, sglang or other; `-` leaves that part unjudged; `none` means no source at all;
+// `~path:line` means shown there but NOT verified (moved=, similar, changed, candidates= say how).
 // Several records pasted onto one line are labelled in order, joined by ` && `.
 // ⟨ESC⟩ ⟨CR⟩ ⟨TAB⟩ in a line stand for those bytes.
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -27,6 +28,8 @@ export interface CorpusLine {
   /** `path:line`, `none` (no source), or null (not judged). */
   statement: string | null;
   rid: string | null;
+  /** With a `~path:line` statement: how the unverified answer must be qualified. */
+  expect?: { movedFrom?: string; similar?: boolean; changed?: boolean; candidates?: number };
   text: string;
 }
 
@@ -66,8 +69,15 @@ function readCorpusFile(path: string, name: string): CorpusFile {
       const labels = part.trim().split(/\s+/);
       const [engine, hop, statement] = labels;
       if (engine !== 'vllm' && engine !== 'sglang' && engine !== 'other') throw new Error(`${name}: engine label ${engine}`);
-      const rid = labels.slice(3).find((l) => l.startsWith('rid='))?.slice(4) ?? null;
-      file.lines.push({ n, part: i + 1, engine, hop: hop === '-' ? null : hop, statement: statement === '-' ? null : statement, rid, text });
+      const extra = labels.slice(3);
+      const rid = extra.find((l) => l.startsWith('rid='))?.slice(4) ?? null;
+      const line: CorpusLine = { n, part: i + 1, engine, hop: hop === '-' ? null : hop, statement: statement === '-' ? null : statement, rid, text };
+      if (statement.startsWith('~')) {
+        const moved = extra.find((l) => l.startsWith('moved='))?.slice(6);
+        const cands = extra.find((l) => l.startsWith('candidates='))?.slice(11);
+        line.expect = { movedFrom: moved, similar: extra.includes('similar') || undefined, changed: extra.includes('changed') || undefined, candidates: cands ? Number(cands) : undefined };
+      }
+      file.lines.push(line);
     });
   }
   return file;
@@ -114,7 +124,10 @@ export interface Outcome {
   engine: string;
   hop: string | null;
   rid: string | null;
-  source: { path: string; line: number; verified: boolean } | null;
+  source: {
+    path: string; line: number; verified: boolean; movedFrom?: string; similar?: boolean; changed?: boolean;
+    candidates?: Array<{ path: string; line: number }>;
+  } | null;
 }
 
 export interface Score {
@@ -154,7 +167,15 @@ export function scoreLine(score: Score, l: CorpusLine, o: Outcome | undefined): 
     if (got.hop === l.hop && ridOk) score.tagged++; else why.push(`hop ${got.hop} rid ${got.rid}`);
   }
   const src = got.source && got.source.verified ? `${got.source.path}:${got.source.line}` : null;
-  if (l.statement && l.statement !== 'none') {
+  if (l.statement?.startsWith('~')) {
+    // Shown at that place, unverified, qualified as labelled; verified anywhere is a wrong claim.
+    score.statementLines++;
+    const g = got.source;
+    const e = l.expect ?? {};
+    const ok = g !== null && !g.verified && `~${g.path}:${g.line}` === l.statement && g.movedFrom === e.movedFrom && (g.similar ?? undefined) === e.similar
+      && (g.changed ?? undefined) === e.changed && (g.candidates?.length ?? undefined) === e.candidates;
+    if (ok) score.resolved++; else why.push(`source ${g ? `${g.path}:${g.line}${g.verified ? ' (verified)' : ''} ${JSON.stringify({ movedFrom: g.movedFrom, similar: g.similar, changed: g.changed, candidates: g.candidates?.length })}` : 'null'}`);
+  } else if (l.statement && l.statement !== 'none') {
     score.statementLines++;
     if (src === l.statement) score.resolved++; else why.push(`source ${got.source ? `${got.source.path}:${got.source.line}${got.source.verified ? '' : ' (unverified)'}` : 'null'}`);
   }
@@ -164,6 +185,7 @@ export function scoreLine(score: Score, l: CorpusLine, o: Outcome | undefined): 
     const wrongEngine = got.engine !== 'other' && got.engine !== l.engine;
     const wrongHop = got.hop !== null && got.hop !== l.hop;
     const wrongSource = l.statement === 'none' ? got.source !== null : l.statement !== null && src !== null && src !== l.statement;
+    // `~path:line`: src is null unless something was verified, which is wrong.
     if (wrongEngine || wrongHop || wrongSource) { score.wrong++; why.push('wrong claim'); }
   }
   if (why.length) score.misses.push({ n: outcomeKey(l), why: why.join(', ') });

@@ -345,7 +345,8 @@ export interface FirstScreenTimes {
   requestsMs: number | null;
 }
 
-interface WatchState { timer: number; text: number | null; link: number | null; lens: number | null; hop: number | null; hopText: string | null; requests: number | null }
+interface WatchState { timer: number; text: number | null; link: number | null; lens: number | null; hop: number | null;
+  hopText: string | null; requests: number | null }
 
 /** The little of the DOM the page watch uses (the tests compile without the DOM library). */
 interface PageElement {

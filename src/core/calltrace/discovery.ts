@@ -63,7 +63,8 @@ export function pythonUserName(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /** Folders where vLLM puts traces by default: `<tmp>/<user>/vllm`, and the older `<tmp>/vllm`. */
-export function defaultTraceRoots(user: string = pythonUserName(), env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string[] {
+export function defaultTraceRoots(user: string = pythonUserName(), env: NodeJS.ProcessEnv = process.env,
+  platform: NodeJS.Platform = process.platform): string[] {
   const tmp = pythonTempDir(env, platform);
   return [join(tmp, user, 'vllm'), join(tmp, 'vllm')];
 }

@@ -74,6 +74,33 @@ export function mapToCheckout(file: string, settings: CheckoutSettings): MappedP
  */
 export function localTracedFile(file: string, settings: CheckoutSettings, exists: (path: string) => boolean = existsSync): { path: string; found: boolean } {
   if (exists(file)) return { path: file, found: true };
-  const { path } = mapToCheckout(file, settings);
-  return { path, found: exists(path) };
+  const mapped = mapToCheckout(file, settings);
+  if (mapped.via !== 'checkout' || exists(mapped.path)) return { path: mapped.path, found: exists(mapped.path) };
+  const rel = engineRelativePath(file)!;
+  for (const other of packageRelativeCandidates(file, rel.engine)) {
+    const p = join(settings[rel.engine]!, ...other.split('/'));
+    if (exists(p)) return { path: p, found: true };
+  }
+  return { path: mapped.path, found: false };
+}
+
+/**
+ * The other places a path from another machine may enter a local tree, in order: at each earlier
+ * package marker (`/workspace/vllm/tests/x.py` from a container checkout at /workspace/vllm is the
+ * checkout's `tests/x.py`, not `vllm/tests/x.py`), and, for SGLang, the package without the
+ * repository's python/ folder (an installed SGLang: `site-packages/sglang/…`).
+ */
+export function packageRelativeCandidates(file: string, engine: EngineName): string[] {
+  const p = file.replace(/\\/g, '/');
+  const marker = `/${engine}/`;
+  const out: string[] = [];
+  for (let at = p.lastIndexOf(marker); at > 0; at = p.lastIndexOf(marker, at - 1)) {
+    const inPackage = p.slice(at + 1);
+    const afterRoot = p.slice(at + marker.length);
+    if (engine === 'sglang') {
+      out.push(inPackage, afterRoot.startsWith('python/sglang/') ? afterRoot.slice('python/'.length) : `python/${inPackage}`);
+    } else out.push(inPackage);
+    out.push(afterRoot);
+  }
+  return [...new Set(out)];
 }

@@ -437,7 +437,8 @@ export class ThreadTrace {
         this.predictor = new Int32Array(Math.min(MAX_PREDICTOR, 2 ** Math.ceil(Math.log2(this.interner.size * 64)))).fill(NONE);
       }
       const prevSibling = this.stackLast[depth - 1];
-      const slot = predictorSlot(this.stackCode[depth - 1], this.stackLine[depth - 1], prevSibling !== NONE ? this.code[prevSibling] : NONE, this.predictor.length - 1);
+      const slot = predictorSlot(this.stackCode[depth - 1], this.stackLine[depth - 1], prevSibling !== NONE ? this.code[prevSibling] : NONE,
+        this.predictor.length - 1);
       this.predictor[slot] = code;
     }
     // The parent is the innermost open call that has a node; past the cap no new nodes are made.

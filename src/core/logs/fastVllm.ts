@@ -4,6 +4,7 @@
 // object straight into the output buffer and feeds the request tracker. Anything it is not sure
 // about (colour, wrappers, continuations, rare hops, bytes that JSON must escape) it declines,
 // and the line goes through parseLine: the output is the same either way (a unit test checks).
+import { stampUtc } from './civilTime';
 import type { ParseState } from './parseLine';
 import { VLLM_PROCESS, inferYear, processInfo } from './parseLine';
 import type { RequestTracker } from './requests';
@@ -14,6 +15,7 @@ import { findHop, getHopTable } from '../../engines/index';
 import { rangesEqual } from '../bytes';
 import type { HopDef } from '../../engines/index';
 import type { FastLineHandler } from './scanner';
+import type { Statement, StatementSource, StatementTable } from './statements';
 
 /**
  * Output bytes; `drain` receives full buffers and must use or copy them before returning (the
@@ -254,9 +256,9 @@ class RunCache<T> {
 
 /** A process prefix `(Name pid=N` seen before, with the JSON head segments built for it. */
 interface Prefix { name: string | null; role: string | null; pid: number; segs: Buffer[]; own: boolean }
-/** A `fileinfo:lineno` seen before, with the JSON tail segments built for it per hop. */
-interface Site { fileinfo: string; base: string; lineno: number; path: string | null; tails: Tail[] }
-interface Tail { pre: Buffer; post: Buffer; unmatched: boolean }
+/** A `fileinfo:lineno` seen before, with the JSON tail segments and the statements built for it per hop (and level). */
+interface Site { fileinfo: string; base: string; lineno: number; path: string | null; tails: Tail[]; statements: (Statement | undefined)[] }
+interface Tail { pre: Buffer; post: Buffer; unmatched: boolean; source: StatementSource | null }
 
 interface Hit { hop: HopDef; ridStart: number; ridEnd: number; internal: boolean }
 
@@ -267,60 +269,191 @@ export interface FastPathCounters {
   unmatched: number;
 }
 
-/**
- * Build the fast-path handler for one scan. It writes the `{"kind":"line"}` object of each line
- * it takes into `out` (null: only the tracker is fed) and returns false for lines it leaves to
- * parseLine. Handled lines produce no LogRecord. `leaveToParser`, when given, names request ids
- * whose lines the caller wants as records (`annotate --rid`): those lines are left to parseLine.
- * `leaveMentions`, when given, are the request's base ids (ASCII): a line of no hop whose message
- * holds one is left to parseLine too, since a line naming the request is one of its lines.
- */
-export function vllmFastPath(state: ParseState, tracker: RequestTracker, out: ByteOut | null, counters: FastPathCounters = { handled: 0, unmatched: 0 },
-  leaveToParser: ((rid: string) => boolean) | null = null, leaveMentions: readonly Buffer[] | null = null): FastLineHandler {
-  const prefixes = hopPrefixes();
-  /** 0 when no hop prefix starts the message (surely no hop), else -1 (let parseLine decide). */
-  const noHop = (b: Buffer, v: DataView, m: number, e: number): number => {
-    const list = prefixes.get(b[m]);
-    if (list) {
-      for (const l of list) {
-        if (at(v, m, l, e)) return -1;
-        // The message stops inside the hop's opening words (a wrapped line: the rest is on the next one).
-        if (e - m >= 5 && e - m < l.length && rangesEqual(v, m, l.view, 0, e - m)) return -1;
-      }
-    }
-    return 0;
-  };
-  const H = (id: string) => findHop('vllm', id)!;
-  const V1 = H('V1'), V1b = H('V1b'), V2 = H('V2'), V3 = H('V3'), V4 = H('V4'), V5 = H('V5'), V6 = H('V6'), V7 = H('V7'), V9 = H('V9'), V10 = H('V10');
-  const stamp = Buffer.alloc(14);
-  const stampView = new DataView(stamp.buffer, stamp.byteOffset, 14);
-  let lastBuf: Buffer | null = null;
-  let lastView: DataView | null = null;
-  let stampValid = false;
-  let stampTime = 0;
-  let stampJson: Buffer = enc('null');
-  // The JSON of a line is mostly segments that repeat: built once per process prefix (and
-  // level, role) and once per `fileinfo:lineno` (and hop), then copied whole.
-  const prefixCache = new RunCache<Prefix>();
-  const siteCache = new RunCache<Site>();
-  const NO_PREFIX: Prefix = { name: null, role: null, pid: -1, segs: [], own: false };
-  const roleCodes = new Map<string | null, number>([[null, 0]]);
-  const hopCodes = new Map<HopDef, number>(getHopTable('vllm').hops.map((h, i) => [h, i + 1]));
-  const hit: Hit = { hop: V1, ridStart: 0, ridEnd: 0, internal: false };
+/** The hops the fast path reads itself, and the literal prefixes of every hop in the table. */
+class KnownHops {
+  readonly prefixes = hopPrefixes();
+  readonly V1 = KnownHops.hop('V1');
+  readonly V1b = KnownHops.hop('V1b');
+  readonly V2 = KnownHops.hop('V2');
+  readonly V3 = KnownHops.hop('V3');
+  readonly V4 = KnownHops.hop('V4');
+  readonly V5 = KnownHops.hop('V5');
+  readonly V6 = KnownHops.hop('V6');
+  readonly V7 = KnownHops.hop('V7');
+  readonly V9 = KnownHops.hop('V9');
+  readonly V10 = KnownHops.hop('V10');
+  /** A small number per hop (0: no hop), to index the per-site caches. */
+  readonly codes = new Map<HopDef, number>(getHopTable('vllm').hops.map((h, i) => [h, i + 1]));
+  private static hop(id: string): HopDef { return findHop('vllm', id)!; }
+}
 
-  const prefixAt = (b: Buffer, s: number, close: number, ns: number, ne: number, pid: number): Prefix => {
+/** 0 when no hop prefix starts the message (surely no hop), else -1 (let parseLine decide). */
+function noHop(prefixes: Map<number, Lit[]>, b: Buffer, v: DataView, m: number, e: number): number {
+  const list = prefixes.get(b[m]);
+  if (list) {
+    for (const l of list) {
+      if (at(v, m, l, e)) return -1;
+      // The message stops inside the hop's opening words (a wrapped line: the rest is on the next one).
+      if (e - m >= 5 && e - m < l.length && rangesEqual(v, m, l.view, 0, e - m)) return -1;
+    }
+  }
+  return 0;
+}
+
+/** `Received request …` and `Request <id> details|aborted|failed …`. */
+function matchRequest(h: KnownHops, hit: Hit, b: Buffer, v: DataView, m: number, e: number, base: string): number {
+  if (at(v, m, P_RECEIVED, e)) {
+    if (!h.V1.fileBasenames!.includes(base)) return -1;
+    const rs = m + P_RECEIVED.length;
+    const sp = find(b, 32, rs, e);
+    if (sp < 0 || sp - 1 <= rs || b[sp - 1] !== 58) return -1;
+    if (!(at(v, sp + 1, S_PARAMS, e) || (at(v, sp + 1, S_PROMPT, e) && findLit(b, v, S_COMMA_PARAMS, sp, e) !== -1))) return -1;
+    hit.hop = h.V1; hit.ridStart = rs; hit.ridEnd = sp - 1; hit.internal = false;
+    return 1;
+  }
+  if (at(v, m, P_REQUEST, e)) {
+    const rs = m + P_REQUEST.length;
+    const sp = find(b, 32, rs, e);
+    if (sp < 0 || sp === rs) return -1;
+    hit.ridStart = rs; hit.ridEnd = sp; hit.internal = false;
+    if (at(v, sp, S_DETAILS, e) && h.V1b.fileBasenames!.includes(base)) { hit.hop = h.V1b; return 1; }
+    if (sp + S_ABORTED.length === e && at(v, sp, S_ABORTED, e) && h.V7.fileBasenames!.includes(base)) { hit.hop = h.V7; return 1; }
+    if (sp + S_FAILED.length === e && at(v, sp, S_FAILED, e) && h.V9.fileBasenames!.includes(base)) { hit.hop = h.V9; return 1; }
+    return -1;
+  }
+  return noHop(h.prefixes, b, v, m, e);
+}
+
+/** `Added request <internal id>.` */
+function matchAdded(h: KnownHops, hit: Hit, b: Buffer, v: DataView, m: number, e: number, base: string): number {
+  if (!at(v, m, P_ADDED, e)) return noHop(h.prefixes, b, v, m, e);
+  if (!h.V2.fileBasenames!.includes(base)) return -1;
+  const rs = m + P_ADDED.length;
+  for (let i = rs; i < e; i++) if (b[i] === 32 || b[i] === 9) return -1;
+  // vLLM ends it with `.`: without it the line was cut or wrapped (parseLine looks at the next line).
+  if (b[e - 1] !== 46) return -1;
+  const re = e - 1;
+  if (re <= rs) return -1;
+  hit.hop = h.V2; hit.ridStart = rs; hit.ridEnd = re; hit.internal = true;
+  return 1;
+}
+
+/** `Generated response <id>[ (streaming delta|complete)]: output: …, finish_reason: …` */
+function matchGenerated(h: KnownHops, hit: Hit, b: Buffer, v: DataView, m: number, e: number, base: string): number {
+  if (!at(v, m, P_GENERATED, e)) return noHop(h.prefixes, b, v, m, e);
+  if (!h.V6.fileBasenames!.includes(base)) return -1;
+  const rs = m + P_GENERATED.length;
+  const sp = find(b, 32, rs, e);
+  if (sp < 0) return -1;
+  let ridEnd: number;
+  if (b[sp - 1] === 58 && at(v, sp - 1, S_OUTPUT, e)) ridEnd = sp - 1;
+  else if (at(v, sp, S_DELTA, e) || at(v, sp, S_COMPLETE, e)) ridEnd = sp;
+  else return -1;
+  if (ridEnd <= rs) return -1;
+  // `, finish_reason: <no spaces>` at the very end.
+  const fr = findLastLit(b, v, S_FINISH, sp, e);
+  if (fr < sp || fr + S_FINISH.length >= e) return -1;
+  for (let i = fr + S_FINISH.length; i < e; i++) if (b[i] === 32 || b[i] === 9) return -1;
+  hit.hop = h.V6; hit.ridStart = rs; hit.ridEnd = ridEnd; hit.internal = false;
+  return 1;
+}
+
+/** `Engine 000: Avg prompt throughput: …` and the engine core's idle/active lines. */
+function matchEngine(h: KnownHops, hit: Hit, b: Buffer, v: DataView, m: number, e: number, base: string): number {
+  if (at(v, m, P_ENGINE, e)) {
+    if (!h.V5.fileBasenames!.includes(base)) return -1;
+    let p = m + P_ENGINE.length;
+    if (!(isDigit(b[p]) && isDigit(b[p + 1]) && isDigit(b[p + 2]))) return -1;
+    p += 3;
+    if (!at(v, p, S_AVG1, e)) return -1;
+    p += S_AVG1.length;
+    const d1 = p; while (p < e && (isDigit(b[p]) || b[p] === 46)) p++;
+    if (p === d1 || !at(v, p, S_AVG2, e)) return -1;
+    p += S_AVG2.length;
+    const d2 = p; while (p < e && (isDigit(b[p]) || b[p] === 46)) p++;
+    if (p === d2 || !at(v, p, S_AVG3, e)) return -1;
+    hit.hop = h.V5; hit.ridStart = hit.ridEnd = 0;
+    return 1;
+  }
+  const exact = at(v, m, S_WAITING, e) && m + S_WAITING.length === e ? h.V3 : at(v, m, S_ACTIVE, e) && m + S_ACTIVE.length === e ? h.V4 : null;
+  if (exact && exact.fileBasenames!.includes(base)) { hit.hop = exact; hit.ridStart = hit.ridEnd = 0; return 1; }
+  return noHop(h.prefixes, b, v, m, e);
+}
+
+/** Match the message against the hops this path knows; 1 = hit (in `hit`), 0 = surely no hop, -1 = decline. */
+function matchMessage(h: KnownHops, hit: Hit, b: Buffer, v: DataView, m: number, e: number, base: string): number {
+  const c = b[m];
+  if (!h.prefixes.has(c)) return 0;
+  if (c === 82 /* R */) return matchRequest(h, hit, b, v, m, e, base);
+  if (c === 65 /* A */) return matchAdded(h, hit, b, v, m, e, base);
+  if (c === 71 /* G */) return matchGenerated(h, hit, b, v, m, e, base);
+  if (c === 69 /* E */) return matchEngine(h, hit, b, v, m, e, base);
+  return noHop(h.prefixes, b, v, m, e); // other prefixes (`--enable…`, Finished, <n> Engines…): rare, parseLine decides
+}
+
+/** Whether [p, e) reads `INFO:     client - "METHOD path HTTP/x" status …` (uvicorn's access line). */
+function isAccessLine(b: Buffer, v: DataView, p: number, e: number): boolean {
+  if (!(b[p] === 73 && b[p + 1] === 78 && b[p + 2] === 70 && b[p + 3] === 79 && b[p + 4] === 58 && b[p + 5] === 32)) return false;
+  let m = p + 5;
+  while (m < e && (b[m] === 32 || b[m] === 9)) m++;
+  // client \S+, ' - "', [A-Z]+, ' ', \S+, ' HTTP/', [\d.]+, '" ', \d{3}
+  let q = m; while (q < e && b[q] !== 32) q++;
+  if (q === m || !(b[q + 1] === 45 && b[q + 2] === 32 && b[q + 3] === 34)) return false;
+  q += 4; const ms = q; while (q < e && b[q] >= 65 && b[q] <= 90) q++;
+  if (q === ms || b[q] !== 32) return false;
+  q++; const ps = q; while (q < e && b[q] !== 32) q++;
+  if (q === ps || !at(v, q, S_HTTP, e)) return false;
+  q += S_HTTP.length; const vs = q; while (q < e && (isDigit(b[q]) || b[q] === 46)) q++;
+  return !(q === vs || b[q] !== 34 || b[q + 1] !== 32 || !isDigit(b[q + 2]) || !isDigit(b[q + 3]) || !isDigit(b[q + 4]));
+}
+
+const J_HEAD = enc('{"kind":"line","line":');
+const J_UVICORN_TAIL = enc('null,"timeResolution":null,"fileinfo":null,"lineno":null,"hop":"V10","rid":null,"source":null}\n');
+const NO_PREFIX: Prefix = { name: null, role: null, pid: -1, segs: [], own: false };
+
+/**
+ * One scan's reader: the caches of prefixes, stamps and sites it has seen, and the line
+ * handler (`line`). The JSON of a line is mostly segments that repeat: built once per process
+ * prefix (and level, role) and once per `fileinfo:lineno` (and hop), then copied whole.
+ */
+class FastReader {
+  private readonly hops = new KnownHops();
+  private readonly hit: Hit;
+  private readonly stamp = Buffer.alloc(14);
+  private readonly stampView = new DataView(this.stamp.buffer, this.stamp.byteOffset, 14);
+  private lastBuf: Buffer | null = null;
+  private lastView: DataView | null = null;
+  private stampValid = false;
+  private stampTime = 0;
+  private stampJson: Buffer = enc('null');
+  private readonly prefixCache = new RunCache<Prefix>();
+  private readonly siteCache = new RunCache<Site>();
+  private readonly roleCodes = new Map<string | null, number>([[null, 0]]);
+  /** The prefix readPrefix found, and where the site readSite found ends. */
+  private pre: Prefix = NO_PREFIX;
+  private siteClose = 0;
+  private accessStatement: Statement | null = null;
+
+  constructor(private readonly state: ParseState, private readonly tracker: RequestTracker | null, private readonly out: ByteOut | null,
+    private readonly counters: FastPathCounters, private readonly leaveToParser: ((rid: string) => boolean) | null,
+    private readonly leaveMentions: readonly Buffer[] | null, private readonly statements: StatementTable | null) {
+    this.hit = { hop: this.hops.V1, ridStart: 0, ridEnd: 0, internal: false };
+  }
+
+  private prefixAt(b: Buffer, s: number, close: number, ns: number, ne: number, pid: number): Prefix {
     if (ns < 0) return NO_PREFIX;
-    const known = prefixCache.get(b, s, close);
+    const known = this.prefixCache.get(b, s, close);
     if (known) return known;
-    const info = processInfo(state, b.toString('latin1', ns, ne));
+    const info = processInfo(this.state, b.toString('latin1', ns, ne));
     // A process name of vLLM's own: another actor's uvicorn (Ray Serve's proxy) is not vLLM's.
-    const own = VLLM_PROCESS.test(info.name) || state.forced === 'vllm';
-    return prefixCache.set(b, s, close, { name: info.name, role: info.role, pid, segs: [], own });
-  };
+    const own = VLLM_PROCESS.test(info.name) || this.state.forced === 'vllm';
+    return this.prefixCache.set(b, s, close, { name: info.name, role: info.role, pid, segs: [], own });
+  }
+
   /** `,"engine":…,"time":` for this prefix, format, role and level (index into LEVELS; 5 = uvicorn). */
-  const headSeg = (pre: Prefix, role: string | null, level: number): Buffer => {
-    let rc = roleCodes.get(role);
-    if (rc === undefined) { rc = roleCodes.size; roleCodes.set(role, rc); }
+  private headSeg(pre: Prefix, role: string | null, level: number): Buffer {
+    let rc = this.roleCodes.get(role);
+    if (rc === undefined) { rc = this.roleCodes.size; this.roleCodes.set(role, rc); }
     const k = rc * 8 + level;
     let seg = pre.segs[k];
     if (!seg) {
@@ -330,107 +463,128 @@ export function vllmFastPath(state: ParseState, tracker: RequestTracker, out: By
       pre.segs[k] = seg;
     }
     return seg;
-  };
+  }
+
   /** The segments around the rid for this site and hop: `,"timeResolution":…,"rid":"` and `","source":…}\n`. */
-  const tailFor = (site: Site, hop: HopDef | null, hasRid: boolean): Tail => {
-    const k = (hop === null ? 0 : hopCodes.get(hop)!) * 2 + (hasRid ? 1 : 0);
+  private tailFor(site: Site, hop: HopDef | null, hasRid: boolean): Tail {
+    const k = (hop === null ? 0 : this.hops.codes.get(hop)!) * 2 + (hasRid ? 1 : 0);
     let t = site.tails[k];
     if (!t) {
       // Same rule as citedSource(): an unambiguous fileinfo wins, else the hop table.
       const srcPath = site.path ?? (hop && hop.line !== null && hop.file.endsWith(`/${site.base}`) ? hop.file : null);
       const src = srcPath === null ? 'null' : `{"path":"${srcPath}","line":${site.lineno},"verified":false,"drift":0}`;
       const head = `,"timeResolution":"s","fileinfo":"${site.fileinfo}","lineno":${site.lineno},"hop":${hop ? `"${hop.id}"` : 'null'}`;
+      const unmatched = hop === null && srcPath === null;
+      const source = srcPath === null ? null : { path: srcPath, line: site.lineno, verified: false };
       t = hasRid
-        ? { pre: enc(`${head},"rid":"`), post: enc(`","source":${src}}\n`), unmatched: hop === null && srcPath === null }
-        : { pre: enc(`${head},"rid":null,"source":${src}}\n`), post: enc(''), unmatched: hop === null && srcPath === null };
+        ? { pre: enc(`${head},"rid":"`), post: enc(`","source":${src}}\n`), unmatched, source }
+        : { pre: enc(`${head},"rid":null,"source":${src}}\n`), post: enc(''), unmatched, source };
       site.tails[k] = t;
     }
     return t;
-  };
+  }
 
-  /** Match the message against the hops this path knows; 1 = hit, 0 = surely no hop, -1 = decline. */
-  const matchMessage = (b: Buffer, v: DataView, m: number, e: number, base: string): number => {
-    const c = b[m];
-    if (!prefixes.has(c)) return 0;
-    if (c === 82 /* R */) {
-      if (at(v, m, P_RECEIVED, e)) {
-        if (!V1.fileBasenames!.includes(base)) return -1;
-        const rs = m + P_RECEIVED.length;
-        const sp = find(b, 32, rs, e);
-        if (sp < 0 || sp - 1 <= rs || b[sp - 1] !== 58) return -1;
-        if (!(at(v, sp + 1, S_PARAMS, e) || (at(v, sp + 1, S_PROMPT, e) && findLit(b, v, S_COMMA_PARAMS, sp, e) !== -1))) return -1;
-        hit.hop = V1; hit.ridStart = rs; hit.ridEnd = sp - 1; hit.internal = false;
-        return 1;
+  /** The process prefix `(Name pid=N) ` at s, if any, into `this.pre`: where the level starts, or -1 (decline). */
+  private readPrefix(b: Buffer, v: DataView, s: number, e: number): number {
+    this.pre = NO_PREFIX;
+    if (b[s] !== 40 /* ( */) return s;
+    const limit = Math.min(e, s + 200);
+    let close: number;
+    const recent = this.prefixCache.recent(b, v, s, 41, limit);
+    if (recent) { this.pre = recent; close = this.prefixCache.end; }
+    else {
+      close = find(b, 41, s, limit);
+      if (close < 0) return -1;
+      const known = this.prefixCache.get(b, s, close);
+      if (known) this.pre = known;
+      else {
+        let q = close - 1, pid = 0, mul = 1;
+        while (q > s && isDigit(b[q])) { pid += (b[q] - 48) * mul; mul *= 10; q--; }
+        if (mul === 1 || mul > 1e9) return -1;
+        if (!(b[q] === 61 && b[q - 1] === 100 && b[q - 2] === 105 && b[q - 3] === 112 && b[q - 4] === 32)) return -1;
+        const ns = s + 1, ne = q - 4;
+        if (ne <= ns || !plainJsonBytes(b, ns, ne)) return -1;
+        if (b[ne - 1] === 44) return -1; // `(task, pid=N)`: another launcher's prefix (parseLine decides)
+        for (let i = ns; i < ne; i++) if (b[i] === 40) return -1;
+        this.pre = this.prefixAt(b, s, close, ns, ne, pid);
       }
-      if (at(v, m, P_REQUEST, e)) {
-        const rs = m + P_REQUEST.length;
-        const sp = find(b, 32, rs, e);
-        if (sp < 0 || sp === rs) return -1;
-        hit.ridStart = rs; hit.ridEnd = sp; hit.internal = false;
-        if (at(v, sp, S_DETAILS, e) && V1b.fileBasenames!.includes(base)) { hit.hop = V1b; return 1; }
-        if (sp + S_ABORTED.length === e && at(v, sp, S_ABORTED, e) && V7.fileBasenames!.includes(base)) { hit.hop = V7; return 1; }
-        if (sp + S_FAILED.length === e && at(v, sp, S_FAILED, e) && V9.fileBasenames!.includes(base)) { hit.hop = V9; return 1; }
-        return -1;
-      }
-      return noHop(b, v, m, e);
     }
-    if (c === 65 /* A */) {
-      if (!at(v, m, P_ADDED, e)) return noHop(b, v, m, e);
-      if (!V2.fileBasenames!.includes(base)) return -1;
-      const rs = m + P_ADDED.length;
-      for (let i = rs; i < e; i++) if (b[i] === 32 || b[i] === 9) return -1;
-      // vLLM ends it with `.`: without it the line was cut or wrapped (parseLine looks at the next line).
-      if (b[e - 1] !== 46) return -1;
-      const re = e - 1;
-      if (re <= rs) return -1;
-      hit.hop = V2; hit.ridStart = rs; hit.ridEnd = re; hit.internal = true;
-      return 1;
-    }
-    if (c === 71 /* G */) {
-      if (!at(v, m, P_GENERATED, e)) return noHop(b, v, m, e);
-      if (!V6.fileBasenames!.includes(base)) return -1;
-      const rs = m + P_GENERATED.length;
-      const sp = find(b, 32, rs, e);
-      if (sp < 0) return -1;
-      let ridEnd: number;
-      if (b[sp - 1] === 58 && at(v, sp - 1, S_OUTPUT, e)) ridEnd = sp - 1;
-      else if (at(v, sp, S_DELTA, e) || at(v, sp, S_COMPLETE, e)) ridEnd = sp;
-      else return -1;
-      if (ridEnd <= rs) return -1;
-      // `, finish_reason: <no spaces>` at the very end.
-      const fr = findLastLit(b, v, S_FINISH, sp, e);
-      if (fr < sp || fr + S_FINISH.length >= e) return -1;
-      for (let i = fr + S_FINISH.length; i < e; i++) if (b[i] === 32 || b[i] === 9) return -1;
-      hit.hop = V6; hit.ridStart = rs; hit.ridEnd = ridEnd; hit.internal = false;
-      return 1;
-    }
-    if (c === 69 /* E */) {
-      if (at(v, m, P_ENGINE, e)) {
-        if (!V5.fileBasenames!.includes(base)) return -1;
-        let p = m + P_ENGINE.length;
-        if (!(isDigit(b[p]) && isDigit(b[p + 1]) && isDigit(b[p + 2]))) return -1;
-        p += 3;
-        if (!at(v, p, S_AVG1, e)) return -1;
-        p += S_AVG1.length;
-        const d1 = p; while (p < e && (isDigit(b[p]) || b[p] === 46)) p++;
-        if (p === d1 || !at(v, p, S_AVG2, e)) return -1;
-        p += S_AVG2.length;
-        const d2 = p; while (p < e && (isDigit(b[p]) || b[p] === 46)) p++;
-        if (p === d2 || !at(v, p, S_AVG3, e)) return -1;
-        hit.hop = V5; hit.ridStart = hit.ridEnd = 0;
-        return 1;
-      }
-      const exact = at(v, m, S_WAITING, e) && m + S_WAITING.length === e ? V3 : at(v, m, S_ACTIVE, e) && m + S_ACTIVE.length === e ? V4 : null;
-      if (exact && exact.fileBasenames!.includes(base)) { hit.hop = exact; hit.ridStart = hit.ridEnd = 0; return 1; }
-      return noHop(b, v, m, e);
-    }
-    return noHop(b, v, m, e); // other prefixes (`--enable…`, Finished, <n> Engines…): rare, parseLine decides
-  };
+    if (close + 1 >= e || b[close + 1] !== 32) return -1;
+    const p = close + 2;
+    return b[p] === 40 ? -1 : p; // nested prefixes
+  }
 
-  const J_HEAD = enc('{"kind":"line","line":');
-  const J_UVICORN_TAIL = enc('null,"timeResolution":null,"fileinfo":null,"lineno":null,"hop":"V10","rid":null,"source":null}\n');
+  /** `MM-DD HH:MM:SS [` at p: the stamp of the line before (checked then) is the common case. False: decline. */
+  private readStamp(b: Buffer, v: DataView, p: number, e: number): boolean {
+    if (p + 16 > e || b[p + 14] !== 32 || b[p + 15] !== 91) return false;
+    if (this.stampValid && rangesEqual(v, p, this.stampView, 0, 14)) return true;
+    if (b[p + 2] !== 45 || b[p + 5] !== 32 || b[p + 8] !== 58 || b[p + 11] !== 58) return false;
+    for (let i = 0; i < STAMP_DIGITS.length; i++) if (!isDigit(b[p + STAMP_DIGITS[i]])) return false;
+    const d2 = (k: number) => (b[p + k] - 48) * 10 + (b[p + k + 1] - 48);
+    const month = d2(0);
+    const year = inferYear(this.state, month);
+    const t = stampUtc(year, month, d2(3), d2(6), d2(9), d2(12));
+    // An impossible stamp (month 84): the parser keeps the line with no time, and says why.
+    if (Number.isNaN(t)) return false;
+    this.stampTime = t;
+    if (this.out) this.stampJson = enc(`"${formatTime(this.stampTime, 's', false)}"`);
+    b.copy(this.stamp, 0, p, p + 14);
+    this.stampValid = true;
+    return true;
+  }
 
-  return (b: Buffer, s: number, end: number, lineNo: number): boolean => {
+  /** `fileinfo:lineno]` at p; `this.siteClose` is where its `]` is. Undefined: decline. */
+  private readSite(b: Buffer, v: DataView, p: number, e: number): Site | undefined {
+    const siteLimit = Math.min(e, p + 1024);
+    let site = this.siteCache.recent(b, v, p, 93, siteLimit);
+    if (site !== undefined) { this.siteClose = this.siteCache.end; return site; }
+    const close = find(b, 93, p, siteLimit);
+    if (close < 0) return undefined;
+    this.siteClose = close;
+    site = this.siteCache.get(b, p, close);
+    if (site !== undefined) return site;
+    let q = close - 1, lineno = 0, mul = 1;
+    while (q > p && isDigit(b[q])) { lineno += (b[q] - 48) * mul; mul *= 10; q--; }
+    if (mul === 1 || mul > 1e9 || b[q] !== 58 || q === p) return undefined;
+    for (let i = p; i < q; i++) { const c = b[i]; if (c <= 32 || c === 34 || c === 92 || c >= 128) return undefined; }
+    const fileinfo = b.toString('latin1', p, q);
+    const slash = fileinfo.lastIndexOf('/');
+    return this.siteCache.set(b, p, close, {
+      fileinfo, base: slash < 0 ? fileinfo : fileinfo.slice(slash + 1), lineno, path: vllmPathFromFileinfo(fileinfo), tails: [], statements: [],
+    });
+  }
+
+  /** A uvicorn access line under vLLM's own process prefix (the level is at p). */
+  private accessLine(b: Buffer, v: DataView, p: number, e: number, crlf: boolean, lineNo: number): boolean {
+    const pre = this.pre;
+    if (!pre.own || !isAccessLine(b, v, p, e)) return false;
+    const role = pre.role ?? this.hops.V10.role;
+    if (!crlf) this.state.sawBareLF = true;
+    this.tracker?.addHop('vllm', 'V10', null, lineNo, null, null, pre.name, role);
+    const out = this.out;
+    if (out) {
+      out.room(1024);
+      out.lit(J_HEAD); out.int(lineNo);
+      out.seg(this.headSeg(pre, role, 5));
+      out.seg(J_UVICORN_TAIL);
+    }
+    const table = this.statements;
+    if (table) {
+      if (this.accessStatement === null) {
+        // The message as parseLine gives it: what follows `INFO:` and its padding.
+        let m = p + 5;
+        while (m < e && (b[m] === 32 || b[m] === 9)) m++;
+        this.accessStatement = table.open(null, null, 'V10', 'INFO', null, lineNo, b.toString('utf8', m, e));
+      }
+      table.count(this.accessStatement, lineNo, null, null, false);
+    }
+    this.counters.handled++;
+    return true;
+  }
+
+  /** The handler: true when the line was handled here (its JSON written, the tracker fed). */
+  line(b: Buffer, s: number, end: number, lineNo: number): boolean {
+    const state = this.state;
     if (state.prevCR || state.forced === 'sglang') return false;
     // In a CRLF file (no bare LF seen yet) the CR is the line ending; after a bare LF it is vLLM's multi-line marker.
     const crlf = b[end - 1] === 13;
@@ -440,138 +594,106 @@ export function vllmFastPath(state: ParseState, tracker: RequestTracker, out: By
     if (e - s < 24 || b[e - 1] === 93 || (b[e - 1] === 41 && b[e - 2] === 46 && b[e - 3] === 115)) return false;
     // Colour codes need no scan of their own: around the prefix or the level they break the
     // checks below, and inside an id they fail plainJsonBytes.
-    if (b !== lastBuf) { lastBuf = b; lastView = new DataView(b.buffer, b.byteOffset, b.length); }
-    const v = lastView!;
-    let p = s;
-    let pre = NO_PREFIX;
-    if (b[p] === 40 /* ( */) {
-      const limit = Math.min(e, p + 200);
-      let close: number;
-      const recent = prefixCache.recent(b, v, s, 41, limit);
-      if (recent) { pre = recent; close = prefixCache.end; }
-      else {
-        close = find(b, 41, p, limit);
-        if (close < 0) return false;
-        const known = prefixCache.get(b, s, close);
-        if (known) pre = known;
-        else {
-          let q = close - 1, pid = 0, mul = 1;
-          while (q > p && isDigit(b[q])) { pid += (b[q] - 48) * mul; mul *= 10; q--; }
-          if (mul === 1 || mul > 1e9) return false;
-          if (!(b[q] === 61 && b[q - 1] === 100 && b[q - 2] === 105 && b[q - 3] === 112 && b[q - 4] === 32)) return false;
-          const ns = p + 1, ne = q - 4;
-          if (ne <= ns || !plainJsonBytes(b, ns, ne)) return false;
-          if (b[ne - 1] === 44) return false; // `(task, pid=N)`: another launcher's prefix (parseLine decides)
-          for (let i = ns; i < ne; i++) if (b[i] === 40) return false;
-          pre = prefixAt(b, s, close, ns, ne, pid);
-        }
-      }
-      if (close + 1 >= e || b[close + 1] !== 32) return false;
-      p = close + 2;
-      if (b[p] === 40) return false; // nested prefixes
-    }
+    if (b !== this.lastBuf) { this.lastBuf = b; this.lastView = new DataView(b.buffer, b.byteOffset, b.length); }
+    const v = this.lastView!;
+    let p = this.readPrefix(b, v, s, e);
+    if (p < 0) return false;
+    const pre = this.pre;
     // Level: the five names differ in their first letter.
     const level = LEVEL_BY_FIRST[b[p]];
     const li = level !== undefined && at(v, p, LEVELS[level].bytes, e) ? level : -1;
-    if (li < 0) {
-      // uvicorn access line under a process prefix: `INFO:     client - "METHOD path HTTP/x" status …`
-      if (!pre.own || !(b[p] === 73 && b[p + 1] === 78 && b[p + 2] === 70 && b[p + 3] === 79 && b[p + 4] === 58 && b[p + 5] === 32)) return false;
-      let m = p + 5;
-      while (m < e && (b[m] === 32 || b[m] === 9)) m++;
-      // client \S+, ' - "', [A-Z]+, ' ', \S+, ' HTTP/', [\d.]+, '" ', \d{3}
-      let q = m; while (q < e && b[q] !== 32) q++;
-      if (q === m || !(b[q + 1] === 45 && b[q + 2] === 32 && b[q + 3] === 34)) return false;
-      q += 4; const ms = q; while (q < e && b[q] >= 65 && b[q] <= 90) q++;
-      if (q === ms || b[q] !== 32) return false;
-      q++; const ps = q; while (q < e && b[q] !== 32) q++;
-      if (q === ps || !at(v, q, S_HTTP, e)) return false;
-      q += S_HTTP.length; const vs = q; while (q < e && (isDigit(b[q]) || b[q] === 46)) q++;
-      if (q === vs || b[q] !== 34 || b[q + 1] !== 32 || !isDigit(b[q + 2]) || !isDigit(b[q + 3]) || !isDigit(b[q + 4])) return false;
-      const role = pre.role ?? V10.role;
-      if (!crlf) state.sawBareLF = true;
-      tracker.addHop('vllm', 'V10', null, lineNo, null, null, pre.name, role);
-      if (out) {
-        out.room(1024);
-        out.lit(J_HEAD); out.int(lineNo);
-        out.seg(headSeg(pre, role, 5));
-        out.seg(J_UVICORN_TAIL);
-      }
-      counters.handled++;
-      return true;
-    }
+    if (li < 0) return this.accessLine(b, v, p, e, crlf, lineNo);
     p += LEVELS[li].bytes.length;
-    // MM-DD HH:MM:SS then ' ['; the stamp of the line before (checked then) is the common case.
-    if (p + 16 > e || b[p + 14] !== 32 || b[p + 15] !== 91) return false;
-    if (!(stampValid && rangesEqual(v, p, stampView, 0, 14))) {
-      if (b[p + 2] !== 45 || b[p + 5] !== 32 || b[p + 8] !== 58 || b[p + 11] !== 58) return false;
-      for (let i = 0; i < STAMP_DIGITS.length; i++) if (!isDigit(b[p + STAMP_DIGITS[i]])) return false;
-      const d2 = (k: number) => (b[p + k] - 48) * 10 + (b[p + k + 1] - 48);
-      const month = d2(0);
-      const year = inferYear(state, month);
-      stampTime = Date.UTC(year, month - 1, d2(3), d2(6), d2(9), d2(12));
-      if (out) stampJson = enc(`"${formatTime(stampTime, 's', false)}"`);
-      b.copy(stamp, 0, p, p + 14);
-      stampValid = true;
-    }
+    if (!this.readStamp(b, v, p, e)) return false;
     p += 16;
-    // fileinfo:lineno]
-    const siteLimit = Math.min(e, p + 1024);
-    let site = siteCache.recent(b, v, p, 93, siteLimit);
-    let close: number;
-    if (site !== undefined) close = siteCache.end;
-    else {
-      close = find(b, 93, p, siteLimit);
-      if (close < 0) return false;
-      site = siteCache.get(b, p, close);
-    }
-    if (site === undefined) {
-      let q = close - 1, lineno = 0, mul = 1;
-      while (q > p && isDigit(b[q])) { lineno += (b[q] - 48) * mul; mul *= 10; q--; }
-      if (mul === 1 || mul > 1e9 || b[q] !== 58 || q === p) return false;
-      for (let i = p; i < q; i++) { const c = b[i]; if (c <= 32 || c === 34 || c === 92 || c >= 128) return false; }
-      const fileinfo = b.toString('latin1', p, q);
-      const slash = fileinfo.lastIndexOf('/');
-      site = siteCache.set(b, p, close, { fileinfo, base: slash < 0 ? fileinfo : fileinfo.slice(slash + 1), lineno, path: vllmPathFromFileinfo(fileinfo), tails: [] });
-    }
+    const site = this.readSite(b, v, p, e);
+    if (site === undefined) return false;
+    const close = this.siteClose;
     const m = close + 1 < e && b[close + 1] === 32 ? close + 2 : close + 1;
     // A message that starts with a non-ASCII byte may start with a pasted wide space: parseLine decides.
     if (m >= e || b[m] >= 0x80) return false;
-    const r = matchMessage(b, v, m, e, site.base);
+    const hit = this.hit;
+    const r = matchMessage(this.hops, hit, b, v, m, e, site.base);
     if (r < 0) return false;
+    const H = this.hops;
     // Another record pasted onto this line: the parser splits it (a hop read to its last byte has none).
-    if (!(r === 1 && (hit.hop === V2 || hit.hop === V7 || hit.hop === V9)) && holdsTime(b, m, e)) return false;
+    if (!(r === 1 && (hit.hop === H.V2 || hit.hop === H.V7 || hit.hop === H.V9)) && holdsTime(b, m, e)) return false;
     let rid: string | null = null;
     let ridRaw = false;
     if (r === 1 && hit.ridEnd > hit.ridStart) {
       if (b[hit.ridStart] === 39 || b[hit.ridStart] === 34 || !plainJsonBytes(b, hit.ridStart, hit.ridEnd)) return false;
+      // Counting statements only (no output, no tracker, no id to leave out): the id's text is never read.
+      const countOnly = this.out === null && this.tracker === null && this.leaveToParser === null && this.leaveMentions === null;
+      if (countOnly) return this.countOnly(site, hit.hop, li, b, m, e, crlf, lineNo);
       const raw = b.toString('latin1', hit.ridStart, hit.ridEnd);
       rid = hit.internal ? externalFromInternal(raw) : raw;
       ridRaw = rid === raw;
-      if (leaveToParser !== null && leaveToParser(rid)) return false;
+      if (this.leaveToParser !== null && this.leaveToParser(rid)) return false;
     }
-    if (r === 0 && leaveMentions !== null) {
+    if (r === 0 && this.leaveMentions !== null) {
       const message = b.subarray(m, e);
-      for (const n of leaveMentions) if (message.indexOf(n) !== -1) return false;
+      for (const n of this.leaveMentions) if (message.indexOf(n) !== -1) return false;
     }
     const hop = r === 1 ? hit.hop : null;
     const role = hop && pre.role === null ? hop.role : pre.role;
     if (state.detected === null) state.detected = 'vllm';
     if (!crlf) state.sawBareLF = true;
-    if (hop) tracker.addHop('vllm', hop.id, rid, lineNo, stampTime, 's', pre.name, role);
-    const tail = tailFor(site, hop, rid !== null);
-    counters.handled++;
-    if (tail.unmatched) counters.unmatched++;
+    if (hop) this.tracker?.addHop('vllm', hop.id, rid, lineNo, this.stampTime, 's', pre.name, role);
+    const tail = this.tailFor(site, hop, rid !== null);
+    this.counters.handled++;
+    if (tail.unmatched) this.counters.unmatched++;
+    const out = this.out;
     if (out) {
       out.room(1024 + (e - s));
       out.lit(J_HEAD); out.int(lineNo);
-      out.seg(headSeg(pre, role, li));
-      out.seg(stampJson);
+      out.seg(this.headSeg(pre, role, li));
+      out.seg(this.stampJson);
       out.seg(tail.pre);
       if (rid !== null) {
         if (ridRaw) out.copy(b, hit.ridStart, hit.ridEnd); else out.ascii(rid);
         out.seg(tail.post);
       }
     }
+    if (this.statements) this.countStatement(site, hop, li, tail, b, m, e, lineNo);
     return true;
-  };
+  }
+
+  /** A line with a request id, when only statements are counted: what `line` does with it then, without the id's text. */
+  private countOnly(site: Site, hop: HopDef, li: number, b: Buffer, m: number, e: number, crlf: boolean, lineNo: number): boolean {
+    if (this.state.detected === null) this.state.detected = 'vllm';
+    if (!crlf) this.state.sawBareLF = true;
+    const tail = this.tailFor(site, hop, true);
+    this.counters.handled++;
+    this.countStatement(site, hop, li, tail, b, m, e, lineNo);
+    return true;
+  }
+
+  /** One more line of the statement at this site, hop and level (made on first sight). */
+  private countStatement(site: Site, hop: HopDef | null, li: number, tail: Tail, b: Buffer, m: number, e: number, lineNo: number): void {
+    const table = this.statements!;
+    const k = (hop === null ? 0 : this.hops.codes.get(hop)!) * 8 + li;
+    let st = site.statements[k];
+    if (st === undefined) {
+      st = table.open(site.fileinfo, site.lineno, hop === null ? null : hop.id, LEVELS[li].name, tail.source, lineNo, b.toString('utf8', m, e));
+      site.statements[k] = st;
+    }
+    table.count(st, lineNo, this.stampTime, 's', false);
+  }
+}
+
+/**
+ * Build the fast-path handler for one scan. It writes the `{"kind":"line"}` object of each line
+ * it takes into `out` (null: only the tracker is fed) and returns false for lines it leaves to
+ * parseLine. Handled lines produce no LogRecord. `leaveToParser`, when given, names request ids
+ * whose lines the caller wants as records (`annotate --rid`): those lines are left to parseLine.
+ * `leaveMentions`, when given, are the request's base ids (ASCII): a line of no hop whose message
+ * holds one is left to parseLine too, since a line naming the request is one of its lines.
+ * `statements`, when given, counts each handled line under its statement (`annotate --summary`);
+ * a null `tracker` is not fed (a summary of statements needs no request index).
+ */
+export function vllmFastPath(state: ParseState, tracker: RequestTracker | null, out: ByteOut | null, counters: FastPathCounters = { handled: 0, unmatched: 0 },
+  leaveToParser: ((rid: string) => boolean) | null = null, leaveMentions: readonly Buffer[] | null = null,
+  statements: StatementTable | null = null): FastLineHandler {
+  const reader = new FastReader(state, tracker, out, counters, leaveToParser, leaveMentions, statements);
+  return (b, s, end, lineNo) => reader.line(b, s, end, lineNo);
 }

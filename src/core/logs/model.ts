@@ -42,6 +42,8 @@ export interface LogRecord {
   rids?: string[];
   /** Ray's `[repeated 7x across cluster]`: the line stands for this many. */
   repeated?: number;
+  /** Why `time` is null although the line has a stamp: it names no real time (month 84, hour 25). */
+  timeUnknown?: string;
   /** True when `time` is real UTC (docker RFC 3339 stamp); false: the server's wall clock read as UTC. */
   timeIsUtc?: boolean;
   /** Outer wrappers removed in front of the engine line, e.g. ["docker", "compose"]. */

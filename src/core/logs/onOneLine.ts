@@ -29,7 +29,8 @@ export function gluedAt(msg: string, rec: LogRecord, state: ParseState): number 
     return -1;
   }
   if (key.length !== 6 || msg.indexOf(key) < 0) return -1;
-  return recordHeaderAt(msg.length > 64 * 1024 ? msg.slice(0, 64 * 1024) : msg, HEADER_ANCHOR, state, (probe) => probe.message.length > 0 && surelyEngines(probe, state));
+  return recordHeaderAt(msg.length > 64 * 1024 ? msg.slice(0, 64 * 1024) : msg, HEADER_ANCHOR, state,
+    (probe) => probe.message.length > 0 && surelyEngines(probe, state));
 }
 
 /**

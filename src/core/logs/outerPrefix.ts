@@ -10,6 +10,8 @@ export interface OuterStamp { time: number; res: TimeResolution; utc: boolean }
 
 /** vLLM / journald stamps have no year: the year the log was written, rolling over Dec -> Jan. */
 export function inferYear(state: ParseState, month: number): number {
+  // An impossible month (a garbled stamp) is no evidence of a new year.
+  if (!(month >= 1 && month <= 12)) return state.year ?? state.refYear;
   if (state.year === null) {
     state.year = month > state.refMonth ? state.refYear - 1 : state.refYear;
   } else if (month < state.lastMonth) {

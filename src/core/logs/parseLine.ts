@@ -6,6 +6,7 @@
 // sglangGrammar (each engine's header, its shapes in src/engines/<id>/lines.ts), layouts (custom
 // logging layouts), hopTagging (the hop and its ids), onOneLine (several records on one line),
 // shapedGrammar (an engine whose profile gives its line shapes, not a grammar of its own).
+import { impossibleStampNote, stampProblem } from './civilTime';
 import type { Engine, LogRecord, TimeResolution } from './model';
 import { createParseState, DATE_ANCHOR, newRecord, processInfo, SEARCH_WINDOW, type ParseState } from './parseState';
 import { matchHop, stopsInOpening } from '../../engines/index';
@@ -31,6 +32,14 @@ const RAY_REPEATED = / \[repeated (\d+)x across cluster\](?: \(Ray deduplicates 
 // Pod and container names are DNS labels: lower-case letters, digits, `-` and `.` (no quotes or
 // braces, so an exporter's `{"message":"(APIServer pid=1) …` is not taken for them).
 const W_STERN = /^[a-z0-9][a-z0-9.-]* [a-z0-9][a-z0-9.-]* /;
+
+/** A stamp no calendar has (month 84, hour 25): the line keeps no time, and says why. */
+function unknownTime(rec: LogRecord, header: string): void {
+  rec.time = null; rec.timeResolution = null;
+  const m = /(?:(\d{4})-)?(\d\d)-(\d\d)[ T](\d\d):(\d\d):(\d\d)/.exec(header);
+  const problem = m ? stampProblem(m[1] ? Number(m[1]) : 2000, Number(m[2]), Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6])) : null;
+  rec.timeUnknown = impossibleStampNote(problem ?? 'a field out of range');
+}
 
 /**
  * Parse one physical line (without its `\n`; a trailing `\r` is allowed: a CRLF line ending,
@@ -222,6 +231,7 @@ function finishRecord(
   if (outer && (rec.timeResolution === null || RES_RANK[outer.res] > RES_RANK[rec.timeResolution])) {
     rec.time = outer.time; rec.timeResolution = outer.res; rec.timeIsUtc = outer.utc;
   }
+  if (rec.time !== null && Number.isNaN(rec.time)) unknownTime(rec, body);
   if (rec.engine !== 'other' && state.detected === null && rec.format !== 'uvicorn' && rec.format !== 'vllm-output') state.detected = rec.engine;
 
   // The header as printed (for multi-line records), before the message is tidied.

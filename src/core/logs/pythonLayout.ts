@@ -6,6 +6,7 @@
 // and SGLang's rank tags inside brackets. The message starts at the first word that is
 // none of these. What the fields name (logger, file, line, function) is kept so the
 // statement can be found and verified.
+import { stampUtc } from './civilTime';
 import type { Engine, TimeResolution } from './model';
 import { fractionMs, fractionResolution, zoned } from './outerPrefix';
 
@@ -47,6 +48,8 @@ const THREAD = /(?:thread|tid|t)[=:](\d{1,20})(?=[\s\]|)\-:,]|$)/y;
 const LOCATION = /([\w./\\-]*?[\w-]\.(?:py|rs))(?::([A-Za-z_<][\w<>]*))?:(\d{1,7})(?::([A-Za-z_<][\w<>]*))?(?![\w.])/y;
 // loguru's and many configs' module:function:line (`scheduler:event_loop:1103`)
 const MODULE_FUNC_LINE = /([A-Za-z_][\w.]*):([A-Za-z_<][\w<>]*):(\d{1,7})(?![\w.])/y;
+// %(name)s:%(lineno)d (`sglang.srt.managers.scheduler:1103`): a dotted logger and the line.
+const MODULE_LINE = /((?:[A-Za-z_]\w*\.)+[A-Za-z_]\w*):(\d{1,7})(?![\w.:])/y;
 // %(name)s: a dotted module path (`sglang.srt.managers.scheduler`), or Python's own `root` / `__main__`.
 const LOGGER = /((?:[A-Za-z_]\w*\.)+[A-Za-z_]\w*|root|__main__)(?=[\s:\]|)\-,]|$)/y;
 /** What may follow a logger name that is surely a field: punctuation, not just a space before the message. */
@@ -124,7 +127,8 @@ export function readLayoutHeader(s: string, start = 0): LayoutHeader | null {
     }
     const sep = stick(SEPARATOR, s, pos);
     if (sep) pos += sep[0].length;
-    else if (pos < s.length && s.charCodeAt(pos - 1) !== 58 /* : */) break; // `INFO:vllm.config:` needs none
+    // `INFO:vllm.config:` needs none, nor `[date][file.py:N][LEVEL]` between its bracketed groups.
+    else if (pos < s.length && s.charCodeAt(pos - 1) !== 58 /* : */ && !(s.charCodeAt(pos - 1) === 93 && s.charCodeAt(pos) === 91)) break;
   }
   // Back off to the start of the word that stopped the walk (the message).
   h.msgStart = pos;
@@ -167,7 +171,7 @@ function readField(s: string, pos: number, h: LayoutHeader, inHeader: boolean, l
   let m: RegExpExecArray | null;
   if (c >= 48 && c <= 57) {
     if (h.time === null && (m = stick(STAMP, s, pos))) {
-      h.time = zoned(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6])) + fractionMs(m[7]), m[8]);
+      h.time = zoned(stampUtc(Number(m[1]), Number(m[2]), Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6])) + fractionMs(m[7]), m[8]);
       h.timeResolution = fractionResolution(m[7]);
       h.timeIsUtc = !!m[8];
       return { field: 'time', end: pos + m[0].length };
@@ -197,6 +201,11 @@ function readField(s: string, pos: number, h: LayoutHeader, inHeader: boolean, l
   }
   if (h.file === null && (m = stick(MODULE_FUNC_LINE, s, pos))) {
     h.logger ??= m[1]; h.func = m[2]; h.lineno = Number(m[3]);
+    h.engine ??= engineOf(m[1]);
+    return { field: 'location', end: pos + m[0].length };
+  }
+  if (h.file === null && h.logger === null && (m = stick(MODULE_LINE, s, pos))) {
+    h.logger = m[1]; h.lineno = Number(m[2]);
     h.engine ??= engineOf(m[1]);
     return { field: 'location', end: pos + m[0].length };
   }

@@ -217,7 +217,8 @@ class BatchColumns {
   push(line: number, hop: number, time: number): void {
     const i = this.size++;
     if (i === this.line.length) {
-      const grow = <T extends Int32Array | Uint16Array | Float64Array>(a: T, C: new (n: number) => T): T => { const b = new C(a.length * 2); b.set(a); return b; };
+      const grow = <T extends Int32Array | Uint16Array | Float64Array>(a: T,
+        C: new (n: number) => T): T => { const b = new C(a.length * 2); b.set(a); return b; };
       this.line = grow(this.line, Int32Array); this.hop = grow(this.hop, Uint16Array); this.time = grow(this.time, Float64Array);
     }
     this.line[i] = line; this.hop[i] = hop; this.time[i] = time;
@@ -274,7 +275,8 @@ export class RequestTracker {
     for (const rid of ids) this.addEntry(engine, rid, line, time, res, hop, process, role);
   }
 
-  private addEntry(engine: Engine, rid: string, line: number, time: number | null, res: number, hop: string, process: string | null, role: string | null): void {
+  private addEntry(engine: Engine, rid: string, line: number, time: number | null, res: number, hop: string, process: string | null,
+    role: string | null): void {
     const h = this.heads;
     const ord = this.byRid.get(rid);
     if (ord !== undefined) {
@@ -371,7 +373,8 @@ export class RequestTracker {
     const ord = this.byRid.get(rid);
     const c = this.cols;
     if (ord === undefined) return;
-    for (let i = this.heads.first[ord]; i !== -1; i = c.next[i]) fn(c.str(c.hop[i])!, c.line[i], Number.isNaN(c.time[i]) ? null : c.time[i], RES_ORDER[c.res[i]]);
+    for (let i = this.heads.first[ord]; i !== -1; i = c.next[i]) fn(c.str(c.hop[i])!, c.line[i], Number.isNaN(c.time[i]) ? null : c.time[i],
+      RES_ORDER[c.res[i]]);
   }
 
   /** The line (1-based) of a request's first hop, or null when the log does not have it. */
@@ -391,7 +394,8 @@ export class RequestTracker {
     const [t0, t1, r] = this.bounds(acc);
     const at = t0 === null ? -1 : acc.times.indexOf(t0);
     return {
-      rid, firstLine: acc.lines[0], hops: [...new Set(acc.hops)], hopLines: acc.hops.length, firstTime: t0, firstResolution: at < 0 ? null : RES_ORDER[acc.res[at]],
+      rid, firstLine: acc.lines[0], hops: [...new Set(acc.hops)], hopLines: acc.hops.length, firstTime: t0,
+      firstResolution: at < 0 ? null : RES_ORDER[acc.res[at]],
       span: t0 !== null && t1 !== null ? makeDelta(t0, t1, r, r) : null,
     };
   }

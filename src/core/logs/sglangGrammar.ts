@@ -2,11 +2,13 @@
 // router's, the request logger's JSON events, and the forms a paste or a log platform leaves of them
 // (a lost `[`, the date taken off, no header at all). The shapes are SGLang's profile
 // (src/engines/sglang/lines.ts); this reads them into a record.
+import { stampUtc } from './civilTime';
 import type { LogRecord } from './model';
 import { newRecord, SEARCH_WINDOW, DATE_ANCHOR, tagRanks, type ParseState } from './parseState';
 import { matchHop } from '../../engines/index';
 import {
-  BARE_REQUEST, FILE_AFTER_DATE, RANKS_ONLY, SGLANG_2024, SGLANG_HOPLENS, SGLANG_JSON_EVENTS, SGLANG_LOST_BRACKET, SGLANG_MAIN, SGLANG_ROUTER,
+  BARE_REQUEST, BRACKETED_FIELDS_AFTER_DATE, FILE_AFTER_DATE, RANKS_ONLY, SGLANG_2024, SGLANG_HOPLENS, SGLANG_JSON_EVENTS,
+  SGLANG_LOST_BRACKET, SGLANG_MAIN, SGLANG_ROUTER,
 } from '../../engines/sglang/lines';
 import { fractionMs, fractionResolution } from './outerPrefix';
 import { normaliseRid } from './requestIds';
@@ -21,12 +23,14 @@ export function parseSglang(s: string, rec: LogRecord, state: ParseState): boole
     const key = s.substr(1, 23);
     if (key !== state.stampKey) {
       state.stampKey = key;
-      state.stampValue = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6])) + (m[7] ? Number(m[7]) : 0);
+      state.stampValue = stampUtc(Number(m[1]), Number(m[2]), Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6])) + (m[7] ? Number(m[7]) : 0);
     }
     rec.time = state.stampValue;
     rec.timeResolution = m[7] ? 'ms' : 's';
     const tag = m[8].trim();
     if (!tag && (vllmFollows(s, m[0].length, state) || layoutFollows(s, m[0].length) || launcherStamp(s, m[0].length, m[7] !== undefined, state))) return false;
+    // `[date TP0][file.py:N][LEVEL]: …`: a layout that kept SGLang's rank tag in its date's bracket.
+    if (tag && s.charCodeAt(m[0].length) === 91 && layoutFollows(s, m[0].length)) return false;
     if (tag) { rec.process = tag; rec.ranks = tagRanks(tag); rec.role = 'scheduler'; }
     rec.message = s.slice(m[0].length);
     return true;
@@ -34,7 +38,7 @@ export function parseSglang(s: string, rec: LogRecord, state: ParseState): boole
   m = SGLANG_HOPLENS.exec(s);
   if (m) {
     rec.engine = 'sglang'; rec.format = 'sglang-hoplens';
-    rec.time = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6])) + fractionMs(m[7]);
+    rec.time = stampUtc(Number(m[1]), Number(m[2]), Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6])) + fractionMs(m[7]);
     rec.timeResolution = fractionResolution(m[7]);
     rec.pid = Number(m[8]); rec.level = m[9]; rec.fileinfo = m[10]; rec.lineno = Number(m[11]);
     rec.message = s.slice(m[0].length);
@@ -44,7 +48,7 @@ export function parseSglang(s: string, rec: LogRecord, state: ParseState): boole
   if (m) {
     rec.engine = 'sglang'; rec.format = 'sglang-router';
     rec.process = m[1] === 'Rust' ? 'Router (Rust)' : 'Router (Python)'; rec.role = 'router';
-    rec.time = Date.UTC(Number(m[2]), Number(m[3]) - 1, Number(m[4]), Number(m[5]), Number(m[6]), Number(m[7])) + fractionMs(m[8]);
+    rec.time = stampUtc(Number(m[2]), Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6]), Number(m[7])) + fractionMs(m[8]);
     rec.timeResolution = fractionResolution(m[8]);
     rec.level = m[9] === 'WARN' ? 'WARNING' : m[9];
     rec.message = s.slice(m[0].length);
@@ -82,6 +86,7 @@ export function launcherStamp(s: string, at: number, ms: boolean, state: ParseSt
 
 export function layoutFollows(s: string, at: number): boolean {
   const c = s.charCodeAt(at);
+  if (c === 91 /* [ */) return BRACKETED_FIELDS_AFTER_DATE.test(s.slice(at, at + 300));
   return ((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95) && FILE_AFTER_DATE.test(s.slice(at, at + 120));
 }
 
@@ -98,7 +103,7 @@ export function parseSglangJsonEvent(s: string, rec: LogRecord): boolean {
   if (typeof ev.timestamp === 'string') {
     const m = /^(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(?:\.(\d{1,9}))?/.exec(ev.timestamp);
     if (m) {
-      rec.time = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6])) + fractionMs(m[7]);
+      rec.time = stampUtc(Number(m[1]), Number(m[2]), Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6])) + fractionMs(m[7]);
       rec.timeResolution = fractionResolution(m[7]);
     }
   }

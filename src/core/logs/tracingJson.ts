@@ -4,6 +4,7 @@
 // "line_number":N}`, the event's other fields beside the message (or all of them under "fields"
 // without flattening), the span it ran in under "span" / "spans". Whose line it is comes from its
 // target, as for the text layout.
+import { stampUtc } from './civilTime';
 import type { Engine, TimeResolution } from './model';
 import { fractionMs, fractionResolution, zoned } from './outerPrefix';
 import { rustEngine } from './pythonLayout';
@@ -72,7 +73,7 @@ export function tracingJsonLine(s: string): TracingJsonLine | null {
   if (m) {
     // ChronoUtc (the router's timer) prints UTC without a zone; RFC 3339 (tracing's default) with one
     // (a stamp without its zone counts as the router's wall clock, as its text lines do).
-    time = zoned(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6])) + fractionMs(m[7]), m[8]);
+    time = zoned(stampUtc(Number(m[1]), Number(m[2]), Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6])) + fractionMs(m[7]), m[8]);
     timeResolution = fractionResolution(m[7]);
     timeIsUtc = m[8] !== undefined;
   }

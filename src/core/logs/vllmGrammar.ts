@@ -1,6 +1,7 @@
 // vLLM's header grammar: its header in every version (with the year, fraction and full path a
 // logging config adds), behind a VLLM_LOGGING_PREFIX, stripped by a relay, and after another tool's
 // stamp. The shapes are vLLM's profile (src/engines/vllm/lines.ts); this reads them into a record.
+import { stampUtc } from './civilTime';
 import type { LogRecord } from './model';
 import type { ParseState } from './parseState';
 import { matchHop } from '../../engines/index';
@@ -45,7 +46,7 @@ export function parseVllmHeader(s: string, rec: LogRecord, state: ParseState): b
       const month = Number(m[2]);
       const year = inferYear(state, month);
       state.stampKey = key;
-      state.stampValue = Date.UTC(year, month - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6]));
+      state.stampValue = stampUtc(year, month, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6]));
     }
     rec.time = state.stampValue; rec.timeResolution = 's';
     rec.fileinfo = m[8]; rec.lineno = Number(m[9]);
@@ -62,7 +63,7 @@ export function parseVllmHeader(s: string, rec: LogRecord, state: ParseState): b
     rec.level = m[1];
     const month = Number(m[3]);
     const year = m[2] ? Number(m[2]) : inferYear(state, month);
-    rec.time = Date.UTC(year, month - 1, Number(m[4]), Number(m[5]), Number(m[6]), Number(m[7])) + fractionMs(m[8]);
+    rec.time = stampUtc(year, month, Number(m[4]), Number(m[5]), Number(m[6]), Number(m[7])) + fractionMs(m[8]);
     rec.timeResolution = fractionResolution(m[8]);
     rec.fileinfo = m[10]; rec.lineno = Number(m[11]);
     rec.message = s.slice(m[0].length);

@@ -115,6 +115,76 @@ export function rejectionMessage(rejected: RejectedSpan[], total: number): strin
   return `${rejected.length} of ${total} span(s) rejected: ${listed}${more}`;
 }
 
+/** Writes an answer once (not after the sender went away). */
+function send(res: http.ServerResponse, status: number, format: BodyFormat, body: Buffer, headers: Record<string, string> = {}): void {
+  if (res.headersSent || res.destroyed) return;
+  res.writeHead(status, {
+    ...headers,
+    'Content-Type': format === 'json' ? 'application/json' : 'application/x-protobuf',
+    'Content-Length': String(body.length),
+  });
+  res.end(body);
+}
+
+/** The export's answer: success, or partial success with how many spans were rejected and why. */
+function ok(res: http.ServerResponse, format: BodyFormat, partial?: { rejectedSpans: number; errorMessage: string }): void {
+  let body: Buffer;
+  if (!partial) body = format === 'json' ? Buffer.from('{}') : Buffer.from(emptyExportResponseProtobuf());
+  else if (format === 'json') {
+    // int64 in OTLP/JSON is a decimal string (proto3 JSON mapping).
+    body = Buffer.from(JSON.stringify({ partialSuccess: { rejectedSpans: String(partial.rejectedSpans), errorMessage: partial.errorMessage } }));
+  } else body = Buffer.from(partialSuccessResponseProtobuf(partial.rejectedSpans, partial.errorMessage));
+  send(res, 200, format, body);
+}
+
+/** An error answer in the request's format: a google.rpc.Status with the gRPC code of the HTTP status. */
+function fail(res: http.ServerResponse, status: number, format: BodyFormat, message: string, headers?: Record<string, string>): void {
+  const code = GRPC_CODE[status] ?? 2;
+  const body = format === 'json' ? Buffer.from(JSON.stringify({ code, message })) : statusProtobuf(code, message);
+  send(res, status, format, body, headers);
+}
+
+/** Why listening on host:port failed, in the user's terms. */
+function listenFailure(e: NodeJS.ErrnoException, host: string, port: number): Error {
+  if (e.code === 'EADDRINUSE') {
+    return new Error(`port ${port} on ${host} is already in use (another collector, Jaeger or HopLens receiver?). ` +
+      `Stop it, or pick another port, e.g. ${host}:${port === 65535 ? 4319 : port + 1}, and point --otlp-traces-endpoint there.`);
+  }
+  if (e.code === 'EACCES') return new Error(`not allowed to listen on ${host}:${port} (${e.code}); choose a port above 1024`);
+  if (e.code === 'EADDRNOTAVAIL' || e.code === 'ENOTFOUND') return new Error(`cannot listen on ${host}: no such local address (${e.code})`);
+  return new Error(`cannot listen on ${host}:${port}: ${e.message}`);
+}
+
+/** Starts the server listening; the receiver once it is (its real port when 0 was asked for). */
+function listen(server: http.Server, host: string, port: number, retryAfterSeconds: number, stats: OtlpReceiverStats,
+  report: (m: string) => void): Promise<OtlpReceiver> {
+  return new Promise((resolve, rejectPromise) => {
+    const onListenError = (e: NodeJS.ErrnoException): void => rejectPromise(listenFailure(e, host, port));
+    server.once('error', onListenError);
+    server.listen(port, host, () => {
+      server.off('error', onListenError);
+      server.on('error', (e) => report(`receiver error: ${e.message}`));
+      const actual = (server.address() as AddressInfo).port;
+      const urlHost = host.includes(':') ? `[${host}]` : host;
+      const receiver: OtlpReceiver = {
+        url: `http://${urlHost}:${actual}/v1/traces`,
+        host,
+        port: actual,
+        retryAfterSeconds,
+        close: () => new Promise<void>((done) => {
+          server.close(() => done());
+          server.closeAllConnections();
+        }),
+        stats: () => ({ ...stats }),
+      };
+      if (!isLoopbackHost(host)) {
+        receiver.warning = `listening on ${host}, not loopback: anyone who can reach ${host}:${actual} can send spans to HopLens`;
+      }
+      resolve(receiver);
+    });
+  });
+}
+
 export function startOtlpReceiver(opts: OtlpReceiverOptions): Promise<OtlpReceiver> {
   const host = opts.host ?? '127.0.0.1';
   const port = opts.port ?? DEFAULT_OTLP_PORT;
@@ -128,32 +198,6 @@ export function startOtlpReceiver(opts: OtlpReceiverOptions): Promise<OtlpReceiv
     const changed = (failure === null) !== (stats.sinkFailure === null);
     stats.sinkFailure = failure;
     if (changed) try { opts.onSinkState?.(failure); } catch { /* ignored */ }
-  };
-
-  const send = (res: http.ServerResponse, status: number, format: BodyFormat, body: Buffer, headers: Record<string, string> = {}): void => {
-    if (res.headersSent || res.destroyed) return;
-    res.writeHead(status, {
-      ...headers,
-      'Content-Type': format === 'json' ? 'application/json' : 'application/x-protobuf',
-      'Content-Length': String(body.length),
-    });
-    res.end(body);
-  };
-
-  const ok = (res: http.ServerResponse, format: BodyFormat, partial?: { rejectedSpans: number; errorMessage: string }): void => {
-    let body: Buffer;
-    if (!partial) body = format === 'json' ? Buffer.from('{}') : Buffer.from(emptyExportResponseProtobuf());
-    else if (format === 'json') {
-      // int64 in OTLP/JSON is a decimal string (proto3 JSON mapping).
-      body = Buffer.from(JSON.stringify({ partialSuccess: { rejectedSpans: String(partial.rejectedSpans), errorMessage: partial.errorMessage } }));
-    } else body = Buffer.from(partialSuccessResponseProtobuf(partial.rejectedSpans, partial.errorMessage));
-    send(res, 200, format, body);
-  };
-
-  const fail = (res: http.ServerResponse, status: number, format: BodyFormat, message: string, headers?: Record<string, string>): void => {
-    const code = GRPC_CODE[status] ?? 2;
-    const body = format === 'json' ? Buffer.from(JSON.stringify({ code, message })) : statusProtobuf(code, message);
-    send(res, status, format, body, headers);
   };
 
   const reject = (res: http.ServerResponse, status: number, format: BodyFormat, message: string): void => {
@@ -271,40 +315,5 @@ export function startOtlpReceiver(opts: OtlpReceiverOptions): Promise<OtlpReceiv
   server.requestTimeout = 60_000;
   server.headersTimeout = 30_000;
 
-  return new Promise((resolve, rejectPromise) => {
-    const onListenError = (e: NodeJS.ErrnoException): void => {
-      if (e.code === 'EADDRINUSE') {
-        rejectPromise(new Error(`port ${port} on ${host} is already in use (another collector, Jaeger or HopLens receiver?). ` +
-          `Stop it, or pick another port, e.g. ${host}:${port === 65535 ? 4319 : port + 1}, and point --otlp-traces-endpoint there.`));
-      } else if (e.code === 'EACCES') {
-        rejectPromise(new Error(`not allowed to listen on ${host}:${port} (${e.code}); choose a port above 1024`));
-      } else if (e.code === 'EADDRNOTAVAIL' || e.code === 'ENOTFOUND') {
-        rejectPromise(new Error(`cannot listen on ${host}: no such local address (${e.code})`));
-      } else {
-        rejectPromise(new Error(`cannot listen on ${host}:${port}: ${e.message}`));
-      }
-    };
-    server.once('error', onListenError);
-    server.listen(port, host, () => {
-      server.off('error', onListenError);
-      server.on('error', (e) => report(`receiver error: ${e.message}`));
-      const actual = (server.address() as AddressInfo).port;
-      const urlHost = host.includes(':') ? `[${host}]` : host;
-      const receiver: OtlpReceiver = {
-        url: `http://${urlHost}:${actual}/v1/traces`,
-        host,
-        port: actual,
-        retryAfterSeconds: Number(retryAfter),
-        close: () => new Promise<void>((done) => {
-          server.close(() => done());
-          server.closeAllConnections();
-        }),
-        stats: () => ({ ...stats }),
-      };
-      if (!isLoopbackHost(host)) {
-        receiver.warning = `listening on ${host}, not loopback: anyone who can reach ${host}:${actual} can send spans to HopLens`;
-      }
-      resolve(receiver);
-    });
-  });
+  return listen(server, host, port, Number(retryAfter), stats, report);
 }

@@ -194,7 +194,8 @@ export function toMarkdown(r: TraceRecord, m: TraceMetrics, opts: { redactText?:
 
 /** curl that replays the request; the key (if one was used) is `$HOPLENS_API_KEY`. */
 export function toCurlCommand(r: TraceRecord, opts: { usedApiKey?: boolean; apiKey?: string; revealKey?: boolean } = {}): string {
-  return toCurl(r.request, { hasApiKey: opts.usedApiKey ?? false, ...(opts.apiKey ? { apiKey: opts.apiKey } : {}), ...(opts.revealKey ? { revealKey: true } : {}) });
+  return toCurl(r.request, { hasApiKey: opts.usedApiKey ?? false, ...(opts.apiKey ? { apiKey: opts.apiKey } : {}),
+    ...(opts.revealKey ? { revealKey: true } : {}) });
 }
 
 /** The across-runs table for "Repeat Traced Request… N". */

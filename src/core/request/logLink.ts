@@ -48,7 +48,8 @@ export function parseServerTime(line: string, refEpochMs: number): { epochMs: nu
  * skips what was already scanned, for a log that is still growing.
  */
 export function findRequestLogLines(path: string, record: Pick<TraceRecord, 'requestId' | 'serverIdPattern' | 'timeline'>,
-  opts: { fromOffset?: number; /** Lines before fromOffset, so numbers stay file-absolute. */ linesBefore?: number; maxLines?: number } = {}): Promise<RequestLogLine[]> {
+  opts: { fromOffset?: number; /** Lines before fromOffset,
+    so numbers stay file-absolute. */ linesBefore?: number; maxLines?: number } = {}): Promise<RequestLogLine[]> {
   const pattern = new RegExp(record.serverIdPattern);
   const needle = record.requestId;
   const maxLines = opts.maxLines ?? 10_000;
@@ -90,7 +91,8 @@ export function findRequestLogLines(path: string, record: Pick<TraceRecord, 'req
  * Lines before byte `end` of a log, counting on from an earlier mark of the same file when one
  * is given (a growing log is counted once, then only its new part).
  */
-export function countLinesUpTo(path: string, end: number, from: { offset: number; lines: number } = { offset: 0, lines: 0 }): Promise<{ offset: number; lines: number }> {
+export function countLinesUpTo(path: string, end: number, from: { offset: number; lines: number } = { offset: 0,
+  lines: 0 }): Promise<{ offset: number; lines: number }> {
   const start = from.offset <= end ? from : { offset: 0, lines: 0 };
   if (end <= start.offset) return Promise.resolve({ offset: end, lines: start.lines });
   return new Promise((resolve, reject) => {

@@ -40,7 +40,8 @@ export class GapHistogram {
 
   distribution(): Distribution | null {
     if (this.count === 0) return null;
-    return { count: this.count, mean: this.sum / this.count, p50: this.percentile(50), p90: this.percentile(90), p99: this.percentile(99), max: this.max, min: this.min };
+    return { count: this.count, mean: this.sum / this.count, p50: this.percentile(50), p90: this.percentile(90), p99: this.percentile(99),
+      max: this.max, min: this.min };
   }
 
   toJSON(): object { return { count: this.count, sum: this.sum, min: this.min, max: this.max, counts: Array.from(this.counts) }; }

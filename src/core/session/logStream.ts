@@ -46,7 +46,8 @@ const SLICE_LINE_CHARS = 4000;
  * Up to `count` lines of a file from 1-based line `first`, reading from a place whose line number
  * is known (`from`: a sampled offset the session kept, else the top) — never the whole file.
  */
-export async function readLineSlice(path: string, first: number, count: number, from: { offset: number; line: number } = { offset: 0, line: 1 }): Promise<string[]> {
+export async function readLineSlice(path: string, first: number, count: number, from: { offset: number; line: number } = { offset: 0,
+  line: 1 }): Promise<string[]> {
   const fh = await fsp.open(path, 'r');
   try {
     let pos = from.offset;

@@ -20,12 +20,20 @@ export class RecordJsonWriter {
   private sourceJson(source: SourceLocation | null): string {
     if (source === null) return 'null';
     const m = this.source;
-    if (m !== null && source.path === m.path && source.line === m.line && source.verified === m.verified && source.drift === m.drift) {
+    if (m === source || (m !== null && source.path === m.path && source.line === m.line && source.verified === m.verified && source.drift === m.drift
+      && source.note === m.note && source.movedFrom === m.movedFrom && source.similar === m.similar && source.changed === m.changed
+      && source.candidates === m.candidates)) {
       return this.sourceJsonText;
     }
     this.source = source;
+    // Why a location is not verified, when the resolver knows: moved from another file, a similar
+    // statement of another code path, a statement changed since, or several candidates.
+    const more = `${source.movedFrom ? `,"movedFrom":${jsonString(source.movedFrom)}` : ''}${source.similar ? ',"similar":true' : ''}`
+      + `${source.changed ? ',"changed":true' : ''}`
+      + `${source.candidates ? `,"candidates":[${source.candidates.map((c) => `{"path":${jsonString(c.path)},"line":${jsonInt(c.line)}}`).join(',')}]` : ''}`
+      + `${source.note ? `,"note":${jsonString(source.note)}` : ''}`;
     return (this.sourceJsonText = `{"path":${jsonString(source.path)},"line":${jsonInt(source.line)},`
-      + `"verified":${source.verified},"drift":${jsonInt(source.drift)}}`);
+      + `"verified":${source.verified},"drift":${jsonInt(source.drift)}${more}}`);
   }
 
   line(rec: LogRecord, source: SourceLocation | null): string {
@@ -44,7 +52,8 @@ export class RecordJsonWriter {
     return `{"kind":"line","line":${rec.line}${rec.part ? `,"part":${rec.part}` : ''},"engine":"${rec.engine}","format":"${rec.format}","process":${this.processJson}`
       + `,"pid":${jsonInt(rec.pid)},"role":${rec.role === null ? 'null' : `"${rec.role}"`}`
       + `,"level":${rec.level === null ? 'null' : `"${rec.level}"`},"time":${time}`
-      + `,"timeResolution":${rec.timeResolution ? `"${rec.timeResolution}"` : 'null'},"fileinfo":${this.fileinfoJson}`
+      + `,"timeResolution":${rec.timeResolution ? `"${rec.timeResolution}"` : 'null'}${rec.timeUnknown ? `,"timeUnknown":${jsonString(rec.timeUnknown)}` : ''}`
+      + `,"fileinfo":${this.fileinfoJson}`
       + `,"lineno":${jsonInt(rec.lineno)},"hop":${rec.hop === null ? 'null' : `"${rec.hop}"`},"rid":${jsonString(rec.rid)}`
       + `${rec.rids ? `,"rids":${JSON.stringify(rec.rids)}` : ''}${rec.continuation ? ',"continuation":true' : ''}`
       + `${rec.repeated ? `,"repeated":${jsonInt(rec.repeated)}` : ''}${rec.truncated ? ',"truncated":true' : ''}`

@@ -5,6 +5,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import type { Engine } from '../logs/model';
 import { runGit } from './git';
 import { PINS } from './pins';
+import { releaseLabel, releaseManifestOf, type ReleaseSpec } from './release';
 
 export interface CheckoutLayout {
   engine: Engine;
@@ -23,6 +24,8 @@ export interface CheckoutInfo extends CheckoutLayout {
   dirtyPaths: string[] | null;
   /** Why head is null, for a tooltip ("not a git repository", "git not found"). */
   headProblem: string | null;
+  /** A release's own source (unpacked from its wheel by core/source/release.ts): which release. */
+  release?: ReleaseSpec;
 }
 
 function isDir(p: string): boolean {
@@ -60,7 +63,8 @@ export function detectCheckout(dir: string, engine?: Engine): (CheckoutLayout & 
 }
 
 /** Reads HEAD and the dirty .py files of a checkout with git; a folder without git still works. */
-export async function inspectCheckout(dir: string, engine?: Engine, opts: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<CheckoutInfo | { error: string }> {
+export async function inspectCheckout(dir: string, engine?: Engine,
+  opts: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<CheckoutInfo | { error: string }> {
   const found = detectCheckout(dir, engine);
   if (!found) {
     const what = engine === 'sglang' ? 'an SGLang checkout (no python/sglang/ folder)' : engine === 'vllm' ? 'a vLLM checkout (no vllm/__init__.py or vllm/logger.py)' : 'a vLLM or SGLang checkout';
@@ -69,6 +73,13 @@ export async function inspectCheckout(dir: string, engine?: Engine, opts: { sign
   let root = found.root;
   try { root = realpathSync(root); } catch { /* keep the resolved path */ }
   const info: CheckoutInfo = { ...found, root, head: null, dirtyPaths: null, headProblem: null };
+  const manifest = releaseManifestOf(root);
+  if (manifest && manifest.engine === found.engine) {
+    // Not a git tree, and needs none: the files are the release's, byte for byte.
+    info.release = { engine: manifest.engine, version: manifest.version };
+    info.headProblem = `${releaseLabel(info.release)} · release source`;
+    return info;
+  }
   const head = await runGit(root, ['rev-parse', '--verify', '-q', 'HEAD^{commit}'], opts);
   if (head.failure === 'git-missing') { info.headProblem = 'git was not found on PATH'; return info; }
   if (!head.ok) { info.headProblem = /not a git repository/i.test(head.stderr) ? 'not a git repository' : `git rev-parse failed: ${head.stderr.trim().split('\n')[0] ?? ''}`; return info; }
@@ -109,7 +120,8 @@ export function parsePorcelainZ(out: string): string[] {
 /** Folder names that may hold an engine's checkout. */
 const ENGINE_FOLDER = /^(?:vllm|sglang)/i;
 
-export async function discoverCheckouts(candidates: string[], opts: { engine?: Engine; signal?: AbortSignal } = {}): Promise<Partial<Record<Engine, CheckoutInfo>>> {
+export async function discoverCheckouts(candidates: string[],
+  opts: { engine?: Engine; signal?: AbortSignal } = {}): Promise<Partial<Record<Engine, CheckoutInfo>>> {
   const out: Partial<Record<Engine, CheckoutInfo>> = {};
   const seen = new Set<string>();
   const consider = async (dir: string) => {
@@ -169,6 +181,9 @@ export async function comparePin(info: CheckoutInfo, opts: { signal?: AbortSigna
   const pin = { ...PINS[info.engine], ...(opts.pinSha ? { sha: opts.pinSha } : {}) };
   const name = info.engine === 'vllm' ? 'vLLM' : 'SGLang';
   const base: PinStatusBase = { engine: info.engine, head: info.head, pin: pin.sha, ahead: null, behind: null };
+  if (info.release) {
+    return { ...base, state: 'unknown', message: `${releaseLabel(info.release)} · release source: the files of that release (${info.root}); line numbers are the release's, the hop table's pin is another version.` };
+  }
   if (!info.head) {
     return { ...base, state: 'unknown', message: `The ${name} source at ${info.root} has no git commit (${info.headProblem ?? 'unknown'}); HopLens verifies each line by its text instead.` };
   }

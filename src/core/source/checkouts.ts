@@ -9,6 +9,7 @@ import { detectEngine } from '../logs/parseLine';
 import { discoverCheckouts } from './checkout';
 import { createSourceResolver, type CheckoutSourceResolver, type ResolverOptions } from './resolver';
 import type { CheckoutLookup } from './locate';
+import { statedRelease, type StatedRelease } from './release';
 
 /** Enough of a log's start to tell vLLM from SGLang (detectEngine reads up to 2,000 lines). */
 const HEAD_BYTES = 256 * 1024;
@@ -29,6 +30,8 @@ export interface CheckoutEvents {
   failed?(engine: Engine, dir: string, message: string, configured: boolean): void;
   /** Anything a lens or link shows may differ now. */
   changed?(): void;
+  /** A log's first lines state the release that printed it (prepareForLog read them). */
+  stated?(path: string, release: StatedRelease): void;
 }
 
 export type OpenCheckout = (dir: string, engine: Engine, opts: ResolverOptions) => Promise<CheckoutSourceResolver>;
@@ -40,6 +43,8 @@ export class CheckoutSet implements CheckoutLookup {
   private readonly prepared = new Set<string>();
   /** Bumped by reconfigure(): a resolver opened for older places is not reported. */
   private epoch = 0;
+  /** A source chosen for an engine over the settings (a release's own source): until cleared. */
+  private readonly chosen = new Map<Engine, string>();
 
   constructor(private places: CheckoutPlaces, private readonly opts: {
     resolver: Pick<ResolverOptions, 'cacheDir' | 'workerScript'>;
@@ -55,6 +60,18 @@ export class CheckoutSet implements CheckoutLookup {
     this.opened.clear();
     this.opts.events?.changed?.();
   }
+
+  /** Resolve an engine's logs in `dir` (a release source) instead of the configured checkout; null goes back to it. */
+  useSource(engine: Engine, dir: string | null): void {
+    if (dir === null) this.chosen.delete(engine); else this.chosen.set(engine, dir);
+    this.epoch++;
+    this.resolvers.delete(engine);
+    this.opened.delete(engine);
+    this.opts.events?.changed?.();
+  }
+
+  /** The source chosen with useSource(), if any. */
+  chosenSource(engine: Engine): string | null { return this.chosen.get(engine) ?? null; }
 
   /** The resolver of an engine's checkout, opened once. */
   resolver(engine: Engine): Promise<CheckoutSourceResolver | null> {
@@ -87,12 +104,15 @@ export class CheckoutSet implements CheckoutLookup {
         head = buf.toString('utf8', 0, bytesRead);
       } finally { await fh.close(); }
     } catch { return; } // not readable here: the document finds its engine later
-    const engine = detectEngine(head.split('\n'));
+    const lines = head.split('\n');
+    const engine = detectEngine(lines);
     if (engine) void this.resolver(engine);
+    const stated = statedRelease(lines);
+    if (stated) this.opts.events?.stated?.(path, stated);
   }
 
   private async openFor(engine: Engine, epoch: number): Promise<CheckoutSourceResolver | null> {
-    const configured = this.places.configured[engine];
+    const configured = this.chosen.get(engine) ?? this.places.configured[engine];
     let dir = configured;
     if (!dir) {
       const found = await discoverCheckouts([...this.places.folders], { engine }).catch(() => ({}));

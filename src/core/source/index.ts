@@ -27,3 +27,8 @@ export {
 export { PINS, publicSourceUrl, publicCloneUrl, type EnginePin, type HopCitation } from './pins';
 export { clonePinnedCheckout, CloneError, type CloneOptions } from './clone';
 export type { SourceQuery, SourceLocation, SourceResolver } from './types';
+export {
+  parseReleaseSpec, statedRelease, releaseLabel, releaseCacheRoot, releaseDir, cachedRelease, listReleaseSources, removeReleaseSources,
+  installedRelease, fetchRelease, releaseSource, releaseManifestOf, ReleaseSourceError,
+  type ReleaseSpec, type StatedRelease, type ReleaseManifest, type InstalledRelease, type FetchedRelease, type FetchOptions,
+} from './release';

@@ -9,6 +9,8 @@ import { nextRecordAt } from '../logs/parseLine';
 import { comparePin, inspectCheckout, type CheckoutInfo, type PinStatus } from './checkout';
 import { FileIndex, listPythonFiles } from './fileIndex';
 import { compilePattern, matchesPattern, shortenedWeight, patternLines, patternText, wildcardSpans, WILD, type CompiledPattern } from './messagePattern';
+import { wordsMissingFromStatement } from './claims';
+import { movedFrom } from './moves';
 import { PINS, type HopCitation } from './pins';
 import {
   buildStatementIndex,
@@ -116,10 +118,13 @@ interface FileStatements {
   byLine: Map<number, IndexedStatement[]>;
 }
 
-function citationsFor(engine: Engine): Record<string, HopCitation> {
+function citationsFor(engine: Engine, packageDir: string): Record<string, HopCitation> {
   const out: Record<string, HopCitation> = {};
   const table = HOP_TABLES[engine];
-  for (const h of table?.hops ?? []) if (h.line) out[h.id] = { path: h.file, line: h.line };
+  // An installed package (site-packages/sglang) has the repository's python/sglang/ files one level up.
+  const repoDir = PINS[engine].packageDir;
+  const path = (p: string) => packageDir !== repoDir && p.startsWith(repoDir + '/') ? packageDir + p.slice(repoDir.length) : p;
+  for (const h of table?.hops ?? []) if (h.line) out[h.id] = { path: path(h.file), line: h.line };
   return out;
 }
 
@@ -150,7 +155,8 @@ export async function createSourceResolver(checkoutDir: string, engine: Engine, 
   }
   opts.onProgress?.('files', { done: files.length, total: files.length });
   const pin = await comparePin(info, { signal: opts.signal });
-  const r = new Resolver(engine, info, pin, new FileIndex(files, info.packageDir), opts.hopCitations ?? citationsFor(engine), opts.syncFileReads ?? true);
+  const citations = opts.hopCitations ?? citationsFor(engine, info.packageDir);
+  const r = new Resolver(engine, info, pin, new FileIndex(files, info.packageDir), citations, opts.syncFileReads ?? true);
   const mode = opts.statementIndex ?? 'eager';
   if (mode === 'off') {
     r.indexReady = Promise.resolve(null);
@@ -248,14 +254,53 @@ class Resolver implements CheckoutSourceResolver {
   }
 
   resolve(query: SourceQuery): SourceLocation | null {
-    const found = this.noteSeen(this.resolveRecord(query));
+    const found = this.noteSeen(this.qualified(query, this.resolveRecord(query)));
     if (found?.verified || query.continuation) return found;
     // Several records on one line (a paste that lost its line breaks): the first one's message
     // ends where the next header begins. Only lines that did not verify pay for the look.
     const at = nextRecordAt(query.message);
     if (at < 0) return found;
-    const first = this.noteSeen(this.resolveRecord({ ...query, message: query.message.slice(0, at) }));
+    const head = { ...query, message: query.message.slice(0, at) };
+    const first = this.noteSeen(this.qualified(head, this.resolveRecord(head)));
     return first?.verified ? first : found ?? first;
+  }
+
+  /**
+   * A verified answer stays verified only when the statement could have printed exactly this line:
+   * it is in the file the line names (else it moved there, or it is a similar statement of another
+   * code path), its level is the printed one (unless chosen at run time), and it prints every word
+   * of the hop's wording the line shows.
+   */
+  private qualified(q: SourceQuery, found: SourceLocation | null): SourceLocation | null {
+    if (!found || !found.verified || q.engine !== this.engine) return found;
+    const printed = q.fileinfo || (q.module ? this.pathOfModule(q.module) : null);
+    if (printed && !this.fileCandidates(printed).includes(found.path)) {
+      const move = movedFrom(this.engine, printed, found.path);
+      if (move) return { ...found, verified: false, drift: 0, movedFrom: move.from, note: `moved from ${move.from} (in ${move.when}); the line was printed there, by an older release` };
+      const name = printed.slice(printed.replace(/\\/g, '/').lastIndexOf('/') + 1);
+      return { ...found, verified: false, drift: 0, similar: true, note: `a similar statement, lower confidence: the line names ${name}, and this statement is in another file (another code path or release prints this text)` };
+    }
+    const stmt = this.statementAt(found);
+    if (!stmt) return found;
+    if (q.level && !levelFits(stmt.level, q.level)) {
+      return { ...found, verified: false, note: `the line was printed at ${q.level}; the call there logs at ${stmt.level} (another statement printed it)` };
+    }
+    if (q.hop) {
+      const message = q.message.endsWith('\r') ? q.message.slice(0, -1) : q.message;
+      const missing = wordsMissingFromStatement(this.engine, q.hop, stmt.variants.map((v) => v.p), message);
+      if (missing.length) {
+        const shown = missing.slice(0, 4).map((w) => `\`${w}\``).join(', ');
+        return { ...found, verified: false, changed: true, note: `changed since the release that printed the line: the line shows ${shown}, which this statement does not print` };
+      }
+    }
+    return found;
+  }
+
+  /** Checkout files a printed file name may be (memoised). */
+  private fileCandidates(fileinfo: string): string[] {
+    let cands = this.candidateMemo.get(fileinfo);
+    if (!cands) { cands = this.files.candidates(fileinfo); this.candidateMemo.set(fileinfo, cands); }
+    return cands;
   }
 
   private noteSeen(found: SourceLocation | null): SourceLocation | null {
@@ -312,7 +357,8 @@ class Resolver implements CheckoutSourceResolver {
     }
     if (memo) {
       // A text of this shape (digits aside, shape taken whole) matched no statement before: no new search.
-      if (!byPrinted && !q.hop && memo.verified.length === 0 && memo.misses > 0 && message.length <= SHAPE_CHARS && memo.seen === this.seenPaths.size) return memo.miss;
+      if (!byPrinted && !q.hop && memo.verified.length === 0 && memo.misses > 0 && message.length <= SHAPE_CHARS
+        && memo.seen === this.seenPaths.size) return memo.miss;
       if (byPrinted && memo.misses >= 3) {
         // This printed file:line keeps failing to verify: only the cheap exact-line check, no scans.
         const exact = this.byFileinfo(q.fileinfo!, q.lineno!, message, continuation, false, q.level);
@@ -347,7 +393,9 @@ class Resolver implements CheckoutSourceResolver {
       if (!e && create) { e = { verified: [], miss: null, misses: 0 }; lines.set(line, e); this.memoCount++; }
       return e;
     }
-    const [map, key] = q.hop ? [this.memoByHop, q.hop] : [this.memoByShape, messageShape(message)];
+    // A named file without a line (a layout's logger) answers differently from the same text unnamed.
+    const [map, key] = q.hop ? [this.memoByHop, q.fileinfo ? `${q.hop}\0${q.fileinfo}` : q.hop]
+      : [this.memoByShape, q.fileinfo ? `${q.fileinfo}\0${messageShape(message)}` : messageShape(message)];
     let e = map.get(key);
     if (!e && create) { e = { verified: [], miss: null, misses: 0 }; map.set(key, e); this.memoCount++; }
     return e;
@@ -396,7 +444,7 @@ class Resolver implements CheckoutSourceResolver {
       // then settle for the printed line, unverified.
     }
     if (continuation) return fallback;
-    return this.byHop(q.hop, message) ?? this.byIndex(q.hop, message, fallback) ?? fallback;
+    return this.byHop(q.hop, message) ?? this.byIndex(q.hop, message, fallback, q) ?? fallback;
   }
 
   /** The statement a verified location points at (for the memo's fast path). */
@@ -480,7 +528,10 @@ class Resolver implements CheckoutSourceResolver {
     return { w, textLine };
   }
 
-  /** A continuation line (after a `\n` in the message) belongs to the statement when a later line of its text matches, or when a value or traceback may hold the newline. */
+  /**
+   * A continuation line (after a `\n` in the message) belongs to the statement when a later line of its text matches, or when a
+   * value or traceback may hold the newline.
+   */
   private continuationWeight(s: IndexedStatement, message: string): number {
     if (s.traceback) return 0;
     return Math.max(s.variants.some((v) => v.p.includes(WILD)) ? 0 : -1, this.laterLineWeight(s, message));
@@ -518,9 +569,9 @@ class Resolver implements CheckoutSourceResolver {
     return s.line;
   }
 
-  private byFileinfo(fileinfo: string, lineno: number, message: string, continuation: boolean, searchMoved = true, level: string | null = null): SourceLocation | null {
-    let cands = this.candidateMemo.get(fileinfo);
-    if (!cands) { cands = this.files.candidates(fileinfo); this.candidateMemo.set(fileinfo, cands); }
+  private byFileinfo(fileinfo: string, lineno: number, message: string, continuation: boolean, searchMoved = true,
+    level: string | null = null): SourceLocation | null {
+    const cands = this.fileCandidates(fileinfo);
     if (cands.length === 0) return null;
     // 1. The printed line holds a statement that prints this message. A line inside the call
     //    (older Pythons print one) names the same statement, at its first line. Of several files
@@ -658,6 +709,32 @@ class Resolver implements CheckoutSourceResolver {
     return unique && bestAffinity > 0 ? best : null;
   }
 
+  /**
+   * Several statements print this text and nothing tells which one did: all of them (at most
+   * MAX_CANDIDATES), ranked by agreement with the line (the file it or its logger names, the
+   * printed level, the files this log's other lines came from), as one unverified answer.
+   */
+  private candidatesOf(tied: readonly StatementMatch[], prefer: readonly string[], q: SourceQuery | null): SourceLocation | null {
+    const seen = new Set<IndexedStatement>();
+    const named = q?.fileinfo ? this.fileCandidates(q.fileinfo) : q?.module ? [this.pathOfModule(q.module)].filter((x): x is string => !!x) : [];
+    const ranked: Array<{ path: string; line: number; score: number }> = [];
+    for (const m of tied) {
+      if (seen.has(m.statement)) continue;
+      seen.add(m.statement);
+      const st = m.statement;
+      const score = (named.includes(st.path) ? 8 : 0) + (prefer.includes(st.path) ? 4 : 0) + (levelFits(st.level, q?.level) ? 2 : 0)
+        + this.affinity(st.path) / 2;
+      ranked.push({ path: st.path, line: this.reportedLine(st), score });
+    }
+    if (ranked.length < 2 || ranked.length > MAX_CANDIDATES) return null;
+    ranked.sort((a, b) => b.score - a.score || (a.path < b.path ? -1 : a.path > b.path ? 1 : a.line - b.line));
+    const candidates = ranked.map(({ path, line }) => ({ path, line }));
+    return {
+      path: candidates[0].path, line: candidates[0].line, verified: false, drift: 0, method: 'statement-index', candidates,
+      note: `${candidates.length} statements print this text and nothing in the line tells which one printed it`,
+    };
+  }
+
   /** How close a file is to those this log's lines resolved to: 2 one of them, 1 in the folder of one, else 0. */
   private affinity(path: string): number {
     if (this.seenPaths.has(path)) return 2;
@@ -666,7 +743,7 @@ class Resolver implements CheckoutSourceResolver {
     return 0;
   }
 
-  private byIndex(hop: string | null, message: string, fallback: SourceLocation | null): SourceLocation | null {
+  private byIndex(hop: string | null, message: string, fallback: SourceLocation | null, q?: SourceQuery): SourceLocation | null {
     if (!this.index) return null;
     const cit = hop ? this.citations[hop] : undefined;
     const prefer = [cit?.path, fallback?.path].filter((x): x is string => !!x);
@@ -682,7 +759,7 @@ class Resolver implements CheckoutSourceResolver {
       // More statements print these words than were looked at: the one that wrote the line may be among the rest.
       if (tied.length >= TIE_LIMIT) return null;
       const chosen = this.breakTie(tied, prefer, message);
-      if (!chosen) return null;
+      if (!chosen) return this.candidatesOf(tied, prefer, q ?? null);
       best = chosen;
     }
     const line = this.reportedLine(best.statement);
@@ -744,6 +821,8 @@ const PRINTED_LEVELS = new Map([
 ]);
 
 const SHAPE_CHARS = 160;
+/** At most this many statements are offered as a line's candidates (more: no answer at all). */
+const MAX_CANDIDATES = 8;
 /** Statements with the same words a line is chosen among (more: no claim). */
 const TIE_LIMIT = 24;
 /** Literal characters a cut-short line must still show of a statement to be verified by them. */

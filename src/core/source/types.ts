@@ -34,6 +34,20 @@ export interface SourceLocation {
   method: string;
   /** Why an unverified location could not be verified, in words for a hover. */
   note?: string;
+  /**
+   * The line names another file, and the statement moved here from it since the release that
+   * printed the line (`vllm/entrypoints/logger.py`): shown as moved, never verified, no drift claimed.
+   */
+  movedFrom?: string;
+  /**
+   * A statement of another file or code path prints text like this line's (V0's `engine.py`
+   * "Added request" against V1's `async_llm.py`): a similar statement, not the one that printed it.
+   */
+  similar?: boolean;
+  /** The statement prints fewer literal parts than the line shows (a field removed or renamed since). */
+  changed?: boolean;
+  /** Several statements print this text and nothing tells which: all of them, best first (this location is the first). */
+  candidates?: Array<{ path: string; line: number }>;
 }
 
 export interface SourceResolver {

@@ -73,6 +73,169 @@ function short(text: string, n = 80): string {
   return one.length > n ? `${one.slice(0, n - 1)}…` : one;
 }
 
+/** Epoch ms on a clock → the reference clock. */
+type Place = (clock: string, epochMs: number) => number;
+type Window = { start: number; end: number };
+type Phase = { name: string; start: number; end: number };
+type EngineView = NonNullable<ReturnType<typeof requestEngineView>>;
+
+/** The client's lane: the socket's connect, send, headers, frames and end. */
+function clientLane(client: ClientRequest, place: Place, warnings: string[]): TimelineLane {
+  if (client.startedAtEpochMs === null) warnings.push('the client record does not say when it started (an older `hoplens send --json`): its clock is placed by the orderings alone');
+  const t0 = place('client', client.startedAtEpochMs ?? 0);
+  const items: Placed[] = [];
+  const at = (ms: number): number => t0 + ms;
+  const mark = (kind: TimelineItem['kind'], label: string, ms: number, frame: number | null = null, bytes: number | null = null, detail: TimelineItem['detail'] = {}): void => {
+    items.push({ kind, label, start: at(ms), end: at(ms), shape: 'instant', resolution: 'us', ref: { type: 'client', frame, bytes }, detail });
+  };
+  if (client.connectMs !== null) {
+    items.push({ kind: 'client-connect', label: 'connection set-up', start: at(-client.connectMs), end: at(0), shape: 'span', resolution: 'us', ref: { type: 'client', frame: null, bytes: null }, detail: { ms: client.connectMs } });
+  }
+  mark('client-send', 'request sent', 0);
+  if (client.headersMs !== null) mark('client-headers', `response headers${client.status !== null ? ` (HTTP ${client.status})` : ''}`, client.headersMs);
+  for (const f of client.frames) mark('client-frame', f.kind, f.t, f.index, f.bytes, { frame: f.index, bytes: f.bytes, chars: f.chars });
+  if (client.endMs !== null) mark('client-end', client.error ? `ended: ${short(client.error, 60)}` : 'end of stream', client.endMs);
+  const notes = client.framesReceived > client.frames.length ? [`${client.framesReceived - client.frames.length} frames past the detail cap are not drawn`] : [];
+  return { id: 'client', kind: 'client', title: 'client (socket)', clock: 'client', file: null, process: null, pid: null, role: 'client', items, notes };
+}
+
+/** The engine's lanes from its spans: the request's span and phases, its events, its scheduler steps; the span's window and the phases. */
+function engineSpanLanes(view: EngineView, place: Place, lanes: TimelineLane[]): { spanWindow: Window | null; phases: Phase[] } {
+  let spanWindow: Window | null = null;
+  const phases: Phase[] = [];
+  const items: Placed[] = [];
+  const t = view.timing;
+  if (t) {
+    const s = place('otlp', t.span.startMs), e = place('otlp', t.span.endMs);
+    spanWindow = { start: s, end: e };
+    items.push({
+      kind: 'span', label: `${t.span.name} ${t.requestId}`, start: s, end: e, shape: 'span', resolution: 'ns',
+      ref: { type: 'span', traceId: t.span.traceId, spanId: t.span.spanId, event: null },
+      detail: { promptTokens: t.promptTokens, completionTokens: t.completionTokens, ttftMs: t.ttftMs, e2eMs: t.e2eMs, queueMs: t.queueMs, prefillMs: t.prefillMs, decodeMs: t.decodeMs, service: typeof t.span.resource['service.name'] === 'string' ? t.span.resource['service.name'] as string : null },
+    });
+    // vLLM times the phases in the engine core and sends durations: placed back from the first
+    // token (arrival + TTFT), which both processes agree on to within an IPC hop.
+    if (t.ttftMs !== null) {
+      const first = s + t.ttftMs;
+      const prefillStart = t.prefillMs !== null ? first - t.prefillMs : null;
+      if (prefillStart !== null && t.queueMs !== null) phases.push({ name: 'queue', start: prefillStart - t.queueMs, end: prefillStart });
+      if (prefillStart !== null) phases.push({ name: 'prefill', start: prefillStart, end: first });
+      if (t.decodeMs !== null) phases.push({ name: 'decode', start: first, end: first + t.decodeMs });
+      for (const p of phases) {
+        items.push({ kind: 'phase', label: p.name, start: p.start, end: p.end, shape: 'span', resolution: 'us', ref: { type: 'span', traceId: t.span.traceId, spanId: t.span.spanId, event: null }, detail: { ms: p.end - p.start, placed: 'from the span durations, anchored at the first token' } });
+      }
+    }
+  }
+  for (const ev of view.events) {
+    const at = place('otlp', ev.timeMs);
+    items.push({ kind: 'event', label: ev.name, start: at, end: at, shape: 'instant', resolution: 'ns', ref: { type: 'span', traceId: '', spanId: '', event: ev.name }, detail: { span: ev.span } });
+  }
+  if (items.length) lanes.push({ id: 'otlp:spans', kind: 'engine-spans', title: 'engine spans (OTLP)', clock: 'otlp', file: null, process: null, pid: null, role: 'engine', items, notes: [] });
+  if (view.snapshots.length) {
+    lanes.push({
+      id: 'otlp:steps', kind: 'engine-steps', title: 'scheduler steps of the request', clock: 'otlp', file: null, process: null, pid: null, role: 'engine', notes: [],
+      items: view.snapshots.map((sn) => {
+        const at = place('otlp', sn.timeMs);
+        return { kind: 'step', label: `step ${sn.stepId}${sn.phase ? ` ${sn.phase}` : ''}${sn.scheduledTokens !== null ? ` · ${sn.scheduledTokens} tok` : ''}`, start: at, end: at, shape: 'instant', resolution: 'ns',
+          ref: { type: 'span', traceId: '', spanId: '', event: 'step.REQUEST_SNAPSHOT' },
+          detail: {
+            step: sn.stepId, phase: sn.phase, scheduledTokens: sn.scheduledTokens, computedTokens: sn.computedTokens,
+            outputTokens: sn.outputTokens, preemptions: sn.preemptions, kvBlocksAllocated: sn.kvBlocksAllocated,
+          } } satisfies Placed;
+      }),
+    });
+  }
+  return { spanWindow, phases };
+}
+
+/** The scheduler steps of all requests inside the request's window (null: none there). */
+function batchesLane(spans: SpanStore, window: Window, place: Place): TimelineLane | null {
+  const maxBatches = 500;
+  const batches = spans.batches().filter((b) => {
+    const at = place('otlp', b.timeMs);
+    return at <= window.end && at + (b.durationUs ?? 0) / 1000 >= window.start;
+  });
+  if (batches.length) {
+    return {
+      id: 'otlp:batches', kind: 'engine-batches', title: 'scheduler steps (all requests)', clock: 'otlp', file: null, process: null, pid: null, role: 'engine',
+      notes: batches.length > maxBatches ? [`${batches.length - maxBatches} more steps in the window are not drawn`] : [],
+      items: batches.slice(0, maxBatches).map((b) => {
+        const at = place('otlp', b.timeMs);
+        return { kind: 'batch', label: `step ${b.stepId}: ${b.running ?? '?'} running, ${b.waiting ?? '?'} waiting, ${b.scheduledTokens ?? '?'} tok`, start: at, end: at + (b.durationUs ?? 0) / 1000,
+          shape: 'span', resolution: 'us', ref: { type: 'span', traceId: '', spanId: '', event: 'step.BATCH_SUMMARY' },
+          detail: {
+            step: b.stepId, running: b.running, waiting: b.waiting, prefillReqs: b.prefillReqs, decodeReqs: b.decodeReqs,
+            scheduledTokens: b.scheduledTokens, kvUsage: b.kvUsage,
+          } } satisfies Placed;
+      }),
+    };
+  }
+  return null;
+}
+
+/** One lane per traced thread: its calls inside the request's window, outermost first up to the cap. */
+function callLanes(threads: readonly TracedThread[], window: Window | null, phases: readonly Phase[], offsetOf: (clock: string) => number, place: Place,
+  maxCalls: number, lanes: TimelineLane[]): void {
+  for (const th of threads) {
+    const clock = logClockId(th.logIndex);
+    const who = `${th.process.name ?? 'pid'} pid ${th.file.pid}`;
+    const lane: TimelineLane = { id: `calls:${th.file.path}`, kind: 'calls', title: `calls · ${who} · thread ${th.file.tidText}`, clock, file: th.file.path,
+      process: th.process.name, pid: th.file.pid, role: th.process.role, items: [], notes: [] };
+    lanes.push(lane);
+    if (!th.trace) { lane.notes.push(`not read: ${th.error ?? 'no index'}`); continue; }
+    if (!window) { lane.notes.push('the request has no server-side time to look in'); continue; }
+    const o = offsetOf(clock);
+    const w = window;
+    const found = callsInWindow(th.trace, (w.start + o) * 1000, (w.end + o) * 1000, maxCalls);
+    const minDepth = found.depths.length ? Math.min(...found.depths) : 0;
+    const tr = th.trace;
+    for (const [n, id] of found.nodes.entries()) {
+      const startMs = place(clock, tr.startOf(id) / 1000);
+      const endUs = tr.isOpen(id) ? tr.stats.lastTs : tr.endOf(id);
+      const endMs = place(clock, endUs / 1000);
+      // The phases are placed from the API server's first token, an IPC hop after the engine
+      // core's: a call belongs to the phase that holds its middle.
+      const mid = (startMs + Math.max(startMs, endMs)) / 2;
+      const phase = phases.find((p) => mid >= p.start && mid < p.end)?.name ?? null;
+      lane.items.push({
+        kind: 'call', label: tr.fnOf(id), start: startMs, end: Math.max(startMs, endMs), shape: 'span', resolution: 'us', depth: found.depths[n] - minDepth,
+        ref: { type: 'call', traceFile: th.file.path, nodeId: id, file: tr.fileOf(id), line: tr.lineOf(id), callSite: tr.callSiteOf(id) },
+        detail: { durationUs: tr.durationOf(id), open: tr.isOpen(id), depth: found.depths[n], phase },
+      });
+    }
+    lane.notes.push(found.total > found.nodes.length
+      ? `${found.total} calls in the request's window; the ${found.nodes.length} outermost are drawn`
+      : `${found.total} call(s) in the request's window`);
+  }
+}
+
+/** Without a span: the request's window is what its log lines cover (its process and router lanes). */
+function logLinesWindow(lanes: readonly TimelineLane[]): Window | null {
+  let lo = Infinity, hi = -Infinity;
+  for (const l of lanes) {
+    if (l.kind !== 'process' && l.kind !== 'router') continue;
+    for (const it of l.items) { lo = Math.min(lo, it.start); hi = Math.max(hi, it.end); }
+  }
+  return lo <= hi ? { start: lo, end: hi } : null;
+}
+
+/** What the drawn timeline leaves open: clocks placed by assumption, logs with no line of the request. */
+function drawnWarnings(clocks: readonly TimelineClock[], reference: string, logs: RequestLogsResult['logs'], labels: readonly string[],
+  filled: readonly TimelineLane[]): string[] {
+  const out: string[] = [];
+  for (const c of clocks) {
+    if (c.offset.source === 'assumed' && c.id !== reference && filled.some((l) => l.clock === c.id && l.items.length > 0)) {
+      out.push(`${c.label}: no ordering ties its clock to ${clocks.find((x) => x.id === reference)?.label ?? reference}; taken to be in step (set its offset if its host's clock differs)`);
+    }
+  }
+  for (const [i, log] of logs.entries()) {
+    if (log.records.length === 0 && log.mentions.length === 0 && !filled.some((l) => l.file === log.path)) {
+      out.push(`${labels[i]}: no line of this request (${log.lines} lines read)`);
+    }
+  }
+  return out;
+}
+
 export function buildTimeline(src: TimelineSources, opts: BuildOptions = {}): RequestTimeline {
   const logs = src.logs.logs;
   const client = src.client ?? null;
@@ -112,22 +275,7 @@ export function buildTimeline(src: TimelineSources, opts: BuildOptions = {}): Re
   // ---- client
   if (client) {
     ids.add(client.requestId);
-    if (client.startedAtEpochMs === null) warnings.push('the client record does not say when it started (an older `hoplens send --json`): its clock is placed by the orderings alone');
-    const t0 = place('client', client.startedAtEpochMs ?? 0);
-    const items: Placed[] = [];
-    const at = (ms: number): number => t0 + ms;
-    const mark = (kind: TimelineItem['kind'], label: string, ms: number, frame: number | null = null, bytes: number | null = null, detail: TimelineItem['detail'] = {}): void => {
-      items.push({ kind, label, start: at(ms), end: at(ms), shape: 'instant', resolution: 'us', ref: { type: 'client', frame, bytes }, detail });
-    };
-    if (client.connectMs !== null) {
-      items.push({ kind: 'client-connect', label: 'connection set-up', start: at(-client.connectMs), end: at(0), shape: 'span', resolution: 'us', ref: { type: 'client', frame: null, bytes: null }, detail: { ms: client.connectMs } });
-    }
-    mark('client-send', 'request sent', 0);
-    if (client.headersMs !== null) mark('client-headers', `response headers${client.status !== null ? ` (HTTP ${client.status})` : ''}`, client.headersMs);
-    for (const f of client.frames) mark('client-frame', f.kind, f.t, f.index, f.bytes, { frame: f.index, bytes: f.bytes, chars: f.chars });
-    if (client.endMs !== null) mark('client-end', client.error ? `ended: ${short(client.error, 60)}` : 'end of stream', client.endMs);
-    const notes = client.framesReceived > client.frames.length ? [`${client.framesReceived - client.frames.length} frames past the detail cap are not drawn`] : [];
-    lanes.push({ id: 'client', kind: 'client', title: 'client (socket)', clock: 'client', file: null, process: null, pid: null, role: 'client', items, notes });
+    lanes.push(clientLane(client, place, warnings));
   }
 
   // ---- log lines: one lane per process of each file (router lines: one lane per file)
@@ -179,86 +327,19 @@ export function buildTimeline(src: TimelineSources, opts: BuildOptions = {}): Re
   }
 
   // ---- the engine's spans, steps and batches
-  let spanWindow: { start: number; end: number } | null = null;
-  const phases: { name: string; start: number; end: number }[] = [];
+  let spanWindow: Window | null = null;
+  let phases: Phase[] = [];
   if (view) {
     ids.add(view.rid);
-    const items: Placed[] = [];
-    const t = view.timing;
-    if (t) {
-      const s = place('otlp', t.span.startMs), e = place('otlp', t.span.endMs);
-      spanWindow = { start: s, end: e };
-      items.push({
-        kind: 'span', label: `${t.span.name} ${t.requestId}`, start: s, end: e, shape: 'span', resolution: 'ns',
-        ref: { type: 'span', traceId: t.span.traceId, spanId: t.span.spanId, event: null },
-        detail: { promptTokens: t.promptTokens, completionTokens: t.completionTokens, ttftMs: t.ttftMs, e2eMs: t.e2eMs, queueMs: t.queueMs, prefillMs: t.prefillMs, decodeMs: t.decodeMs, service: typeof t.span.resource['service.name'] === 'string' ? t.span.resource['service.name'] as string : null },
-      });
-      // vLLM times the phases in the engine core and sends durations: placed back from the first
-      // token (arrival + TTFT), which both processes agree on to within an IPC hop.
-      if (t.ttftMs !== null) {
-        const first = s + t.ttftMs;
-        const prefillStart = t.prefillMs !== null ? first - t.prefillMs : null;
-        if (prefillStart !== null && t.queueMs !== null) phases.push({ name: 'queue', start: prefillStart - t.queueMs, end: prefillStart });
-        if (prefillStart !== null) phases.push({ name: 'prefill', start: prefillStart, end: first });
-        if (t.decodeMs !== null) phases.push({ name: 'decode', start: first, end: first + t.decodeMs });
-        for (const p of phases) {
-          items.push({ kind: 'phase', label: p.name, start: p.start, end: p.end, shape: 'span', resolution: 'us', ref: { type: 'span', traceId: t.span.traceId, spanId: t.span.spanId, event: null }, detail: { ms: p.end - p.start, placed: 'from the span durations, anchored at the first token' } });
-        }
-      }
-    }
-    for (const ev of view.events) {
-      const at = place('otlp', ev.timeMs);
-      items.push({ kind: 'event', label: ev.name, start: at, end: at, shape: 'instant', resolution: 'ns', ref: { type: 'span', traceId: '', spanId: '', event: ev.name }, detail: { span: ev.span } });
-    }
-    if (items.length) lanes.push({ id: 'otlp:spans', kind: 'engine-spans', title: 'engine spans (OTLP)', clock: 'otlp', file: null, process: null, pid: null, role: 'engine', items, notes: [] });
-    if (view.snapshots.length) {
-      lanes.push({
-        id: 'otlp:steps', kind: 'engine-steps', title: 'scheduler steps of the request', clock: 'otlp', file: null, process: null, pid: null, role: 'engine', notes: [],
-        items: view.snapshots.map((sn) => {
-          const at = place('otlp', sn.timeMs);
-          return { kind: 'step', label: `step ${sn.stepId}${sn.phase ? ` ${sn.phase}` : ''}${sn.scheduledTokens !== null ? ` · ${sn.scheduledTokens} tok` : ''}`, start: at, end: at, shape: 'instant', resolution: 'ns',
-            ref: { type: 'span', traceId: '', spanId: '', event: 'step.REQUEST_SNAPSHOT' },
-            detail: {
-              step: sn.stepId, phase: sn.phase, scheduledTokens: sn.scheduledTokens, computedTokens: sn.computedTokens,
-              outputTokens: sn.outputTokens, preemptions: sn.preemptions, kvBlocksAllocated: sn.kvBlocksAllocated,
-            } } satisfies Placed;
-        }),
-      });
-    }
+    ({ spanWindow, phases } = engineSpanLanes(view, place, lanes));
   }
 
   // ---- the request's window on the reference clock (server side)
-  let window = spanWindow;
-  if (!window) {
-    let lo = Infinity, hi = -Infinity;
-    for (const l of lanes) {
-      if (l.kind !== 'process' && l.kind !== 'router') continue;
-      for (const it of l.items) { lo = Math.min(lo, it.start); hi = Math.max(hi, it.end); }
-    }
-    if (lo <= hi) window = { start: lo, end: hi };
-  }
+  const window = spanWindow ?? logLinesWindow(lanes);
 
   if (window && spans) {
-    const maxBatches = 500;
-    const batches = spans.batches().filter((b) => {
-      const at = place('otlp', b.timeMs);
-      return at <= window!.end && at + (b.durationUs ?? 0) / 1000 >= window!.start;
-    });
-    if (batches.length) {
-      lanes.push({
-        id: 'otlp:batches', kind: 'engine-batches', title: 'scheduler steps (all requests)', clock: 'otlp', file: null, process: null, pid: null, role: 'engine',
-        notes: batches.length > maxBatches ? [`${batches.length - maxBatches} more steps in the window are not drawn`] : [],
-        items: batches.slice(0, maxBatches).map((b) => {
-          const at = place('otlp', b.timeMs);
-          return { kind: 'batch', label: `step ${b.stepId}: ${b.running ?? '?'} running, ${b.waiting ?? '?'} waiting, ${b.scheduledTokens ?? '?'} tok`, start: at, end: at + (b.durationUs ?? 0) / 1000,
-            shape: 'span', resolution: 'us', ref: { type: 'span', traceId: '', spanId: '', event: 'step.BATCH_SUMMARY' },
-            detail: {
-              step: b.stepId, running: b.running, waiting: b.waiting, prefillReqs: b.prefillReqs, decodeReqs: b.decodeReqs,
-              scheduledTokens: b.scheduledTokens, kvUsage: b.kvUsage,
-            } } satisfies Placed;
-        }),
-      });
-    }
+    const lane = batchesLane(spans, window, place);
+    if (lane) lanes.push(lane);
   }
 
   // ---- batch lines of every log inside the window (engine-core idle/active, stats, SGLang batches)
@@ -279,37 +360,7 @@ export function buildTimeline(src: TimelineSources, opts: BuildOptions = {}): Re
   }
 
   // ---- calls of the traced threads inside the window
-  for (const th of src.threads ?? []) {
-    const clock = logClockId(th.logIndex);
-    const who = `${th.process.name ?? 'pid'} pid ${th.file.pid}`;
-    const lane: TimelineLane = { id: `calls:${th.file.path}`, kind: 'calls', title: `calls · ${who} · thread ${th.file.tidText}`, clock, file: th.file.path,
-      process: th.process.name, pid: th.file.pid, role: th.process.role, items: [], notes: [] };
-    lanes.push(lane);
-    if (!th.trace) { lane.notes.push(`not read: ${th.error ?? 'no index'}`); continue; }
-    if (!window) { lane.notes.push('the request has no server-side time to look in'); continue; }
-    const o = offsetOf(clock);
-    const w = window;
-    const found = callsInWindow(th.trace, (w.start + o) * 1000, (w.end + o) * 1000, opts.maxCalls ?? DEFAULT_MAX_CALLS);
-    const minDepth = found.depths.length ? Math.min(...found.depths) : 0;
-    const tr = th.trace;
-    for (const [n, id] of found.nodes.entries()) {
-      const startMs = place(clock, tr.startOf(id) / 1000);
-      const endUs = tr.isOpen(id) ? tr.stats.lastTs : tr.endOf(id);
-      const endMs = place(clock, endUs / 1000);
-      // The phases are placed from the API server's first token, an IPC hop after the engine
-      // core's: a call belongs to the phase that holds its middle.
-      const mid = (startMs + Math.max(startMs, endMs)) / 2;
-      const phase = phases.find((p) => mid >= p.start && mid < p.end)?.name ?? null;
-      lane.items.push({
-        kind: 'call', label: tr.fnOf(id), start: startMs, end: Math.max(startMs, endMs), shape: 'span', resolution: 'us', depth: found.depths[n] - minDepth,
-        ref: { type: 'call', traceFile: th.file.path, nodeId: id, file: tr.fileOf(id), line: tr.lineOf(id), callSite: tr.callSiteOf(id) },
-        detail: { durationUs: tr.durationOf(id), open: tr.isOpen(id), depth: found.depths[n], phase },
-      });
-    }
-    lane.notes.push(found.total > found.nodes.length
-      ? `${found.total} calls in the request's window; the ${found.nodes.length} outermost are drawn`
-      : `${found.total} call(s) in the request's window`);
-  }
+  callLanes(src.threads ?? [], window, phases, offsetOf, place, opts.maxCalls ?? DEFAULT_MAX_CALLS, lanes);
 
   // ---- onto the axis
   let origin = client ? place('client', client.startedAtEpochMs ?? 0) : Infinity;
@@ -322,16 +373,7 @@ export function buildTimeline(src: TimelineSources, opts: BuildOptions = {}): Re
     l.items.sort((a, b) => a.start - b.start || (a.depth ?? 0) - (b.depth ?? 0));
   }
   const filled = lanes.filter((l) => l.items.length > 0 || l.notes.length > 0);
-  for (const c of clocks) {
-    if (c.offset.source === 'assumed' && c.id !== reference && filled.some((l) => l.clock === c.id && l.items.length > 0)) {
-      warnings.push(`${c.label}: no ordering ties its clock to ${clocks.find((x) => x.id === reference)?.label ?? reference}; taken to be in step (set its offset if its host's clock differs)`);
-    }
-  }
-  for (const [i, log] of logs.entries()) {
-    if (log.records.length === 0 && log.mentions.length === 0 && !filled.some((l) => l.file === log.path)) {
-      warnings.push(`${labels[i]}: no line of this request (${log.lines} lines read)`);
-    }
-  }
+  warnings.push(...drawnWarnings(clocks, reference, logs, labels, filled));
   return {
     key, ids: [...ids],
     origin, reference, window: window ? { start: window.start - origin, end: window.end - origin } : null,

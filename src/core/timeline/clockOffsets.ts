@@ -76,7 +76,8 @@ export class PairBound {
    * Event A (stamp aTime of `from`) happened before event B (stamp bTime, resolution bRes, of
    * `to`). Called once per request and rule: it allocates only when the bound tightens.
    */
-  offer(aTime: number, aRes: number, aWhat: string, aLine: number | null, bTime: number, bRes: number, bWhat: string, bLine: number | null, rule: string, key: string): void {
+  offer(aTime: number, aRes: number, aWhat: string, aLine: number | null, bTime: number, bRes: number, bWhat: string, bLine: number | null,
+    rule: string, key: string): void {
     if (!Number.isFinite(aTime) || !Number.isFinite(bTime)) return;
     this.count++;
     const c = bTime + bRes - aTime;
@@ -158,7 +159,8 @@ const finite = (v: number): number | null => (Number.isFinite(v) ? v : null);
  * Offsets of `domains` against `reference` from the orderings, with `user` offsets (ms ahead
  * of the reference) taking precedence.
  */
-export function solveOffsets(domains: readonly string[], reference: string, orderings: OrderingSet, user: ReadonlyMap<string, number> = new Map()): OffsetSolution {
+export function solveOffsets(domains: readonly string[], reference: string, orderings: OrderingSet, user: ReadonlyMap<string,
+  number> = new Map()): OffsetSolution {
   const all = [reference, ...domains.filter((d) => d !== reference)];
   const n = all.length;
   const idx = new Map(all.map((d, i) => [d, i]));

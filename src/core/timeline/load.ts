@@ -20,7 +20,8 @@ export class TimelineInputError extends Error {}
 
 export interface LoadTimelineOptions {
   query: string;
-  logs: readonly string[];
+  /** The logs: paths of files (or `-`), or any LogSource (core/logs/logSource.ts: a store's stream). */
+  logs: readonly (string | LogSource)[];
   otlpFiles?: readonly string[];
   /** Spans already in memory (the editor's receiver); OTLP files are added to a copy, not to it. */
   spans?: SpanStore | null;
@@ -61,7 +62,7 @@ function clockForOffset(key: string, logs: readonly string[]): string {
 
 export async function loadTimeline(o: LoadTimelineOptions): Promise<LoadedTimeline> {
   const userOffsets = new Map<string, number>();
-  for (const [k, v] of o.userOffsets ?? []) userOffsets.set(clockForOffset(k, o.logs), v);
+  for (const [k, v] of o.userOffsets ?? []) userOffsets.set(clockForOffset(k, o.logs.map((l) => (typeof l === 'string' ? l : l.stream.key))), v);
   const warnings: string[] = [];
 
   const logs = await readRequestLogs(o.logs, o.query, { engine: o.engine, signal: o.signal, openLog: o.openLog, sources: o.sources });

@@ -15,8 +15,8 @@
 // of the hops the rules compare (received, added, output, finished), from the index.
 import type { Engine, LogRecord, TimeResolution } from '../logs/model';
 import { LogInputError } from '../logs/scanner';
-import { openLogInput } from '../logs/logInput';
-import type { LogSource } from '../logs/logSource';
+import { pathLogSource } from '../logs/pathSource';
+import { holdsEveryRecord, type LogSource } from '../logs/logSource';
 import { processInfo, type ParseState } from '../logs/parseLine';
 import { RequestTracker, type RequestGroup } from '../logs/requests';
 import { vllmFastPath } from '../logs/fastVllm';
@@ -174,7 +174,10 @@ export interface MentionLine {
 }
 
 export interface RequestLogs {
+  /** The source's stream key: a path for a file (its LogSource, core/logs/logSource.ts). */
   path: string;
+  /** The store's timestamp of a 1-based line, when the source is a store that gave one. */
+  storeTimeMs?: (line: number) => number | null;
   engine: Engine | null;
   lines: number;
   bytes: number;
@@ -205,17 +208,25 @@ export interface ReadRequestOptions {
   sources?: ReadonlyMap<string, LogSource>;
 }
 
-/** A LogSource's feed as the byte input the reader takes: a store's lines become the bytes of those lines. */
-async function inputOfSource(source: LogSource, signal?: AbortSignal): Promise<{ referenceTime: number; chunks(): AsyncIterable<Buffer>; close(): void }> {
+/**
+ * A LogSource's feed as the byte input the reader takes (so the byte fast path reads every
+ * source): a store's lines become the bytes of those lines, one line per entry (an entry's own
+ * line breaks become spaces, so line N is the store's Nth entry), and `onStoreTime` sees each
+ * entry's store timestamp by its 1-based line.
+ */
+async function inputOfSource(source: LogSource, signal?: AbortSignal, onStoreTime?: (line: number, storeTimeMs: number) => void):
+  Promise<{ referenceTime: number; fromStore: boolean; chunks(): AsyncIterable<Buffer>; close(): void }> {
   const feed = await source.open(signal);
-  if (feed.kind === 'bytes') return { referenceTime: feed.referenceTime, chunks: () => feed.chunks(), close: () => feed.close() };
+  if (feed.kind === 'bytes') return { referenceTime: feed.referenceTime, fromStore: false, chunks: () => feed.chunks(), close: () => feed.close() };
   const lines = feed;
   async function* bytes(): AsyncIterable<Buffer> {
+    let line = 0;
     for await (const batch of lines.batches()) {
+      for (const l of batch) { line++; if (l.storeTimeMs !== null) onStoreTime?.(line, l.storeTimeMs); }
       if (batch.length) yield Buffer.from(`${batch.map((l) => l.text.replace(/\r?\n/g, ' ')).join('\n')}\n`, 'utf8');
     }
   }
-  return { referenceTime: feed.referenceTime, chunks: bytes, close: () => feed.close() };
+  return { referenceTime: feed.referenceTime, fromStore: true, chunks: bytes, close: () => feed.close() };
 }
 
 /** Batch lines of a log in file order, one column per field. */
@@ -302,9 +313,10 @@ function mentionedKey(rec: LogRecord, keys: readonly string[], matchKey: (rid: s
   return null;
 }
 
-async function readOne(path: string, keys: readonly string[], opts: ReadRequestOptions): Promise<{ log: Omit<RequestLogs, 'records' | 'group'>; collected: Map<string, Collected> }> {
-  const source = opts.sources?.get(path);
-  const input = source ? await inputOfSource(source, opts.signal) : await openLogInput(path);
+async function readOne(source: LogSource, path: string, keys: readonly string[], opts: ReadRequestOptions):
+  Promise<{ log: Omit<RequestLogs, 'records' | 'group'>; collected: Map<string, Collected> }> {
+  const storeTimes = new Map<number, number>();
+  const input = await inputOfSource(source, opts.signal, (line, t) => storeTimes.set(line, t));
   const matchKey = keyMatcher(keys);
   const collected = new Map<string, Collected>(keys.map((k) => [k, { records: [], mentions: [] }]));
   let tracker = new TimelineTracker(opts.engine && opts.engine !== 'auto' ? opts.engine : null, { keepContext: true });
@@ -369,6 +381,7 @@ async function readOne(path: string, keys: readonly string[], opts: ReadRequestO
       path, engine, lines: result.lines, bytes: result.bytes, kind, mentions: [] as MentionLine[],
       processes: [...processes.values()],
       stamps,
+      ...(input.fromStore ? { storeTimeMs: (line: number) => storeTimes.get(line) ?? null } : {}),
       contextBetween: (fromMs: number, toMs: number, cap = 200) => batchBetween(batch, fromMs, toMs, cap),
     };
     return { log, collected };
@@ -545,16 +558,21 @@ export interface RequestLogsResult {
 
 /**
  * Reads each log once and returns, per log, the request's lines and the indexes the timeline
- * needs. `query` is what the user typed: a base id, `chatcmpl-…`, `cmpl-…`, an engine-internal
- * id, an SGLang rid, or a router's request_id. Throws LogInputError for a file that cannot be read.
+ * needs. A log is a LogSource (a path is a file's); one something already holds with every
+ * record (its `current()`, or `openLog` by stream key) is not read again. `query` is what the
+ * user typed: a base id, `chatcmpl-…`, `cmpl-…`, an engine-internal id, an SGLang rid, or a
+ * router's request_id. Throws LogInputError for a log that cannot be read.
  */
-export async function readRequestLogs(paths: readonly string[], query: string, opts: ReadRequestOptions = {}): Promise<RequestLogsResult> {
+export async function readRequestLogs(sources: readonly (string | LogSource)[], query: string, opts: ReadRequestOptions = {}): Promise<RequestLogsResult> {
   const keys = queryKeys(query);
   const read: Awaited<ReturnType<typeof readOne>>[] = [];
-  for (const path of paths) {
-    const open = opts.openLog ? await opts.openLog(path) : undefined;
+  for (const given of sources) {
+    // A name in `sources` is a store's stream; any other name is a file's path.
+    const source = typeof given !== 'string' ? given : opts.sources?.get(given) ?? pathLogSource(given);
+    const key = typeof given === 'string' ? given : given.stream.key;
+    const open = (source.current ? await source.current() : undefined) ?? (opts.openLog ? await opts.openLog(key) : undefined);
     // A session that keeps no records (a large log's streamed view) has not the request's lines: the file has.
-    read.push(open && open.records.length >= open.linesParsed ? fromSession(open, path, keys) : await readOne(path, keys, opts));
+    read.push(open && holdsEveryRecord(open) ? fromSession(open, key, keys) : await readOne(source, key, keys, opts));
   }
   // The literal reading of the query wins when it has lines anywhere (see queryKeys).
   const count = (k: string): number => read.reduce((n, r) => n + r.collected.get(k)!.records.length + r.collected.get(k)!.mentions.length, 0);

@@ -6,6 +6,7 @@
 //
 //   2026-08-21 22:30:01  INFO http_request{method=POST uri=/v1/chat/completions version=HTTP/1.1 request_id="…"}: \
 //     sglang_router_rs::request: src/middleware.rs:214: started processing request   (one line; split here)
+// eslint-disable-next-line max-len -- the router's line exactly as it prints it
 //   2026-08-21 22:30:02  INFO http_request{… request_id="…" status_code=200 latency="812ms"}: sglang_router_rs::response: src/middleware.rs:252: finished processing request
 //
 // and the same fields as JSON with `--log-json`. "started" is logged when the router has the

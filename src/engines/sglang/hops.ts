@@ -15,7 +15,7 @@ function hop(h: Omit<HopDef, 'engine' | 'fileBasenames'>): HopDef {
 
 export const SGLANG_HOPS: HopDef[] = [
   hop({
-    id: 'S1', labId: '1', role: 'tokenizer', process: 'main (HTTP server / TokenizerManager)', level: 'INFO (request logger)',
+    id: 'S1', since: '0.5.23', labId: '1', role: 'tokenizer', process: 'main (HTTP server / TokenizerManager)', level: 'INFO (request logger)',
     file: REQUEST_LOGGER, line: 155,
     format: 'Receive OpenAI: obj={request body as a dict}{, headers={…}}',
     startsWith: ['Receive OpenAI: '],
@@ -29,7 +29,7 @@ export const SGLANG_HOPS: HopDef[] = [
     missing: { kind: 'gate', text: 'Needs --log-requests with --log-requests-level >= 2, and only OpenAI-compatible routes print it (not native /generate).' },
   }),
   hop({
-    id: 'S2', labId: '2', role: 'tokenizer', process: 'main (TokenizerManager)', level: 'INFO (request logger)',
+    id: 'S2', since: '0.4.10.post2', labId: '2', role: 'tokenizer', process: 'main (TokenizerManager)', level: 'INFO (request logger)',
     file: REQUEST_LOGGER, line: 109,
     format: 'Receive: obj={GenerateReqInput(rid=…, …)}{, headers={…}}',
     startsWith: ['Receive: '],
@@ -46,7 +46,7 @@ export const SGLANG_HOPS: HopDef[] = [
     missing: { kind: 'gate', text: '--log-requests was not passed.' },
   }),
   hop({
-    id: 'S3', labId: '3', role: 'scheduler', process: 'scheduler (attention-TP rank 0)', level: 'INFO',
+    id: 'S3', since: '0.4.10.post2', labId: '3', role: 'scheduler', process: 'scheduler (attention-TP rank 0)', level: 'INFO',
     file: METRICS_REPORTER, line: 653,
     format: 'Prefill batch{ [iter]}, #new-seq: %d, #new-token: %d, #cached-token: %d, token usage: %.2f, #running-req: %d, #queue-req: %d, #pending-token: %d, … {cuda|cpu|npu|musa} graph: {bool}, input throughput (token/s): %.2f',
     startsWith: ['Prefill batch', '[gpu'],
@@ -62,7 +62,7 @@ export const SGLANG_HOPS: HopDef[] = [
     missing: { kind: 'context', text: 'Batch-level: names no request; shown as context for requests active at that time.' },
   }),
   hop({
-    id: 'S4', labId: '4', role: 'scheduler', process: 'scheduler (attention-TP rank 0)', level: 'INFO',
+    id: 'S4', since: '0.4.10.post2', labId: '4', role: 'scheduler', process: 'scheduler (attention-TP rank 0)', level: 'INFO',
     file: METRICS_REPORTER, line: 916,
     format: 'Decode batch{ [iter]}, #running-req: %d, #token: %d, token usage: %.2f, … {graph} graph: {bool}, gen throughput (token/s): %.2f, #queue-req: %d',
     startsWith: ['Decode batch', '[gpu'],
@@ -79,7 +79,7 @@ export const SGLANG_HOPS: HopDef[] = [
     missing: { kind: 'frequency', text: 'Frequency-gated: printed every --decode-log-interval (default 40) decode steps, so a short request may fall between two; use --decode-log-interval 1 to see every step.' },
   }),
   hop({
-    id: 'S5', labId: '5', role: 'scheduler', process: 'scheduler (attention-TP rank 0)', level: 'INFO',
+    id: 'S5', since: '0.4.10.post2', labId: '5', role: 'scheduler', process: 'scheduler (attention-TP rank 0)', level: 'INFO',
     file: 'python/sglang/srt/managers/schedule_batch.py', line: 1812,
     format: 'ReqTimeStats(rid={rid}[, bootstrap_room={n}], input_len={n}, cached_input_len={n}, output_len={n}, attempts={n}, type={unified|prefill|decode}): {durations}',
     startsWith: ['ReqTimeStats(rid=', 'Req Time Stats(rid='],
@@ -94,7 +94,7 @@ export const SGLANG_HOPS: HopDef[] = [
     missing: { kind: 'gate', text: '--enable-request-time-stats-logging was not passed.' },
   }),
   hop({
-    id: 'S6', labId: '6', role: 'tokenizer', process: 'main (TokenizerManager)', level: 'INFO (request logger)',
+    id: 'S6', since: '0.4.10.post2', labId: '6', role: 'tokenizer', process: 'main (TokenizerManager)', level: 'INFO (request logger)',
     file: REQUEST_LOGGER, line: 190,
     format: "Finish: obj={GenerateReqInput(…)}{headers}, out={'text': …, 'output_ids': […], 'meta_info': {…}}",
     startsWith: ['Finish: ', 'in='],
@@ -112,7 +112,7 @@ export const SGLANG_HOPS: HopDef[] = [
     missing: { kind: 'gate', text: '--log-requests was not passed, or SGLANG_LOG_REQUEST_EXCEEDED_MS hid a fast request (or it was aborted).' },
   }),
   hop({
-    id: 'S7', labId: '7', role: 'tokenizer', process: 'main (TokenizerManager)', level: 'WARNING',
+    id: 'S7', since: '0.5.23', labId: '7', role: 'tokenizer', process: 'main (TokenizerManager)', level: 'WARNING',
     file: TOKENIZER_MANAGER, line: 1619,
     format: 'Streaming backlog: rid=%s, coalescing %d queued chunks into one. This may inflate P99 ITL for affected requests.',
     startsWith: ['Streaming backlog: '],
@@ -123,7 +123,7 @@ export const SGLANG_HOPS: HopDef[] = [
     missing: { kind: 'path', text: 'Path not taken: needs --incremental-streaming-output and a consumer that fell 20+ chunks behind.' },
   }),
   hop({
-    id: 'S8', labId: '8', role: 'tokenizer', process: 'main (TokenizerManager)', level: 'INFO',
+    id: 'S8', since: '0.5.23', labId: '8', role: 'tokenizer', process: 'main (TokenizerManager)', level: 'INFO',
     file: TOKENIZER_MANAGER, line: 3128,
     format: 'Abort request for rid=%s not found in rid_to_state; likely already finished/removed.',
     startsWith: ['Abort request for rid='],
@@ -134,7 +134,7 @@ export const SGLANG_HOPS: HopDef[] = [
     missing: { kind: 'path', text: 'Path not taken: printed only when an abort races the finish.' },
   }),
   hop({
-    id: 'S9', labId: '9', role: 'scheduler', process: 'scheduler (tp_rank 0), startup', level: 'INFO',
+    id: 'S9', since: '0.4.10.post2', labId: '9', role: 'scheduler', process: 'scheduler (tp_rank 0), startup', level: 'INFO',
     file: 'python/sglang/srt/managers/scheduler.py', line: 1095,
     format: 'max_total_num_tokens={}, chunked_prefill_size={}, max_prefill_tokens={}, max_running_requests={}, context_len={}, available_gpu_mem={:.2f} GB',
     startsWith: ['max_total_num_tokens='],

@@ -18,6 +18,9 @@ export const SGLANG_LOST_BRACKET = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d{3})?(
 // %(filename)s:%(lineno)d (slime's configure_logger, `[date] train.py:123 - msg`). SGLang's own header
 // prints no file; the custom-layout reader decides whose line it is.
 export const FILE_AFTER_DATE = /^[\w.-]+\.py:\d+ - /;
+// `[date][file.py:N][LEVEL]: msg` and its kin (`[date] [LEVEL] [module:N]`): a custom layout's bracketed
+// fields after the date, not SGLang's header (whose rank tags stand inside the date's bracket).
+export const BRACKETED_FIELDS_AFTER_DATE = /^(?:\[(?:[\w./\\-]+\.py(?::\w+)?:\d+(?::\w+)?|(?:[A-Za-z_]\w*\.)+[A-Za-z_]\w*(?::\d+)?|DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\] ?){1,3}:? /;
 // SGLang's request logger with --log-requests-format json: one event object per line.
 export const SGLANG_JSON_EVENTS: Record<string, string> = { 'request.received': 'S2', 'request.received.openai': 'S1', 'request.finished': 'S6' };
 // SGLang's rank tags and `] ` with the date before them gone: a log platform took `[date` for its

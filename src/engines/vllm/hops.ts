@@ -13,7 +13,7 @@ function hop(h: Omit<HopDef, 'engine'>): HopDef {
 
 export const VLLM_HOPS: HopDef[] = [
   hop({
-    id: 'V0a', labId: null, role: 'api-server', process: 'APIServer', level: 'WARNING',
+    id: 'V0a', since: '0.34.0', labId: null, role: 'api-server', process: 'APIServer', level: 'WARNING',
     file: REQUEST_LOGGER, line: 22,
     format: '`--enable-log-requests` is set but the minimum log level is higher than INFO. No request information will be logged.',
     fileBasenames: ['request_logger.py'],
@@ -25,7 +25,7 @@ export const VLLM_HOPS: HopDef[] = [
     missing: { kind: 'startup', text: 'Printed only once at startup, and only when the level hides request logging.' },
   }),
   hop({
-    id: 'V0b', labId: null, role: 'api-server', process: 'APIServer', level: 'INFO',
+    id: 'V0b', since: null, labId: null, role: 'api-server', process: 'APIServer', level: 'INFO',
     file: REQUEST_LOGGER, line: 28,
     format: '`--enable-log-requests` is set but the minimum log level is higher than DEBUG. Only limited information will be logged to minimize overhead. To view more details, set `VLLM_LOGGING_LEVEL=DEBUG`.',
     fileBasenames: ['request_logger.py'],
@@ -37,7 +37,7 @@ export const VLLM_HOPS: HopDef[] = [
     missing: { kind: 'startup', text: 'Printed only once at startup, and only at INFO level with --enable-log-requests.' },
   }),
   hop({
-    id: 'V1b', labId: '1b', role: 'api-server', process: 'APIServer', level: 'DEBUG',
+    id: 'V1b', since: '0.11.2', labId: '1b', role: 'api-server', process: 'APIServer', level: 'DEBUG',
     file: REQUEST_LOGGER, line: 53,
     format: 'Request %s details: prompt: %r, prompt_token_ids: %s, prompt_embeds shape: %s.',
     fileBasenames: ['request_logger.py', 'logger.py'],
@@ -49,7 +49,7 @@ export const VLLM_HOPS: HopDef[] = [
     missing: { kind: 'level', text: 'DEBUG only: start the server with VLLM_LOGGING_LEVEL=DEBUG and --enable-log-requests.' },
   }),
   hop({
-    id: 'V1', labId: '1', role: 'api-server', process: 'APIServer', level: 'INFO',
+    id: 'V1', since: '0.4.3', labId: '1', role: 'api-server', process: 'APIServer', level: 'INFO',
     file: REQUEST_LOGGER, line: 63,
     format: 'Received request %s: params: %s, lora_request: %s.',
     fileBasenames: ['request_logger.py', 'logger.py', 'async_llm_engine.py'],
@@ -58,6 +58,7 @@ export const VLLM_HOPS: HopDef[] = [
     patterns: [/^Received request (?<rid>\S+): (?:prompt|params|sampling[ _]params): /],
     wordings: [
       { text: 'Received request …: params: …, lora_request: ….', versions: '0.11.2 and later (entrypoints/serve/utils/request_logger.py; the prompt moved to the DEBUG line, vllm#29208)', example: 'Received request chatcmpl-a269fdcb7c6ce890: params: SamplingParams(n=1, temperature=0.7), lora_request: None.' },
+      { text: 'Received request …: prompt: …, params: …, prompt_token_ids: …, prompt_embeds shape: …, lora_request: ….', versions: '0.10 (entrypoints/logger.py:41 at 0.10.2, read in the release)', example: "Received request cmpl-5f0c1e2a-0: prompt: 'How to make pizza', params: SamplingParams(n=1), prompt_token_ids: [1, 1128], prompt_embeds shape: None, lora_request: None." },
       { text: 'Received request …: prompt: …, params: …, prompt_token_ids: …, lora_request: …, prompt_adapter_request: ….', versions: '0.5 to 0.11.1 (entrypoints/logger.py; seen in vllm#9023, vllm#10102, vllm#18916)', example: "Received request cmpl-c52dbd9a95114d1cbfa182e588138c86-0: prompt: 'How to make pizza', params: SamplingParams(n=1), prompt_token_ids: [1, 1128], lora_request: None, prompt_adapter_request: None." },
       { text: 'Received request …: prompt: …, params: …, prompt_token_ids: …, lora_request: ….', versions: 'about 0.4.3 to 0.5 (engine/async_llm_engine.py, before the request logger moved to entrypoints/logger.py; seen in vllm#5162)', example: 'Received request 411b759f6c074472a345a558c475ce1b: prompt: None, params: SamplingParams(n=1, max_tokens=1), prompt_token_ids: [128000, 3947, 374], lora_request: None.' },
       { text: 'Received request …: prompt: …, sampling_params: …, prompt_token_ids: …, lora_request: ….', versions: '0.4 to 0.4.2 (engine/async_llm_engine.py; seen in vllm#4966, vllm#5060)', example: "Received request cmpl-10dff83cb4b6422ba8c64213942a7e46: prompt: 'Question: Is Korea the name of a Nation?', sampling_params: SamplingParams(n=1, temperature=0.0), prompt_token_ids: [5, 5, 255000], lora_request: None." },
@@ -69,7 +70,7 @@ export const VLLM_HOPS: HopDef[] = [
     missing: { kind: 'gate', text: LOG_REQUESTS_OFF },
   }),
   hop({
-    id: 'V2', labId: '2', role: 'api-server', process: 'APIServer', level: 'INFO',
+    id: 'V2', since: '0.6.6.post1', labId: '2', role: 'api-server', process: 'APIServer', level: 'INFO',
     file: ASYNC_LLM, line: 439,
     format: 'Added request %s.',
     fileBasenames: ['async_llm.py', 'async_llm_engine.py', 'engine.py'],
@@ -85,7 +86,7 @@ export const VLLM_HOPS: HopDef[] = [
     missing: { kind: 'gate', text: LOG_REQUESTS_OFF },
   }),
   hop({
-    id: 'V3', labId: '3', role: 'engine-core', process: 'EngineCore (or EngineCore_DP<k>)', level: 'DEBUG',
+    id: 'V3', since: '0.8.5', labId: '3', role: 'engine-core', process: 'EngineCore (or EngineCore_DP<k>)', level: 'DEBUG',
     file: 'vllm/v1/engine/core.py', line: 1429,
     format: 'EngineCore waiting for work.',
     fileBasenames: ['core.py'],
@@ -97,7 +98,7 @@ export const VLLM_HOPS: HopDef[] = [
     missing: { kind: 'level', text: 'DEBUG only (VLLM_LOGGING_LEVEL=DEBUG); printed when the engine goes idle, not per request.' },
   }),
   hop({
-    id: 'V4', labId: '4', role: 'engine-core', process: 'EngineCore (or EngineCore_DP<k>)', level: 'DEBUG',
+    id: 'V4', since: '0.8.5', labId: '4', role: 'engine-core', process: 'EngineCore (or EngineCore_DP<k>)', level: 'DEBUG',
     file: 'vllm/v1/engine/core.py', line: 1441,
     format: 'EngineCore loop active.',
     fileBasenames: ['core.py'],
@@ -109,7 +110,7 @@ export const VLLM_HOPS: HopDef[] = [
     missing: { kind: 'level', text: 'DEBUG only (VLLM_LOGGING_LEVEL=DEBUG); printed when the engine wakes from idle, so busy servers print it rarely.' },
   }),
   hop({
-    id: 'V5', labId: '5', role: 'api-server', process: 'APIServer (stat logger)', level: 'INFO (DEBUG when idle)',
+    id: 'V5', since: '0.4.3', labId: '5', role: 'api-server', process: 'APIServer (stat logger)', level: 'INFO (DEBUG when idle)',
     file: 'vllm/v1/metrics/loggers.py', line: 310,
     format: "{'Engine %03d: ' | '%d Engines Aggregated: '}Avg prompt throughput: %.1f tokens/s, Avg generation throughput: %.1f tokens/s, Running: %d reqs, Waiting: %d reqs, …, GPU KV cache usage: %.1f%%, Prefix cache hit rate: %.1f%%…",
     fileBasenames: ['loggers.py', 'metrics.py', 'llm_engine.py'],
@@ -130,7 +131,7 @@ export const VLLM_HOPS: HopDef[] = [
     missing: { kind: 'context', text: 'Periodic (every 10 s) and about the whole engine; shown as context for requests in its window.' },
   }),
   hop({
-    id: 'V6', labId: '6', role: 'api-server', process: 'APIServer', level: 'INFO',
+    id: 'V6', since: '0.10.2', labId: '6', role: 'api-server', process: 'APIServer', level: 'INFO',
     file: REQUEST_LOGGER, line: 98,
     format: 'Generated response %s%s: output: %r, finish_reason: %s',
     fileBasenames: ['request_logger.py', 'logger.py'],
@@ -138,6 +139,7 @@ export const VLLM_HOPS: HopDef[] = [
     // The output itself may be cut (--max-log-len, a paste limit): the words before it decide.
     patterns: [/^Generated response (?<rid>\S+?)(?<stream> \(streaming (?:delta|complete)\))?: output: /],
     wordings: [
+      { text: 'Generated response …{ (streaming delta)| (streaming complete)}: output: …, output_token_ids: …, finish_reason: …', versions: '0.10.2 to 0.11.2 (entrypoints/logger.py:77 at 0.11.2, read in the release)', example: "Generated response chatcmpl-p1 (streaming complete): output: 'Hello there', output_token_ids: [9707, 1052], finish_reason: stop" },
       { text: 'Generated response …{ (streaming delta)| (streaming complete)}: output: …, finish_reason: …', versions: '0.10.1 and later, with --enable-log-outputs (vllm#20707)', example: "Generated response chatcmpl-p1 (streaming delta): output: 'Hello', finish_reason: None" },
     ],
     ridKind: 'external', scope: 'request', flags: ['--enable-log-requests', '--enable-log-outputs'],
@@ -146,7 +148,7 @@ export const VLLM_HOPS: HopDef[] = [
     missing: { kind: 'gate', text: '--enable-log-outputs was not passed (it also needs --enable-log-requests).' },
   }),
   hop({
-    id: 'V7', labId: '7', role: 'api-server', process: 'APIServer', level: 'INFO',
+    id: 'V7', since: '0.8.5', labId: '7', role: 'api-server', process: 'APIServer', level: 'INFO',
     file: ASYNC_LLM, line: 623,
     format: 'Request %s aborted.',
     fileBasenames: ['async_llm.py', 'async_llm_engine.py'],
@@ -158,7 +160,7 @@ export const VLLM_HOPS: HopDef[] = [
     missing: { kind: 'path', text: 'Path not taken: printed only when the request is cancelled (client disconnect).' },
   }),
   hop({
-    id: 'V8', labId: '8', role: 'api-server', process: 'APIServer', level: 'INFO',
+    id: 'V8', since: '0.4.3', labId: '8', role: 'api-server', process: 'APIServer', level: 'INFO',
     file: ASYNC_LLM, line: 761,
     format: 'Aborted request(s) %s.',
     fileBasenames: ['async_llm.py', 'async_llm_engine.py', 'engine.py'],
@@ -175,7 +177,7 @@ export const VLLM_HOPS: HopDef[] = [
     missing: { kind: 'path', text: 'Path not taken: printed only when the request is aborted (client disconnect or a stop string found in the frontend).' },
   }),
   hop({
-    id: 'V9', labId: null, role: 'api-server', process: 'APIServer', level: 'ERROR',
+    id: 'V9', since: '0.34.0', labId: null, role: 'api-server', process: 'APIServer', level: 'ERROR',
     file: 'vllm/entrypoints/generate/base/serving.py', line: 175,
     format: 'Request %s failed with an internal error during generation',
     // OpenAIServing._raise_if_error in entrypoints/openai/serving_engine.py before the serving
@@ -192,7 +194,7 @@ export const VLLM_HOPS: HopDef[] = [
     missing: { kind: 'path', text: 'Path not taken: printed only when the request fails inside the engine.' },
   }),
   hop({
-    id: 'V10', labId: null, role: 'api-server', process: 'APIServer (uvicorn)', level: 'INFO',
+    id: 'V10', since: null, labId: null, role: 'api-server', process: 'APIServer (uvicorn)', level: 'INFO',
     file: 'vllm/logging_utils/access_log_filter.py', line: null,
     format: '%(levelprefix)s %(client_addr)s - "%(request_line)s" %(status_code)s',
     fileBasenames: null,
@@ -257,7 +259,7 @@ export const VLLM_HOPS: HopDef[] = [
     missing: { kind: 'level', text: 'DEBUG only, and only on the decode instance of a P/D deployment with the NIXL connector.' },
   }),
   hop({
-    id: 'V11', labId: null, role: 'api-server', process: 'APIServer (V0 engine)', level: 'INFO',
+    id: 'V11', since: '0.4.3', until: '0.10.2', labId: null, role: 'api-server', process: 'APIServer (V0 engine)', level: 'INFO',
     file: 'vllm/engine/async_llm_engine.py', line: null,
     format: 'Finished request %s.',
     fileBasenames: ['async_llm_engine.py', 'llm_engine.py', 'engine.py'],

@@ -1,10 +1,17 @@
 // The fleet feature: Find Request in the Fleet… (a request's lines from the log stores, one
 // read-only document per pod, which the logs feature annotates) and the stores' credentials.
-import type * as vscode from 'vscode';
+import * as vscode from 'vscode';
 import { FleetCommands } from './fleetCommand';
 import type { FeatureServices, Registered } from '../shared/contracts';
 
 export function register(context: vscode.ExtensionContext, services: FeatureServices): Registered<undefined> {
   const commands = new FleetCommands({ settings: services.settings, secrets: context.secrets, log: services.log });
-  return { api: undefined, disposables: [commands] };
+  // The walkthrough's fleet step shows only once a store is configured (a `when` clause cannot
+  // test an array setting for emptiness, so the feature says it as a context key).
+  const sayConfigured = () => {
+    const { traces, logs } = services.settings.current.fleet;
+    void vscode.commands.executeCommand('setContext', 'hoplens.fleetConfigured', traces.length + logs.length > 0);
+  };
+  sayConfigured();
+  return { api: undefined, disposables: [commands, services.settings.onDidChange(sayConfigured)] };
 }

@@ -86,7 +86,8 @@ export class FileInfoLinkProvider implements vscode.DocumentLinkProvider<FileInf
       if (first.engine === 'other') continue;
       const text = doc.lineAt(i).text;
       // Records pasted onto one line: each links within the columns it covers.
-      for (const { part, record: rec, start, end } of first.glued ? session.lineParts(i, text.length) : [{ part: 1, record: first, start: 0, end: text.length }]) {
+      for (const { part, record: rec, start, end } of first.glued ? session.lineParts(i, text.length) : [{ part: 1, record: first, start: 0,
+        end: text.length }]) {
         if (rec.engine === 'other') continue;
         // No file:line printed (SGLang's own layout, or a layout that prints the logger's name): the statement found for the text.
         if ((rec.engine === 'sglang' || rec.logger !== undefined) && rec.fileinfo === null && rec.hop === null && !rec.continuation) {

@@ -22,6 +22,17 @@ export function hopLabels(defs: HopDef[]): string {
   return `hops ${defs.map((d) => d.labId ?? d.id).join(', ')}`;
 }
 
+/**
+ * A source as a lens names it: `2 candidates` when several statements print the text, else the
+ * place, marked when it is not the statement that printed the line (moved from another file, a
+ * similar statement of another code path, changed since).
+ */
+export function sourceWords(loc: SourceLocation): string {
+  if (loc.candidates && loc.candidates.length > 1) return `${loc.candidates.length} candidates`;
+  const mark = loc.verified ? '' : loc.movedFrom ? ' (moved)' : loc.similar ? ' (similar)' : loc.changed ? ' (changed since)' : '';
+  return displaySource(loc) + mark;
+}
+
 export function driftText(loc: SourceLocation): string {
   if (loc.drift === 0) return '';
   const n = Math.abs(loc.drift);
@@ -34,10 +45,11 @@ export function driftText(loc: SourceLocation): string {
  * pinned file on the public repository; and the tooltip of its action.
  */
 export function hopTitle(rec: LogRecord, def: HopDef, src: LocatedSource | null): { title: string; tooltip: string | undefined } {
-  const where = src ? displaySource(src.location) : `${def.process}, no source line`;
+  const where = src ? sourceWords(src.location) : `${def.process}, no source line`;
   const drift = src ? driftText(src.location) : '';
   const title = `${hopLabel(def)} · ${rec.role ?? def.role} · ${where}${drift ? ` (${drift})` : ''}${src && src.file === null ? ' ↗' : ''}`;
-  const tooltip = !src ? undefined : src.file !== null ? `Open ${src.file}:${src.location.line}` : `Open ${src.url} (no local checkout)`;
+  const tooltip = !src ? undefined : src.location.candidates ? `Pick one of ${src.location.candidates.length} statements that print this text`
+    : src.file !== null ? `Open ${src.file}:${src.location.line}` : `Open ${src.url} (no local checkout)`;
   return { title, tooltip };
 }
 

@@ -2,6 +2,7 @@
 // show the hop table, export a request's hops, write a logging config, clone the pinned checkout,
 // open a large log in the streamed view. Each adapts: the sessions and the locator answer.
 import * as vscode from 'vscode';
+import { displaySource } from './hopPresentation';
 import { CommandIds } from '../../commandIds';
 import type { LogDocuments } from './logDocuments';
 import type { LocatedSource } from '../../core/source/locate';
@@ -46,6 +47,17 @@ export function registerLogCommands(deps: LogCommandDeps): vscode.Disposable {
     const doc = documentFor(uri) ?? await vscode.workspace.openTextDocument(uri);
     const src = logs.get(doc)?.session.source(line0, part) ?? null;
     if (!src) { void vscode.window.showWarningMessage('HopLens: no source is known for this line.'); return; }
+    const candidates = src.location.candidates;
+    if (candidates && candidates.length > 1) {
+      // Several statements print this text: the user picks (best agreement first); none is verified.
+      const items = candidates.map((c, i) => ({ label: forWorkbench(displaySource({ ...src.location, ...c })), description: i === 0 ? 'best agreement' : undefined, c }));
+      const picked = await vscode.window.showQuickPick(items, { placeHolder: `${candidates.length} statements print this text; none is verified. Open which?` });
+      if (!picked) return;
+      const root = src.file !== null && src.file.endsWith(src.location.path) ? src.file.slice(0, src.file.length - src.location.path.length) : null;
+      const location = { ...src.location, path: picked.c.path, line: picked.c.line };
+      await sources.open({ ...src, location, file: root !== null ? root + picked.c.path : null });
+      return;
+    }
     await sources.open(src);
   };
 
@@ -135,7 +147,8 @@ export function registerLogCommands(deps: LogCommandDeps): vscode.Disposable {
       const info = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Cloning ${engine} at ${forWorkbench(sha.slice(0, 10))}`, cancellable: true }, (progress, token) => {
         const ac = new AbortController();
         token.onCancellationRequested(() => ac.abort());
-        return clonePinnedCheckout(engine, target, { url: remote?.url, sha, signal: ac.signal, onProgress: (m: string) => progress.report({ message: forWorkbench(m) }) });
+        return clonePinnedCheckout(engine, target, { url: remote?.url, sha, signal: ac.signal,
+          onProgress: (m: string) => progress.report({ message: forWorkbench(m) }) });
       });
       await vscode.workspace.getConfiguration('hoplens').update(`checkouts.${engine}`, info.root, vscode.ConfigurationTarget.Global);
       void vscode.window.showInformationMessage(`HopLens: cloned ${engine} into ${forWorkbench(info.root)} and set hoplens.checkouts.${engine}.`);

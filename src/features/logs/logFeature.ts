@@ -6,6 +6,9 @@ import * as vscode from 'vscode';
 import { statSync } from 'node:fs';
 import { LogDocumentService, isLogFileName } from './logDocuments';
 import { SourceService } from './sourceService';
+import { CommandIds } from '../../commandIds';
+import { parseReleaseSpec } from '../../core/source/release';
+import { forWorkbench } from '../../core/text/workbench';
 import { HopCodeLensProvider } from './hopCodeLens';
 import { FileInfoLinkProvider, FileInfoLinks } from './fileInfoLinks';
 import { HopDecorations } from './hopDecorations';
@@ -71,6 +74,18 @@ export function createLogFeature(context: vscode.ExtensionContext, log: Logger, 
     vscode.languages.registerHoverProvider(LOG_SELECTOR, new HopHoverProvider(logs)),
     new HopDecorations(logs),
     vscode.window.onDidChangeActiveTextEditor(showActive),
+    vscode.commands.registerCommand(CommandIds.useReleaseSource, async (specArg?: string) => {
+      const text = specArg ?? await vscode.window.showInputBox({ title: 'Resolve logs in a release\'s own source', placeHolder: 'vllm==0.8.5 or sglang==0.5.1' });
+      if (text === undefined) return null;
+      const spec = parseReleaseSpec(text);
+      if (!spec) { void vscode.window.showWarningMessage(`HopLens: '${forWorkbench(text)}' is not vllm==VERSION or sglang==VERSION.`); return null; }
+      return sources.useRelease(spec);
+    }),
+    vscode.commands.registerCommand(CommandIds.removeReleaseSources, () => {
+      const n = sources.removeReleaseSources();
+      void vscode.window.showInformationMessage(`HopLens: removed ${n} cached release source(s).`);
+      return n;
+    }),
     vscode.window.tabGroups.onDidChangeTabs((e) => prepare([...e.opened, ...e.changed])),
     logs.onDidChange((uri) => {
       // A log whose engine is known now: open that engine's checkout (lenses then point into it).

@@ -7,6 +7,7 @@ import type { Engine } from '../../core/logs/model';
 import { CheckoutSet, type CheckoutPlaces, type OpenCheckout } from '../../core/source/checkouts';
 import { RecordSourceLocator, type LocatedSource, type SourceLocator } from '../../core/source/locate';
 import type { CheckoutSourceResolver } from '../../core/source/index';
+import { releaseCacheRoot, releaseLabel, releaseSource, removeReleaseSources, ReleaseSourceError, type StatedRelease } from '../../core/source/release';
 import type { HopLensConfig } from '../../config';
 import { forWorkbench } from '../../core/text/workbench';
 import { Disposable } from '../../util/dispose';
@@ -36,6 +37,8 @@ export class SourceService extends Disposable {
   readonly checkouts: CheckoutSet;
   readonly locator: RecordSourceLocator;
   private readonly pinWarned = new Set<Engine>();
+  /** Releases already offered in this window (`vllm==0.8.5`). */
+  private readonly releasesOffered = new Set<string>();
   /** Each engine's checkout notice (off its pin, or no commit), shown only while its log is active. */
   private readonly pinNotices = new Map<Engine, { text: string; tooltip: string }>();
   private activeEngine: Engine | null = null;
@@ -44,7 +47,7 @@ export class SourceService extends Disposable {
   readonly onDidChange = this.changed.event;
   private readonly status = this._register(vscode.window.createStatusBarItem('hoplens.checkout', vscode.StatusBarAlignment.Right, 10));
 
-  constructor(deps: SourceServiceDeps) {
+  constructor(private readonly deps: SourceServiceDeps) {
     super();
     const { log } = deps;
     this.status.name = 'HopLens checkout';
@@ -68,6 +71,7 @@ export class SourceService extends Disposable {
           if (configured) void vscode.window.showWarningMessage(`HopLens: the ${engine} checkout setting does not point at a usable checkout: ${forWorkbench(message)}`);
         },
         changed: () => { this.locator.forget(); this.changed.fire(); },
+        stated: (_path, release) => { void this.offerRelease(release); },
       },
     });
     this.locator = new RecordSourceLocator(this.checkouts, (rec, e) => log.warn(`resolve line ${rec.line}: ${e.message}`));
@@ -90,7 +94,65 @@ export class SourceService extends Disposable {
     if (uri.scheme === 'file') await this.checkouts.prepareForLog(uri.fsPath);
   }
 
+  /**
+   * A log states the release that printed it: when the source in use is another (or none), offer
+   * that release's own source, once per release and window; fetched with progress, cancellable.
+   */
+  private async offerRelease(stated: StatedRelease): Promise<void> {
+    const key = `${stated.engine}==${stated.version}`;
+    if (this.releasesOffered.has(key)) return;
+    const r = await this.checkouts.resolver(stated.engine);
+    if (r?.checkout.release?.version === stated.version) return;
+    this.releasesOffered.add(key);
+    const label = releaseLabel(stated);
+    const now = r ? (r.checkout.release ? `${releaseLabel(r.checkout.release)} · release source` : `the checkout at ${r.checkout.root}`) : 'no checkout';
+    const use = 'Use Release Source';
+    const pick = await vscode.window.showInformationMessage(
+      `HopLens: this log was printed by ${forWorkbench(label)} (line ${forWorkbench(String(stated.line))}); its lines are resolved in ${forWorkbench(now)}. `
+      + `Resolve them in ${forWorkbench(label)}'s own source?`, use);
+    if (pick !== use) return;
+    await this.useRelease(stated);
+  }
+
+  /** Resolves an engine's logs in a release's own source: the installed engine of that version, else fetched once through pip. */
+  async useRelease(spec: StatedRelease | { engine: Engine; version: string }): Promise<string | null> {
+    const label = releaseLabel(spec);
+    try {
+      const python = await selectedPython();
+      const got = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: `HopLens: ${label} source`, cancellable: true },
+        (progress, token) => {
+          const ctl = new AbortController();
+          token.onCancellationRequested(() => ctl.abort());
+          return releaseSource(spec, { python, signal: ctl.signal, onProgress: (line) => progress.report({ message: forWorkbench(line.slice(0, 120)) }) });
+        });
+      this.deps.log.info(`${label}: ${got.via === 'installed' ? 'the installed package' : 'release source'} at ${got.root}`);
+      this.checkouts.useSource(spec.engine, got.root);
+      return got.root;
+    } catch (e) {
+      if (e instanceof ReleaseSourceError && e.kind === 'cancelled') return null;
+      const why = e instanceof Error ? e.message : String(e);
+      void vscode.window.showWarningMessage(`HopLens: ${forWorkbench(label)}'s source could not be had (${forWorkbench(why)}); the configured checkout stays in use, with its drift shown.`);
+      return null;
+    }
+  }
+
+  /** Removes the cached release sources; an engine resolving in one goes back to its checkout. */
+  removeReleaseSources(): number {
+    const root = releaseCacheRoot();
+    for (const engine of ['vllm', 'sglang'] as const) {
+      if (this.checkouts.chosenSource(engine)?.startsWith(root)) this.checkouts.useSource(engine, null);
+    }
+    this.releasesOffered.clear();
+    return removeReleaseSources(root).length;
+  }
+
   private showPin(engine: Engine, r: CheckoutSourceResolver, log: Logger): void {
+    if (r.checkout.release) {
+      this.pinNotices.set(engine, { text: `$(package) ${releaseLabel(r.checkout.release)} · release source`, tooltip: forWorkbench(r.pin.message ?? r.checkout.root) });
+      this.showCheckoutNoticeFor(this.activeEngine);
+      return;
+    }
     if (r.pin.message === null) { this.pinNotices.delete(engine); this.showCheckoutNoticeFor(this.activeEngine); return; }
     const notice = {
       text: r.pin.state === 'differs' ? `$(git-commit) ${engine} ≠ pin` : `$(git-commit) ${engine}: no commit`,
@@ -130,4 +192,15 @@ export class SourceService extends Disposable {
     if (vscode.window.tabGroups.activeTabGroup.activeTab?.isPreview === true) await vscode.commands.executeCommand('workbench.action.keepEditor');
     await vscode.window.showTextDocument(doc, { selection: new vscode.Range(line, 0, line, 0), preview: true });
   }
+}
+
+/** The interpreter the Python extension selected (its environments API), else python3. */
+async function selectedPython(): Promise<string> {
+  const ext = vscode.extensions.getExtension<{ environments?: { getActiveEnvironmentPath?(): { path?: string } } }>('ms-python.python');
+  try {
+    const api = ext ? (ext.isActive ? ext.exports : await ext.activate()) : undefined;
+    const path = api?.environments?.getActiveEnvironmentPath?.()?.path;
+    if (path) return path;
+  } catch { /* not usable: the default */ }
+  return 'python3';
 }

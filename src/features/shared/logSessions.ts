@@ -57,7 +57,8 @@ export interface RequestLogSource {
 }
 
 /** The Requests view's source for a log's session (follows it when the session starts over). */
-export function documentLogSource(uri: vscode.Uri, session: { readonly tracker: RequestTracker; readonly engine: Engine | null; readonly syncing: boolean }): RequestLogSource {
+export function documentLogSource(uri: vscode.Uri,
+  session: { readonly tracker: RequestTracker; readonly engine: Engine | null; readonly syncing: boolean }): RequestLogSource {
   return {
     label: uri.path.split('/').pop() ?? uri.path,
     uri,

@@ -1,5 +1,6 @@
 // The editor's request timelines: builds one with the core (core/timeline/load.ts) from the
-// logs chosen (an open log from its session, with its unsaved edits; any other from disk), the spans the editor holds (trace receiver, OTLP files), the open call-trace
+// logs chosen (an open log from its session, with its unsaved edits; any other from disk), the
+// spans the editor holds (trace receiver, OTLP files), the open call-trace
 // folders and the client's measurement when the request was traced here, then shows it in a
 // panel. Sources are injected: this file reads no setting or view of its own.
 import * as vscode from 'vscode';

@@ -80,7 +80,8 @@ export class SglangChatChunks {
 export class SglangGenerateChunks {
   constructor(private readonly rid: string, private readonly promptTokens: number) {}
 
-  frame(text: string, outputIds: number[], completionTokens: number, finish: { type: string; length?: number } | null, extra: Record<string, number> = {}): string {
+  frame(text: string, outputIds: number[], completionTokens: number, finish: { type: string; length?: number } | null, extra: Record<string,
+    number> = {}): string {
     const meta: Record<string, unknown> = {
       id: this.rid, finish_reason: finish, prompt_tokens: this.promptTokens, weight_version: 'default', num_retractions: 0,
       reasoning_tokens: 0, completion_tokens: completionTokens, cached_tokens: 0, ...extra,

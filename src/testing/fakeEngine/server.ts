@@ -330,7 +330,8 @@ export async function startFakeEngine(opts: FakeEngineOptions): Promise<FakeEngi
       else {
         const last = i === nFrames - 1;
         chunk = sglGen!.frame(s.incremental ? textNow : full, s.incremental ? ids.slice(i * k - upTo) : [...ids], upTo,
-          last ? sglangFinish(reply) : null, i === 0 ? { response_sent_to_client_ts: Date.now() / 1000 } : last ? { e2e_latency: (performance.now() - arrived) / 1000 } : {});
+          last ? sglangFinish(reply) : null,
+          i === 0 ? { response_sent_to_client_ts: Date.now() / 1000 } : last ? { e2e_latency: (performance.now() - arrived) / 1000 } : {});
       }
       pending += sse(chunk);
       pendingFrames++;

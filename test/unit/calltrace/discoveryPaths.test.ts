@@ -78,3 +78,22 @@ test('a traced file opens where it ran when it is on this machine, else mapped o
   assert.deepEqual(localTracedFile('/workspace/vllm/vllm/v1/engine/llm_engine.py', checkouts, exists), { path: '/home/me/vllm/vllm/v1/engine/llm_engine.py', found: false });
   assert.deepEqual(localTracedFile('/opt/app/server.py', {}, exists), { path: '/opt/app/server.py', found: false });
 });
+
+test('paths from another machine open the same file by its package-relative path, whatever the local layout', () => {
+  // A vLLM release source (the package at the root), an installed SGLang (site-packages/sglang, no python/ folder).
+  const here = new Set([
+    '/cache/releases/vllm-0.8.5/vllm/v1/engine/core.py',
+    '/venv/site-packages/sglang/srt/managers/scheduler.py',
+    '/home/me/vllm/tests/test_config.py',
+  ]);
+  const exists = (p: string) => here.has(p);
+  assert.deepEqual(localTracedFile('/usr/local/lib/python3.12/site-packages/vllm/v1/engine/core.py', { vllm: '/cache/releases/vllm-0.8.5' }, exists),
+    { path: '/cache/releases/vllm-0.8.5/vllm/v1/engine/core.py', found: true });
+  for (const traced of ['/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py', '/usr/lib/python3.12/site-packages/sglang/srt/managers/scheduler.py']) {
+    assert.deepEqual(localTracedFile(traced, { sglang: '/venv/site-packages' }, exists), { path: '/venv/site-packages/sglang/srt/managers/scheduler.py', found: true }, traced);
+  }
+  // A container's checkout at /workspace/vllm: its tests/ folder is the checkout's, not the package's.
+  assert.deepEqual(localTracedFile('/workspace/vllm/tests/test_config.py', { vllm: '/home/me/vllm' }, exists), { path: '/home/me/vllm/tests/test_config.py', found: true });
+  // Not here at all: the checkout's path, said to be missing (never another file).
+  assert.deepEqual(localTracedFile('/workspace/vllm/vllm/nope.py', { vllm: '/home/me/vllm' }, exists), { path: '/home/me/vllm/vllm/nope.py', found: false });
+});

@@ -34,7 +34,8 @@ export function tempDir(prefix = 'hoplens-ct-'): string {
 }
 
 /** Writes a trace file with vLLM's naming into dir/vllm-instance-<id>/ and returns its path. */
-export function writeTrace(dir: string, lines: string[] | string, opts: { pid?: number; tid?: number; instance?: string; trailingNewline?: boolean } = {}): string {
+export function writeTrace(dir: string, lines: string[] | string,
+  opts: { pid?: number; tid?: number; instance?: string; trailingNewline?: boolean } = {}): string {
   const inst = join(dir, `vllm-instance-${opts.instance ?? '42'}`);
   mkdirSync(inst, { recursive: true });
   const path = join(inst, `VLLM_TRACE_FUNCTION_for_process_${opts.pid ?? 100}_thread_${opts.tid ?? 200}_at_2026-08-21_22:30:01.123456.log`);

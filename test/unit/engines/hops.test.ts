@@ -92,3 +92,12 @@ test('V9 is printed from serving_engine.py (late 2025) as from the pin\'s servin
   assert.equal(matchHop('vllm', m, 'serving.py', 'vllm')?.hop.id, 'V9');
   assert.equal(matchHop('vllm', m, 'utils.py', 'vllm'), null);
 });
+
+test('the hop table explains its ids (engine letter, step number, suffixes, startup notices) before the rows', () => {
+  for (const engine of ['vllm', 'sglang'] as const) {
+    const md = renderHopTableMarkdown(engine);
+    const legend = md.indexOf('**Hop ids.**');
+    assert.ok(legend > 0 && legend < md.indexOf('| hop | process |'), `${engine}: a legend above the table`);
+    assert.match(md, /`V` vLLM, `S` SGLang.*`hop 2` for `V2`.*`V0a`, `V0b` are notices printed once at startup/);
+  }
+});

@@ -43,7 +43,10 @@ export class Disposable {
   static from(...ds: { dispose(): unknown }[]): Disposable { return new Disposable(() => ds.forEach((d) => d.dispose())); }
   dispose(): void { this.fn(); }
 }
-export class CodeLens { command: { title: string; command: string; arguments?: unknown[]; tooltip?: string } | undefined; constructor(readonly range: Range) {} }
+export class CodeLens {
+  command: { title: string; command: string; arguments?: unknown[]; tooltip?: string } | undefined;
+  constructor(readonly range: Range) {}
+}
 export class DocumentLink { target: Uri | undefined; tooltip: string | undefined; constructor(readonly range: Range) {} }
 export class MarkdownString {
   value = ''; isTrusted: unknown; supportHtml = false;
@@ -166,8 +169,10 @@ export const window = {
   showSaveDialog: async (options?: unknown) => reply('saveDialog', { options }),
   withProgress: async <T>(_options: unknown, task: (p: { report(v: unknown): void }, t: CancellationToken) => Promise<T>) =>
     task({ report() {} }, { isCancellationRequested: false, onCancellationRequested: () => ({ dispose() {} }) }),
-  createWebviewPanel: (viewType: string, title: string, column: unknown) => { const p = new InMemoryWebviewPanel(viewType, title, column); panels.push(p); return p; },
-  createTreeView: () => ({ visible: true, message: undefined as string | undefined, description: undefined as string | undefined, reveal: async () => undefined, dispose() {} }),
+  createWebviewPanel: (viewType: string, title: string, column: unknown) => { const p = new InMemoryWebviewPanel(viewType, title,
+    column); panels.push(p); return p; },
+  createTreeView: () => ({ visible: true, message: undefined as string | undefined, description: undefined as string | undefined,
+    reveal: async () => undefined, dispose() {} }),
   visibleTextEditors: [] as InMemoryEditor[],
   activeTextEditor: undefined as InMemoryEditor | undefined,
   onDidChangeTextEditorVisibleRanges: events.visibleRanges.event,
@@ -201,7 +206,8 @@ export const workspace = {
     },
   }),
   getWorkspaceFolder: () => undefined,
-  createFileSystemWatcher: () => ({ onDidChange: () => ({ dispose() {} }), onDidCreate: () => ({ dispose() {} }), onDidDelete: () => ({ dispose() {} }), dispose() {} }),
+  createFileSystemWatcher: () => ({ onDidChange: () => ({ dispose() {} }), onDidCreate: () => ({ dispose() {} }),
+    onDidDelete: () => ({ dispose() {} }), dispose() {} }),
   registerTextDocumentContentProvider: (scheme: string, provider: { provideTextDocumentContent(uri: Uri): string | undefined }) => {
     contentProviders.set(scheme, provider);
     return { dispose: () => { if (contentProviders.get(scheme) === provider) contentProviders.delete(scheme); } };
@@ -222,7 +228,8 @@ export const workspace = {
   },
 };
 /** Settings written (workspace.getConfiguration(section, scope).update), in order. */
-export const configUpdates: { section?: string; scope?: unknown; key: string; value: unknown; target?: ConfigurationTarget; overrideInLanguage?: boolean }[] = [];
+export const configUpdates: { section?: string; scope?: unknown; key: string; value: unknown;
+  target?: ConfigurationTarget; overrideInLanguage?: boolean }[] = [];
 let clipboard = '';
 export const env = {
   clipboard: { writeText: async (t: string) => { clipboard = t; }, readText: async () => clipboard },

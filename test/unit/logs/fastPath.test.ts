@@ -11,6 +11,7 @@ import { citedSource } from '../../../src/core/source/locate';
 import { vllmFastPath } from '../../../src/core/logs/fastVllm';
 import { fastJson as fastJsonAt } from './fastJson';
 import { ridQueryMatcher } from '../../../src/core/logs/requestIds';
+import { StatementTable, statementJson } from '../../../src/core/logs/statements';
 
 const FIX = join(__dirname, '..', '..', '..', '..', 'test', 'fixtures', 'logs');
 const REF = Date.UTC(2026, 7, 22);
@@ -150,4 +151,34 @@ test('a line holding a second record (a paste lost its newline) is left to the p
   // A date in a message is no record: the fast path may decline, the parser keeps one record.
   const dated = '(APIServer pid=7) INFO 08-21 22:30:05 [x.py:1] checkpoint of 08-21 22:30:00 restored';
   assert.equal(parseLine(dated, 1, 0, createParseState({ referenceTime: REF })).glued, undefined);
+});
+
+test('annotate --summary: the fast path counts every statement as the string parser does (count, first, last, source, example)', () => {
+  const lines = [
+    ...readFileSync(join(FIX, 'vllm_info_chat_and_abort.log'), 'utf8').replace(/\n$/, '').split('\n'),
+    ...readFileSync(join(FIX, 'vllm_debug_tp2_multiline.log'), 'utf8').replace(/\n$/, '').split('\n'),
+    ...EXTRA,
+    // The same statements again, a second later: first and last differ.
+    ...readFileSync(join(FIX, 'vllm_info_chat_and_abort.log'), 'utf8').replace(/\n$/, '').split('\n').map((l) => l.replace(/(\d\d:\d\d):(\d\d) /, (_, hm, sec) => `${hm}:${String(Number(sec) + 1).padStart(2, '0')} `)),
+  ];
+  const slowTable = new StatementTable();
+  const slowState = createParseState({ referenceTime: REF });
+  lines.forEach((l, i) => { const r = parseLine(l, i + 1, 0, slowState); slowTable.addRecord(r, citedSource(r)); });
+
+  const fastTable = new StatementTable();
+  const st = createParseState({ referenceTime: REF });
+  const counters = { handled: 0, unmatched: 0 };
+  const fast = vllmFastPath(st, null, null, counters, null, null, fastTable); // as `annotate --summary` runs it: no request index
+  const buf = Buffer.from(lines.join('\n') + '\n');
+  let pos = 0;
+  lines.forEach((l, i) => {
+    const end = buf.indexOf(10, pos);
+    if (!fast(buf, pos, end, i + 1, pos)) { const r = parseLine(l, i + 1, pos, st); fastTable.addRecord(r, citedSource(r)); }
+    pos = end + 1;
+  });
+  assert.ok(counters.handled > 40, `the fast path took ${counters.handled} lines`);
+  assert.equal(fastTable.lines, lines.length);
+  assert.deepEqual(fastTable.sorted().map(statementJson), slowTable.sorted().map(statementJson));
+  const added = fastTable.sorted().find((s) => s.fileinfo === 'async_llm.py' && s.lineno === 439 && s.hop === 'V2');
+  assert.ok(added && added.count > 5 && added.firstTime !== null && added.lastTime! > added.firstTime, JSON.stringify(added && statementJson(added)));
 });

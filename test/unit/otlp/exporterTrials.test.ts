@@ -14,7 +14,8 @@ import {
 
 const BASE_MS = Date.UTC(2026, 10, 29, 9, 0, 0);
 
-async function withReceiver(fn: (rx: OtlpReceiver, kept: OtlpSpan[], errors: string[]) => Promise<void>, onSpans?: (spans: OtlpSpan[]) => void | Promise<void>): Promise<void> {
+async function withReceiver(fn: (rx: OtlpReceiver, kept: OtlpSpan[], errors: string[]) => Promise<void>,
+  onSpans?: (spans: OtlpSpan[]) => void | Promise<void>): Promise<void> {
   const kept: OtlpSpan[] = [];
   const errors: string[] = [];
   const rx = await startOtlpReceiver({ port: 0, onSpans: onSpans ?? ((s) => { kept.push(...s); }), onError: (m) => errors.push(m) });

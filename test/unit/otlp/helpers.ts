@@ -16,7 +16,8 @@ interface FixtureEvent { name?: string; offsetMs: number; attributes: Attributes
 export interface VllmFixture {
   resource: Attributes;
   llm_requests: Array<{ startOffsetMs: number; endOffsetMs: number; attributes: Attributes; events: FixtureEvent[] }>;
-  scheduler_steps: { name: string; scope: string; startOffsetMs: number; endOffsetMs: number; batch_summaries: FixtureEvent[]; request_snapshots: FixtureEvent[] };
+  scheduler_steps: { name: string; scope: string; startOffsetMs: number; endOffsetMs: number;
+    batch_summaries: FixtureEvent[]; request_snapshots: FixtureEvent[] };
   llm_core: { scope: string; startOffsetMs: number; endOffsetMs: number; attributes: Attributes; events: FixtureEvent[] };
 }
 

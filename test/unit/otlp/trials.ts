@@ -37,7 +37,8 @@ export function exportOnce(exporter: SpanExporter, spans: ReadableSpan[]): Promi
  * A tracer whose finished spans are collected (not exported): the trials choose how to send
  * them. `ids` replaces the SDK's random ids (to make a span the receiver must reject).
  */
-export function recordingTracer(resource: Attributes, scope: string, ids?: IdGenerator, attributeCountLimit?: number): { tracer: Tracer; finished(): ReadableSpan[] } {
+export function recordingTracer(resource: Attributes, scope: string, ids?: IdGenerator,
+  attributeCountLimit?: number): { tracer: Tracer; finished(): ReadableSpan[] } {
   const memory = new InMemorySpanExporter();
   const provider = new BasicTracerProvider({
     resource: new Resource(resource),
@@ -54,7 +55,8 @@ export async function exportBatched(url: string, o: ExporterOptions, resource: A
   const memory = new InMemorySpanExporter();
   const provider = new BasicTracerProvider({ resource: new Resource(resource) });
   provider.addSpanProcessor(new SimpleSpanProcessor(memory));
-  provider.addSpanProcessor(new BatchSpanProcessor(makeExporter(url, o), { maxExportBatchSize, maxQueueSize: Math.max(2048, maxExportBatchSize * 2), scheduledDelayMillis: 50 }));
+  provider.addSpanProcessor(new BatchSpanProcessor(makeExporter(url, o), { maxExportBatchSize, maxQueueSize: Math.max(2048, maxExportBatchSize * 2),
+    scheduledDelayMillis: 50 }));
   build(provider.getTracer(scope, '0.15.1'));
   await provider.forceFlush();
   const sent = [...memory.getFinishedSpans()]; // shutdown() empties the memory exporter
@@ -319,7 +321,8 @@ export function idsWithBadSpans(bad: Map<number, string>): IdGenerator {
 export async function withSdkWarnings<T>(fn: () => Promise<T>): Promise<{ value: T; warnings: string[] }> {
   const warnings: string[] = [];
   const push = (...args: unknown[]) => { warnings.push(args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))).join(' ')); };
-  diag.setLogger({ error: push, warn: push, info: () => {}, debug: () => {}, verbose: () => {} }, { logLevel: DiagLogLevel.WARN, suppressOverrideMessage: true });
+  diag.setLogger({ error: push, warn: push, info: () => {}, debug: () => {}, verbose: () => {} }, { logLevel: DiagLogLevel.WARN,
+    suppressOverrideMessage: true });
   try {
     return { value: await fn(), warnings };
   } finally {

@@ -22,7 +22,8 @@ function setUp(includePromptsAndOutputs = false) {
   const openedSources: LocatedSource[] = [];
   const settings = { current: { export: { includePromptsAndOutputs } } as HopLensConfig };
   const notLarge = { get: () => undefined, reveal: async () => undefined, openFile: async () => undefined };
-  const disposable = registerLogCommands({ logs, sources: { open: async (s) => { openedSources.push(s); } }, requests, largeLogs: notLarge, settings, log: quiet });
+  const disposable = registerLogCommands({ logs, sources: { open: async (s) => { openedSources.push(s); } }, requests, largeLogs: notLarge, settings,
+    log: quiet });
   const doc = new InMemoryDocument(Uri.file('/logs/vllm.log'), LOG);
   workspace.textDocuments = [doc];
   messages.length = 0;

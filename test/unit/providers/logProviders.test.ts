@@ -35,7 +35,8 @@ function openLog(opts: { checkout?: CheckoutResolver | null; noCodeLens?: boolea
   session.syncTextNow(doc.getText());
   const entry: LogDocumentAnnotation = { uri: doc.uri as unknown as vscode.Uri, session, chars: LOG.length, noCodeLens: opts.noCodeLens ?? false };
   const changed = new EventEmitter<vscode.Uri>();
-  const sessions: LogSessions = { get: () => entry, find: () => entry, onDidChange: changed.event as never, onDidClose: new EventEmitter<vscode.Uri>().event as never };
+  const sessions: LogSessions = { get: () => entry, find: () => entry, onDidChange: changed.event as never,
+    onDidClose: new EventEmitter<vscode.Uri>().event as never };
   const editor = new InMemoryEditor(doc, [new Range(0, 0, doc.lineCount - 1, 0)]);
   window.visibleTextEditors = [editor];
   return { doc, session, sessions, editor, asDoc: doc as unknown as vscode.TextDocument };

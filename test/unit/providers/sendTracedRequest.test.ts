@@ -40,7 +40,8 @@ function setUp(overrides: { server?: Partial<HopLensConfig['server']>; serverLog
   const secrets = new Map<string, string>();
   const context = {
     extensionUri: Uri.file('/ext'),
-    secrets: { get: async (k: string) => secrets.get(k), store: async (k: string, v: string) => { secrets.set(k, v); }, delete: async (k: string) => { secrets.delete(k); } },
+    secrets: { get: async (k: string) => secrets.get(k), store: async (k: string, v: string) => { secrets.set(k, v); },
+      delete: async (k: string) => { secrets.delete(k); } },
   } as unknown as vscode.ExtensionContext;
   const logs = new LogDocumentService({ log: quiet, sources: new RecordSourceLocator({ ready: () => null }), largeFileOptimizations: () => true });
   const requests = new RequestsViewProvider();

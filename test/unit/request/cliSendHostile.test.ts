@@ -14,7 +14,8 @@ import type { TraceJson } from '../../../src/core/request/index';
 
 interface Seen { method: string; url: string; headers: IncomingMessage['headers']; at: number }
 
-async function serve(handler: (req: IncomingMessage, res: ServerResponse, seen: Seen[]) => void): Promise<{ url: string; seen: Seen[]; close(): Promise<void> }> {
+async function serve(handler: (req: IncomingMessage, res: ServerResponse,
+  seen: Seen[]) => void): Promise<{ url: string; seen: Seen[]; close(): Promise<void> }> {
   const seen: Seen[] = [];
   const server: Server = createServer((req, res) => {
     seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, at: performance.now() });

@@ -194,7 +194,8 @@ test('API key: sent as Bearer, never stored in the result or its exports', async
     assert.match(without.record.error!.hint, /API key/);
     const withKey = await sendTracedRequest({ url, apiKey: key, ...quick });
     assert.equal(withKey.record.error, null);
-    const everything = JSON.stringify(withKey.record) + JSON.stringify(toJson(withKey.record, withKey.metrics)) + toCurlCommand(withKey.record, { usedApiKey: true });
+    const everything = JSON.stringify(withKey.record) + JSON.stringify(toJson(withKey.record, withKey.metrics)) + toCurlCommand(withKey.record,
+      { usedApiKey: true });
     assert.ok(!everything.includes(key), 'the API key leaked into the result');
     assert.match(toCurlCommand(withKey.record, { usedApiKey: true }), /Authorization: Bearer \$HOPLENS_API_KEY/);
   });

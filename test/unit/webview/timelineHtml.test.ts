@@ -218,7 +218,8 @@ test('calls lanes load lazily: the page carries their title, notes and count, no
     const lazyTrack = trackOf(lazy, lane.id);
     if (lane.kind === 'calls') {
       // The page's data and HTML: title, notes, count and height; no call.
-      assert.deepEqual([sent.title, sent.notes, sent.count, sent.rows, sent.lazy, sent.items], [lane.title, lane.notes, lane.items.length, lane.rows, true, []]);
+      assert.deepEqual([sent.title, sent.notes, sent.count, sent.rows, sent.lazy, sent.items], [lane.title, lane.notes, lane.items.length, lane.rows,
+        true, []]);
       assert.deepEqual(itemsIn(lazyTrack), [], 'no call drawn');
       assert.equal(attr(lazyTrack, 'data-lazy'), '1');
       assert.equal(attr(lazyTrack, 'tabindex'), '0', 'reachable with Tab, which loads it');
