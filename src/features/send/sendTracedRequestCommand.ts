@@ -168,7 +168,14 @@ export class TracedRequestCommands {
     if (!uri) { void vscode.window.showInformationMessage('HopLens: no server log is open or set in hoplens.serverLog.'); return; }
     const doc = await vscode.workspace.openTextDocument(uri);
     this.deps.logs.logs.force(doc);
-    const ann = await this.deps.logs.logs.settled(doc);
+    let ann = await this.deps.logs.logs.settled(doc);
+    // The server appends the request's lines to a log VS Code already holds; its document catches
+    // up with the file only when VS Code re-reads it. Wait for that (bounded) rather than open the
+    // log at its first line, which is another request's.
+    for (const until = Date.now() + 3000; line === undefined && !ann?.session.tracker.get(rid) && Date.now() < until;) {
+      await docChangedOrTimeout(doc, 250);
+      ann = await this.deps.logs.logs.settled(doc);
+    }
     const target = line ?? (ann?.session.tracker.get(rid)?.firstLine ?? 1);
     await vscode.commands.executeCommand(CommandIds.revealLogLine, uri, target);
     if (ann) {
@@ -197,4 +204,13 @@ export class TracedRequestCommands {
     await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.Beside });
     return report;
   }
+}
+
+/** Resolves when VS Code changes this document's text, or after ms. */
+function docChangedOrTimeout(doc: vscode.TextDocument, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => { clearTimeout(timer); sub.dispose(); resolve(); };
+    const timer = setTimeout(done, ms);
+    const sub = vscode.workspace.onDidChangeTextDocument((e) => { if (e.document === doc) done(); });
+  });
 }
