@@ -29,7 +29,10 @@ describe('Find Request in the Fleet', () => {
   });
   after(async () => {
     await config().update('fleet.logs', undefined, vscode.ConfigurationTarget.Workspace);
-    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    // Only the fleet's own documents: the tests after this one keep the logs they have open.
+    for (const tab of vscode.window.tabGroups.all.flatMap((g) => g.tabs)) {
+      if (tab.input instanceof vscode.TabInputText && tab.input.uri.scheme === 'hoplens-fleet') await vscode.window.tabGroups.close(tab);
+    }
     await vl?.stop();
   });
 

@@ -61,6 +61,8 @@ async function confirmOptions(o: TraceOptions): Promise<TraceOptions | undefined
 
 export class TracedRequestCommands {
   private last: TracedRequest | undefined;
+  /** Where the server-log reader found each traced request's first line on disk (1-based). */
+  private readonly firstLogLine = new WeakMap<TracedRequest, number>();
   private lastPanel: RequestReportPanel | undefined;
   private readonly serverLog: ServerLogReader;
   constructor(private readonly deps: SendDeps) {
@@ -123,6 +125,7 @@ export class TracedRequestCommands {
     const { lines, note } = logPath
       ? await this.serverLog.linesOf(logPath, result.record, sizeBefore)
       : { lines: null, note: 'Set hoplens.serverLog (or open the server log) to see this request\'s server lines here.' };
+    if (lines?.length) this.firstLogLine.set(result, lines[0].line);
     const reportLines: ReportLogLine[] | null = lines && lines.map((l) => ({
       line: l.line, text: l.text, sinceRequestStartMs: l.sinceRequestStartMs, resolution: l.resolution ?? 's',
     }));
@@ -176,7 +179,9 @@ export class TracedRequestCommands {
       await docChangedOrTimeout(doc, 250);
       ann = await this.deps.logs.logs.settled(doc);
     }
-    const target = line ?? (ann?.session.tracker.get(rid)?.firstLine ?? 1);
+    // The session may not hold the request yet (VS Code re-reads a log the server appended to only
+    // when it shows it again): then the line the server-log reader found on disk, not line 1.
+    const target = line ?? ann?.session.tracker.get(rid)?.firstLine ?? this.firstLogLine.get(r) ?? 1;
     await vscode.commands.executeCommand(CommandIds.revealLogLine, uri, target);
     if (ann) {
       this.deps.logs.requests.setSource(documentLogSource(uri, ann.session));
