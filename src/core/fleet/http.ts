@@ -216,3 +216,29 @@ export function parseJsonLines(res: HttpResponse, url: string): Array<Record<str
   }
   return out;
 }
+
+/** What a store client is built with (model.ts's ClientOptions has these fields). */
+interface StoreHttpOptions { transport?: HttpTransport; credentials?: FleetCredentials; timeoutMs?: number; maxBytes?: number }
+
+/**
+ * One store's calls: its transport, its headers (JSON, any the store's API needs, its credentials),
+ * the time bound and the body cap, read once from the client's options; every client asks through it.
+ */
+export class StoreHttp {
+  readonly transport: HttpTransport;
+  readonly headers: Record<string, string>;
+  readonly timeoutMs: number;
+  readonly maxBytes: number;
+
+  constructor(opts: StoreHttpOptions, storeHeaders: Record<string, string> = {}) {
+    this.transport = opts.transport ?? fetchTransport;
+    this.headers = { Accept: 'application/json', ...storeHeaders, ...authHeaders(opts.credentials) };
+    this.timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.maxBytes = opts.maxBytes ?? DEFAULT_MAX_BYTES;
+  }
+
+  /** One call, bounded by the store's time and body cap. */
+  request(url: string, signal?: AbortSignal, call: { method?: 'GET' | 'POST'; body?: string } = {}): Promise<HttpResponse> {
+    return this.transport.request({ url, ...call, headers: this.headers, timeoutMs: this.timeoutMs, maxBytes: this.maxBytes, signal });
+  }
+}

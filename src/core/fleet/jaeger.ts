@@ -9,7 +9,7 @@
 import { decodeOtlpJson, OtlpDecodeError } from '../otlp/decode';
 import { jaegerSpanToOtlp, type JaegerTrace } from '../otlp/query';
 import type { OtlpSpan } from '../otlp/types';
-import { authHeaders, DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS, fetchTransport, FleetError, parseJsonAnswer, type HttpTransport } from './http';
+import { FleetError, parseJsonAnswer, StoreHttp } from './http';
 import type { ClientOptions, StoreEndpoint, TimeWindow, TraceAnswer, TraceStoreClient } from './model';
 import { normaliseTraceId, REQUEST_ID_ATTRIBUTES, traceAttributeValues } from './requestIds';
 
@@ -19,21 +19,15 @@ const PARALLEL_SEARCHES = 4;
 const TRACES_PER_SEARCH = 20;
 
 export class JaegerClient implements TraceStoreClient {
-  private readonly transport: HttpTransport;
-  private readonly headers: Record<string, string>;
-  private readonly timeoutMs: number;
-  private readonly maxBytes: number;
+  private readonly http: StoreHttp;
 
   constructor(readonly endpoint: StoreEndpoint, opts: ClientOptions = {}) {
-    this.transport = opts.transport ?? fetchTransport;
-    this.headers = { Accept: 'application/json', ...authHeaders(opts.credentials) };
-    this.timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    this.maxBytes = opts.maxBytes ?? DEFAULT_MAX_BYTES;
+    this.http = new StoreHttp(opts);
   }
 
   private async getJson(path: string, signal?: AbortSignal): Promise<unknown> {
     const url = `${this.endpoint.baseUrl}${path}`;
-    const res = await this.transport.request({ url, headers: this.headers, timeoutMs: this.timeoutMs, maxBytes: this.maxBytes, signal });
+    const res = await this.http.request(url, signal);
     return parseJsonAnswer(res, url);
   }
 
@@ -54,7 +48,7 @@ export class JaegerClient implements TraceStoreClient {
   /** One trace's spans: v3 (OTLP), else v1; `[]` when Jaeger has no such trace. */
   private async trace(id: string, v1Copy: JaegerTrace | undefined, signal?: AbortSignal): Promise<OtlpSpan[]> {
     const url = `${this.endpoint.baseUrl}/api/v3/traces/${id}`;
-    const res = await this.transport.request({ url, headers: this.headers, timeoutMs: this.timeoutMs, maxBytes: this.maxBytes, signal });
+    const res = await this.http.request(url, signal);
     if (res.status === 404 && /^\s*\{/.test(res.text)) return v1Copy ? this.fromV1([v1Copy]) : []; // v3's "No traces found"
     if (res.status === 404 || res.status === 405) return this.traceV1(id, v1Copy, signal); // no v3 route: a v1 query service
     const body = parseJsonAnswer(res, url) as { result?: unknown };
@@ -69,7 +63,7 @@ export class JaegerClient implements TraceStoreClient {
   private async traceV1(id: string, v1Copy: JaegerTrace | undefined, signal?: AbortSignal): Promise<OtlpSpan[]> {
     if (v1Copy) return this.fromV1([v1Copy]);
     const url = `${this.endpoint.baseUrl}/api/traces/${id}`;
-    const res = await this.transport.request({ url, headers: this.headers, timeoutMs: this.timeoutMs, maxBytes: this.maxBytes, signal });
+    const res = await this.http.request(url, signal);
     if (res.status === 404 && /^\s*\{/.test(res.text)) return [];
     const body = parseJsonAnswer(res, url) as { data?: JaegerTrace[] | null };
     return this.fromV1(Array.isArray(body.data) ? body.data : []);

@@ -3,7 +3,7 @@
 // alternation), direction=backward paged by time (paging.ts), X-Scope-OrgID for a multi-tenant
 // Loki. Each result stream keeps its labels. Loki is AGPL: it is never built or run here; the
 // tests hold this client to the response shapes of Loki's HTTP API documentation.
-import { authHeaders, DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS, fetchTransport, FleetError, parseJsonAnswer, type HttpTransport } from './http';
+import { FleetError, parseJsonAnswer, StoreHttp } from './http';
 import { groupStreams, type ClientOptions, type LogAnswer, type LogQueryOptions, type LogStoreClient, type StoreEndpoint, type TimeWindow } from './model';
 import { pageBackwards, type PagedRow } from './paging';
 
@@ -32,16 +32,10 @@ export function requestLogQl(terms: readonly string[], selector: string): string
 interface LokiStream { stream?: Record<string, unknown>; values?: unknown }
 
 export class LokiClient implements LogStoreClient {
-  private readonly transport: HttpTransport;
-  private readonly headers: Record<string, string>;
-  private readonly timeoutMs: number;
-  private readonly maxBytes: number;
+  private readonly http: StoreHttp;
 
   constructor(readonly endpoint: StoreEndpoint, opts: ClientOptions = {}) {
-    this.transport = opts.transport ?? fetchTransport;
-    this.headers = { Accept: 'application/json', ...authHeaders(opts.credentials) };
-    this.timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    this.maxBytes = opts.maxBytes ?? DEFAULT_MAX_BYTES;
+    this.http = new StoreHttp(opts);
   }
 
   async requestLines(terms: readonly string[], window: TimeWindow, opts: LogQueryOptions = {}): Promise<LogAnswer> {
@@ -54,7 +48,7 @@ export class LokiClient implements LogStoreClient {
     const { rows, truncated } = await pageBackwards(BigInt(Math.ceil(window.endMs)) * 1_000_000n, limit, pageSize, async (endNs, want) => {
       const params = new URLSearchParams({ query, start: String(startNs), end: String(endNs), limit: String(want), direction: 'backward' });
       const url = `${this.endpoint.baseUrl}/loki/api/v1/query_range?${params.toString()}`;
-      const res = await this.transport.request({ url, headers: this.headers, timeoutMs: this.timeoutMs, maxBytes: this.maxBytes, signal: opts.signal });
+      const res = await this.http.request(url, opts.signal);
       return this.rowsOf(parseJsonAnswer(res, url), url);
     });
     const streams = groupStreams(rows);

@@ -5,7 +5,7 @@
 // response shapes of Tempo's HTTP API documentation.
 import { decodeOtlpJson, OtlpDecodeError } from '../otlp/decode';
 import type { OtlpSpan } from '../otlp/types';
-import { authHeaders, DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS, fetchTransport, FleetError, parseJsonAnswer, type HttpTransport } from './http';
+import { FleetError, parseJsonAnswer, StoreHttp } from './http';
 import type { ClientOptions, StoreEndpoint, TimeWindow, TraceAnswer, TraceStoreClient } from './model';
 import { normaliseTraceId, REQUEST_ID_ATTRIBUTES, traceAttributeValues } from './requestIds';
 
@@ -24,20 +24,10 @@ export function requestTraceQl(values: readonly string[]): string {
 }
 
 export class TempoClient implements TraceStoreClient {
-  private readonly transport: HttpTransport;
-  private readonly headers: Record<string, string>;
-  private readonly timeoutMs: number;
-  private readonly maxBytes: number;
+  private readonly http: StoreHttp;
 
   constructor(readonly endpoint: StoreEndpoint, opts: ClientOptions = {}) {
-    this.transport = opts.transport ?? fetchTransport;
-    this.headers = { Accept: 'application/json', ...authHeaders(opts.credentials) };
-    this.timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    this.maxBytes = opts.maxBytes ?? DEFAULT_MAX_BYTES;
-  }
-
-  private get(url: string, signal?: AbortSignal): ReturnType<HttpTransport['request']> {
-    return this.transport.request({ url, headers: this.headers, timeoutMs: this.timeoutMs, maxBytes: this.maxBytes, signal });
+    this.http = new StoreHttp(opts);
   }
 
   async findByRequestId(requestIds: readonly string[], window: TimeWindow, signal?: AbortSignal): Promise<TraceAnswer> {
@@ -48,7 +38,7 @@ export class TempoClient implements TraceStoreClient {
       q, start: String(Math.floor(window.startMs / 1000)), end: String(Math.ceil(window.endMs / 1000)), limit: String(TRACES_PER_SEARCH),
     });
     const url = `${this.endpoint.baseUrl}/api/search?${params.toString()}`;
-    const body = parseJsonAnswer(await this.get(url, signal), url) as { traces?: Array<{ traceID?: unknown }> };
+    const body = parseJsonAnswer(await this.http.request(url, signal), url) as { traces?: Array<{ traceID?: unknown }> };
     if (!body || typeof body !== 'object' || (body.traces !== undefined && !Array.isArray(body.traces))) {
       throw new FleetError('not-json', `${this.endpoint.baseUrl}/api/search did not answer Tempo's search result`);
     }
@@ -72,11 +62,11 @@ export class TempoClient implements TraceStoreClient {
   private async trace(id: string, window: TimeWindow | undefined, signal?: AbortSignal): Promise<OtlpSpan[]> {
     const range = window ? `?start=${Math.floor(window.startMs / 1000)}&end=${Math.ceil(window.endMs / 1000)}` : '';
     let url = `${this.endpoint.baseUrl}/api/v2/traces/${id}${range}`;
-    let res = await this.get(url, signal);
+    let res = await this.http.request(url, signal);
     if (res.status === 404 && !/^\s*\{/.test(res.text)) {
       // No v2 route (Tempo before 2.5): the v1 route answers TracesData with `batches`.
       url = `${this.endpoint.baseUrl}/api/traces/${id}${range}`;
-      res = await this.get(url, signal);
+      res = await this.http.request(url, signal);
     }
     if (res.status === 404) return [];
     const body = parseJsonAnswer(res, url) as { trace?: unknown };

@@ -2,7 +2,7 @@
 // over /select/logsql/query: a phrase filter per search term, an optional stream selector), never
 // whole streams pulled, paged backwards in time with a limit (paging.ts). Live following reads /select/logsql/tail as it streams.
 // Every line keeps its stream's labels (from `_stream`, e.g. namespace, pod, container) and `_time`.
-import { authHeaders, DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS, fetchTransport, FleetError, parseJsonLines, shownUrl, type HttpTransport } from './http';
+import { FleetError, parseJsonLines, shownUrl, StoreHttp } from './http';
 import { pageBackwards, rfc3339Nanos, type PagedRow } from './paging';
 import {
   groupStreams, nanosOfRfc3339, type ClientOptions, type LogAnswer, type LogQueryOptions, type LogStoreClient, type RemoteLogEntry,
@@ -46,16 +46,10 @@ function rowOf(r: Record<string, unknown>): PagedRow | undefined {
 }
 
 export class VictoriaLogsClient implements LogStoreClient {
-  private readonly transport: HttpTransport;
-  private readonly headers: Record<string, string>;
-  private readonly timeoutMs: number;
-  private readonly maxBytes: number;
+  private readonly http: StoreHttp;
 
   constructor(readonly endpoint: StoreEndpoint, opts: ClientOptions = {}) {
-    this.transport = opts.transport ?? fetchTransport;
-    this.headers = { Accept: 'application/json', 'Content-Type': 'application/x-www-form-urlencoded', ...authHeaders(opts.credentials) };
-    this.timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    this.maxBytes = opts.maxBytes ?? DEFAULT_MAX_BYTES;
+    this.http = new StoreHttp(opts, { 'Content-Type': 'application/x-www-form-urlencoded' });
   }
 
   async requestLines(terms: readonly string[], window: TimeWindow, opts: LogQueryOptions = {}): Promise<LogAnswer> {
@@ -68,7 +62,7 @@ export class VictoriaLogsClient implements LogStoreClient {
     const start = new Date(Math.floor(window.startMs)).toISOString();
     const { rows, truncated } = await pageBackwards(BigInt(Math.ceil(window.endMs)) * 1_000_000n, limit, pageSize, async (endNs, want) => {
       const body = new URLSearchParams({ query, start, end: rfc3339Nanos(endNs), limit: String(want) }).toString();
-      const res = await this.transport.request({ url, method: 'POST', headers: this.headers, body, timeoutMs: this.timeoutMs, maxBytes: this.maxBytes, signal: opts.signal });
+      const res = await this.http.request(url, opts.signal, { method: 'POST', body });
       return parseJsonLines(res, url).map(rowOf).filter((r): r is PagedRow => r !== undefined);
     });
     const streams = groupStreams(rows);
@@ -88,9 +82,9 @@ export class VictoriaLogsClient implements LogStoreClient {
     const query = requestLogsQl(terms.filter((t) => t.trim() !== ''), opts.selector);
     const url = `${this.endpoint.baseUrl}/select/logsql/tail`;
     let pending = '';
-    await this.transport.stream({
-      url, method: 'POST', headers: this.headers, body: new URLSearchParams({ query }).toString(),
-      timeoutMs: this.timeoutMs, maxBytes: Number.MAX_SAFE_INTEGER, signal: opts.signal,
+    await this.http.transport.stream({
+      url, method: 'POST', headers: this.http.headers, body: new URLSearchParams({ query }).toString(),
+      timeoutMs: this.http.timeoutMs, maxBytes: Number.MAX_SAFE_INTEGER, signal: opts.signal,
     }, (chunk) => {
       pending += chunk;
       let nl = pending.indexOf('\n');
