@@ -16,7 +16,7 @@
 import type { Engine, LogRecord, TimeResolution } from '../logs/model';
 import { LogInputError } from '../logs/scanner';
 import { pathLogSource } from '../logs/pathSource';
-import { holdsEveryRecord, type LogSource } from '../logs/logSource';
+import { holdsEveryRecord, type LogReadModel, type LogSource } from '../logs/logSource';
 import { processInfo, type ParseState } from '../logs/parseLine';
 import { RequestTracker, type RequestGroup } from '../logs/requests';
 import { vllmFastPath } from '../logs/fastVllm';
@@ -394,14 +394,7 @@ async function readOne(source: LogSource, path: string, keys: readonly string[],
  * What the timeline reads of a log's session in the editor (LogSession is one): every line of the
  * document parsed into `records` (record i is line i + 1), the request index, and how far it got.
  */
-export interface OpenLogSession {
-  readonly generation: number;
-  readonly engine: Engine | null;
-  readonly records: readonly LogRecord[];
-  readonly tracker: RequestTracker;
-  readonly linesParsed: number;
-  readonly bytesParsed: number;
-}
+export type OpenLogSession = Pick<LogReadModel, 'generation' | 'engine' | 'records' | 'tracker' | 'linesParsed' | 'bytesParsed'>;
 
 /**
  * What the timeline keeps of an open log beside the session's own index, as readOne keeps it in
