@@ -533,7 +533,8 @@ async function main() {
   const vs = (a, b) => (g(a) && g(b) ? { wall: g(a).wall / g(b).wall, cpu: g(a).cpu !== null && g(b).cpu ? g(a).cpu / g(b).cpu : null } : null);
   const show = (r) => (r ? `${f2(r.wall)}× wall, ${r.cpu === null ? '—' : `${f2(r.cpu)}×`} CPU` : 'n/a');
   console.log('\ngoals (issue 28), from the medians above (met only when the wall and the CPU ratio meet them; the call traces: the CPU ratio, wall beside):');
-  const jobOf = { 'hl-sum': 'annotate --summary', hl: 'annotate --json into a file', 'hl-pipe': 'annotate --json into a pipe', 'hl-rid': 'annotate --rid (issue 14, kept)',
+  const jobOf = { 'hl-sum': 'annotate --summary', hl: 'annotate --json into a file', 'hl-pipe': 'annotate --json into a pipe',
+    'hl-rid': 'annotate --rid (issue 14, kept)',
     'hl-ct': 'calltrace on the call-trace folder' };
   for (const id of Object.keys(GOALS)) {
     const m = goalMet(id);
