@@ -48,11 +48,19 @@ export function sglangTime(d: Date, ms: boolean): string {
   return ms ? `${base}.${String(d.getMilliseconds()).padStart(3, '0')}` : base;
 }
 
+/**
+ * One vLLM API server line as the fake engine writes it: the `(APIServer pid=N) ` prefix, then
+ * `_FORMAT`. test/unit/logs/engineLogging.test.ts checks it against the newest release's own logging set-up.
+ */
+export function vllmApiServerLine(pid: number, level: string, at: Date, fileinfo: string, message: string): string {
+  return `(APIServer pid=${pid}) ${level} ${vllmTime(at)} [${fileinfo}] ${message}`;
+}
+
 export class VllmLog {
   constructor(private readonly pid: number, private readonly write: (line: string) => void) {}
 
   private line(level: string, fileinfo: string, message: string): void {
-    this.write(`(APIServer pid=${this.pid}) ${level} ${vllmTime(new Date())} [${fileinfo}] ${message}`);
+    this.write(vllmApiServerLine(this.pid, level, new Date(), fileinfo, message));
   }
 
   received(externalId: string, maxTokens: number, temperature: number): void {
