@@ -33,6 +33,9 @@ function places(config: HopLensConfig): CheckoutPlaces {
   return { configured: { vllm: config.checkouts.vllm, sglang: config.checkouts.sglang }, folders };
 }
 
+/** The open logs' records, by document (the logs feature's LogDocuments). */
+export interface OpenLogRecords { find(uri: vscode.Uri): { session: { records: readonly { pid: number | null }[] } } | undefined }
+
 export class SourceService extends Disposable {
   readonly checkouts: CheckoutSet;
   readonly locator: RecordSourceLocator;
@@ -105,6 +108,21 @@ export class SourceService extends Disposable {
       this.logLocators.set(key, l);
     }
     return l;
+  }
+
+  /**
+   * The release that ran process `pid`: the release stated by an open log with lines of that pid,
+   * and that release's source in use or in the cache. For the Call Traces view (a trace file names its pid).
+   */
+  releaseOfProcess(pid: number, open: readonly vscode.Uri[], logs: OpenLogRecords): { label: string; root: string } | null {
+    for (const uri of open) {
+      const spec = this.checkouts.statedFor(logKey(uri));
+      const records = spec ? logs.find(uri)?.session.records : undefined;
+      if (!spec || !records?.some((r) => r.pid === pid)) continue;
+      const root = this.checkouts.releaseSourceOf(spec) ?? cachedRelease(spec);
+      if (root) return { label: releaseLabel(spec), root };
+    }
+    return null;
   }
 
   /** A log closed: its locator goes. */
