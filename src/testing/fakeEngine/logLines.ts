@@ -94,14 +94,22 @@ export class VllmLog {
   }
 }
 
+/**
+ * One SGLang line: configure_logger's `[%(asctime)s{.%(msecs)03d}{prefix}] %(message)s`, where the
+ * prefix is a rank tag (` TP0`) or empty. engineLogging.test.ts checks it against the releases' own set-up.
+ */
+export function sglangLine(at: Date, ms: boolean, prefix: string, message: string): string {
+  return `[${sglangTime(at, ms)}${prefix}] ${message}`;
+}
+
 export class SglangLog {
   private decodeLines = 0;
   constructor(private readonly write: (line: string) => void, private readonly logMs = true) {}
 
   /** Request-logger lines: their own format, no rank, never milliseconds. */
-  private request(message: string): void { this.write(`[${sglangTime(new Date(), false)}] ${message}`); }
+  private request(message: string): void { this.write(sglangLine(new Date(), false, '', message)); }
   /** Scheduler lines (TP=1: no rank tag). */
-  private scheduler(message: string): void { this.write(`[${sglangTime(new Date(), this.logMs)}] ${message}`); }
+  private scheduler(message: string): void { this.write(sglangLine(new Date(), this.logMs, '', message)); }
 
   receivedOpenAI(body: Record<string, unknown>): void { this.request(`Receive OpenAI: obj=${pyRepr(body)}`); }
 

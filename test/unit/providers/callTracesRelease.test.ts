@@ -74,4 +74,7 @@ test('Open Definition of a call traced in a process whose log states vLLM 0.8.5 
   const fallback = shownWith[shownWith.length - 1];
   assert.equal(fallback.doc.uri.fsPath, join(checkout0102, 'vllm', 'v1', 'engine', 'async_llm.py'));
   assert.doesNotMatch(fallback.doc.lineAt(196).text, /def add_request/);
+  // Their statement indexes are written into the storage folder before it is removed.
+  await (await sources.resolver('vllm'))?.indexReady;
+  await (await sources.resolverFor(logUri, 'vllm'))?.indexReady;
 });
