@@ -54,6 +54,15 @@ export function engineChoiceWords(withAuto = false): string {
   return ids.length < 2 ? ids.join('') : `${ids.slice(0, -1).join(', ')} or ${ids[ids.length - 1]}`;
 }
 
+/**
+ * A new engine's id, for its profile and hop table (`engineId('toyllm')`): a lower-case word, as
+ * `--engine` takes it and a record's `engine` prints it. Registering the profile makes it known.
+ */
+export function engineId(name: string): Engine {
+  if (!/^[a-z][a-z0-9_-]*$/.test(name) || name === 'auto' || name === 'other') throw new Error(`'${name}' cannot be an engine's id (a lower-case word, not auto or other)`);
+  return name as Engine;
+}
+
 /** Whether `name` is a known engine's id (a CLI flag, a setting, a stored index). */
 export function isEngine(name: unknown): name is Engine {
   return typeof name === 'string' && profiles.has(name);

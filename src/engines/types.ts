@@ -1,8 +1,19 @@
 // A hop is one logging statement of an engine that a request (or the batch it rides in)
 // passes through. Tables are data: the parser matches messages against them, the CLI and
 // the editor render them.
-/** The engines HopLens knows. Declared here, in the bottom layer: hop tables and every core module name them. */
-export type Engine = 'vllm' | 'sglang';
+/** The engines built into HopLens (each a folder src/engines/<id>/ whose profile registry.ts lists). */
+export type BuiltInEngine = 'vllm' | 'sglang';
+declare const registeredEngine: unique symbol;
+/**
+ * The id of an engine added at run time: a string only `engineId` (registry.ts) makes, so a typo
+ * does not pass for an engine. Nothing in the code knows these ids; it asks the registry.
+ */
+export type RegisteredEngine = string & { readonly [registeredEngine]: true };
+/**
+ * An engine HopLens knows: a built-in one or one registered (open: a new engine needs no change
+ * here). Declared in the bottom layer: hop tables and every core module name it.
+ */
+export type Engine = BuiltInEngine | RegisteredEngine;
 
 /** Why a hop may be absent from a request's lines. */
 export type MissingKind = 'gate' | 'level' | 'path' | 'frequency' | 'startup' | 'context';
