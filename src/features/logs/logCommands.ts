@@ -41,11 +41,12 @@ function documentFor(uri: vscode.Uri): vscode.TextDocument | undefined {
 export function registerLogCommands(deps: LogCommandDeps): vscode.Disposable {
   const { logs, sources, requests, largeLogs, settings } = deps;
 
-  /** From lenses and links with a Uri; from the hover's command link with its string. */
-  const openSource = async (arg: vscode.Uri | string, line0: number, part = 1) => {
-    const uri = typeof arg === 'string' ? vscode.Uri.parse(arg) : arg;
-    const doc = documentFor(uri) ?? await vscode.workspace.openTextDocument(uri);
-    const src = logs.get(doc)?.session.source(line0, part) ?? null;
+  /**
+   * From lenses with a Uri and the source the lens located (opened as is); from links with a Uri and
+   * the hover's command link with its string (the session is asked for the line's source).
+   */
+  const openSource = async (arg: vscode.Uri | string, line0: number, part = 1, located?: LocatedSource) => {
+    const src = located ?? await sourceOfLine(typeof arg === 'string' ? vscode.Uri.parse(arg) : arg, line0, part);
     if (!src) { void vscode.window.showWarningMessage('HopLens: no source is known for this line.'); return; }
     const candidates = src.location.candidates;
     if (candidates && candidates.length > 1) {
@@ -59,6 +60,11 @@ export function registerLogCommands(deps: LogCommandDeps): vscode.Disposable {
       return;
     }
     await sources.open(src);
+  };
+
+  const sourceOfLine = async (uri: vscode.Uri, line0: number, part: number): Promise<LocatedSource | null> => {
+    const doc = documentFor(uri) ?? await vscode.workspace.openTextDocument(uri);
+    return logs.get(doc)?.session.source(line0, part) ?? null;
   };
 
   const revealLogLine = async (uri: vscode.Uri, line1: number) => {
