@@ -15,6 +15,51 @@ export type RegisteredEngine = string & { readonly [registeredEngine]: true };
  */
 export type Engine = BuiltInEngine | RegisteredEngine;
 
+/** The commit an engine's hop table was read at, and where its code lives. */
+export interface EnginePin {
+  engine: Engine;
+  /** The commit the hop table is pinned to. */
+  sha: string;
+  /** The commit the citations were actually read at (vLLM's pin was not available as a git object). */
+  citationsReadAt: string;
+  /** Public repository, owner/name. */
+  repo: string;
+  /** Path inside the checkout of the engine's Python package. */
+  packageDir: string;
+  /** Folders of a repository checkout holding Rust sources whose log lines are the engine's (SGLang's router). */
+  rustDirs: string[];
+}
+
+/** A path under a folder that shows what the folder is: a file or a folder. */
+export interface PathMark {
+  path: string;
+  kind: 'file' | 'dir';
+}
+
+/** One way an engine's code sits in a folder on disk (a git clone, an installed package's parent). */
+export interface CheckoutShape {
+  /** Folder of the Python package, relative to the root. */
+  packageDir: string;
+  /** Any of these under the root shows this shape. */
+  marks: PathMark[];
+  /** "repo": a git clone; "site-packages": an installed package's parent; or "repo" when any of these marks is under the root. */
+  layout: 'repo' | 'site-packages' | { repoWhenAny: PathMark[] };
+}
+
+/** How an engine's code looks on disk: what finds a checkout of it, and what a release's tree holds. */
+export interface EngineCheckout {
+  /** The shapes, tried in order. */
+  shapes: CheckoutShape[];
+  /** In the package folder itself (a user chose …/site-packages/vllm): any of these shows it is the package. */
+  packageMarks: PathMark[];
+  /** What a folder that is not this engine's checkout is, in the message: `an SGLang checkout (no python/sglang/ folder)`. */
+  notFound: string;
+  /** The folder a release's package files go under in its unpacked tree (SGLang's python/), '' for the root. */
+  releasePrefix: string;
+  /** The lines that state the engine's version, given the version's pattern (one group). */
+  releaseStated: (version: string) => RegExp[];
+}
+
 /** Why a hop may be absent from a request's lines. */
 export type MissingKind = 'gate' | 'level' | 'path' | 'frequency' | 'startup' | 'context';
 

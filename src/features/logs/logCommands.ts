@@ -9,6 +9,7 @@ import type { LocatedSource } from '../../core/source/locate';
 import { documentLogSource, type RequestsViewProvider } from './requestsView';
 import type { LargeLogService } from './largeLogs';
 import { renderHopTableMarkdown } from '../../engines/index';
+import { engineProfiles } from '../../engines/registry';
 import { loggingConfig } from '../../core/logs/loggingConfig';
 import { requestHopTableMarkdown } from '../../core/session/requestExport';
 import { clonePinnedCheckout, CloneError, PINS } from '../../core/source/index';
@@ -29,7 +30,7 @@ export interface LogCommandDeps {
 
 async function pickEngine(title: string): Promise<Engine | undefined> {
   const pick = await vscode.window.showQuickPick(
-    [{ label: 'vLLM', engine: 'vllm' as Engine }, { label: 'SGLang', engine: 'sglang' as Engine }],
+    engineProfiles().filter((p) => p.pin).map((p) => ({ label: p.label, engine: p.id })),
     { title, placeHolder: 'Engine' });
   return pick?.engine;
 }
@@ -147,7 +148,7 @@ export function registerLogCommands(deps: LogCommandDeps): vscode.Disposable {
     if (!engine) return undefined;
     const parent = parentArg ? [parentArg] : await vscode.window.showOpenDialog({ canSelectFolders: true, canSelectFiles: false, openLabel: 'Clone Here', title: `Folder to clone ${engine} into` });
     if (!parent?.[0]) return undefined;
-    const target = vscode.Uri.joinPath(parent[0], engine === 'vllm' ? 'vllm' : 'sglang').fsPath;
+    const target = vscode.Uri.joinPath(parent[0], engine).fsPath;
     const sha = remote?.sha ?? PINS[engine].sha;
     try {
       const info = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Cloning ${engine} at ${forWorkbench(sha.slice(0, 10))}`, cancellable: true }, (progress, token) => {
