@@ -2,7 +2,7 @@
 // which engines there are, an engine's hop table, its process roles, how its ids print, and (for
 // an engine without a hand-written grammar in src/core/logs) the shapes of its log lines. A new
 // engine is a folder src/engines/<id>/ with a profile registered here (ARCHITECTURE.md).
-import type { Engine, EngineCheckout, EnginePin, HopTable } from './types';
+import type { Engine, EngineCheckout, EngineLogging, EnginePin, HopTable } from './types';
 import { VLLM_PROFILE } from './vllm/profile';
 import { SGLANG_PROFILE } from './sglang/profile';
 
@@ -33,6 +33,8 @@ export interface EngineProfile {
   pin?: EnginePin;
   /** How its code looks on disk (checkouts, installed packages, release trees); absent: none is looked for. */
   checkout?: EngineCheckout;
+  /** How "Create Logging Config" sets its logging up; absent: it offers none. */
+  logging?: EngineLogging;
   /** Header shapes for the generic reader; the built-in engines' grammars are hand-written (src/core/logs). */
   lineShapes?: readonly LineShape[];
 }

@@ -60,6 +60,23 @@ export interface EngineCheckout {
   releaseStated: (version: string) => RegExp[];
 }
 
+/**
+ * How HopLens's "Create Logging Config" sets an engine's Python logging up so its lines carry
+ * milliseconds, a year and the full source path (the parser reads the result).
+ */
+export interface EngineLogging {
+  /** The formatter's format string. */
+  format: string;
+  /** The level the config sets when the user names none. */
+  defaultLevel: 'DEBUG' | 'INFO' | 'WARNING' | 'ERROR';
+  /** The logger the config configures; null: the root logger. */
+  logger: string | null;
+  /** The environment variable that points the engine at the file. */
+  envVar: string;
+  /** The launch line, given the variable's assignment (`VAR=path`). */
+  launchLine: (assignment: string) => string;
+}
+
 /** Why a hop may be absent from a request's lines. */
 export type MissingKind = 'gate' | 'level' | 'path' | 'frequency' | 'startup' | 'context';
 

@@ -2,6 +2,7 @@
 // ids print. Its line shapes are ./lines.ts (read by src/core/logs/sglangGrammar.ts).
 import type { EngineProfile } from '../registry';
 import { SGLANG_CHECKOUT, SGLANG_PIN } from './source';
+import { SGLANG_LOGGING } from './logging';
 import { SGLANG_TABLE } from './hops';
 
 export const SGLANG_PROFILE: EngineProfile = {
@@ -14,5 +15,6 @@ export const SGLANG_PROFILE: EngineProfile = {
   // The rid is printed verbatim (the body's rid or a uuid4 hex).
   pin: SGLANG_PIN,
   checkout: SGLANG_CHECKOUT,
+  logging: SGLANG_LOGGING,
   ridsVerbatim: true,
 };

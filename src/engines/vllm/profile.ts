@@ -2,6 +2,7 @@
 // shapes are ./lines.ts (read by the hand-written grammar in src/core/logs/vllmGrammar.ts).
 import type { EngineProfile } from '../registry';
 import { VLLM_CHECKOUT, VLLM_PIN } from './source';
+import { VLLM_LOGGING } from './logging';
 import { VLLM_TABLE } from './hops';
 import { VLLM_PROCESS_ROLES } from './lines';
 
@@ -13,5 +14,6 @@ export const VLLM_PROFILE: EngineProfile = {
   // Engine-side lines add `-<8 hex>` to the external id, children `<idx>_`: requestIds takes them off.
   pin: VLLM_PIN,
   checkout: VLLM_CHECKOUT,
+  logging: VLLM_LOGGING,
   ridsVerbatim: false,
 };
