@@ -2,7 +2,7 @@
 // which engines there are, an engine's hop table, its process roles, how its ids print, and (for
 // an engine without a hand-written grammar in src/core/logs) the shapes of its log lines. A new
 // engine is a folder src/engines/<id>/ with a profile registered here (ARCHITECTURE.md).
-import type { Engine, EngineCheckout, EngineLogging, EnginePin, HopTable } from './types';
+import type { Engine, EngineCheckout, EngineClockTraits, EngineLogging, EnginePin, HopTable } from './types';
 import { VLLM_PROFILE } from './vllm/profile';
 import { SGLANG_PROFILE } from './sglang/profile';
 
@@ -35,6 +35,8 @@ export interface EngineProfile {
   checkout?: EngineCheckout;
   /** How "Create Logging Config" sets its logging up; absent: it offers none. */
   logging?: EngineLogging;
+  /** What its code paths guarantee about the order of a request's lines (the timeline's clock rules). */
+  clock?: EngineClockTraits;
   /** Header shapes for the generic reader; the built-in engines' grammars are hand-written (src/core/logs). */
   lineShapes?: readonly LineShape[];
 }
@@ -79,6 +81,11 @@ export function isEngine(name: unknown): name is Engine {
 /** The registered profiles, built-in first, in the order they were registered. */
 export function engineProfiles(): EngineProfile[] {
   return ENGINE_IDS.map((id) => profiles.get(id)!);
+}
+
+/** An engine's clock traits; none for a log of no known engine. */
+export function clockTraits(engine: string | null): EngineClockTraits {
+  return engine !== null && isEngine(engine) ? engineProfile(engine).clock ?? {} : {};
 }
 
 export function engineProfile(id: Engine): EngineProfile {

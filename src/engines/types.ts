@@ -77,6 +77,21 @@ export interface EngineLogging {
   launchLine: (assignment: string) => string;
 }
 
+/**
+ * What an engine's own code paths guarantee about the order of one request's lines across its
+ * logs, for the timeline's clock estimate (src/core/timeline/clockRules.ts reads these).
+ */
+export interface EngineClockTraits {
+  /** P/D: without kv params in the printed request, the prefill instance's copy is the one with max_tokens=1. */
+  prefillSentWithOneToken?: boolean;
+  /** P/D: the proxy sends to the decode instance only after the prefill instance answered (else: decode finishes after prefill had it). */
+  decodeAfterPrefillAnswered?: boolean;
+  /** Its request logger may write to a file of its own: Receive ≤ ReqTimeStats ≤ Finish across the two. */
+  requestLoggerApart?: boolean;
+  /** Its request span starts at arrival, before the line that admits the request (the span ↔ log ordering). */
+  spanStartsBeforeAdmit?: boolean;
+}
+
 /** Why a hop may be absent from a request's lines. */
 export type MissingKind = 'gate' | 'level' | 'path' | 'frequency' | 'startup' | 'context';
 

@@ -16,5 +16,6 @@ export const SGLANG_PROFILE: EngineProfile = {
   pin: SGLANG_PIN,
   checkout: SGLANG_CHECKOUT,
   logging: SGLANG_LOGGING,
+  clock: { requestLoggerApart: true },
   ridsVerbatim: true,
 };

@@ -15,5 +15,6 @@ export const VLLM_PROFILE: EngineProfile = {
   pin: VLLM_PIN,
   checkout: VLLM_CHECKOUT,
   logging: VLLM_LOGGING,
+  clock: { prefillSentWithOneToken: true, decodeAfterPrefillAnswered: true, spanStartsBeforeAdmit: true },
   ridsVerbatim: false,
 };
