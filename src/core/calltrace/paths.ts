@@ -5,13 +5,14 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
-import type { Engine } from '../../engines/types';
+import type { BuiltInEngine, Engine } from '../../engines/types';
 
 /** An engine's name (the one Engine type; kept under this name for the call-trace code). */
 export type EngineName = Engine;
 
 export interface EnginePath {
-  engine: EngineName;
+  /** The trace path's package marker names a built-in engine (the markers below are theirs). */
+  engine: BuiltInEngine;
   /** Path relative to the checkout root, forward slashes: `vllm/v1/engine/core.py`, `python/sglang/srt/…`. */
   relative: string;
 }

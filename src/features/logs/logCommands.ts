@@ -9,6 +9,7 @@ import type { LocatedSource } from '../../core/source/locate';
 import { documentLogSource, type RequestsViewProvider } from './requestsView';
 import type { LargeLogService } from './largeLogs';
 import { renderHopTableMarkdown } from '../../engines/index';
+import { engineProfiles } from '../../engines/registry';
 import { loggingConfig } from '../../core/logs/loggingConfig';
 import { requestHopTableMarkdown } from '../../core/session/requestExport';
 import { clonePinnedCheckout, CloneError, PINS } from '../../core/source/index';
@@ -29,7 +30,7 @@ export interface LogCommandDeps {
 
 async function pickEngine(title: string): Promise<Engine | undefined> {
   const pick = await vscode.window.showQuickPick(
-    [{ label: 'vLLM', engine: 'vllm' as Engine }, { label: 'SGLang', engine: 'sglang' as Engine }],
+    engineProfiles().filter((p) => p.pin).map((p) => ({ label: p.label, engine: p.id })),
     { title, placeHolder: 'Engine' });
   return pick?.engine;
 }
@@ -41,11 +42,12 @@ function documentFor(uri: vscode.Uri): vscode.TextDocument | undefined {
 export function registerLogCommands(deps: LogCommandDeps): vscode.Disposable {
   const { logs, sources, requests, largeLogs, settings } = deps;
 
-  /** From lenses and links with a Uri; from the hover's command link with its string. */
-  const openSource = async (arg: vscode.Uri | string, line0: number, part = 1) => {
-    const uri = typeof arg === 'string' ? vscode.Uri.parse(arg) : arg;
-    const doc = documentFor(uri) ?? await vscode.workspace.openTextDocument(uri);
-    const src = logs.get(doc)?.session.source(line0, part) ?? null;
+  /**
+   * From lenses with a Uri and the source the lens located (opened as is); from links with a Uri and
+   * the hover's command link with its string (the session is asked for the line's source).
+   */
+  const openSource = async (arg: vscode.Uri | string, line0: number, part = 1, located?: LocatedSource) => {
+    const src = located ?? await sourceOfLine(typeof arg === 'string' ? vscode.Uri.parse(arg) : arg, line0, part);
     if (!src) { void vscode.window.showWarningMessage('HopLens: no source is known for this line.'); return; }
     const candidates = src.location.candidates;
     if (candidates && candidates.length > 1) {
@@ -59,6 +61,11 @@ export function registerLogCommands(deps: LogCommandDeps): vscode.Disposable {
       return;
     }
     await sources.open(src);
+  };
+
+  const sourceOfLine = async (uri: vscode.Uri, line0: number, part: number): Promise<LocatedSource | null> => {
+    const doc = documentFor(uri) ?? await vscode.workspace.openTextDocument(uri);
+    return logs.get(doc)?.session.source(line0, part) ?? null;
   };
 
   const revealLogLine = async (uri: vscode.Uri, line1: number) => {
@@ -141,7 +148,7 @@ export function registerLogCommands(deps: LogCommandDeps): vscode.Disposable {
     if (!engine) return undefined;
     const parent = parentArg ? [parentArg] : await vscode.window.showOpenDialog({ canSelectFolders: true, canSelectFiles: false, openLabel: 'Clone Here', title: `Folder to clone ${engine} into` });
     if (!parent?.[0]) return undefined;
-    const target = vscode.Uri.joinPath(parent[0], engine === 'vllm' ? 'vllm' : 'sglang').fsPath;
+    const target = vscode.Uri.joinPath(parent[0], engine).fsPath;
     const sha = remote?.sha ?? PINS[engine].sha;
     try {
       const info = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Cloning ${engine} at ${forWorkbench(sha.slice(0, 10))}`, cancellable: true }, (progress, token) => {
