@@ -17,6 +17,8 @@ export interface FakeEngineOptions {
   port?: number;
   /** Server log file to append to (created if missing); null/undefined: no log. */
   logFile?: string | null;
+  /** Instead of a file, each log line to this (a pod's stdout in the fleet demo). */
+  logSink?: (line: string) => void;
   schedule?: FakeSchedule | string;
   /** The one model it serves (default Qwen/Qwen3-0.6B). */
   model?: string;
@@ -136,7 +138,7 @@ interface StreamCtx {
 export async function startFakeEngine(opts: FakeEngineOptions): Promise<FakeEngineHandle> {
   const model = opts.model ?? 'Qwen/Qwen3-0.6B';
   let schedule: FakeSchedule = typeof opts.schedule === 'string' ? parseSchedule(opts.schedule) : { ...DEFAULT_SCHEDULE, ...(opts.schedule ?? {}) };
-  const writeLine = (line: string) => { if (opts.logFile) appendFileSync(opts.logFile, line + '\n'); };
+  const writeLine = opts.logSink ?? ((line: string) => { if (opts.logFile) appendFileSync(opts.logFile, line + '\n'); });
   const vlog = new VllmLog(opts.pid ?? process.pid, writeLine);
   const slog = new SglangLog(writeLine);
   const core = opts.engine === 'vllm' && opts.traceDir
