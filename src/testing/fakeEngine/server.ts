@@ -20,6 +20,8 @@ export interface FakeEngineOptions {
   port?: number;
   /** Server log file to append to (created if missing); null/undefined: no log. */
   logFile?: string | null;
+  /** Instead of a file, each log line to this (a pod's stdout in the fleet demo). */
+  logSink?: (line: string) => void;
   schedule?: FakeSchedule | string;
   /** The one model it serves (default Qwen/Qwen3-0.6B). */
   model?: string;
@@ -76,7 +78,7 @@ function readBody(req: http.IncomingMessage, limit = 1 << 20): Promise<string | 
 export async function startFakeEngine(opts: FakeEngineOptions): Promise<FakeEngineHandle> {
   const model = opts.model ?? 'Qwen/Qwen3-0.6B';
   let schedule: FakeSchedule = typeof opts.schedule === 'string' ? parseSchedule(opts.schedule) : { ...DEFAULT_SCHEDULE, ...(opts.schedule ?? {}) };
-  const writeLine = (line: string) => { if (opts.logFile) appendFileSync(opts.logFile, line + '\n'); };
+  const writeLine = opts.logSink ?? ((line: string) => { if (opts.logFile) appendFileSync(opts.logFile, line + '\n'); });
   const vlog = new VllmLog(opts.pid ?? process.pid, writeLine);
   const core = opts.engine === 'vllm' && opts.traceDir
     ? new EngineCoreTrace(opts.traceDir, opts.enginePid ?? (opts.pid ?? process.pid) + 1, 140211394960256, writeLine, Date.now(), opts.traceSourceRoot)
