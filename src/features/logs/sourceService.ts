@@ -243,9 +243,8 @@ export class SourceService extends Disposable {
     }
     const line = Math.max(0, src.location.line - 1);
     const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(src.file));
-    // A lens or hover is clicked in the log the user is reading: when that log is still in
-    // preview, the source (a preview itself) would take its tab. Keep the log open first.
-    if (vscode.window.tabGroups.activeTabGroup.activeTab?.isPreview === true) await vscode.commands.executeCommand('workbench.action.keepEditor');
+    // A lens or hover is clicked in the log the user is reading.
+    await keepPreviewLog();
     await vscode.window.showTextDocument(doc, { selection: new vscode.Range(line, 0, line, 0), preview: true });
   }
 }
@@ -253,6 +252,19 @@ export class SourceService extends Disposable {
 /** A log's key in the CheckoutSet: a file's path (as prepareForLog reads it), else its URI. */
 export function logKey(uri: vscode.Uri): string {
   return uri.scheme === 'file' ? uri.fsPath : uri.toString();
+}
+
+/**
+ * A source opened from the log the user is reading: when that log is still in preview, the
+ * source (a preview itself) would take its tab, and the user would lose their place. Pins the
+ * active tab first, as VS Code itself pins the editor a code navigation or a link click starts
+ * from — and, like VS Code, not when the user keeps such editors in preview
+ * (`workbench.editor.enablePreviewFromCodeNavigation`).
+ */
+async function keepPreviewLog(): Promise<void> {
+  if (vscode.window.tabGroups.activeTabGroup.activeTab?.isPreview !== true) return;
+  if (vscode.workspace.getConfiguration('workbench.editor').get<boolean>('enablePreviewFromCodeNavigation', false)) return;
+  await vscode.commands.executeCommand('workbench.action.keepEditor');
 }
 
 /** The interpreter the Python extension selected (its environments API), else python3. */
