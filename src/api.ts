@@ -4,6 +4,7 @@
 // activate() from the services; nothing here holds state, and no service is handed out whole.
 import type * as vscode from 'vscode';
 import type { Engine } from './engines/types';
+import { isEngine } from './engines/registry';
 import type { LogSessionView } from './core/session/logSession';
 import type { LogFeature } from './features/logs/logFeature';
 import type { CallTraceNode, CallTracesViewProvider } from './features/callTraces/callTracesView';
@@ -54,7 +55,7 @@ export function logsApi(feature: LogFeature): HopLensLogsApi {
     },
     checkoutFor: async (doc) => {
       const engine = (await feature.logs.settled(doc))?.session.engine;
-      if (engine !== 'vllm' && engine !== 'sglang') return null;
+      if (!isEngine(engine)) return null;
       await feature.sources.prepareFor(doc.uri);
       const r = await feature.sources.resolverFor(doc.uri, engine);
       return r && { root: r.checkout.root, head: r.checkout.head, indexReady: r.indexReady };

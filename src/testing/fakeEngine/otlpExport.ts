@@ -22,7 +22,7 @@ export interface FinishedRequestTiming {
   traceparent?: { traceId: string; parentId: string };
 }
 
-/** The span's resource: service.name (OTEL_SERVICE_NAME, else `vllm`), the process id, OTEL_RESOURCE_ATTRIBUTES. */
+/** The span's resource: service.name (OTEL_SERVICE_NAME, else vLLM's own default name), the process id, OTEL_RESOURCE_ATTRIBUTES. */
 export function resourceAttributes(env: NodeJS.ProcessEnv = process.env): Array<[string, string | number]> {
   const given: Array<[string, string]> = [];
   for (const pair of (env.OTEL_RESOURCE_ATTRIBUTES ?? '').split(',')) {
