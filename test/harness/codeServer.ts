@@ -102,6 +102,13 @@ export async function startCodeServer(opts: CodeServerOptions): Promise<RunningC
   for (const d of ['user-data/User', 'extensions', 'xdg-config', 'xdg-data', 'tmp']) mkdirSync(join(temp, d), { recursive: true });
   const trust = opts.workspaceTrust ? { 'security.workspace.trust.enabled': true, 'security.workspace.trust.startupPrompt': 'never', 'security.workspace.trust.banner': 'never' } : {};
   writeFileSync(join(temp, 'user-data', 'User', 'settings.json'), JSON.stringify({ ...QUIET_SETTINGS, ...trust, ...opts.settings }, null, 2));
+  // code-server's workbench is a remote window: settings of machine scope (hoplens.server.url is
+  // machine-overridable) are taken from the server's Machine settings, and the User file's copy
+  // is dropped once the extension's schema says so, which made a run see the default :8000.
+  if (opts.settings) {
+    mkdirSync(join(temp, 'user-data', 'Machine'), { recursive: true });
+    writeFileSync(join(temp, 'user-data', 'Machine', 'settings.json'), JSON.stringify(opts.settings, null, 2));
+  }
   writeFileSync(join(temp, 'config.yaml'), 'auth: none\n');
   const env = hermeticEnv(temp, opts.env);
   const common = ['--user-data-dir', join(temp, 'user-data'), '--extensions-dir', join(temp, 'extensions'), '--config', join(temp, 'config.yaml')];

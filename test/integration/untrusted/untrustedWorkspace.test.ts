@@ -32,6 +32,12 @@ describe('An untrusted workspace whose settings point elsewhere', () => {
     await new Promise<void>((resolve, reject) => get(`${run().recorderUrl}/probe`, (res) => { res.resume(); res.on('end', () => resolve()); }).on('error', reject));
     assert.deepEqual(recorded(), ['GET /probe']);
     await hoplens();
+    // The user's own settings are the other premise. code-server's workbench loads them from its
+    // user-data folder, and on a loaded machine they were seen to arrive after the extension host
+    // ran its first test (the request went to the default :8000, neither URL): wait for them, bounded.
+    const userUrl = () => vscode.workspace.getConfiguration('hoplens').get<string>('server.url');
+    for (const until = Date.now() + 20_000; userUrl() !== run().engineUrl && Date.now() < until;) await new Promise((r) => setTimeout(r, 100));
+    assert.equal(userUrl(), run().engineUrl, 'the user settings never reached the extension host');
   });
 
   it('Send Traced Request goes to the server in the user settings, not the workspace one', async () => {
