@@ -2,7 +2,7 @@
 // which engines there are, an engine's hop table, its process roles, how its ids print, and (for
 // an engine without a hand-written grammar in src/core/logs) the shapes of its log lines. A new
 // engine is a folder src/engines/<id>/ with a profile registered here (ARCHITECTURE.md).
-import type { Engine, EngineCheckout, EngineClockTraits, EngineLogging, EnginePin, HopTable } from './types';
+import type { Engine, EngineCheckout, EngineClockTraits, EngineLogging, EnginePin, EngineRequestApi, HopTable } from './types';
 import { VLLM_PROFILE } from './vllm/profile';
 import { SGLANG_PROFILE } from './sglang/profile';
 
@@ -35,6 +35,8 @@ export interface EngineProfile {
   checkout?: EngineCheckout;
   /** How "Create Logging Config" sets its logging up; absent: it offers none. */
   logging?: EngineLogging;
+  /** How a traced request recognises its server and carries its id; absent: Send Traced Request does not know it. */
+  request?: EngineRequestApi;
   /** What its code paths guarantee about the order of a request's lines (the timeline's clock rules). */
   clock?: EngineClockTraits;
   /** Header shapes for the generic reader; the built-in engines' grammars are hand-written (src/core/logs). */

@@ -92,6 +92,20 @@ export interface EngineClockTraits {
   spanStartsBeforeAdmit?: boolean;
 }
 
+/** How a traced request talks to an engine's server: how the server is recognised, where the request's id goes. */
+export interface EngineRequestApi {
+  /** Paths only this engine answers with a JSON object (its version in `version`); asked before `answersAlso`. */
+  answersOnly?: string[];
+  /** A 200 to this path names the engine when no engine's `answersOnly` did (other servers may answer it too). */
+  answersAlso?: string;
+  /** The engine assumed, with a warning, when the server answered none of these. */
+  assumedWhenUnknown?: boolean;
+  /** The header that carries the request's id to the server's log lines, if any. */
+  idHeader?: string;
+  /** The body field that carries the request's id. */
+  idBodyField: string;
+}
+
 /** Why a hop may be absent from a request's lines. */
 export type MissingKind = 'gate' | 'level' | 'path' | 'frequency' | 'startup' | 'context';
 

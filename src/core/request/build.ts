@@ -1,7 +1,7 @@
 // What we send: URL, headers and body for each API, and the request id in the places
 // each engine reads it (vLLM: `X-Request-Id` header, then body `request_id`; SGLang: body `rid`).
 import type { Api, Engine, RequestSpec } from './types';
-import { engineChoiceWords, isEngine } from '../../engines/registry';
+import { engineChoiceWords, engineProfile, isEngine } from '../../engines/registry';
 
 export interface TraceOptions {
   /** Server base URL, e.g. http://127.0.0.1:8000 */
@@ -106,12 +106,10 @@ export function buildRequest(engine: Engine, api: Api, model: string, requestId:
   }
   if (o.extraBody) Object.assign(body, o.extraBody);
   body.stream = true;
-  if (engine === 'vllm') {
-    headers['X-Request-Id'] = requestId;
-    body.request_id = requestId;
-  } else {
-    body.rid = requestId;
-  }
+  // Where the engine takes the id it prints in its log lines (its profile's request API).
+  const requestApi = isEngine(engine) ? engineProfile(engine).request : undefined;
+  if (requestApi?.idHeader) headers[requestApi.idHeader] = requestId;
+  body[requestApi?.idBodyField ?? 'rid'] = requestId;
   // W3C trace context: vLLM makes it the parent of its llm_request span (when tracing is on).
   if (traceparent !== undefined) headers.traceparent = traceparent;
   return { url: joinUrl(o.url, path), method: 'POST', headers, body };

@@ -1,5 +1,6 @@
 // One traced streaming request, end to end: detect the engine, pick the model, send,
 // record every frame with its socket arrival time, and say clearly what went wrong.
+import { engineProfile, engineProfiles, isEngine, type EngineProfile } from '../../engines/registry';
 import { buildRequest, DEFAULTS, joinUrl, redactUrl, serverRootUrl, validateOptions, type TraceOptions } from './build';
 import { httpStatusError, makeError, networkError, serverErrorMessage } from './errors';
 import { computeMetrics, type TraceMetrics } from './metrics';
@@ -73,27 +74,43 @@ function parseJson(text: string): unknown {
   try { return JSON.parse(text); } catch { return undefined; }
 }
 
+/** The engine assumed when the server tells nothing (its profile's `request.assumedWhenUnknown`). */
+function assumedEngine(): Engine {
+  return engineProfiles().find((p) => p.request?.assumedWhenUnknown)?.id ?? engineProfiles()[0].id;
+}
+
 /**
- * Asks the server what it is. SGLang is asked first because a vLLM server has no
- * /get_server_info, while SGLang builds may also answer /version.
+ * Asks the server what it is, from the engines' request APIs: first the paths only one engine
+ * answers (SGLang's /get_server_info: a vLLM server has none), then the paths others may answer too
+ * (vLLM's /version, which SGLang builds may also answer), else the assumed engine with a warning.
  */
 export async function detectEngine(baseUrl: string, authHeaders: Record<string, string>, deps: { transport: HttpTransport; clock: Clock },
   timeoutMs = 5000, signal?: AbortSignal): Promise<{ engine: Engine; version: string | null; warning?: string } | TraceError> {
-  for (const path of ['/get_server_info', '/server_info']) {
+  const known = engineProfiles().filter((p) => p.request !== undefined);
+  for (const profile of known) {
+    for (const path of profile.request!.answersOnly ?? []) {
+      const r = await simpleRequest(deps.transport, deps.clock, joinUrl(baseUrl, path), authHeaders, timeoutMs, signal);
+      if (isError(r)) return r;
+      if (r.status === 200) {
+        const j = parseJson(r.text) as Record<string, unknown> | undefined;
+        if (j && typeof j === 'object') return { engine: profile.id, version: typeof j.version === 'string' ? j.version : null };
+      }
+    }
+  }
+  for (const profile of known) {
+    const path = profile.request!.answersAlso;
+    if (path === undefined) continue;
     const r = await simpleRequest(deps.transport, deps.clock, joinUrl(baseUrl, path), authHeaders, timeoutMs, signal);
     if (isError(r)) return r;
     if (r.status === 200) {
       const j = parseJson(r.text) as Record<string, unknown> | undefined;
-      if (j && typeof j === 'object') return { engine: 'sglang', version: typeof j.version === 'string' ? j.version : null };
+      return { engine: profile.id, version: j && typeof j.version === 'string' ? j.version : null };
     }
   }
-  const r = await simpleRequest(deps.transport, deps.clock, joinUrl(baseUrl, '/version'), authHeaders, timeoutMs, signal);
-  if (isError(r)) return r;
-  if (r.status === 200) {
-    const j = parseJson(r.text) as Record<string, unknown> | undefined;
-    return { engine: 'vllm', version: j && typeof j.version === 'string' ? j.version : null };
-  }
-  return { engine: 'vllm', version: null, warning: 'The server answered neither /version (vLLM) nor /get_server_info (SGLang); assuming vLLM. Set the engine to silence this.' };
+  const asked = (paths: (p: EngineProfile) => string | undefined) => known.flatMap((p) => { const at = paths(p); return at ? [`${at} (${p.label})`] : []; });
+  const assumed = assumedEngine();
+  const neither = [...asked((p) => p.request!.answersAlso), ...asked((p) => p.request!.answersOnly?.[0])].join(' nor ');
+  return { engine: assumed, version: null, warning: `The server answered neither ${neither}; assuming ${engineProfile(assumed).label}. Set the engine to silence this.` };
 }
 
 /** Model ids from GET /v1/models, in the server's order. */
@@ -134,7 +151,7 @@ export async function sendTracedRequest(options: TraceOptions, deps: TraceDeps =
   const requestedApi: Api = o.api ?? 'chat';
   const problems = validateOptions(o);
   if (problems.length) {
-    return finish(emptyRecord(o, o.engine === 'sglang' ? 'sglang' : 'vllm', requestedApi, o.model ?? '', requestId,
+    return finish(emptyRecord(o, isEngine(o.engine) ? o.engine : assumedEngine(), requestedApi, o.model ?? '', requestId,
       makeError('bad-input', problems.join('; ') + '.', 'Fix the settings and send again.'), Date.now(), traceContext));
   }
   const auth: Record<string, string> = o.apiKey ? { Authorization: `Bearer ${o.apiKey}` } : {};
@@ -145,7 +162,7 @@ export async function sendTracedRequest(options: TraceOptions, deps: TraceDeps =
   if (!o.engine || o.engine === 'auto') {
     deps.onPhase?.('detecting engine');
     const d = await detectEngine(o.url, auth, { transport, clock }, discoveryTimeout, o.signal);
-    if (isError(d)) return finish(emptyRecord(o, 'vllm', requestedApi, o.model ?? '', requestId, d, Date.now(), traceContext));
+    if (isError(d)) return finish(emptyRecord(o, assumedEngine(), requestedApi, o.model ?? '', requestId, d, Date.now(), traceContext));
     engine = d.engine;
     if (d.warning) warnings.push(d.warning);
   } else {

@@ -16,6 +16,8 @@ export const SGLANG_PROFILE: EngineProfile = {
   pin: SGLANG_PIN,
   checkout: SGLANG_CHECKOUT,
   logging: SGLANG_LOGGING,
+  // A vLLM server has no /get_server_info.
+  request: { answersOnly: ['/get_server_info', '/server_info'], idBodyField: 'rid' },
   clock: { requestLoggerApart: true },
   ridsVerbatim: true,
 };

@@ -15,6 +15,8 @@ export const VLLM_PROFILE: EngineProfile = {
   pin: VLLM_PIN,
   checkout: VLLM_CHECKOUT,
   logging: VLLM_LOGGING,
+  // /version: SGLang builds may answer it too, so it counts only after SGLang's own paths did not answer.
+  request: { answersAlso: '/version', assumedWhenUnknown: true, idHeader: 'X-Request-Id', idBodyField: 'request_id' },
   clock: { prefillSentWithOneToken: true, decodeAfterPrefillAnswered: true, spanStartsBeforeAdmit: true },
   ridsVerbatim: false,
 };
