@@ -48,6 +48,7 @@ const CLASS = {
   'precision-vllm': '26.5 no wrong verified (vLLM)',
   'bracketed-sglang': '26.4 [date][file:N][LEVEL] (SGLang)', 'bracketed-vllm': '26.4 [date][file:N][LEVEL] (vLLM)',
   'batch-2026-sglang': '26.4 SGLang batch lines 2025-26', 'candidates-sglang': '26.4 same text, several statements',
+  'yearless-vllm': '26.4 [MM-DD time][file:N] year-less (vLLM)', 'yearless-sglang': '26.4 [MM-DD time][file:N] year-less (SGLang)',
 };
 
 function run(cli, file, checkoutDir) {

@@ -5,31 +5,14 @@
 // by a real sys.settrace run), starts code-server on 127.0.0.1 with HopLens installed, and
 // prints the URL to open. Ctrl+C stops everything it started.
 // HOPLENS_DEMO_PORT picks the port (default: any free one).
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { buildDemo, commitCheckouts, harness, repo, say, startDemoCodeServer } from './demo-parts.mjs';
 
-const repo = join(dirname(fileURLToPath(import.meta.url)), '..');
-const require = createRequire(import.meta.url);
-
-function step(label, args) {
-  process.stderr.write(`[demo] ${label}\n`);
-  const r = spawnSync(process.execPath, args, { cwd: repo, stdio: ['ignore', 'ignore', 'inherit'] });
-  if (r.status !== 0) { process.stderr.write(`[demo] ${label} failed (exit ${r.status})\n`); process.exit(r.status || 1); }
-}
-
-const tools = spawnSync(process.execPath, ['scripts/ensure-tools.mjs'], { cwd: repo, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
-if (tools.status !== 0) process.exit(tools.status || 1);
-process.env.HOPLENS_CODE_SERVER_DIR = tools.stdout.trim().split('\n').pop();
-step('compiling', ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.test.json']);
-step('packaging dist/hoplens.vsix', ['scripts/package.mjs']);
-
-const { prepareWorkspace } = require(join(repo, 'out', 'test', 'harness', 'workspace.js'));
-const { startFakeEngineProcess } = require(join(repo, 'out', 'test', 'harness', 'fakeEngineProcess.js'));
-const { startCodeServer } = require(join(repo, 'out', 'test', 'harness', 'codeServer.js'));
-const { resolveTools } = require(join(repo, 'out', 'test', 'harness', 'tools.js'));
+buildDemo('demo');
+const { prepareWorkspace } = harness('workspace');
+const { startFakeEngineProcess } = harness('fakeEngineProcess');
 
 const ws = prepareWorkspace();
 const settingsFile = join(ws.root, '.vscode', 'settings.json');
@@ -42,36 +25,21 @@ writeFileSync(liveLog, '');
 // request's timeline shows the calls that ran during it.
 const engine = await startFakeEngineProcess({ engine: 'vllm', logFile: liveLog, schedule: 'first=150,frames=40,every=20,burst=6@20', otlp: 'http://127.0.0.1:4318/v1/traces', traceDir: join(ws.root, 'traces', 'server'), traceSourceRoot: ws.vllmCheckout });
 Object.assign(settings, { 'hoplens.server.url': engine.url, 'hoplens.server.engine': 'vllm', 'hoplens.serverLog': liveLog });
-process.stderr.write(`[demo] streaming server (vLLM API) at ${engine.url}, writing ${liveLog}\n`);
+say('demo', `streaming server (vLLM API) at ${engine.url}, writing ${liveLog}`);
 
 const traceDirs = engine.traceInstanceDir ? [engine.traceInstanceDir] : [];
 try {
   const out = execFileSync('python3', [join(repo, 'test', 'fixtures', 'calltrace', 'make_trace.py'), join(ws.root, 'traces'), '--sleep-ms', '25'], { encoding: 'utf8' });
   traceDirs.unshift(JSON.parse(out.trim().split('\n').pop()).instanceDir);
 } catch (e) {
-  process.stderr.write(`[demo] no call-trace folder (python3 failed: ${e.message.split('\n')[0]})\n`);
+  say('demo', `no call-trace folder (python3 failed: ${e.message.split('\n')[0]})`);
 }
 settings['hoplens.traceDirs'] = traceDirs;
 
-// The checkouts are git repositories with one commit, as a clone would be: HopLens then reads
-// their HEAD instead of warning that they are not git repositories.
-for (const dir of [ws.vllmCheckout, ws.sglangCheckout]) {
-  const gitEnv = { ...process.env, GIT_AUTHOR_NAME: 'HopLens demo', GIT_AUTHOR_EMAIL: 'demo@hoplens.invalid', GIT_COMMITTER_NAME: 'HopLens demo',
-    GIT_COMMITTER_EMAIL: 'demo@hoplens.invalid', GIT_CONFIG_NOSYSTEM: '1' };
-  try {
-    for (const args of [['init', '-q'], ['add', '-A'], ['commit', '-q', '-m', 'HopLens demo: constructed stand-in checkout']]) execFileSync('git', args, { cwd: dir, env: gitEnv, stdio: 'ignore' });
-  } catch (e) {
-    process.stderr.write(`[demo] ${dir} is not a git repository (git failed: ${e.message.split('\n')[0]})\n`);
-  }
-}
+commitCheckouts('demo', [ws.vllmCheckout, ws.sglangCheckout]);
 writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
 
-const port = Number(process.env.HOPLENS_DEMO_PORT || 0);
-const server = await startCodeServer({
-  tools: resolveTools(), installVsix: [join(repo, 'dist', 'hoplens.vsix')], startTimeoutMs: 90000, port,
-  // The first screen: the workspace README (what to try, in order), nothing in the secondary side bar.
-  settings: { 'workbench.startupEditor': 'readme', 'workbench.secondarySideBar.defaultVisibility': 'hidden' },
-});
+const server = await startDemoCodeServer();
 // Ctrl+C (SIGINT/SIGTERM): the harness's exit hooks end code-server's process group and the
 // streaming server and remove the demo workspace, all synchronously as the process exits.
 process.on('exit', () => process.stderr.write('[demo] stopped: code-server, the streaming server and the demo workspace are gone\n'));

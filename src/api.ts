@@ -4,6 +4,7 @@
 // activate() from the services; nothing here holds state, and no service is handed out whole.
 import type * as vscode from 'vscode';
 import type { Engine } from './engines/types';
+import { isEngine } from './engines/registry';
 import type { LogSessionView } from './core/session/logSession';
 import type { LogFeature } from './features/logs/logFeature';
 import type { CallTraceNode, CallTracesViewProvider } from './features/callTraces/callTracesView';
@@ -39,6 +40,8 @@ export interface HopLensLogsApi {
   session(doc: vscode.TextDocument): Promise<LogSessionView | undefined>;
   /** The checkout an engine's lines resolve into, once opened (null: none configured or found in the workspace). */
   checkout(engine: Engine): Promise<CheckoutView | null>;
+  /** The source one log's lines resolve into: the release it states when that release's source is in use, else its engine's checkout. */
+  checkoutFor(doc: vscode.TextDocument): Promise<CheckoutView | null>;
   /** What the Requests view lists now. */
   requests(): RequestsListed | undefined;
 }
@@ -48,6 +51,13 @@ export function logsApi(feature: LogFeature): HopLensLogsApi {
     session: async (doc) => (await feature.logs.settled(doc))?.session,
     checkout: async (engine) => {
       const r = await feature.sources.resolver(engine);
+      return r && { root: r.checkout.root, head: r.checkout.head, indexReady: r.indexReady };
+    },
+    checkoutFor: async (doc) => {
+      const engine = (await feature.logs.settled(doc))?.session.engine;
+      if (!isEngine(engine)) return null;
+      await feature.sources.prepareFor(doc.uri);
+      const r = await feature.sources.resolverFor(doc.uri, engine);
       return r && { root: r.checkout.root, head: r.checkout.head, indexReady: r.indexReady };
     },
     requests: () => feature.requests.listed(),

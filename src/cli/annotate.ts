@@ -239,8 +239,19 @@ export async function runAnnotate(argv: string[], io: CliIO): Promise<number> {
   } finally { input.close(); }
 }
 
-async function annotateInput(args: Args, input: LogInput, io: CliIO): Promise<number> {
-  const shownName = forTerminal(input.name);
+/** The checkout (or release) a run resolves into, chosen before the log is read. */
+interface CheckoutChoice {
+  resolver: CheckoutResolver | null;
+  release: ReleaseSpec | null;
+  /** The folder resolved into: --checkout's, or the release's own source; null without one. */
+  checkoutDir: string | null;
+}
+
+/**
+ * --checkout DIR or ENGINE==VERSION made into a resolver (or none, with one line why), and the
+ * hint when no --checkout was given but the log states its release; a number is the exit code.
+ */
+async function chooseCheckout(args: Args, input: LogInput, io: CliIO): Promise<CheckoutChoice | number> {
   let resolver: CheckoutResolver | null = null;
   const release = args.checkout ? parseReleaseSpec(args.checkout) : null;
   let checkoutDir = args.checkout;
@@ -252,14 +263,18 @@ async function annotateInput(args: Args, input: LogInput, io: CliIO): Promise<nu
     checkoutDir = await releaseFolder(release, io);
   } else if (args.checkout === null) {
     const stated = statedRelease(input.head.toString('utf8').split('\n'));
-    if (stated) io.err(`hoplens annotate: the log states ${releaseLabel(stated)} (line ${stated.line}); --checkout ${stated.engine}==${stated.version} resolves against that release's own source\n`);
+    if (stated) {
+      io.err(`hoplens annotate: the log states ${releaseLabel(stated)} (line ${stated.line}); `
+        + `--checkout ${stated.engine}==${stated.version} resolves against that release's own source\n`);
+    }
   }
   if (checkoutDir) {
     const engine = release ? release.engine : args.engine !== 'auto' ? args.engine : await engineForCheckout(checkoutDir, input);
     if (!engine) {
       // Not a vLLM or SGLang log as far as its first lines tell: annotate it anyway (it may have
       // no engine line at all), without a checkout to resolve into.
-      io.err(`hoplens annotate: cannot tell the engine from the first lines, so --checkout is not used (pass --engine ${ENGINE_IDS.join('|')} to use it)\n`);
+      io.err('hoplens annotate: cannot tell the engine from the first lines, so --checkout is not used '
+        + `(pass --engine ${ENGINE_IDS.join('|')} to use it)\n`);
     } else {
       try {
         resolver = await loadResolver(checkoutDir, engine, io);
@@ -270,8 +285,27 @@ async function annotateInput(args: Args, input: LogInput, io: CliIO): Promise<nu
       }
     }
   }
+  return { resolver, release, checkoutDir };
+}
 
-  const out = new Out(io);
+/** What one pass over the log counted and kept, and the index its session built. */
+interface ScanResult {
+  result: { engine: Engine | null; lines: number; bytes: number };
+  tracker: LogSession['tracker'];
+  hopLines: number; unmatched: number; otherLines: number; truncatedLines: number; ridLines: number;
+  unmatchedSample: LogRecord[];
+  statements: StatementTable | null;
+  wanted: ((rid: string) => boolean) | null;
+  /** A summary of the whole log, counted by statement only, with no request index. */
+  summaryOnly: boolean;
+}
+
+/**
+ * Reads the log once, writing each line's row (or JSON object) as it is parsed, counting hop,
+ * unmatched, other and truncated lines, and feeding the request index and statement table.
+ * A number is the exit code of an input that failed mid-read.
+ */
+async function scanLog(args: Args, input: LogInput, io: CliIO, out: Out, resolver: CheckoutResolver | null): Promise<ScanResult | number> {
   const json = new RecordJsonWriter();
   // One locator for the run: the checkout when one was given (its answer or nothing), else the citation.
   const sources = new RecordSourceLocator({ ready: () => resolver });
@@ -307,8 +341,10 @@ async function annotateInput(args: Args, input: LogInput, io: CliIO): Promise<nu
       if (!args.unmatched || (!isHop && src === null)) out.line(json.line(rec, src));
     } else if (isHop || wanted !== null) {
       // With --rid every line of the request is shown, hop or not (a line naming it without being a hop shows `-`).
-      const cite = src ? `${src.path}:${src.line}${src.verified ? ' ✓' : ''}${src.drift ? ` (drift ${src.drift > 0 ? '+' : ''}${src.drift})` : ''}` : '';
-      out.line(`${padStart(String(rec.line), 7)}  ${padEnd(rec.hop ?? '-', 4)} ${padEnd(forTerminal(rec.process ?? rec.role ?? ''), 16)} ${padEnd(forTerminal(cite), 52)} ${forTerminal(rec.message.slice(0, width))}`);
+      const drift = src?.drift ? ` (drift ${src.drift > 0 ? '+' : ''}${src.drift})` : '';
+      const cite = src ? `${src.path}:${src.line}${src.verified ? ' ✓' : ''}${drift}` : '';
+      out.line(`${padStart(String(rec.line), 7)}  ${padEnd(rec.hop ?? '-', 4)} ${padEnd(forTerminal(rec.process ?? rec.role ?? ''), 16)} `
+        + `${padEnd(forTerminal(cite), 52)} ${forTerminal(rec.message.slice(0, width))}`);
     }
   };
 
@@ -330,7 +366,6 @@ async function annotateInput(args: Args, input: LogInput, io: CliIO): Promise<nu
     fast: useFast ? (state, tracker) => vllmFastPath(state, summaryOnly ? null : tracker, fastOut, fastCounters, wanted,
       wanted === null ? null : needles.map((n) => Buffer.from(n, 'latin1')), summaryOnly ? statements : null) : undefined,
   });
-  const tracker = session.tracker;
   let result;
   try {
     result = await readLogStream(session, pacedByOutput(input.chunks(), io));
@@ -339,11 +374,24 @@ async function annotateInput(args: Args, input: LogInput, io: CliIO): Promise<nu
     if (e instanceof LogInputError) { io.err(`hoplens annotate: ${forTerminal(e.message)}\n`); return 2; }
     throw e;
   }
-  const engine = result.engine;
   // With --rid only the request's lines count as unmatched, and those never take the fast path.
   if (wanted === null) unmatched += fastCounters.unmatched;
-  const totalHops = [...tracker.counts.values()].reduce((a, b) => a + b, 0);
+  return {
+    result, tracker: session.tracker, hopLines, unmatched, otherLines, truncatedLines, ridLines, unmatchedSample, statements, wanted, summaryOnly,
+  };
+}
 
+/** The hops a run's requests lack (or the one request's, with --rid), and the table's hops with no line in the log. */
+interface MissingHops {
+  requests: string[];
+  detail: RequestGroup | null;
+  missingAgg: Map<string, { requests: number; kind: string; reason: string }>;
+  notInLog: { hop: string; kind: string; reason: string }[];
+}
+
+function missingHops(scan: ScanResult, ridFilter: string | null): MissingHops {
+  const { tracker, wanted } = scan;
+  const engine = scan.result.engine;
   // Per-hop: how many requests lack it, and why.
   const requests = [...tracker.rids()];
   let detail: RequestGroup | null = null;
@@ -358,54 +406,92 @@ async function annotateInput(args: Args, input: LogInput, io: CliIO): Promise<nu
   const notInLog = engine
     ? getHopTable(engine).hops.filter((h) => !h.legacy && !tracker.counts.has(h.id)).map((h) => ({ hop: h.id, kind: h.missing.kind, reason: h.missing.text }))
     : [];
+  return { requests, detail, missingAgg, notInLog };
+}
+
+async function annotateInput(args: Args, input: LogInput, io: CliIO): Promise<number> {
+  const shownName = forTerminal(input.name);
+  const checkout = await chooseCheckout(args, input, io);
+  if (typeof checkout === 'number') return checkout;
+  const out = new Out(io);
+  const scan = await scanLog(args, input, io, out, checkout.resolver);
+  if (typeof scan === 'number') return scan;
+  const { result, tracker, ridLines, statements } = scan;
+  const engine = result.engine;
+  const ridFilter = args.rid;
+  const totalHops = [...tracker.counts.values()].reduce((a, b) => a + b, 0);
+  const missing = missingHops(scan, ridFilter);
   const found = statements !== null ? statements.sorted().some((st) => st.fileinfo !== null || st.hop !== null)
     : ridFilter !== null ? ridLines > 0 : totalHops > 0;
   if (statements !== null && !args.json) {
-    printStatements(statements, out, width);
+    printStatements(statements, out, args.width);
     out.flush();
     io.out(`\n${shownName}: ${engine ?? 'unknown engine'}, ${result.lines} line(s)${ridFilter !== null ? ` (${ridLines} of request ${forTerminal(ridFilter)})` : ''}, `
       + `${statements.size} statement(s)${found ? '' : ' (none with a file:line or a hop)'}\n`);
     return found ? 0 : 1;
   }
-
   if (args.json) {
-    const LIST_CAP = 1000;
-    const listed = (detail ? [detail.rid] : requests.slice(0, LIST_CAP)).map((r) => tracker.brief(r));
-    if (statements !== null) for (const st of statements.sorted()) out.line(JSON.stringify(statementJson(st)));
-    if (summaryOnly) {
-      out.line(JSON.stringify(statementsSummary(statements!, { file: args.log, compression: input.compression, engine, lines: result.lines, bytes: result.bytes,
-        otherLines, truncatedLines, found })));
-      out.flush();
-      return found ? 0 : 1;
-    }
-    const summary = {
-      kind: 'summary', file: args.log, ...(input.compression ? { compression: input.compression } : {}), engine, lines: result.lines, bytes: result.bytes,
-      hopLines: ridFilter !== null ? hopLines : totalHops, unmatched, otherLines, truncatedLines,
-      counts: Object.fromEntries(tracker.counts),
-      requests: { count: requests.length, listed, truncated: !detail && requests.length > LIST_CAP },
-      request: detail,
-      missing: [...missingAgg].map(([hop, m]) => ({ hop, ...m })),
-      notInLog,
-      checkout: args.checkout,
-      ...(release ? { release: { engine: release.engine, version: release.version, source: checkoutDir } } : {}),
-      ...(statements !== null ? { statements: statements.size } : {}),
-      message: found ? null : ridFilter !== null ? `no lines for request ${ridFilter}` : 'no hops found',
-    };
-    out.line(JSON.stringify(summary));
-    out.flush();
+    writeJsonSummary(args, input, out, scan, missing, checkout, { totalHops, found });
     return found ? 0 : 1;
   }
-
   out.flush();
   if (!found) {
     io.out(ridFilter !== null
-      ? `\nNo lines for request ${forTerminal(ridFilter)} in ${shownName} (${result.lines} lines scanned, ${requests.length} requests).\n`
+      ? `\nNo lines for request ${forTerminal(ridFilter)} in ${shownName} (${result.lines} lines scanned, ${missing.requests.length} requests).\n`
       : `\nNo hops found in ${shownName} (${result.lines} lines scanned${engine ? `, ${engine} log` : ', not a vLLM or SGLang log?'}).\n`);
     return 1;
   }
+  io.out(textSummary(args, shownName, scan, missing, totalHops).join('\n') + '\n');
+  return 0;
+}
+
+/** `--json`'s closing objects: the statements (with --summary), then the `{"kind":"summary"}`. */
+function writeJsonSummary(args: Args, input: LogInput, out: Out, scan: ScanResult, missing: MissingHops, checkout: CheckoutChoice,
+  totals: { totalHops: number; found: boolean }): void {
+  const { result, tracker, statements } = scan;
+  const { requests, detail } = missing;
+  const { release, checkoutDir } = checkout;
+  const { found } = totals;
+  const ridFilter = args.rid;
+  const LIST_CAP = 1000;
+  const listed = (detail ? [detail.rid] : requests.slice(0, LIST_CAP)).map((r) => tracker.brief(r));
+  if (statements !== null) for (const st of statements.sorted()) out.line(JSON.stringify(statementJson(st)));
+  if (scan.summaryOnly) {
+    out.line(JSON.stringify(statementsSummary(statements!, {
+      file: args.log, compression: input.compression, engine: result.engine, lines: result.lines, bytes: result.bytes,
+      otherLines: scan.otherLines, truncatedLines: scan.truncatedLines, found,
+    })));
+    out.flush();
+    return;
+  }
+  const summary = {
+    kind: 'summary', file: args.log, ...(input.compression ? { compression: input.compression } : {}),
+    engine: result.engine, lines: result.lines, bytes: result.bytes,
+    hopLines: ridFilter !== null ? scan.hopLines : totals.totalHops, unmatched: scan.unmatched,
+    otherLines: scan.otherLines, truncatedLines: scan.truncatedLines,
+    counts: Object.fromEntries(tracker.counts),
+    requests: { count: requests.length, listed, truncated: !detail && requests.length > LIST_CAP },
+    request: detail,
+    missing: [...missing.missingAgg].map(([hop, m]) => ({ hop, ...m })),
+    notInLog: missing.notInLog,
+    checkout: args.checkout,
+    ...(release ? { release: { engine: release.engine, version: release.version, source: checkoutDir } } : {}),
+    ...(statements !== null ? { statements: statements.size } : {}),
+    message: found ? null : ridFilter !== null ? `no lines for request ${ridFilter}` : 'no hops found',
+  };
+  out.line(JSON.stringify(summary));
+  out.flush();
+}
+
+/** The text summary after the table: totals, the request (or the first requests), missing hops, unmatched lines. */
+function textSummary(args: Args, shownName: string, scan: ScanResult, missing: MissingHops, totalHops: number): string[] {
+  const { result, tracker, unmatchedSample } = scan;
+  const { requests, detail, missingAgg, notInLog } = missing;
+  const ridFilter = args.rid;
   const lines: string[] = [];
   lines.push('');
-  lines.push(`${shownName}: ${engine ?? 'unknown engine'}, ${result.lines} line(s), ${ridFilter !== null ? hopLines : totalHops} hop line(s), ${requests.length} request(s), ${unmatched} line(s) with no known emitter`);
+  lines.push(`${shownName}: ${result.engine ?? 'unknown engine'}, ${result.lines} line(s), ${ridFilter !== null ? scan.hopLines : totalHops} hop line(s), `
+    + `${requests.length} request(s), ${scan.unmatched} line(s) with no known emitter`);
   const counts = [...tracker.counts].map(([h, n]) => `${h}×${n}`).join('  ');
   if (counts) lines.push(`hops: ${counts}`);
   if (detail) {
@@ -413,7 +499,8 @@ async function annotateInput(args: Args, input: LogInput, io: CliIO): Promise<nu
     for (const h of detail.hops) {
       const def = findHop(detail.engine, h.hop);
       const t = h.time !== null && h.resolution ? formatTime(h.time, h.resolution, false).replace('T', ' ') : '';
-      lines.push(`  ${padStart(String(h.line), 7)}  ${padEnd(h.hop, 4)} ${padEnd(forTerminal(h.process ?? h.role ?? ''), 16)} ${padEnd(t, 24)} ${padEnd(h.sincePrevious?.text ?? '', 8)} ${def ? def.file : ''}`);
+      lines.push(`  ${padStart(String(h.line), 7)}  ${padEnd(h.hop, 4)} ${padEnd(forTerminal(h.process ?? h.role ?? ''), 16)} ${padEnd(t, 24)} `
+        + `${padEnd(h.sincePrevious?.text ?? '', 8)} ${def ? def.file : ''}`);
     }
     if (detail.span) lines.push(`  span ${detail.span.text}`);
     if (detail.context.length) lines.push(`  context: ${detail.context.map((c) => `${c.hop}@${c.line}`).join(' ')}`);
@@ -433,10 +520,9 @@ async function annotateInput(args: Args, input: LogInput, io: CliIO): Promise<nu
   if (notInLog.length) lines.push('', `Hops with no line in this log: ${notInLog.map((n) => n.hop).join(', ')}`);
   if (args.unmatched && unmatchedSample.length) {
     lines.push('', 'Lines with no known emitter');
-    for (const r of unmatchedSample) lines.push(`${padStart(String(r.line), 7)}  ${forTerminal(r.message.slice(0, width))}`);
+    for (const r of unmatchedSample) lines.push(`${padStart(String(r.line), 7)}  ${forTerminal(r.message.slice(0, args.width))}`);
   }
-  io.out(lines.join('\n') + '\n');
-  return 0;
+  return lines;
 }
 
 /** A store's stream as the byte input annotate reads (its lines in order, one per line). */

@@ -2,7 +2,7 @@
 // which engines there are, an engine's hop table, its process roles, how its ids print, and (for
 // an engine without a hand-written grammar in src/core/logs) the shapes of its log lines. A new
 // engine is a folder src/engines/<id>/ with a profile registered here (ARCHITECTURE.md).
-import type { Engine, HopTable } from './types';
+import type { Engine, EngineCheckout, EngineClockTraits, EngineLogging, EnginePin, HopTable } from './types';
 import { VLLM_PROFILE } from './vllm/profile';
 import { SGLANG_PROFILE } from './sglang/profile';
 
@@ -29,6 +29,14 @@ export interface EngineProfile {
   processOfRole?: (role: string) => string;
   /** Request ids print as the client or the server chose them, with no engine suffix to take off. */
   ridsVerbatim: boolean;
+  /** The commit the hop table was read at and the engine's repository (an engine with source to open). */
+  pin?: EnginePin;
+  /** How its code looks on disk (checkouts, installed packages, release trees); absent: none is looked for. */
+  checkout?: EngineCheckout;
+  /** How "Create Logging Config" sets its logging up; absent: it offers none. */
+  logging?: EngineLogging;
+  /** What its code paths guarantee about the order of a request's lines (the timeline's clock rules). */
+  clock?: EngineClockTraits;
   /** Header shapes for the generic reader; the built-in engines' grammars are hand-written (src/core/logs). */
   lineShapes?: readonly LineShape[];
 }
@@ -37,6 +45,8 @@ const BUILT_IN: readonly EngineProfile[] = [VLLM_PROFILE, SGLANG_PROFILE];
 const profiles = new Map<string, EngineProfile>(BUILT_IN.map((p) => [p.id, p]));
 /** Hop tables by engine; kept in step with the registry (the hop matcher reads it on every line). */
 export const HOP_TABLES: Record<Engine, HopTable> = Object.fromEntries(BUILT_IN.map((p) => [p.id, p.hops])) as Record<Engine, HopTable>;
+/** Pins by engine, for the engines whose profile has one; kept in step with the registry. */
+export const PINS: Record<Engine, EnginePin> = Object.fromEntries(BUILT_IN.flatMap((p) => (p.pin ? [[p.id, p.pin]] : []))) as Record<Engine, EnginePin>;
 /** The registered profiles that carry line shapes (none of the built-ins): what the generic reader tries. */
 export const SHAPED_PROFILES: EngineProfile[] = [];
 
@@ -54,9 +64,28 @@ export function engineChoiceWords(withAuto = false): string {
   return ids.length < 2 ? ids.join('') : `${ids.slice(0, -1).join(', ')} or ${ids[ids.length - 1]}`;
 }
 
+/**
+ * A new engine's id, for its profile and hop table (`engineId('toyllm')`): a lower-case word, as
+ * `--engine` takes it and a record's `engine` prints it. Registering the profile makes it known.
+ */
+export function engineId(name: string): Engine {
+  if (!/^[a-z][a-z0-9_-]*$/.test(name) || name === 'auto' || name === 'other') throw new Error(`'${name}' cannot be an engine's id (a lower-case word, not auto or other)`);
+  return name as Engine;
+}
+
 /** Whether `name` is a known engine's id (a CLI flag, a setting, a stored index). */
 export function isEngine(name: unknown): name is Engine {
   return typeof name === 'string' && profiles.has(name);
+}
+
+/** The registered profiles, built-in first, in the order they were registered. */
+export function engineProfiles(): EngineProfile[] {
+  return ENGINE_IDS.map((id) => profiles.get(id)!);
+}
+
+/** An engine's clock traits; none for a log of no known engine. */
+export function clockTraits(engine: string | null): EngineClockTraits {
+  return engine !== null && isEngine(engine) ? engineProfile(engine).clock ?? {} : {};
 }
 
 export function engineProfile(id: Engine): EngineProfile {
@@ -75,7 +104,9 @@ export function registerEngine(profile: EngineProfile): () => void {
   ENGINE_IDS.push(profile.id);
   HOP_TABLES[profile.id] = profile.hops;
   if (profile.lineShapes?.length) SHAPED_PROFILES.push(profile);
+  if (profile.pin) PINS[profile.id] = profile.pin;
   return () => {
+    delete PINS[profile.id];
     profiles.delete(profile.id);
     ENGINE_IDS.splice(ENGINE_IDS.indexOf(profile.id), 1);
     delete HOP_TABLES[profile.id];

@@ -1,8 +1,96 @@
 // A hop is one logging statement of an engine that a request (or the batch it rides in)
 // passes through. Tables are data: the parser matches messages against them, the CLI and
 // the editor render them.
-/** The engines HopLens knows. Declared here, in the bottom layer: hop tables and every core module name them. */
-export type Engine = 'vllm' | 'sglang';
+/** The engines built into HopLens (each a folder src/engines/<id>/ whose profile registry.ts lists). */
+export type BuiltInEngine = 'vllm' | 'sglang';
+declare const registeredEngine: unique symbol;
+/**
+ * The id of an engine added at run time: a string only `engineId` (registry.ts) makes, so a typo
+ * does not pass for an engine. Nothing in the code knows these ids; it asks the registry.
+ */
+export type RegisteredEngine = string & { readonly [registeredEngine]: true };
+/**
+ * An engine HopLens knows: a built-in one or one registered (open: a new engine needs no change
+ * here). Declared in the bottom layer: hop tables and every core module name it.
+ */
+export type Engine = BuiltInEngine | RegisteredEngine;
+
+/** The commit an engine's hop table was read at, and where its code lives. */
+export interface EnginePin {
+  engine: Engine;
+  /** The commit the hop table is pinned to. */
+  sha: string;
+  /** The commit the citations were actually read at (vLLM's pin was not available as a git object). */
+  citationsReadAt: string;
+  /** Public repository, owner/name. */
+  repo: string;
+  /** Path inside the checkout of the engine's Python package. */
+  packageDir: string;
+  /** Folders of a repository checkout holding Rust sources whose log lines are the engine's (SGLang's router). */
+  rustDirs: string[];
+}
+
+/** A path under a folder that shows what the folder is: a file or a folder. */
+export interface PathMark {
+  path: string;
+  kind: 'file' | 'dir';
+}
+
+/** One way an engine's code sits in a folder on disk (a git clone, an installed package's parent). */
+export interface CheckoutShape {
+  /** Folder of the Python package, relative to the root. */
+  packageDir: string;
+  /** Any of these under the root shows this shape. */
+  marks: PathMark[];
+  /** "repo": a git clone; "site-packages": an installed package's parent; or "repo" when any of these marks is under the root. */
+  layout: 'repo' | 'site-packages' | { repoWhenAny: PathMark[] };
+}
+
+/** How an engine's code looks on disk: what finds a checkout of it, and what a release's tree holds. */
+export interface EngineCheckout {
+  /** The shapes, tried in order. */
+  shapes: CheckoutShape[];
+  /** In the package folder itself (a user chose …/site-packages/vllm): any of these shows it is the package. */
+  packageMarks: PathMark[];
+  /** What a folder that is not this engine's checkout is, in the message: `an SGLang checkout (no python/sglang/ folder)`. */
+  notFound: string;
+  /** The folder a release's package files go under in its unpacked tree (SGLang's python/), '' for the root. */
+  releasePrefix: string;
+  /** The lines that state the engine's version, given the version's pattern (one group). */
+  releaseStated: (version: string) => RegExp[];
+}
+
+/**
+ * How HopLens's "Create Logging Config" sets an engine's Python logging up so its lines carry
+ * milliseconds, a year and the full source path (the parser reads the result).
+ */
+export interface EngineLogging {
+  /** The formatter's format string. */
+  format: string;
+  /** The level the config sets when the user names none. */
+  defaultLevel: 'DEBUG' | 'INFO' | 'WARNING' | 'ERROR';
+  /** The logger the config configures; null: the root logger. */
+  logger: string | null;
+  /** The environment variable that points the engine at the file. */
+  envVar: string;
+  /** The launch line, given the variable's assignment (`VAR=path`). */
+  launchLine: (assignment: string) => string;
+}
+
+/**
+ * What an engine's own code paths guarantee about the order of one request's lines across its
+ * logs, for the timeline's clock estimate (src/core/timeline/clockRules.ts reads these).
+ */
+export interface EngineClockTraits {
+  /** P/D: without kv params in the printed request, the prefill instance's copy is the one with max_tokens=1. */
+  prefillSentWithOneToken?: boolean;
+  /** P/D: the proxy sends to the decode instance only after the prefill instance answered (else: decode finishes after prefill had it). */
+  decodeAfterPrefillAnswered?: boolean;
+  /** Its request logger may write to a file of its own: Receive ≤ ReqTimeStats ≤ Finish across the two. */
+  requestLoggerApart?: boolean;
+  /** Its request span starts at arrival, before the line that admits the request (the span ↔ log ordering). */
+  spanStartsBeforeAdmit?: boolean;
+}
 
 /** Why a hop may be absent from a request's lines. */
 export type MissingKind = 'gate' | 'level' | 'path' | 'frequency' | 'startup' | 'context';

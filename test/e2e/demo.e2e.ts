@@ -74,6 +74,16 @@ async function walkFirstSteps(session: WorkbenchSession, root: string, engineUrl
   assert.equal(await page.locator('[id="hoplens.hoplens.checkout"]').isVisible().catch(() => false), false, 'no checkout notice on a source tab');
   await session.screenshot('walk-3-lens-source');
 
+  // The same for a `[file:line]` link: VS Code opens its target itself, as a preview.
+  await session.runCommand('View: Close All Editors');
+  await session.clickInExplorer('logs/vllm.log');
+  await page.locator('.tab.active .monaco-icon-label.italic', { hasText: 'vllm.log' }).waitFor({ timeout: 30_000 });
+  await session.followLink(/async_llm\.py:439\]\sAdded\srequest/);
+  await page.locator('.tab.active', { hasText: 'async_llm.py' }).waitFor({ timeout: 15_000 });
+  await page.locator('[id="status.editor.selection"]', { hasText: 'Ln 439,' }).waitFor({ timeout: 15_000 });
+  assert.equal(await page.locator('.tab', { hasText: 'vllm.log' }).count(), 1, 'the log\'s tab is still open after a [file:line] link click');
+  await session.screenshot('walk-3b-link-source');
+
   // The demo server honours max_tokens, with the finish reason vLLM gives.
   assert.deepEqual(await streamOf(engineUrl, 5), { content: 5, finish: ['length'] });
   void root;

@@ -178,6 +178,24 @@ export class WorkbenchSession {
     return { line: Number(m[1]), column: Number(m[2]) };
   }
 
+  /**
+   * Follows the first detected link on a line of the active editor the way a user does: Ctrl
+   * held over it, then Ctrl+click. `lineText`: text of that line. (The editor draws a link in
+   * as many spans as it has tokens, so the link is found through its line.)
+   */
+  async followLink(lineText: string | RegExp): Promise<void> {
+    const line = this.page.locator('.part.editor .editor-instance .view-lines .view-line', { hasText: lineText }).first();
+    const link = line.locator('.detected-link').first();
+    await link.waitFor({ timeout: 60_000 });
+    await link.hover();
+    await this.page.keyboard.down('Control');
+    try {
+      await link.click({ modifiers: ['Control'] });
+    } finally {
+      await this.page.keyboard.up('Control');
+    }
+  }
+
   /** Opens the HopLens container from the activity bar. */
   async openHopLens(): Promise<void> {
     // Opening a big log can keep the page busy for many seconds on a loaded machine, and a click

@@ -2,6 +2,8 @@
 // listener bound to 127.0.0.1, their data in a temp folder, ended and removed by stop().
 // The binaries come from scripts/fleet-tools.mjs (built once from the Go module proxy into the
 // tool cache). Without Go the tests skip with one line saying why; under CI=true that fails.
+// A process that exits without stop() (Ctrl+C in `npm run demo:fleet`) still ends the servers
+// and removes their data: an exit hook kills what is running and removes the folders.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -64,12 +66,29 @@ async function waitFor(url: string, ok: (status: number, text: string) => boolea
 
 export interface RunningServer {
   baseUrl: string;
+  /** The server's process id. */
+  pid: number;
   stop(): Promise<void>;
+}
+
+const running = new Map<ChildProcess, string>();
+let exitHookInstalled = false;
+function endAllAtExit(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.on('exit', () => {
+    for (const [child, dir] of running) {
+      if (child.exitCode === null && child.signalCode === null) { try { child.kill('SIGKILL'); } catch { /* gone */ } }
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 }
 
 function spawnLogged(cmd: string, args: string[], dir: string): { child: ChildProcess; log: () => string } {
   let out = '';
+  endAllAtExit();
   const child = spawn(cmd, args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+  running.set(child, dir);
   const keep = (b: Buffer): void => { out = (out + b.toString('utf8')).slice(-20_000); };
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
@@ -86,6 +105,7 @@ function stopper(child: ChildProcess, dir: string): () => Promise<void> {
       clearTimeout(t);
     }
     rmSync(dir, { recursive: true, force: true });
+    running.delete(child);
   };
 }
 
@@ -104,7 +124,7 @@ export async function startVictoriaLogs(bin: string): Promise<VictoriaLogsServer
     await waitFor(`${baseUrl}/health`, (s) => s === 200, child, 'victoria-logs', log);
   } catch (e) { await stop(); throw e; }
   return {
-    baseUrl, stop,
+    baseUrl, stop, pid: child.pid!,
     async ingest(rows) {
       const chunk = 20_000;
       for (let i = 0; i < rows.length; i += chunk) {
@@ -174,7 +194,7 @@ export async function startJaeger(bin: string): Promise<JaegerServer> {
     await waitFor(`${baseUrl}/api/services`, (s, t) => s === 200 && t.includes('"data"'), child, 'jaeger', log);
   } catch (e) { await stop(); throw e; }
   return {
-    baseUrl, otlpUrl, stop,
+    baseUrl, otlpUrl, stop, pid: child.pid!,
     async ingest(otlpJson, traceIds) {
       const res = await fetch(otlpUrl, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(otlpJson) });
       if (res.status !== 200) throw new Error(`OTLP export: HTTP ${res.status} ${await res.text()}`);

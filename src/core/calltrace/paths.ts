@@ -5,13 +5,14 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
-import type { Engine } from '../../engines/types';
+import type { BuiltInEngine, Engine } from '../../engines/types';
 
 /** An engine's name (the one Engine type; kept under this name for the call-trace code). */
 export type EngineName = Engine;
 
 export interface EnginePath {
-  engine: EngineName;
+  /** The trace path's package marker names a built-in engine (the markers below are theirs). */
+  engine: BuiltInEngine;
   /** Path relative to the checkout root, forward slashes: `vllm/v1/engine/core.py`, `python/sglang/srt/…`. */
   relative: string;
 }
@@ -44,6 +45,12 @@ export interface CheckoutSettings {
   sglang?: string;
   /** Explicit prefix rewrites tried first, e.g. container `/workspace/vllm` → `/home/me/vllm`. */
   mappings?: ReadonlyArray<{ from: string; to: string }>;
+  /**
+   * The source of the release that ran the trace, per engine (its version known from the log of
+   * the same process): a path not on this machine opens there before the checkout, whose lines
+   * are another version's.
+   */
+  releases?: Partial<Record<EngineName, string>>;
 }
 
 export interface MappedPath {
@@ -74,6 +81,8 @@ export function mapToCheckout(file: string, settings: CheckoutSettings): MappedP
  */
 export function localTracedFile(file: string, settings: CheckoutSettings, exists: (path: string) => boolean = existsSync): { path: string; found: boolean } {
   if (exists(file)) return { path: file, found: true };
+  const inRelease = releaseFile(file, settings, exists);
+  if (inRelease) return { path: inRelease, found: true };
   const mapped = mapToCheckout(file, settings);
   if (mapped.via !== 'checkout' || exists(mapped.path)) return { path: mapped.path, found: exists(mapped.path) };
   const rel = engineRelativePath(file)!;
@@ -82,6 +91,18 @@ export function localTracedFile(file: string, settings: CheckoutSettings, exists
     if (exists(p)) return { path: p, found: true };
   }
   return { path: mapped.path, found: false };
+}
+
+/** The traced file in the source of the release that ran it, by its package-relative path; null when none has it. */
+function releaseFile(file: string, settings: CheckoutSettings, exists: (path: string) => boolean): string | null {
+  const rel = engineRelativePath(file);
+  const root = rel ? settings.releases?.[rel.engine] : undefined;
+  if (!rel || !root) return null;
+  for (const candidate of [rel.relative, ...packageRelativeCandidates(file, rel.engine)]) {
+    const p = join(root, ...candidate.split('/'));
+    if (exists(p)) return p;
+  }
+  return null;
 }
 
 /**

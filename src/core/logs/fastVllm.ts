@@ -522,7 +522,7 @@ class FastReader {
     for (let i = 0; i < STAMP_DIGITS.length; i++) if (!isDigit(b[p + STAMP_DIGITS[i]])) return false;
     const d2 = (k: number) => (b[p + k] - 48) * 10 + (b[p + k + 1] - 48);
     const month = d2(0);
-    const year = inferYear(this.state, month);
+    const year = inferYear(this.state, month, d2(3));
     const t = stampUtc(year, month, d2(3), d2(6), d2(9), d2(12));
     // An impossible stamp (month 84): the parser keeps the line with no time, and says why.
     if (Number.isNaN(t)) return false;

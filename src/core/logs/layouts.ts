@@ -4,7 +4,7 @@
 import type { Engine, LogRecord } from './model';
 import { createParseState, tagRanks, type ParseState } from './parseState';
 import { matchHop } from '../../engines/index';
-import { readLayoutHeader, type LayoutHeader } from './pythonLayout';
+import { layoutTime, readLayoutHeader, type LayoutHeader } from './pythonLayout';
 import { parseStrippedVllm } from './vllmGrammar';
 import { nextRecordAt } from './onOneLine';
 import { parseSample } from './parseLine';
@@ -28,7 +28,7 @@ function parseRelayed(h: LayoutHeader, message: string, rec: LogRecord, state: P
     if (engine === null) return false;
     rec.engine = engine; rec.format = `${engine}-relayed`; rec.message = message;
   }
-  rec.time = h.time; rec.timeResolution = h.timeResolution;
+  rec.time = layoutTime(h, state); rec.timeResolution = h.timeResolution;
   if (h.timeIsUtc) rec.timeIsUtc = true;
   if (state.detected === null) state.detected = engine;
   return true;
@@ -96,7 +96,7 @@ export function parseLayout(s: string, at: number, rec: LogRecord, state: ParseS
 export function applyLayout(rec: LogRecord, h: LayoutHeader, engine: Engine, message: string, state: ParseState): void {
   rec.engine = engine;
   rec.format = `${engine}-custom`;
-  rec.time = h.time; rec.timeResolution = h.timeResolution;
+  rec.time = layoutTime(h, state); rec.timeResolution = h.timeResolution;
   if (h.timeIsUtc) rec.timeIsUtc = true;
   rec.level = h.level ?? rec.level;
   rec.pid = h.pid ?? rec.pid;

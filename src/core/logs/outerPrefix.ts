@@ -6,12 +6,15 @@
 import type { TimeResolution } from './model';
 import type { ParseState } from './parseLine';
 
+/** The most days each month can have (29 February: the year is not known yet). */
+const MONTH_DAYS = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
 export interface OuterStamp { time: number; res: TimeResolution; utc: boolean }
 
 /** vLLM / journald stamps have no year: the year the log was written, rolling over Dec -> Jan. */
-export function inferYear(state: ParseState, month: number): number {
-  // An impossible month (a garbled stamp) is no evidence of a new year.
-  if (!(month >= 1 && month <= 12)) return state.year ?? state.refYear;
+export function inferYear(state: ParseState, month: number, day = 1): number {
+  // An impossible month or day (a garbled stamp: month 84, 30 February) is no evidence of a new year.
+  if (!(month >= 1 && month <= 12) || !(day >= 1 && day <= MONTH_DAYS[month - 1])) return state.year ?? state.refYear;
   if (state.year === null) {
     state.year = month > state.refMonth ? state.refYear - 1 : state.refYear;
   } else if (month < state.lastMonth) {
@@ -147,7 +150,7 @@ export function stripWrapper(s: string, state: ParseState, wrappers: string[], s
   if ((m = W_JOURNALD.exec(s))) {
     const month = monthFromName(m[1]);
     if (month !== null && !stamp.v) {
-      const year = inferYear(state, month);
+      const year = inferYear(state, month, Number(m[2]));
       stamp.v = { time: Date.UTC(year, month - 1, Number(m[2]), Number(m[3]), Number(m[4]), Number(m[5])), res: 's', utc: false };
     }
     wrappers.push('journald');

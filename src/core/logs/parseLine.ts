@@ -8,7 +8,7 @@
 // shapedGrammar (an engine whose profile gives its line shapes, not a grammar of its own).
 import { impossibleStampNote, stampProblem } from './civilTime';
 import type { Engine, LogRecord, TimeResolution } from './model';
-import { createParseState, DATE_ANCHOR, newRecord, processInfo, SEARCH_WINDOW, type ParseState } from './parseState';
+import { createParseState, LAYOUT_DATE_ANCHOR, newRecord, processInfo, SEARCH_WINDOW, type ParseState } from './parseState';
 import { matchHop, stopsInOpening } from '../../engines/index';
 import { LOST_PREFIX } from '../../engines/vllm/lines';
 import { columnBeforeStrip, hasColour, stripColour } from './colour';
@@ -158,8 +158,8 @@ function readFurtherIn(s: string, rec: LogRecord, stamp: { v: OuterStamp | null 
       // A JSON envelope is no part of the line: search its log field only.
       const base = wrappers.includes('json') ? body : s;
       const window = base.length > SEARCH_WINDOW ? base.slice(0, SEARCH_WINDOW) : base;
-      DATE_ANCHOR.lastIndex = 0;
-      for (let m = DATE_ANCHOR.exec(window); m && !matched; m = DATE_ANCHOR.exec(window)) {
+      LAYOUT_DATE_ANCHOR.lastIndex = 0;
+      for (let m = LAYOUT_DATE_ANCHOR.exec(window); m && !matched; m = LAYOUT_DATE_ANCHOR.exec(window)) {
         // A bracketed date (`[%(asctime)s %(levelname)s] %(message)s`) is read from its bracket.
         const at = m.index > 0 && base.charCodeAt(m.index - 1) === 91 /* [ */ ? m.index - 1 : m.index;
         if (parseLayout(base, at, rec, state)) {

@@ -83,6 +83,8 @@ export function createParseState(opts: ParseOptions = {}): ParseState {
 // date, an SGLang bracketed date.
 export const HEADER_ANCHOR = new RegExp(`\\((?=[^()]{0,80}? pid=\\d)|(?:${LEVELS}) (?=(?:\\d{4}-)?\\d\\d-\\d\\d[ T]\\d\\d:)|\\[(?=(?:\\d{4}-\\d\\d-\\d\\d[ T])?\\d\\d:\\d\\d:\\d\\d|Router \\()`, 'g');
 export const DATE_ANCHOR = /\d{4}-\d\d-\d\d[ T]\d\d:\d\d/g;
+/** Where a custom layout's date may start: with its year, or without it (`[%(asctime)s]` with vLLM's datefmt). */
+export const LAYOUT_DATE_ANCHOR = /(?<![\d-])(?:\d{4}-)?\d\d-\d\d[ T]\d\d:\d\d/g;
 // nextRecordAt's own anchor (it may run while gluedAt's loop holds HEADER_ANCHOR's place: surelyEngines
 // asks the hop table).
 export const WORDS_ANCHOR = new RegExp(HEADER_ANCHOR.source, 'g');

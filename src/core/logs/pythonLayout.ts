@@ -8,13 +8,20 @@
 // statement can be found and verified.
 import { stampUtc } from './civilTime';
 import type { Engine, TimeResolution } from './model';
-import { fractionMs, fractionResolution, zoned } from './outerPrefix';
+import type { ParseState } from './parseState';
+import { fractionMs, fractionResolution, inferYear, zoned } from './outerPrefix';
 
 export interface LayoutHeader {
   time: number | null;
   timeResolution: TimeResolution | null;
   /** True when the stamp carried a zone (Z or an offset): the time is real UTC. */
   timeIsUtc: boolean;
+  /**
+   * A stamp without its year (`[%(asctime)s]` with vLLM's datefmt `%m-%d %H:%M:%S`): its fields as
+   * printed. The year is the log's (inferYear), given when the line is taken for an engine's
+   * (layoutTime), so another program's line never moves the log's year.
+   */
+  yearless: YearlessStamp | null;
   level: string | null;
   pid: number | null;
   /** %(name)s: the logger, e.g. `sglang.srt.managers.scheduler`. */
@@ -38,7 +45,11 @@ export interface LayoutHeader {
   span: string | null;
 }
 
+export interface YearlessStamp { month: number; day: number; hour: number; minute: number; second: number; fraction: string | undefined }
+
 const STAMP = /(\d{4})-(\d\d)-(\d\d)[ T](\d\d):(\d\d):(\d\d)(?:[.,](\d{1,9}))?(Z|[+-]\d\d:?\d\d)?/y;
+// The same without the year; not followed by a digit or `-` (no part of a longer number or date).
+const YEARLESS_STAMP = /(\d\d)-(\d\d)[ T](\d\d):(\d\d):(\d\d)(?:[.,](\d{1,9}))?(?![\d-])/y;
 const LEVEL = /(DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL)\b:?/y;
 const PID = /(?:pid[=:]\s?|PID[=:]\s?|[pP]:)?(\d{1,9})(?=[\s\]|)\-:,]|$)/y;
 // %(thread)d with its name in front (`t:140589927618368`, `tid=…`, `thread=…`).
@@ -68,6 +79,17 @@ const SEPARATOR = /(?:\s*(?:[-|:>—–]+|::)\s*)|\s+/y;
 
 /** Python logging's BASIC_FORMAT with an engine's logger: `INFO:vllm.engine.llm_engine:…`. */
 export const BASIC_FORMAT = /^(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):(?:vllm|sglang)(?:\.\w+)*:/;
+
+/**
+ * The time of a layout's line taken for an engine's: its stamp's, or a year-less stamp in the log's
+ * year, inferred as for vLLM's own `MM-DD` prefix (rolling over December to January). NaN for a stamp
+ * no calendar has (month 84, hour 25): the parser keeps no time for it and says why.
+ */
+export function layoutTime(h: LayoutHeader, state: ParseState): number | null {
+  const y = h.yearless;
+  if (y === null) return h.time;
+  return stampUtc(inferYear(state, y.month, y.day), y.month, y.day, y.hour, y.minute, y.second) + fractionMs(y.fraction);
+}
 
 function stick(re: RegExp, s: string, at: number): RegExpExecArray | null {
   re.lastIndex = at;
@@ -99,7 +121,7 @@ const KIND_LETTER: Record<Field, string> = { time: 'T', level: 'L', pid: 'P', th
  */
 export function readLayoutHeader(s: string, start = 0): LayoutHeader | null {
   const h: LayoutHeader = {
-    time: null, timeResolution: null, timeIsUtc: false, level: null, pid: null, logger: null, file: null,
+    time: null, timeResolution: null, timeIsUtc: false, yearless: null, level: null, pid: null, logger: null, file: null,
     lineno: null, func: null, ranks: null, msgStart: start, engine: null, signature: '', rust: false, span: null,
   };
   const kinds: string[] = [];
@@ -136,7 +158,7 @@ export function readLayoutHeader(s: string, start = 0): LayoutHeader | null {
   if (fields < 2) return null;
   // No date: only logging's default `LEVEL:name:message` (basicConfig, VLLM_CONFIGURE_LOGGING=0)
   // with the engine's own logger, which no sentence reads like.
-  if (h.time === null && !(h.engine !== null && start === 0 && BASIC_FORMAT.test(s))) return null;
+  if (h.time === null && h.yearless === null && !(h.engine !== null && start === 0 && BASIC_FORMAT.test(s))) return null;
   if (h.level === null && h.file === null && h.logger === null) return null;
   return h;
 }
@@ -174,6 +196,11 @@ function readField(s: string, pos: number, h: LayoutHeader, inHeader: boolean, l
       h.time = zoned(stampUtc(Number(m[1]), Number(m[2]), Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6])) + fractionMs(m[7]), m[8]);
       h.timeResolution = fractionResolution(m[7]);
       h.timeIsUtc = !!m[8];
+      return { field: 'time', end: pos + m[0].length };
+    }
+    if (h.time === null && h.yearless === null && (m = stick(YEARLESS_STAMP, s, pos))) {
+      h.yearless = { month: Number(m[1]), day: Number(m[2]), hour: Number(m[3]), minute: Number(m[4]), second: Number(m[5]), fraction: m[6] };
+      h.timeResolution = fractionResolution(m[6]);
       return { field: 'time', end: pos + m[0].length };
     }
     // A bare number is %(process)d only between other header fields.

@@ -34,7 +34,7 @@ function fillRecord(
   rec.level = g.level ?? null;
   if (g.month !== undefined && g.day !== undefined && g.hour !== undefined) {
     const month = Number(g.month);
-    const year = g.year !== undefined ? Number(g.year) : inferYear(state, month);
+    const year = g.year !== undefined ? Number(g.year) : inferYear(state, month, Number(g.day));
     rec.time = Date.UTC(year, month - 1, Number(g.day), Number(g.hour), Number(g.minute ?? 0), Number(g.second ?? 0)) + fractionMs(g.fraction);
     rec.timeResolution = fractionResolution(g.fraction);
   }

@@ -44,7 +44,7 @@ export function parseVllmHeader(s: string, rec: LogRecord, state: ParseState): b
     const key = s.substr(m[1].length + 1, 14);
     if (key !== state.stampKey) {
       const month = Number(m[2]);
-      const year = inferYear(state, month);
+      const year = inferYear(state, month, Number(m[3]));
       state.stampKey = key;
       state.stampValue = stampUtc(year, month, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6]));
     }
@@ -62,7 +62,7 @@ export function parseVllmHeader(s: string, rec: LogRecord, state: ParseState): b
     rec.format = m[2] || m[8] ? 'vllm-hoplens' : 'vllm';
     rec.level = m[1];
     const month = Number(m[3]);
-    const year = m[2] ? Number(m[2]) : inferYear(state, month);
+    const year = m[2] ? Number(m[2]) : inferYear(state, month, Number(m[4]));
     rec.time = stampUtc(year, month, Number(m[4]), Number(m[5]), Number(m[6]), Number(m[7])) + fractionMs(m[8]);
     rec.timeResolution = fractionResolution(m[8]);
     rec.fileinfo = m[10]; rec.lineno = Number(m[11]);

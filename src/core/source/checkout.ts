@@ -1,8 +1,10 @@
 // Finding an engine checkout on disk, reading its commit with git, and comparing it
 // with the commit the hop table is pinned to.
 import { existsSync, realpathSync, statSync, readdirSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve, sep } from 'node:path';
 import type { Engine } from '../logs/model';
+import { engineProfile, engineProfiles, type EngineProfile } from '../../engines/registry';
+import type { EngineCheckout, PathMark } from '../../engines/types';
 import { runGit } from './git';
 import { PINS } from './pins';
 import { releaseLabel, releaseManifestOf, type ReleaseSpec } from './release';
@@ -35,29 +37,39 @@ function isFile(p: string): boolean {
   try { return statSync(p).isFile(); } catch { return false; }
 }
 
+function hasMark(root: string, mark: PathMark): boolean {
+  const p = join(root, ...mark.path.split('/'));
+  return mark.kind === 'file' ? isFile(p) : isDir(p);
+}
+
+/** The profiles with a checkout shape, `engine`'s alone when given, in the registry's order. */
+type WithCheckout = EngineProfile & { checkout: EngineCheckout };
+function checkoutProfiles(engine?: Engine): WithCheckout[] {
+  return engineProfiles().filter((p): p is WithCheckout => p.checkout !== undefined && (engine === undefined || p.id === engine));
+}
+
 /**
  * Which engine a folder holds, if any. Accepts a repository root, a site-packages folder
- * that contains the package, or the package folder itself (mapped to its parent).
+ * that contains the package, or the package folder itself (mapped to its parent). The shapes are
+ * the engines' (their profiles' `checkout`).
  */
 export function detectCheckout(dir: string, engine?: Engine): (CheckoutLayout & { root: string }) | null {
   const root = resolve(dir);
   if (!isDir(root)) return null;
-  const tryVllm = engine === undefined || engine === 'vllm';
-  const trySglang = engine === undefined || engine === 'sglang';
-  if (tryVllm && (isFile(join(root, 'vllm', 'logger.py')) || isFile(join(root, 'vllm', '__init__.py')))) {
-    const layout = isFile(join(root, 'pyproject.toml')) || isFile(join(root, 'setup.py')) || isDir(join(root, '.git')) ? 'repo' : 'site-packages';
-    return { engine: 'vllm', layout, packageDir: 'vllm', root };
+  const candidates = checkoutProfiles(engine);
+  for (const { id, checkout } of candidates) {
+    for (const shape of checkout.shapes) {
+      if (!shape.marks.some((m) => hasMark(root, m))) continue;
+      const layout = typeof shape.layout === 'string' ? shape.layout : shape.layout.repoWhenAny.some((m) => hasMark(root, m)) ? 'repo' : 'site-packages';
+      return { engine: id, layout, packageDir: shape.packageDir, root };
+    }
   }
-  if (trySglang && isDir(join(root, 'python', 'sglang'))) return { engine: 'sglang', layout: 'repo', packageDir: 'python/sglang', root };
-  if (trySglang && isDir(join(root, 'sglang', 'srt'))) return { engine: 'sglang', layout: 'site-packages', packageDir: 'sglang', root };
-  // The package folder itself: .../site-packages/vllm or <repo>/python/sglang.
+  // The package folder itself: .../site-packages/vllm or <repo>/python/sglang, read from the folder that holds it.
   const name = basename(root);
-  if (tryVllm && name === 'vllm' && isFile(join(root, 'logger.py'))) return detectCheckout(dirname(root), 'vllm');
-  if (trySglang && name === 'sglang' && isDir(join(root, 'srt'))) {
-    const parent = dirname(root);
-    return basename(parent) === 'python' && isDir(join(dirname(parent), 'python', 'sglang'))
-      ? detectCheckout(dirname(parent), 'sglang')
-      : detectCheckout(parent, 'sglang');
+  for (const { id, checkout } of candidates) {
+    if (!checkout.shapes.some((s) => basename(s.packageDir) === name) || !checkout.packageMarks.some((m) => hasMark(root, m))) continue;
+    const shape = checkout.shapes.find((s) => root.endsWith(sep + s.packageDir.split('/').join(sep)));
+    if (shape) return detectCheckout(root.slice(0, root.length - shape.packageDir.length - 1) || sep, id);
   }
   return null;
 }
@@ -67,7 +79,8 @@ export async function inspectCheckout(dir: string, engine?: Engine,
   opts: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<CheckoutInfo | { error: string }> {
   const found = detectCheckout(dir, engine);
   if (!found) {
-    const what = engine === 'sglang' ? 'an SGLang checkout (no python/sglang/ folder)' : engine === 'vllm' ? 'a vLLM checkout (no vllm/__init__.py or vllm/logger.py)' : 'a vLLM or SGLang checkout';
+    const what = engine !== undefined ? engineProfile(engine).checkout?.notFound ?? `a ${engineProfile(engine).label} checkout`
+      : `a ${checkoutProfiles().map((p) => p.label).join(' or ')} checkout`;
     return { error: isDir(dir) ? `${dir} is not ${what}` : `${dir} does not exist or is not a folder` };
   }
   let root = found.root;
@@ -179,7 +192,7 @@ export type PinStatus =
 /** Compares a checkout's HEAD with the hop table's pin; says so once when they differ. */
 export async function comparePin(info: CheckoutInfo, opts: { signal?: AbortSignal; pinSha?: string } = {}): Promise<PinStatus> {
   const pin = { ...PINS[info.engine], ...(opts.pinSha ? { sha: opts.pinSha } : {}) };
-  const name = info.engine === 'vllm' ? 'vLLM' : 'SGLang';
+  const name = engineProfile(info.engine).label;
   const base: PinStatusBase = { engine: info.engine, head: info.head, pin: pin.sha, ahead: null, behind: null };
   if (info.release) {
     return { ...base, state: 'unknown', message: `${releaseLabel(info.release)} · release source: the files of that release (${info.root}); line numbers are the release's, the hop table's pin is another version.` };

@@ -9,7 +9,9 @@ import { detectEngine } from '../logs/parseLine';
 import { discoverCheckouts } from './checkout';
 import { createSourceResolver, type CheckoutSourceResolver, type ResolverOptions } from './resolver';
 import type { CheckoutLookup } from './locate';
-import { statedRelease, type StatedRelease } from './release';
+import { statedRelease, type ReleaseSpec, type StatedRelease } from './release';
+
+function releaseKey(spec: ReleaseSpec): string { return `${spec.engine}==${spec.version}`; }
 
 /** Enough of a log's start to tell vLLM from SGLang (detectEngine reads up to 2,000 lines). */
 const HEAD_BYTES = 256 * 1024;
@@ -45,6 +47,13 @@ export class CheckoutSet implements CheckoutLookup {
   private epoch = 0;
   /** A source chosen for an engine over the settings (a release's own source): until cleared. */
   private readonly chosen = new Map<Engine, string>();
+  /** The release each log states (by its key: the file's path), read from its head. */
+  private readonly logReleases = new Map<string, ReleaseSpec>();
+  /** The folder of each release's own source in use (`vllm==0.8.5` → dir): a log stating it resolves there. */
+  private readonly releaseRoots = new Map<string, string>();
+  /** Resolvers of release folders, opened once each: two logs of two releases are open at once. */
+  private readonly releaseResolvers = new Map<string, Promise<CheckoutSourceResolver | null>>();
+  private readonly releaseOpened = new Map<string, CheckoutSourceResolver | null>();
 
   constructor(private places: CheckoutPlaces, private readonly opts: {
     resolver: Pick<ResolverOptions, 'cacheDir' | 'workerScript'>;
@@ -68,6 +77,75 @@ export class CheckoutSet implements CheckoutLookup {
     this.resolvers.delete(engine);
     this.opened.delete(engine);
     this.opts.events?.changed?.();
+  }
+
+  /**
+   * Resolve the logs that state this release in `dir` (its own source), whatever the engine's
+   * checkout; null stops it. Other logs of the engine keep their own source.
+   */
+  useReleaseSource(spec: ReleaseSpec, dir: string | null): void {
+    const key = releaseKey(spec);
+    if (dir === null) this.releaseRoots.delete(key); else this.releaseRoots.set(key, dir);
+    this.opts.events?.changed?.();
+  }
+
+  /** No release folder is used any more (they were removed from the cache): logs go back to their engine's checkout. */
+  dropReleaseSources(): void {
+    this.releaseRoots.clear();
+    this.releaseResolvers.clear();
+    this.releaseOpened.clear();
+    this.opts.events?.changed?.();
+  }
+
+  /** The folder in use for a release's logs, if any. */
+  releaseSourceOf(spec: ReleaseSpec): string | null { return this.releaseRoots.get(releaseKey(spec)) ?? null; }
+
+  /** Every release folder in use, by release. */
+  releaseSources(): ReadonlyMap<string, string> { return this.releaseRoots; }
+
+  /** What a log states about its release (a file's path, as prepareForLog read it; or noted by the caller). */
+  statedFor(logKey: string): ReleaseSpec | null { return this.logReleases.get(logKey) ?? null; }
+
+  noteStated(logKey: string, spec: ReleaseSpec): void {
+    const was = this.logReleases.get(logKey);
+    if (was && releaseKey(was) === releaseKey(spec)) return;
+    this.logReleases.set(logKey, { engine: spec.engine, version: spec.version });
+    if (this.releaseRoots.has(releaseKey(spec))) this.opts.events?.changed?.();
+  }
+
+  /** The release folder a log's lines of this engine resolve in, if its stated release has one in use. */
+  private releaseDirFor(logKey: string, engine: Engine): string | null {
+    const spec = this.logReleases.get(logKey);
+    return spec && spec.engine === engine ? this.releaseRoots.get(releaseKey(spec)) ?? null : null;
+  }
+
+  /** As ready(), for one log: its release's own source when one is in use, else the engine's checkout. */
+  readyFor(logKey: string, engine: Engine): CheckoutSourceResolver | null | undefined {
+    const dir = this.releaseDirFor(logKey, engine);
+    if (dir === null) return this.ready(engine);
+    const r = this.releaseOpened.get(dir);
+    if (r === undefined) void this.releaseResolver(engine, dir);
+    return r;
+  }
+
+  /** As resolver(), for one log. */
+  resolverFor(logKey: string, engine: Engine): Promise<CheckoutSourceResolver | null> {
+    const dir = this.releaseDirFor(logKey, engine);
+    return dir === null ? this.resolver(engine) : this.releaseResolver(engine, dir);
+  }
+
+  /** The lookup of one log's lines (a RecordSourceLocator per log reads it). */
+  forLog(logKey: string): CheckoutLookup {
+    return { ready: (engine) => this.readyFor(logKey, engine) };
+  }
+
+  private releaseResolver(engine: Engine, dir: string): Promise<CheckoutSourceResolver | null> {
+    let p = this.releaseResolvers.get(dir);
+    if (!p) {
+      p = this.openDir(engine, dir, false, (r) => this.releaseOpened.set(dir, r), () => true);
+      this.releaseResolvers.set(dir, p);
+    }
+    return p;
   }
 
   /** The source chosen with useSource(), if any. */
@@ -108,7 +186,10 @@ export class CheckoutSet implements CheckoutLookup {
     const engine = detectEngine(lines);
     if (engine) void this.resolver(engine);
     const stated = statedRelease(lines);
-    if (stated) this.opts.events?.stated?.(path, stated);
+    if (stated) {
+      this.noteStated(path, stated);
+      this.opts.events?.stated?.(path, stated);
+    }
   }
 
   private async openFor(engine: Engine, epoch: number): Promise<CheckoutSourceResolver | null> {
@@ -120,6 +201,12 @@ export class CheckoutSet implements CheckoutLookup {
     }
     const current = () => epoch === this.epoch;
     if (!dir) { if (current()) this.opened.set(engine, null); return null; }
+    return this.openDir(engine, dir, configured !== '', (r) => this.opened.set(engine, r), current);
+  }
+
+  /** Opens one folder as an engine's source; `keep` records the outcome while `current()` holds. */
+  private async openDir(engine: Engine, dir: string, configured: boolean,
+    keep: (r: CheckoutSourceResolver | null) => void, current: () => boolean): Promise<CheckoutSourceResolver | null> {
     try {
       const r = await (this.opts.open ?? createSourceResolver)(dir, engine, {
         ...this.opts.resolver,
@@ -128,7 +215,7 @@ export class CheckoutSet implements CheckoutLookup {
         syncFileReads: false,
       });
       if (!current()) return r;
-      this.opened.set(engine, r);
+      keep(r);
       this.opts.events?.opened?.(engine, r);
       void r.indexReady.then(() => {
         if (!current()) return;
@@ -139,8 +226,8 @@ export class CheckoutSet implements CheckoutLookup {
       return r;
     } catch (e) {
       if (current()) {
-        this.opened.set(engine, null);
-        this.opts.events?.failed?.(engine, dir, e instanceof Error ? e.message : String(e), configured !== '');
+        keep(null);
+        this.opts.events?.failed?.(engine, dir, e instanceof Error ? e.message : String(e), configured);
       }
       return null;
     }

@@ -12,51 +12,39 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, s
 import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { Engine } from '../logs/model';
+import { engineProfile, engineProfiles, isEngine } from '../../engines/registry';
 
 export interface ReleaseSpec { engine: Engine; version: string }
 
 /** What a log says about the release that wrote it, and the line that says it (1-based). */
 export interface StatedRelease extends ReleaseSpec { line: number }
 
-const ENGINE_NAME: Record<Engine, string> = { vllm: 'vLLM', sglang: 'SGLang' };
-
-/** `vllm==0.8.5`, `sglang==0.5.1.post3`: the spec the CLI takes; null for anything else. */
+/** `vllm==0.8.5`, `sglang==0.5.1.post3`: the spec the CLI takes (an engine with a checkout shape); null for anything else. */
 export function parseReleaseSpec(text: string): ReleaseSpec | null {
-  const m = /^\s*(vllm|sglang)\s*==\s*(\d+(?:\.\d+)*(?:(?:a|b|rc)\d+)?(?:\.post\d+)?(?:\.dev\d+)?(?:\+[A-Za-z0-9.]+)?)\s*$/i.exec(text);
-  return m ? { engine: m[1].toLowerCase() as Engine, version: m[2] } : null;
+  const m = /^\s*([A-Za-z][\w-]*)\s*==\s*(\d+(?:\.\d+)*(?:(?:a|b|rc)\d+)?(?:\.post\d+)?(?:\.dev\d+)?(?:\+[A-Za-z0-9.]+)?)\s*$/i.exec(text);
+  const engine = m?.[1].toLowerCase();
+  return m && isEngine(engine) && engineProfile(engine).checkout ? { engine, version: m[2] } : null;
 }
 
 export function releaseLabel(spec: ReleaseSpec): string {
-  return `${ENGINE_NAME[spec.engine]} ${spec.version}`;
+  return `${engineProfile(spec.engine).label} ${spec.version}`;
 }
 
 const VERSION = String.raw`(\d+\.\d+(?:\.\d+)*(?:(?:a|b|rc)\d+)?(?:\.post\d+)?(?:\.dev\d+)?(?:\+[A-Za-z0-9.]+)?)`;
 
-/**
- * The wordings that state a version, each read from a real release tree:
- * - vLLM `vLLM API server version %s` — entrypoints/openai/api_server.py:177 (0.4.3), :712 (0.6.6.post1),
- *   :1896 (0.10.2), :1977 (0.11.2); `vLLM server version %s, serving model %s` — entrypoints/common/startup.py:18 (0.34.0);
- * - vLLM `Initializing an LLM engine (v%s) with config:` — engine/llm_engine.py:162 (0.4.3), :235 (0.6.6.post1);
- *   `Initializing a V0 LLM engine (v%s)` — engine/llm_engine.py:222 (0.10.2); `Initializing a V1 LLM engine (v%s)` —
- *   v1/engine/core.py:76 (0.10.2), :94 (0.11.2), :154 (0.34.0);
- * - SGLang prints no version in its start-up log lines (0.4.10.post2, 0.5.1, 0.5.23); it is in
- *   `/get_server_info`'s JSON (`"version": …`, entrypoints/http_server.py:369 at 0.5.1), which a log
- *   may carry pasted, and `sglang version: %s` (cli/main.py:8 at 0.5.23, `sglang version`).
- */
-const STATED: ReadonlyArray<{ engine: Engine; re: RegExp }> = [
-  { engine: 'vllm', re: new RegExp(String.raw`\bvLLM (?:API )?server version ${VERSION}`) },
-  { engine: 'vllm', re: new RegExp(String.raw`\bInitializing an? (?:V[01] )?LLM engine \(v${VERSION}\)`) },
-  { engine: 'sglang', re: new RegExp(String.raw`\bsglang version: ${VERSION}`) },
-  { engine: 'sglang', re: new RegExp(String.raw`"version":\s*"${VERSION}"[^\n]*"(?:tokenizer_path|model_path|tp_size)"|"(?:tokenizer_path|model_path|tp_size)"[^\n]*"version":\s*"${VERSION}"`) },
-];
+/** The wordings that state a version, per engine (its profile's `checkout.releaseStated`, each read from a real release tree). */
+function statedWordings(): ReadonlyArray<{ engine: Engine; re: RegExp }> {
+  return engineProfiles().flatMap((p) => (p.checkout?.releaseStated(VERSION) ?? []).map((re) => ({ engine: p.id, re })));
+}
 
 /** The first release a log's lines state (looked for in its first `maxLines` lines). */
 export function statedRelease(lines: Iterable<string>, maxLines = 5000): StatedRelease | null {
+  const stated = statedWordings();
   let n = 0;
   for (const line of lines) {
     if (++n > maxLines) break;
     if (line.indexOf('ersion') < 0 && line.indexOf('engine (v') < 0) continue;
-    for (const { engine, re } of STATED) {
+    for (const { engine, re } of stated) {
       const m = re.exec(line);
       const version = m?.slice(1).find((g) => g !== undefined);
       if (version) return { engine, version, line: n };
@@ -290,7 +278,7 @@ export async function fetchRelease(spec: ReleaseSpec, opts: FetchOptions = {}): 
     const wheelPath = await downloadWheel(spec, python, join(tmp, 'wheel'), opts, say);
     const wheel = basename(wheelPath);
     say(`unpacking the Python files of ${wheel} (${(statSync(wheelPath).size / 1e6).toFixed(0)} MB)`);
-    const prefix = spec.engine === 'sglang' ? 'python' : '';
+    const prefix = engineProfile(spec.engine).checkout?.releasePrefix ?? '';
     const x = await run(python, ['-c', EXTRACT_SCRIPT, wheelPath, join(tmp, 'tree'), prefix, spec.engine], { timeoutMs: 300_000, signal: opts.signal });
     if (x.code !== 0) throw new ReleaseSourceError(`could not unpack ${wheel}: ${x.stderr.trim().split('\n').pop() ?? ''}`, 'failed');
     const counts = JSON.parse(x.stdout.trim().split('\n').pop() ?? '{}') as { files: number; bytes: number };

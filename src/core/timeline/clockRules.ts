@@ -23,6 +23,7 @@
 // vLLM's API-server and engine-core processes share no request line (the engine core prints
 // none at INFO), so an engine-core log gets no ordering: it is taken to run on the reference
 // clock unless the user says otherwise.
+import { clockTraits } from '../../engines/registry';
 import type { SpanStore } from '../otlp/engineTiming';
 import type { EngineTiming } from '../otlp/types';
 import { OrderingSet, type PairBound } from './clockOffsets';
@@ -82,7 +83,7 @@ export function inferRoles(logs: readonly RequestLogs[]): LogRole[] {
     }
   }
   if (!roles.includes('prefill')) {
-    const withTokens = maxTokens.map((v, i) => ({ v, i })).filter((x) => x.v !== null && logs[x.i].engine === 'vllm');
+    const withTokens = maxTokens.map((v, i) => ({ v, i })).filter((x) => x.v !== null && clockTraits(logs[x.i].engine).prefillSentWithOneToken);
     const one = withTokens.filter((x) => x.v === 1);
     if (one.length === 1 && withTokens.some((x) => x.v! > 1)) roles[one[0].i] = 'prefill';
   }
@@ -145,7 +146,7 @@ function pairRules(xy: PairBound, yx: PairBound, x: Side, rx: number, y: Side, r
     if (sx.has(rx, STAMP.beforeHeaders) && sy.has(ry, STAMP.routerResponded)) add(STAMP.beforeHeaders, STAMP.routerResponded, "the router's response headers come back only after the instance received the request");
   }
   if (x.role === 'prefill' && y.role === 'decode') {
-    if (x.log.engine === 'vllm') {
+    if (clockTraits(x.log.engine).decodeAfterPrefillAnswered) {
       if (sx.has(rx, STAMP.beforeResponse) && sy.has(ry, STAMP.arrive)) add(STAMP.beforeResponse, STAMP.arrive, 'the proxy sends to the decode instance only after the prefill instance answered');
     } else {
       // Not the prefill's ReqTimeStats: it notices the KV transfer done on its own loop, and a
@@ -155,7 +156,7 @@ function pairRules(xy: PairBound, yx: PairBound, x: Side, rx: number, y: Side, r
     }
   }
   // One SGLang server whose request logger writes to a file of its own.
-  if (x.role === 'instance' && y.role === 'instance' && x.log.engine === 'sglang' && y.log.engine === 'sglang'
+  if (x.role === 'instance' && y.role === 'instance' && clockTraits(x.log.engine).requestLoggerApart && x.log.engine === y.log.engine
     && sx.has(rx, STAMP.arrive) && sy.has(ry, STAMP.engineFinish) && !sx.has(rx, STAMP.engineFinish) && !sy.has(ry, STAMP.arrive)) {
     add(STAMP.arrive, STAMP.engineFinish, 'the scheduler finishes a request only after the tokenizer manager received it');
     if (sx.has(rx, STAMP.apiFinish)) {
@@ -167,7 +168,7 @@ function pairRules(xy: PairBound, yx: PairBound, x: Side, rx: number, y: Side, r
 }
 
 function spanRules(set: OrderingSet, src: RuleSources, domain: string, store: SpanStore): void {
-  const withAdmit = src.logs.filter((l) => l.log.engine === 'vllm');
+  const withAdmit = src.logs.filter((l) => clockTraits(l.log.engine).spanStartsBeforeAdmit);
   if (withAdmit.length === 0) return;
   const pids = withAdmit.map((l) => apiServerPids(l.log));
   for (const t of store.requests()) {

@@ -3,16 +3,24 @@
 import * as vscode from 'vscode';
 import { CommandIds } from '../../commandIds';
 import type { CallTracesViewProvider, CallTraceNode } from './callTracesView';
-import { localTracedFile, displayPath } from '../../core/calltrace/paths';
+import { engineRelativePath, localTracedFile, displayPath } from '../../core/calltrace/paths';
 import { writePerfettoTrace, hopSequenceMarkdown } from '../../core/calltrace/export';
 import { DEFAULT_FILTER, parseFilterList } from '../../core/calltrace/filter';
 import type { HopLensConfig, HopLensSettings } from '../../config';
 import { forWorkbench } from '../../core/text/workbench';
 
-/** Opens a traced file at a 1-based line: the file that ran when it is here, else its place in the checkout. */
-export async function openAt(config: HopLensConfig, file: string, line: number): Promise<void> {
+/** The release source a traced process ran, when known: its folder for the engine of the file. */
+export type ReleaseOfProcess = (pid: number) => { label: string; root: string } | null;
+
+/**
+ * Opens a traced file at a 1-based line: the file that ran when it is here, else its place in the
+ * source of the release that ran it (known from the log of the same process), else in the checkout.
+ */
+export async function openAt(config: HopLensConfig, file: string, line: number, release?: { label: string; root: string } | null): Promise<void> {
   const c = config.checkouts;
-  const mapped = localTracedFile(file, { vllm: c.vllm || undefined, sglang: c.sglang || undefined });
+  const engine = engineRelativePath(file)?.engine;
+  const releases = release && engine ? { [engine]: release.root } : undefined;
+  const mapped = localTracedFile(file, { vllm: c.vllm || undefined, sglang: c.sglang || undefined, releases });
   if (!mapped.found) {
     void vscode.window.showWarningMessage(`HopLens: ${forWorkbench(mapped.path)} is not on this machine. Set hoplens.checkouts.vllm (or .sglang) to a checkout and HopLens maps site-packages and container paths onto it.`);
     return;
@@ -22,7 +30,15 @@ export async function openAt(config: HopLensConfig, file: string, line: number):
   await vscode.window.showTextDocument(doc, { selection: new vscode.Range(l, 0, l, 0), preview: true });
 }
 
-export function registerCallTraceCommands(view: CallTracesViewProvider, settings: Pick<HopLensSettings, 'current'>): vscode.Disposable {
+/** The pid of the process a call node's thread was traced in. */
+function pidOf(node: CallTraceNode & { kind: 'call' }): number | null {
+  const thread = node.folder.index?.processes().flatMap((g) => g.threads).find((t) => t.key === node.threadKey);
+  return thread ? thread.file.pid : null;
+}
+
+export function registerCallTraceCommands(view: CallTracesViewProvider, settings: Pick<HopLensSettings, 'current'>,
+  releaseOfProcess: ReleaseOfProcess = () => null): vscode.Disposable {
+  const releaseOf = (node: CallTraceNode & { kind: 'call' }) => { const pid = pidOf(node); return pid === null ? null : releaseOfProcess(pid); };
   return vscode.Disposable.from(
     vscode.commands.registerCommand(CommandIds.openCallTraceFolder, async (arg?: vscode.Uri) => {
       const uri = arg ?? (await vscode.window.showOpenDialog({ canSelectFolders: true, canSelectFiles: false, openLabel: 'Open Call Traces', title: 'Folder with VLLM_TRACE_FUNCTION_*.log files' }))?.[0];
@@ -33,10 +49,10 @@ export function registerCallTraceCommands(view: CallTracesViewProvider, settings
       return index;
     }),
     vscode.commands.registerCommand(CommandIds.openCallDefinition, async (node: CallTraceNode) => {
-      if (node?.kind === 'call') await openAt(settings.current, node.row.file, node.row.line);
+      if (node?.kind === 'call') await openAt(settings.current, node.row.file, node.row.line, releaseOf(node));
     }),
     vscode.commands.registerCommand(CommandIds.openCallSite, async (node: CallTraceNode) => {
-      if (node?.kind === 'call' && node.row.callSite) await openAt(settings.current, node.row.callSite.file, node.row.callSite.line);
+      if (node?.kind === 'call' && node.row.callSite) await openAt(settings.current, node.row.callSite.file, node.row.callSite.line, releaseOf(node));
     }),
     vscode.commands.registerCommand(CommandIds.loadMoreCalls, (node: CallTraceNode) => { if (node?.kind === 'more') view.loadMore(node); }),
     vscode.commands.registerCommand(CommandIds.refreshCallTraces, () => view.followAll()),

@@ -2,7 +2,7 @@
 import * as vscode from 'vscode';
 import { CallTracesViewProvider } from './callTracesView';
 import { registerCallTraceCommands, openAt } from './callTraceCommands';
-import type { FeatureServices, Registered } from '../shared/contracts';
+import { featureOf, type FeatureServices, type Registered } from '../shared/contracts';
 
 export function register(context: vscode.ExtensionContext, services: FeatureServices): Registered<CallTracesViewProvider> {
   const { log, settings } = services;
@@ -13,5 +13,5 @@ export function register(context: vscode.ExtensionContext, services: FeatureServ
     traceFolders: () => provider.traceFolders(),
     openCode: (file, line) => openAt(settings.current, file, line),
   };
-  return { api: provider, disposables: [provider, view, registerCallTraceCommands(provider, settings)] };
+  return { api: provider, disposables: [provider, view, registerCallTraceCommands(provider, settings, (pid) => featureOf(services, 'logs').releaseOfProcess?.(pid) ?? null)] };
 }

@@ -94,7 +94,9 @@ export class HopCodeLensProvider extends Disposable implements vscode.CodeLensPr
     const shown = hopTitle(hop.record, hop.def, hop.source);
     const title = forWorkbench(shown.title);
     const tooltip = shown.tooltip;
-    lens.command = hop.source ? { title, command: CommandIds.openSource, arguments: lens.part > 1 ? [lens.doc.uri, lens.line, lens.part] : [lens.doc.uri, lens.line], tooltip } : { title, command: '' };
+    // The click carries the source this lens located, so it opens that without asking the session again
+    // (lenses are re-asked when the sources change, so it is never older than the title).
+    lens.command = hop.source ? { title, command: CommandIds.openSource, arguments: [lens.doc.uri, lens.line, lens.part, hop.source], tooltip } : { title, command: '' };
     return lens;
   }
 }

@@ -9,6 +9,7 @@ import type { LocatedSource } from '../../core/source/locate';
 import { documentLogSource, type RequestsViewProvider } from './requestsView';
 import type { LargeLogService } from './largeLogs';
 import { renderHopTableMarkdown } from '../../engines/index';
+import { engineProfiles } from '../../engines/registry';
 import { loggingConfig } from '../../core/logs/loggingConfig';
 import { requestHopTableMarkdown } from '../../core/session/requestExport';
 import { clonePinnedCheckout, CloneError, PINS } from '../../core/source/index';
@@ -29,7 +30,7 @@ export interface LogCommandDeps {
 
 async function pickEngine(title: string): Promise<Engine | undefined> {
   const pick = await vscode.window.showQuickPick(
-    [{ label: 'vLLM', engine: 'vllm' as Engine }, { label: 'SGLang', engine: 'sglang' as Engine }],
+    engineProfiles().filter((p) => p.pin).map((p) => ({ label: p.label, engine: p.id })),
     { title, placeHolder: 'Engine' });
   return pick?.engine;
 }
@@ -38,14 +39,66 @@ function documentFor(uri: vscode.Uri): vscode.TextDocument | undefined {
   return vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
 }
 
+/** Writes an engine's logging config where the user says and offers its launch line. */
+async function createLoggingConfig(engineArg?: Engine, targetArg?: vscode.Uri) {
+  const engine = engineArg ?? await pickEngine('HopLens: Create Logging Config');
+  if (!engine) return undefined;
+  const base = vscode.workspace.workspaceFolders?.[0]?.uri;
+  const draft = loggingConfig(engine);
+  const target = targetArg ?? await vscode.window.showSaveDialog({
+    title: `Save the ${engine} logging config`, filters: { JSON: ['json'] },
+    defaultUri: base ? vscode.Uri.joinPath(base, draft.fileName) : undefined,
+  });
+  if (!target) return undefined;
+  const result = loggingConfig(engine, { path: target.fsPath });
+  try {
+    await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(result.json));
+  } catch (e) {
+    void vscode.window.showErrorMessage(`HopLens: could not write ${forWorkbench(target.fsPath)}: ${forWorkbench((e as Error).message)}`);
+    return undefined;
+  }
+  void vscode.window.showInformationMessage(
+    `HopLens: wrote ${forWorkbench(target.fsPath)}. Launch with: ${result.envVar}=${forWorkbench(target.fsPath)} …`, 'Copy Launch Line', 'Open Config').then(async (choice) => {
+    if (choice === 'Copy Launch Line') await vscode.env.clipboard.writeText(result.launchLine);
+    if (choice === 'Open Config') await vscode.window.showTextDocument(target);
+  });
+  return result;
+}
+
+/** Clones the pinned checkout and points the setting at it. Arguments other than the engine are for scripted use (tests, other extensions). */
+async function clonePinned(engineArg?: Engine, parentArg?: vscode.Uri, remote?: { url?: string; sha?: string }) {
+  const engine = engineArg ?? await pickEngine('HopLens: Clone Pinned Checkout');
+  if (!engine) return undefined;
+  const parent = parentArg ? [parentArg] : await vscode.window.showOpenDialog({ canSelectFolders: true, canSelectFiles: false, openLabel: 'Clone Here', title: `Folder to clone ${engine} into` });
+  if (!parent?.[0]) return undefined;
+  const target = vscode.Uri.joinPath(parent[0], engine).fsPath;
+  const sha = remote?.sha ?? PINS[engine].sha;
+  try {
+    const info = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Cloning ${engine} at ${forWorkbench(sha.slice(0, 10))}`, cancellable: true }, (progress, token) => {
+      const ac = new AbortController();
+      token.onCancellationRequested(() => ac.abort());
+      return clonePinnedCheckout(engine, target, { url: remote?.url, sha, signal: ac.signal,
+        onProgress: (m: string) => progress.report({ message: forWorkbench(m) }) });
+    });
+    await vscode.workspace.getConfiguration('hoplens').update(`checkouts.${engine}`, info.root, vscode.ConfigurationTarget.Global);
+    void vscode.window.showInformationMessage(`HopLens: cloned ${engine} into ${forWorkbench(info.root)} and set hoplens.checkouts.${engine}.`);
+    return info.root;
+  } catch (e) {
+    const msg = e instanceof CloneError || e instanceof Error ? e.message : String(e);
+    void vscode.window.showErrorMessage(`HopLens: clone failed: ${forWorkbench(msg)}`);
+    return undefined;
+  }
+}
+
 export function registerLogCommands(deps: LogCommandDeps): vscode.Disposable {
   const { logs, sources, requests, largeLogs, settings } = deps;
 
-  /** From lenses and links with a Uri; from the hover's command link with its string. */
-  const openSource = async (arg: vscode.Uri | string, line0: number, part = 1) => {
-    const uri = typeof arg === 'string' ? vscode.Uri.parse(arg) : arg;
-    const doc = documentFor(uri) ?? await vscode.workspace.openTextDocument(uri);
-    const src = logs.get(doc)?.session.source(line0, part) ?? null;
+  /**
+   * From lenses with a Uri and the source the lens located (opened as is); from links with a Uri and
+   * the hover's command link with its string (the session is asked for the line's source).
+   */
+  const openSource = async (arg: vscode.Uri | string, line0: number, part = 1, located?: LocatedSource) => {
+    const src = located ?? await sourceOfLine(typeof arg === 'string' ? vscode.Uri.parse(arg) : arg, line0, part);
     if (!src) { void vscode.window.showWarningMessage('HopLens: no source is known for this line.'); return; }
     const candidates = src.location.candidates;
     if (candidates && candidates.length > 1) {
@@ -59,6 +112,11 @@ export function registerLogCommands(deps: LogCommandDeps): vscode.Disposable {
       return;
     }
     await sources.open(src);
+  };
+
+  const sourceOfLine = async (uri: vscode.Uri, line0: number, part: number): Promise<LocatedSource | null> => {
+    const doc = documentFor(uri) ?? await vscode.workspace.openTextDocument(uri);
+    return logs.get(doc)?.session.source(line0, part) ?? null;
   };
 
   const revealLogLine = async (uri: vscode.Uri, line1: number) => {
@@ -108,56 +166,6 @@ export function registerLogCommands(deps: LogCommandDeps): vscode.Disposable {
     await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.Beside });
     void vscode.window.showInformationMessage(`HopLens: hop table of ${forWorkbench(rid)} copied to the clipboard.`);
     return md;
-  };
-
-  const createLoggingConfig = async (engineArg?: Engine, targetArg?: vscode.Uri) => {
-    const engine = engineArg ?? await pickEngine('HopLens: Create Logging Config');
-    if (!engine) return undefined;
-    const base = vscode.workspace.workspaceFolders?.[0]?.uri;
-    const draft = loggingConfig(engine);
-    const target = targetArg ?? await vscode.window.showSaveDialog({
-      title: `Save the ${engine} logging config`, filters: { JSON: ['json'] },
-      defaultUri: base ? vscode.Uri.joinPath(base, draft.fileName) : undefined,
-    });
-    if (!target) return undefined;
-    const result = loggingConfig(engine, { path: target.fsPath });
-    try {
-      await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(result.json));
-    } catch (e) {
-      void vscode.window.showErrorMessage(`HopLens: could not write ${forWorkbench(target.fsPath)}: ${forWorkbench((e as Error).message)}`);
-      return undefined;
-    }
-    void vscode.window.showInformationMessage(
-      `HopLens: wrote ${forWorkbench(target.fsPath)}. Launch with: ${result.envVar}=${forWorkbench(target.fsPath)} …`, 'Copy Launch Line', 'Open Config').then(async (choice) => {
-      if (choice === 'Copy Launch Line') await vscode.env.clipboard.writeText(result.launchLine);
-      if (choice === 'Open Config') await vscode.window.showTextDocument(target);
-    });
-    return result;
-  };
-
-  /** Arguments other than the engine are for scripted use (tests, other extensions). */
-  const clonePinned = async (engineArg?: Engine, parentArg?: vscode.Uri, remote?: { url?: string; sha?: string }) => {
-    const engine = engineArg ?? await pickEngine('HopLens: Clone Pinned Checkout');
-    if (!engine) return undefined;
-    const parent = parentArg ? [parentArg] : await vscode.window.showOpenDialog({ canSelectFolders: true, canSelectFiles: false, openLabel: 'Clone Here', title: `Folder to clone ${engine} into` });
-    if (!parent?.[0]) return undefined;
-    const target = vscode.Uri.joinPath(parent[0], engine === 'vllm' ? 'vllm' : 'sglang').fsPath;
-    const sha = remote?.sha ?? PINS[engine].sha;
-    try {
-      const info = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Cloning ${engine} at ${forWorkbench(sha.slice(0, 10))}`, cancellable: true }, (progress, token) => {
-        const ac = new AbortController();
-        token.onCancellationRequested(() => ac.abort());
-        return clonePinnedCheckout(engine, target, { url: remote?.url, sha, signal: ac.signal,
-          onProgress: (m: string) => progress.report({ message: forWorkbench(m) }) });
-      });
-      await vscode.workspace.getConfiguration('hoplens').update(`checkouts.${engine}`, info.root, vscode.ConfigurationTarget.Global);
-      void vscode.window.showInformationMessage(`HopLens: cloned ${engine} into ${forWorkbench(info.root)} and set hoplens.checkouts.${engine}.`);
-      return info.root;
-    } catch (e) {
-      const msg = e instanceof CloneError || e instanceof Error ? e.message : String(e);
-      void vscode.window.showErrorMessage(`HopLens: clone failed: ${forWorkbench(msg)}`);
-      return undefined;
-    }
   };
 
   const filterRequests = async (valueArg?: string) => {

@@ -36,8 +36,8 @@ class Entry implements LogDocumentAnnotation {
 
 export interface LogDocumentDeps {
   log: Logger;
-  /** Where a line's source is (the window's one locator). */
-  sources: SourceLocator;
+  /** Where a line's source is: the window's one locator, or each log's own (its release's source). */
+  sources: SourceLocator | ((uri: vscode.Uri) => SourceLocator);
   /** VS Code's `editor.largeFileOptimizations` for this document (read when VS Code hands it over). */
   largeFileOptimizations(doc: vscode.TextDocument): boolean;
   /**
@@ -126,7 +126,11 @@ export class LogDocumentService extends Disposable implements LogDocuments {
     if (!this.isCandidate(doc)) return undefined;
     const key = doc.uri.toString();
     let entry = this.entries.get(key);
-    if (!entry) { entry = new Entry(doc.uri, this.deps.sources, this.deps.referenceTime?.(doc.uri)); this.entries.set(key, entry); }
+    if (!entry) {
+      const { sources } = this.deps;
+      entry = new Entry(doc.uri, typeof sources === 'function' ? sources(doc.uri) : sources, this.deps.referenceTime?.(doc.uri));
+      this.entries.set(key, entry);
+    }
     return entry;
   }
 

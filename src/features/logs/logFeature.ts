@@ -38,7 +38,7 @@ export function createLogFeature(context: vscode.ExtensionContext, log: Logger, 
   const sources = new SourceService({ extensionUri: context.extensionUri, storageUri: context.globalStorageUri, log, settings });
   const logs = new LogDocumentService({
     log,
-    sources: sources.locator,
+    sources: (uri) => sources.sourcesFor(uri),
     largeFileOptimizations: (doc) => vscode.workspace.getConfiguration('editor', { uri: doc.uri, languageId: doc.languageId }).get<boolean>('largeFileOptimizations', true),
     referenceTime: (uri) => {
       if (uri.scheme !== 'file') return undefined;
@@ -57,7 +57,7 @@ export function createLogFeature(context: vscode.ExtensionContext, log: Logger, 
     if (!editor) { sources.showCheckoutNoticeFor(null); return; }
     if (editor.document.uri.scheme === SLICE_SCHEME) return;
     const session = logs.get(editor.document)?.session;
-    sources.showCheckoutNoticeFor(session?.engine ?? null);
+    sources.showCheckoutNoticeFor(session?.engine ?? null, editor.document.uri);
     if (session && session.hasHops) requests.setSource(documentLogSource(editor.document.uri, session));
   };
   showActive(vscode.window.activeTextEditor);
@@ -87,11 +87,14 @@ export function createLogFeature(context: vscode.ExtensionContext, log: Logger, 
       return n;
     }),
     vscode.window.tabGroups.onDidChangeTabs((e) => prepare([...e.opened, ...e.changed])),
+    logs.onDidClose((uri) => sources.closed(uri)),
     logs.onDidChange((uri) => {
       // A log whose engine is known now: open that engine's checkout (lenses then point into it).
       const engine = logs.find(uri)?.session.engine;
-      if (engine) void sources.resolver(engine);
-      if (engine && vscode.window.activeTextEditor?.document.uri.toString() === uri.toString()) sources.showCheckoutNoticeFor(engine);
+      // The release this log states (read once from its head on disk): its lines resolve in that release's source when one is in use.
+      if (uri.scheme === 'file') void sources.prepareFor(uri);
+      if (engine) void sources.resolverFor(uri, engine);
+      if (engine && vscode.window.activeTextEditor?.document.uri.toString() === uri.toString()) sources.showCheckoutNoticeFor(engine, uri);
       if (requests.currentSource?.uri.toString() === uri.toString()) requests.refresh();
       else if (vscode.window.activeTextEditor?.document.uri.toString() === uri.toString()) showActive(vscode.window.activeTextEditor);
     }),

@@ -7,7 +7,7 @@ import type { Engine } from '../../core/logs/model';
 import { CheckoutSet, type CheckoutPlaces, type OpenCheckout } from '../../core/source/checkouts';
 import { RecordSourceLocator, type LocatedSource, type SourceLocator } from '../../core/source/locate';
 import type { CheckoutSourceResolver } from '../../core/source/index';
-import { releaseCacheRoot, releaseLabel, releaseSource, removeReleaseSources, ReleaseSourceError, type StatedRelease } from '../../core/source/release';
+import { cachedRelease, releaseCacheRoot, releaseLabel, releaseSource, removeReleaseSources, ReleaseSourceError, type StatedRelease } from '../../core/source/release';
 import type { HopLensConfig } from '../../config';
 import { forWorkbench } from '../../core/text/workbench';
 import { Disposable } from '../../util/dispose';
@@ -33,15 +33,19 @@ function places(config: HopLensConfig): CheckoutPlaces {
   return { configured: { vllm: config.checkouts.vllm, sglang: config.checkouts.sglang }, folders };
 }
 
+/** The open logs' records, by document (the logs feature's LogDocuments). */
+export interface OpenLogRecords { find(uri: vscode.Uri): { session: { records: readonly { pid: number | null }[] } } | undefined }
+
 export class SourceService extends Disposable {
   readonly checkouts: CheckoutSet;
   readonly locator: RecordSourceLocator;
   private readonly pinWarned = new Set<Engine>();
   /** Releases already offered in this window (`vllm==0.8.5`). */
   private readonly releasesOffered = new Set<string>();
-  /** Each engine's checkout notice (off its pin, or no commit), shown only while its log is active. */
-  private readonly pinNotices = new Map<Engine, { text: string; tooltip: string }>();
-  private activeEngine: Engine | null = null;
+  /** The active log's engine and key: the notice is of the source its lines resolve in. */
+  private active: { engine: Engine; logKey: string | null } | null = null;
+  /** One locator per log: each resolves in its own release's source when one is in use (CheckoutSet.forLog). */
+  private readonly logLocators = new Map<string, RecordSourceLocator>();
   private readonly changed = this._register(new vscode.EventEmitter<void>());
   /** Fires when a checkout became available or changed (lenses and links re-resolve). */
   readonly onDidChange = this.changed.event;
@@ -60,7 +64,11 @@ export class SourceService extends Disposable {
       events: {
         opened: (engine, r) => {
           log.info(`${engine} checkout: ${r.checkout.root} at ${r.checkout.head ?? 'no git HEAD'}`);
-          this.showPin(engine, r, log);
+          // Logged once; the status bar item shows while a log resolving in this source is the active editor.
+          if (!r.checkout.release && r.pin.message !== null && !this.pinWarned.has(engine)) { this.pinWarned.add(engine); log.warn(r.pin.message); }
+          const notice = this.noticeOf(engine, r);
+          if (notice) { this.status.text = notice.text; this.status.tooltip = notice.tooltip; }
+          this.refreshNotice();
         },
         indexReady: (engine, r) => {
           const info = r.indexInfo();
@@ -70,7 +78,12 @@ export class SourceService extends Disposable {
           log.warn(`${engine} checkout ${dir}: ${message}`);
           if (configured) void vscode.window.showWarningMessage(`HopLens: the ${engine} checkout setting does not point at a usable checkout: ${forWorkbench(message)}`);
         },
-        changed: () => { this.locator.forget(); this.changed.fire(); },
+        changed: () => {
+          this.locator.forget();
+          for (const l of this.logLocators.values()) l.forget();
+          this.refreshNotice();
+          this.changed.fire();
+        },
         stated: (_path, release) => { void this.offerRelease(release); },
       },
     });
@@ -86,6 +99,40 @@ export class SourceService extends Disposable {
   /** The locator providers and sessions read. */
   get sources(): SourceLocator { return this.locator; }
 
+  /** The locator of one log's lines: in its stated release's own source when one is in use, else the engine's checkout. */
+  sourcesFor(uri: vscode.Uri): SourceLocator {
+    const key = logKey(uri);
+    let l = this.logLocators.get(key);
+    if (!l) {
+      l = new RecordSourceLocator(this.checkouts.forLog(key), (rec, e) => this.deps.log.warn(`resolve line ${rec.line}: ${e.message}`));
+      this.logLocators.set(key, l);
+    }
+    return l;
+  }
+
+  /**
+   * The release that ran process `pid`: the release stated by an open log with lines of that pid,
+   * and that release's source in use or in the cache. For the Call Traces view (a trace file names its pid).
+   */
+  releaseOfProcess(pid: number, open: readonly vscode.Uri[], logs: OpenLogRecords): { label: string; root: string } | null {
+    for (const uri of open) {
+      const spec = this.checkouts.statedFor(logKey(uri));
+      const records = spec ? logs.find(uri)?.session.records : undefined;
+      if (!spec || !records?.some((r) => r.pid === pid)) continue;
+      const root = this.checkouts.releaseSourceOf(spec) ?? cachedRelease(spec);
+      if (root) return { label: releaseLabel(spec), root };
+    }
+    return null;
+  }
+
+  /** A log closed: its locator goes. */
+  closed(uri: vscode.Uri): void { this.logLocators.delete(logKey(uri)); }
+
+  /** The source one log's lines of an engine resolve in (its release's, else the engine's checkout). */
+  resolverFor(uri: vscode.Uri, engine: Engine): Promise<CheckoutSourceResolver | null> {
+    return this.checkouts.resolverFor(logKey(uri), engine);
+  }
+
   /** An engine's checkout, opened once (for a log whose engine is known). */
   resolver(engine: Engine): Promise<CheckoutSourceResolver | null> { return this.checkouts.resolver(engine); }
 
@@ -100,10 +147,13 @@ export class SourceService extends Disposable {
    */
   private async offerRelease(stated: StatedRelease): Promise<void> {
     const key = `${stated.engine}==${stated.version}`;
-    if (this.releasesOffered.has(key)) return;
+    if (this.releasesOffered.has(key) || this.checkouts.releaseSourceOf(stated)) return;
     const r = await this.checkouts.resolver(stated.engine);
     if (r?.checkout.release?.version === stated.version) return;
     this.releasesOffered.add(key);
+    // Fetched before (the user said yes once, or `hoplens source fetch`): this log's lines resolve in it, unasked.
+    const cached = cachedRelease(stated);
+    if (cached) { this.checkouts.useReleaseSource(stated, cached); return; }
     const label = releaseLabel(stated);
     const now = r ? (r.checkout.release ? `${releaseLabel(r.checkout.release)} · release source` : `the checkout at ${r.checkout.root}`) : 'no checkout';
     const use = 'Use Release Source';
@@ -111,11 +161,15 @@ export class SourceService extends Disposable {
       `HopLens: this log was printed by ${forWorkbench(label)} (line ${forWorkbench(String(stated.line))}); its lines are resolved in ${forWorkbench(now)}. `
       + `Resolve them in ${forWorkbench(label)}'s own source?`, use);
     if (pick !== use) return;
-    await this.useRelease(stated);
+    await this.useRelease(stated, { wholeEngine: false });
   }
 
-  /** Resolves an engine's logs in a release's own source: the installed engine of that version, else fetched once through pip. */
-  async useRelease(spec: StatedRelease | { engine: Engine; version: string }): Promise<string | null> {
+  /**
+   * Resolves the logs that state this release in its own source: the installed engine of that
+   * version, else fetched once through pip. `wholeEngine` (the command, asked with no log): the
+   * engine's other logs too, those that state no release or one with no source of its own.
+   */
+  async useRelease(spec: StatedRelease | { engine: Engine; version: string }, opts: { wholeEngine: boolean } = { wholeEngine: true }): Promise<string | null> {
     const label = releaseLabel(spec);
     try {
       const python = await selectedPython();
@@ -127,7 +181,8 @@ export class SourceService extends Disposable {
           return releaseSource(spec, { python, signal: ctl.signal, onProgress: (line) => progress.report({ message: forWorkbench(line.slice(0, 120)) }) });
         });
       this.deps.log.info(`${label}: ${got.via === 'installed' ? 'the installed package' : 'release source'} at ${got.root}`);
-      this.checkouts.useSource(spec.engine, got.root);
+      this.checkouts.useReleaseSource(spec, got.root);
+      if (opts.wholeEngine) this.checkouts.useSource(spec.engine, got.root);
       return got.root;
     } catch (e) {
       if (e instanceof ReleaseSourceError && e.kind === 'cancelled') return null;
@@ -143,36 +198,37 @@ export class SourceService extends Disposable {
     for (const engine of ['vllm', 'sglang'] as const) {
       if (this.checkouts.chosenSource(engine)?.startsWith(root)) this.checkouts.useSource(engine, null);
     }
+    this.checkouts.dropReleaseSources();
     this.releasesOffered.clear();
     return removeReleaseSources(root).length;
   }
 
-  private showPin(engine: Engine, r: CheckoutSourceResolver, log: Logger): void {
-    if (r.checkout.release) {
-      this.pinNotices.set(engine, { text: `$(package) ${releaseLabel(r.checkout.release)} · release source`, tooltip: forWorkbench(r.pin.message ?? r.checkout.root) });
-      this.showCheckoutNoticeFor(this.activeEngine);
-      return;
-    }
-    if (r.pin.message === null) { this.pinNotices.delete(engine); this.showCheckoutNoticeFor(this.activeEngine); return; }
-    const notice = {
+  /** The status bar notice of a source: a release's own, off the pin, or no commit; null when on the pin. */
+  private noticeOf(engine: Engine, r: CheckoutSourceResolver | null | undefined): { text: string; tooltip: string } | null {
+    if (!r) return null;
+    if (r.checkout.release) return { text: `$(package) ${releaseLabel(r.checkout.release)} · release source`, tooltip: forWorkbench(r.pin.message ?? r.checkout.root) };
+    if (r.pin.message === null) return null;
+    return {
       text: r.pin.state === 'differs' ? `$(git-commit) ${engine} ≠ pin` : `$(git-commit) ${engine}: no commit`,
       tooltip: `${forWorkbench(r.pin.message)}\nHopLens checks each line against this checkout and reports drift.`,
     };
-    this.pinNotices.set(engine, notice);
-    this.status.text = notice.text;
-    this.status.tooltip = notice.tooltip;
-    // Logged once; the status bar item shows while a log of this engine is the active editor.
-    if (!this.pinWarned.has(engine)) { this.pinWarned.add(engine); log.warn(r.pin.message); }
-    this.showCheckoutNoticeFor(this.activeEngine);
+  }
+
+  private refreshNotice(): void {
+    if (this.active) this.showCheckoutNoticeFor(this.active.engine, this.active.logKey === null ? undefined : this.active.logKey);
+    else this.status.hide();
   }
 
   /**
-   * The checkout notice belongs to the active log: shown for a log of an engine whose checkout
-   * is off its pin, hidden on any other tab (another engine's log, a source file, no editor).
+   * The checkout notice belongs to the active log: the source its lines resolve in (its own
+   * release's, or the engine's checkout when off its pin), hidden on any other tab (a source
+   * file, no editor) and for a source on the pin.
    */
-  showCheckoutNoticeFor(engine: Engine | null): void {
-    this.activeEngine = engine;
-    const notice = engine === null ? undefined : this.pinNotices.get(engine);
+  showCheckoutNoticeFor(engine: Engine | null, log?: vscode.Uri | string): void {
+    const key = log === undefined ? null : typeof log === 'string' ? log : logKey(log);
+    this.active = engine === null ? null : { engine, logKey: key };
+    if (engine === null) { this.status.hide(); return; }
+    const notice = this.noticeOf(engine, key === null ? this.checkouts.ready(engine) : this.checkouts.readyFor(key, engine));
     if (!notice) { this.status.hide(); return; }
     this.status.text = notice.text;
     this.status.tooltip = notice.tooltip;
@@ -187,11 +243,28 @@ export class SourceService extends Disposable {
     }
     const line = Math.max(0, src.location.line - 1);
     const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(src.file));
-    // A lens or hover is clicked in the log the user is reading: when that log is still in
-    // preview, the source (a preview itself) would take its tab. Keep the log open first.
-    if (vscode.window.tabGroups.activeTabGroup.activeTab?.isPreview === true) await vscode.commands.executeCommand('workbench.action.keepEditor');
+    // A lens or hover is clicked in the log the user is reading.
+    await keepPreviewLog();
     await vscode.window.showTextDocument(doc, { selection: new vscode.Range(line, 0, line, 0), preview: true });
   }
+}
+
+/** A log's key in the CheckoutSet: a file's path (as prepareForLog reads it), else its URI. */
+export function logKey(uri: vscode.Uri): string {
+  return uri.scheme === 'file' ? uri.fsPath : uri.toString();
+}
+
+/**
+ * A source opened from the log the user is reading: when that log is still in preview, the
+ * source (a preview itself) would take its tab, and the user would lose their place. Pins the
+ * active tab first, as VS Code itself pins the editor a code navigation or a link click starts
+ * from — and, like VS Code, not when the user keeps such editors in preview
+ * (`workbench.editor.enablePreviewFromCodeNavigation`).
+ */
+async function keepPreviewLog(): Promise<void> {
+  if (vscode.window.tabGroups.activeTabGroup.activeTab?.isPreview !== true) return;
+  if (vscode.workspace.getConfiguration('workbench.editor').get<boolean>('enablePreviewFromCodeNavigation', false)) return;
+  await vscode.commands.executeCommand('workbench.action.keepEditor');
 }
 
 /** The interpreter the Python extension selected (its environments API), else python3. */

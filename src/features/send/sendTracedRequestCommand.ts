@@ -173,11 +173,15 @@ export class TracedRequestCommands {
     this.deps.logs.logs.force(doc);
     let ann = await this.deps.logs.logs.settled(doc);
     // The server appends the request's lines to a log VS Code already holds; its document catches
-    // up with the file only when VS Code re-reads it. Wait for that (bounded) rather than open the
-    // log at its first line, which is another request's.
-    for (const until = Date.now() + 3000; line === undefined && !ann?.session.tracker.get(rid) && Date.now() < until;) {
-      await docChangedOrTimeout(doc, 250);
-      ann = await this.deps.logs.logs.settled(doc);
+    // up with the file only when VS Code re-reads it, which it does when an editor shows it (a model
+    // no editor shows, e.g. after Close All Editors, stays as it was). Show it first, then wait for
+    // that (bounded) rather than open the log at another request's line or past its stale end.
+    if (line === undefined && !ann?.session.tracker.get(rid)) {
+      await vscode.commands.executeCommand(CommandIds.revealLogLine, uri, this.firstLogLine.get(r) ?? 1);
+      for (const until = Date.now() + 3000; !ann?.session.tracker.get(rid) && Date.now() < until;) {
+        await docChangedOrTimeout(doc, 250);
+        ann = await this.deps.logs.logs.settled(doc);
+      }
     }
     // The session may not hold the request yet (VS Code re-reads a log the server appended to only
     // when it shows it again): then the line the server-log reader found on disk, not line 1.

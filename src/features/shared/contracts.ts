@@ -27,6 +27,11 @@ export interface LogsShared {
     setEngineTimingLookup(lookup: (rid: string) => { label: string; description: string; tooltip: string } | null): void;
     refreshSoon(): void;
   };
+  /**
+   * The release that ran a process, from an open log that holds lines of that pid and states its
+   * release, and the folder of that release's own source (in use, or fetched before); null when unknown.
+   */
+  releaseOfProcess?(pid: number): { label: string; root: string } | null;
 }
 
 /** The traces feature (OpenTelemetry engine timing) to the others. */

@@ -3,8 +3,7 @@
 // view of requests reads. The logs feature implements these; send, traces and timeline read them.
 import type * as vscode from 'vscode';
 import type { LogSession } from '../../core/session/logSession';
-import type { RequestTracker } from '../../core/logs/requests';
-import type { Engine } from '../../core/logs/model';
+import type { LogReadModel } from '../../core/logs/logSource';
 
 /** The scheme of the read-only documents Find Request in the Fleet… opens, one per pod (the logs feature annotates them). */
 export const FLEET_SCHEME = 'hoplens-fleet';
@@ -46,19 +45,20 @@ export interface LogDocuments extends LogSessions {
   settled(doc: vscode.TextDocument): Promise<LogDocumentAnnotation | undefined>;
 }
 
-/** A log whose requests the view shows: an open document or a large file streamed from disk. */
-export interface RequestLogSource {
+/**
+ * A log whose requests the view shows: an open document or a large file streamed from disk. What
+ * the view reads of it is the core's read model of a log (LogReadModel: its request index, its
+ * engine, whether it is still being read), the one the timeline reads too, with the document the
+ * view reveals lines in.
+ */
+export interface RequestLogSource extends Pick<LogReadModel, 'tracker' | 'engine'>, Partial<Pick<LogReadModel, 'reading'>> {
   readonly label: string;
   readonly uri: vscode.Uri;
-  readonly tracker: RequestTracker;
-  readonly engine: Engine | null;
-  /** True while the log is still being read: the list is not complete yet. */
-  readonly reading?: boolean;
 }
 
 /** The Requests view's source for a log's session (follows it when the session starts over). */
 export function documentLogSource(uri: vscode.Uri,
-  session: { readonly tracker: RequestTracker; readonly engine: Engine | null; readonly syncing: boolean }): RequestLogSource {
+  session: Pick<LogReadModel, 'tracker' | 'engine'> & { readonly syncing: boolean }): RequestLogSource {
   return {
     label: uri.path.split('/').pop() ?? uri.path,
     uri,

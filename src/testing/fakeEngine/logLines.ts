@@ -48,11 +48,19 @@ export function sglangTime(d: Date, ms: boolean): string {
   return ms ? `${base}.${String(d.getMilliseconds()).padStart(3, '0')}` : base;
 }
 
+/**
+ * One vLLM API server line as the fake engine writes it: the `(APIServer pid=N) ` prefix, then
+ * `_FORMAT`. test/unit/logs/engineLogging.test.ts checks it against the newest release's own logging set-up.
+ */
+export function vllmApiServerLine(pid: number, level: string, at: Date, fileinfo: string, message: string): string {
+  return `(APIServer pid=${pid}) ${level} ${vllmTime(at)} [${fileinfo}] ${message}`;
+}
+
 export class VllmLog {
   constructor(private readonly pid: number, private readonly write: (line: string) => void) {}
 
   private line(level: string, fileinfo: string, message: string): void {
-    this.write(`(APIServer pid=${this.pid}) ${level} ${vllmTime(new Date())} [${fileinfo}] ${message}`);
+    this.write(vllmApiServerLine(this.pid, level, new Date(), fileinfo, message));
   }
 
   received(externalId: string, maxTokens: number, temperature: number): void {
@@ -86,14 +94,22 @@ export class VllmLog {
   }
 }
 
+/**
+ * One SGLang line: configure_logger's `[%(asctime)s{.%(msecs)03d}{prefix}] %(message)s`, where the
+ * prefix is a rank tag (` TP0`) or empty. engineLogging.test.ts checks it against the releases' own set-up.
+ */
+export function sglangLine(at: Date, ms: boolean, prefix: string, message: string): string {
+  return `[${sglangTime(at, ms)}${prefix}] ${message}`;
+}
+
 export class SglangLog {
   private decodeLines = 0;
   constructor(private readonly write: (line: string) => void, private readonly logMs = true) {}
 
   /** Request-logger lines: their own format, no rank, never milliseconds. */
-  private request(message: string): void { this.write(`[${sglangTime(new Date(), false)}] ${message}`); }
+  private request(message: string): void { this.write(sglangLine(new Date(), false, '', message)); }
   /** Scheduler lines (TP=1: no rank tag). */
-  private scheduler(message: string): void { this.write(`[${sglangTime(new Date(), this.logMs)}] ${message}`); }
+  private scheduler(message: string): void { this.write(sglangLine(new Date(), this.logMs, '', message)); }
 
   receivedOpenAI(body: Record<string, unknown>): void { this.request(`Receive OpenAI: obj=${pyRepr(body)}`); }
 

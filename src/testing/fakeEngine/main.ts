@@ -1,7 +1,8 @@
 // Starts the fake engine from a shell:
-//   node dist/fakeEngine.js --port 0 --log FILE --engine vllm|sglang [--schedule "first=150,frames=40,every=20"] [--model M] [--api-key-env VAR] [--otlp URL]
+//   node dist/fakeEngine.js --port 0 --log FILE|- --engine vllm|sglang [--schedule "first=150,frames=40,every=20"] [--model M] [--api-key-env VAR] [--otlp URL]
 //     [--trace-dir DIR [--trace-source-root DIR]]
-// and prints `listening on http://127.0.0.1:PORT` once it accepts connections.
+// and prints `listening on http://127.0.0.1:PORT` once it accepts connections. `--log -` prints the
+// server's log lines on stdout, as a container does.
 import { startFakeEngine } from './server';
 import { parseSchedule } from './schedule';
 
@@ -23,7 +24,8 @@ async function main(argv: string[]): Promise<number> {
   try { schedule = parseSchedule(args.get('schedule')); } catch (e) { process.stderr.write(`fakeEngine: ${(e as Error).message}\n`); return 2; }
   const keyEnv = args.get('api-key-env');
   const handle = await startFakeEngine({
-    engine, port, schedule, logFile: args.get('log') ?? null,
+    engine, port, schedule, logFile: args.get('log') === '-' ? null : args.get('log') ?? null,
+    ...(args.get('log') === '-' ? { logSink: (line: string) => { process.stdout.write(line + '\n'); } } : {}),
     ...(args.get('model') ? { model: args.get('model')! } : {}),
     ...(keyEnv && process.env[keyEnv] ? { apiKey: process.env[keyEnv] } : {}),
     ...(args.get('otlp') ? { otlpEndpoint: args.get('otlp')! } : {}),

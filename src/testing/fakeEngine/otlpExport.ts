@@ -2,6 +2,8 @@
 // llm_request span (OTLP/HTTP protobuf) with the gen_ai.* attributes of engine-facts §E.
 // Like vLLM, a valid `traceparent` on the request makes the span its child (engine-facts §E).
 // Fire and forget: no receiver listening is not an error for the server.
+// As the OpenTelemetry SDK does, OTEL_SERVICE_NAME names the service and OTEL_RESOURCE_ATTRIBUTES
+// (`key=value,…`, values percent-encoded) adds resource attributes, e.g. a pod's k8s.pod.name.
 import * as http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { encodeExportRequestProtobuf } from '../../core/otlp/decode';
@@ -20,6 +22,21 @@ export interface FinishedRequestTiming {
   traceparent?: { traceId: string; parentId: string };
 }
 
+/** The span's resource: service.name (OTEL_SERVICE_NAME, else vLLM's own default name), the process id, OTEL_RESOURCE_ATTRIBUTES. */
+export function resourceAttributes(env: NodeJS.ProcessEnv = process.env): Array<[string, string | number]> {
+  const given: Array<[string, string]> = [];
+  for (const pair of (env.OTEL_RESOURCE_ATTRIBUTES ?? '').split(',')) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) continue;
+    let value = pair.slice(eq + 1).trim();
+    try { value = decodeURIComponent(value); } catch { /* kept as written */ }
+    given.push([pair.slice(0, eq).trim(), value]);
+  }
+  // OTEL_SERVICE_NAME wins over a service.name in OTEL_RESOURCE_ATTRIBUTES (the SDK's rule).
+  const service = env.OTEL_SERVICE_NAME?.trim() || given.find(([k]) => k === 'service.name')?.[1] || 'vllm';
+  return [['service.name', service], ['vllm.process_id', process.pid], ...given.filter(([k]) => k !== 'service.name')];
+}
+
 const nanos = (epochMs: number) => String(BigInt(Math.round(epochMs * 1000)) * 1000n);
 
 export function exportLlmRequestSpan(endpoint: string, t: FinishedRequestTiming): void {
@@ -27,7 +44,7 @@ export function exportLlmRequestSpan(endpoint: string, t: FinishedRequestTiming)
   const s = (ms: number) => ms / 1000;
   const body = encodeExportRequestProtobuf({
     resourceSpans: [{
-      resource: { attributes: [attr('service.name', 'vllm'), attr('vllm.process_id', process.pid)] },
+      resource: { attributes: resourceAttributes().map(([k, v]) => attr(k, v)) },
       scopeSpans: [{
         scope: { name: 'vllm.llm_engine' },
         spans: [{

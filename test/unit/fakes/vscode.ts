@@ -200,7 +200,7 @@ export const workspace = {
   onDidChangeConfiguration: events.configuration.event,
   onDidChangeWorkspaceFolders: events.folders.event,
   getConfiguration: (section?: string, scope?: unknown) => ({
-    get: <T>(_key: string, dflt: T) => dflt,
+    get: <T>(key: string, dflt: T) => (configValues.has(`${section}.${key}`) ? configValues.get(`${section}.${key}`) as T : dflt),
     update: async (key: string, value: unknown, target?: ConfigurationTarget, overrideInLanguage?: boolean) => {
       configUpdates.push({ section, scope, key, value, target, overrideInLanguage });
     },
@@ -227,6 +227,8 @@ export const workspace = {
     return doc;
   },
 };
+/** Settings a test set, by `section.key` (what getConfiguration(section).get(key) answers); others are their defaults. */
+export const configValues = new Map<string, unknown>();
 /** Settings written (workspace.getConfiguration(section, scope).update), in order. */
 export const configUpdates: { section?: string; scope?: unknown; key: string; value: unknown;
   target?: ConfigurationTarget; overrideInLanguage?: boolean }[] = [];

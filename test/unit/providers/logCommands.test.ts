@@ -75,6 +75,18 @@ test('Open Source (from a lens, or the hover\'s link with a URI string) opens th
   t.dispose();
 });
 
+test('Open Source from a lens opens the source the lens carried, without asking the session for the line again', async () => {
+  const t = setUp();
+  await t.logs.settled(t.doc as unknown as vscode.TextDocument);
+  // Line 0 has no source of its own: what opens is the one the lens located, path, line and verified as it said.
+  const carried: LocatedSource = { engine: 'vllm', file: '/src/vllm/vllm/v1/engine/async_llm.py', url: null,
+    location: { path: 'vllm/v1/engine/async_llm.py', line: 442, verified: true, drift: 3, method: 'exact' } };
+  await t.run('hoplens.openSource', t.doc.uri, 0, 1, carried);
+  assert.deepEqual(t.openedSources, [carried]);
+  assert.deepEqual(messages, []);
+  t.dispose();
+});
+
 test('Annotate This Log: a document with no hops says so, and the Requests view shows it', async () => {
   const t = setUp();
   const notes = new InMemoryDocument(Uri.file('/notes/notes.txt'), 'just text\nno engine here\n');

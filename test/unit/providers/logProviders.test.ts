@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { EventEmitter, InMemoryDocument, InMemoryEditor, Range, Uri, window } from '../fakes/vscode';
 import { LogSession } from '../../../src/core/session/logSession';
-import { RecordSourceLocator, type CheckoutResolver } from '../../../src/core/source/locate';
+import { RecordSourceLocator, type CheckoutResolver, type LocatedSource } from '../../../src/core/source/locate';
 import type { LogDocumentAnnotation, LogSessions } from '../../../src/features/logs/logDocuments';
 import { HopCodeLensProvider } from '../../../src/features/logs/hopCodeLens';
 import { HopHoverProvider } from '../../../src/features/logs/hopHover';
@@ -105,7 +105,12 @@ test('lenses: records pasted onto one line (a paste lost its newlines) get a len
     [0, 'Timeline'],
     [0, 'hop 7 · api-server · v1/engine/async_llm.py:623 ↗'],
   ]);
-  assert.deepEqual(lenses.map((l) => l.command?.arguments?.slice(1)), [[0, 2], [], [0, 3]]);
+  // A lens's click carries its line, its record on the line and the source it located (path, line, verified).
+  const carried = (l: vscode.CodeLens) => {
+    const [line, part, src] = (l.command?.arguments ?? []).slice(1) as [number?, number?, LocatedSource?];
+    return line === undefined ? [] : [line, part, src?.location.path, src?.location.line, src?.location.verified];
+  };
+  assert.deepEqual(lenses.map(carried), [[0, 2, 'vllm/v1/engine/async_llm.py', 439, false], [], [0, 3, 'vllm/v1/engine/async_llm.py', 623, false]]);
   assert.equal(session.source(0, 3)?.location.line, 623);
 });
 

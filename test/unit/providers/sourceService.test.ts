@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type * as vscode from 'vscode';
-import { EventEmitter, messages, opened, shownWith, statusItems, Uri } from '../fakes/vscode';
+import { configValues, EventEmitter, executed, messages, opened, shownWith, statusItems, Uri, window } from '../fakes/vscode';
 import { SourceService } from '../../../src/features/logs/sourceService';
 import { HopLensSettings, type HopLensConfig } from '../../../src/config';
 import { LogSession } from '../../../src/core/session/logSession';
@@ -95,4 +95,31 @@ test('the checkout notice belongs to the active log: shown on a vLLM log, gone o
     assert.equal(t.status.visible, true, 'back on the vLLM log');
     await resolver!.indexReady;
   } finally { t.dispose(); }
+});
+
+test('a source opened from a log in preview pins the log first, unless the user keeps editors in preview on navigation, as VS Code does', async () => {
+  const t = setUp(CHECKOUT);
+  const resolver = await t.service.resolver('vllm');
+  await resolver!.indexReady;
+  const session = new LogSession({ sources: t.service.sources });
+  session.syncTextNow(LOG);
+  const src = session.source(LOG.split('\n').findIndex((l) => l.includes('Added request chatcmpl-myrun-0001-9e1f0c2d.')))!;
+  const tabs = window.tabGroups.activeTabGroup as { activeTab: unknown };
+  const pinned = () => executed.filter((c) => c.id === 'workbench.action.keepEditor').length;
+  const opens = async (tab: { isPreview: boolean }) => {
+    tabs.activeTab = { input: undefined, ...tab };
+    const before = pinned();
+    await t.service.open(src);
+    return pinned() - before;
+  };
+  try {
+    assert.equal(await opens({ isPreview: true }), 1, 'a preview log is pinned before the source opens');
+    assert.equal(await opens({ isPreview: false }), 0, 'a pinned log is left as it is');
+    configValues.set('workbench.editor.enablePreviewFromCodeNavigation', true);
+    assert.equal(await opens({ isPreview: true }), 0, 'the user keeps editors in preview: the source takes the preview tab, as after a link click');
+  } finally {
+    configValues.clear();
+    tabs.activeTab = undefined;
+    t.dispose();
+  }
 });

@@ -2,11 +2,11 @@
 // real, in one folder. Used by the tests only (madeUpEngine.test.ts registers it); nothing outside
 // this folder knows it. Its lines look like:
 //   2026-12-02 17:20:01.123 toyllm[frontend:4242] INFO serve.py:88 | accepted request req-7
-import type { EngineProfile, LineShape } from '../../../../src/engines/registry';
-import type { Engine, HopDef, HopTable } from '../../../../src/engines/types';
+import { engineId, type EngineProfile, type LineShape } from '../../../../src/engines/registry';
+import type { HopDef, HopTable } from '../../../../src/engines/types';
 
-/** The engine's id: a name the Engine type does not list (it is registered at run time). */
-export const TOYLLM = 'toyllm' as Engine;
+/** The engine's id: a name no built-in engine has (the profile is registered at run time). */
+export const TOYLLM = engineId('toyllm');
 
 const hop = (h: Pick<HopDef, 'id' | 'role' | 'process' | 'file' | 'line' | 'format' | 'startsWith' | 'patterns' | 'meaning'>): HopDef => ({
   engine: TOYLLM, labId: null, level: 'INFO', fileBasenames: [h.file.split('/').pop()!], ridKind: 'external', scope: 'request',

@@ -1,0 +1,32 @@
+// vLLM's code on disk: the commit its hop table is pinned to, how a checkout or an installed
+// package looks, and the start-up lines that state its version (each read from a real release tree).
+import type { EngineCheckout, EnginePin } from '../types';
+
+export const VLLM_PIN: EnginePin = {
+  engine: 'vllm',
+  sha: 'a556f3fccb701e5618d84d547ff454c56a1bfdfb',
+  citationsReadAt: 'cd5035379c4c565fc9265cf121bc1c8364bc5eca',
+  repo: 'vllm-project/vllm',
+  packageDir: 'vllm',
+  rustDirs: [],
+};
+
+export const VLLM_CHECKOUT: EngineCheckout = {
+  shapes: [{
+    packageDir: 'vllm',
+    marks: [{ path: 'vllm/logger.py', kind: 'file' }, { path: 'vllm/__init__.py', kind: 'file' }],
+    layout: { repoWhenAny: [{ path: 'pyproject.toml', kind: 'file' }, { path: 'setup.py', kind: 'file' }, { path: '.git', kind: 'dir' }] },
+  }],
+  packageMarks: [{ path: 'logger.py', kind: 'file' }],
+  notFound: 'a vLLM checkout (no vllm/__init__.py or vllm/logger.py)',
+  releasePrefix: '',
+  // `vLLM API server version %s` — entrypoints/openai/api_server.py:177 (0.4.3), :712 (0.6.6.post1), :1896 (0.10.2),
+  // :1977 (0.11.2); `vLLM server version %s, serving model %s` — entrypoints/common/startup.py:18 (0.34.0);
+  // `Initializing an LLM engine (v%s) with config:` — engine/llm_engine.py:162 (0.4.3), :235 (0.6.6.post1);
+  // `Initializing a V0 LLM engine (v%s)` — engine/llm_engine.py:222 (0.10.2); `Initializing a V1 LLM engine (v%s)` —
+  // v1/engine/core.py:76 (0.10.2), :94 (0.11.2), :154 (0.34.0).
+  releaseStated: (version) => [
+    new RegExp(String.raw`\bvLLM (?:API )?server version ${version}`),
+    new RegExp(String.raw`\bInitializing an? (?:V[01] )?LLM engine \(v${version}\)`),
+  ],
+};
