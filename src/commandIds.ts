@@ -10,6 +10,7 @@ export const CommandIds = {
   showRequestTimeline: 'hoplens.showRequestTimeline',
   findRequestInFleet: 'hoplens.findRequestInFleet',
   setFleetCredentials: 'hoplens.setFleetCredentials',
+  showFleetTimeline: 'hoplens.showFleetTimeline',
   showHopTable: 'hoplens.showHopTable',
   useReleaseSource: 'hoplens.useReleaseSource',
   removeReleaseSources: 'hoplens.removeReleaseSources',

@@ -56,8 +56,10 @@ export const DEFAULT_MAX_CALLS = 5000;
 
 export function logClockId(i: number): string { return `log:${i}`; }
 
-function labelsOf(paths: readonly string[]): string[] {
-  const names = paths.map((p) => basename(p));
+/** A log's lane label: its source's own label (a pod), else its file name; the path where two share a name. */
+function labelsOf(logs: readonly { path: string; label?: string }[]): string[] {
+  const paths = logs.map((l) => l.path);
+  const names = logs.map((l) => l.label ?? basename(l.path));
   return names.map((n, i) => (names.indexOf(n) !== names.lastIndexOf(n) ? paths[i] : n));
 }
 
@@ -243,7 +245,7 @@ export function buildTimeline(src: TimelineSources, opts: BuildOptions = {}): Re
   const key = src.logs.key || (client ? clientKey(client) : queryKeys(src.query)[0] ?? '');
   const warnings = [...(src.warnings ?? [])];
   const includeText = opts.includeText === true;
-  const labels = labelsOf(logs.map((l) => l.path));
+  const labels = labelsOf(logs);
 
   // ---- clocks
   const roles = inferRoles(logs);

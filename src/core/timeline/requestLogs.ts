@@ -176,6 +176,8 @@ export interface MentionLine {
 export interface RequestLogs {
   /** The source's stream key: a path for a file (its LogSource, core/logs/logSource.ts). */
   path: string;
+  /** What a lane calls this log when the source was given as a LogSource (a pod's name); else the file name. */
+  label?: string;
   /** The store's timestamp of a 1-based line, when the source is a store that gave one. */
   storeTimeMs?: (line: number) => number | null;
   engine: Engine | null;
@@ -559,7 +561,9 @@ export interface RequestLogsResult {
 export async function readRequestLogs(sources: readonly (string | LogSource)[], query: string, opts: ReadRequestOptions = {}): Promise<RequestLogsResult> {
   const keys = queryKeys(query);
   const read: Awaited<ReturnType<typeof readOne>>[] = [];
+  const labelOf = new Map<string, string>();
   for (const given of sources) {
+    if (typeof given !== 'string') labelOf.set(given.stream.key, given.stream.label);
     // A name in `sources` is a store's stream; any other name is a file's path.
     const source = typeof given !== 'string' ? given : opts.sources?.get(given) ?? pathLogSource(given);
     const key = typeof given === 'string' ? given : given.stream.key;
@@ -574,6 +578,7 @@ export async function readRequestLogs(sources: readonly (string | LogSource)[], 
     const c: Collected = key ? collected.get(key)! : { records: [], mentions: [] };
     return {
       ...log,
+      ...(labelOf.has(log.path) ? { label: labelOf.get(log.path) } : {}),
       records: c.records.map((record) => ({ record, source: citedSource(record) })),
       mentions: c.mentions,
       group: c.group ?? null,

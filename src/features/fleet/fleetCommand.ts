@@ -15,6 +15,8 @@ import { parseTimeBound } from '../../core/fleet/window';
 import { DEFAULT_LINE_LIMIT } from '../../core/fleet/victoriaLogs';
 import { forWorkbench } from '../../core/text/workbench';
 import { FLEET_SCHEME } from '../shared/logSessions';
+import type { LineFeed, LogSource, StoreLine } from '../../core/logs/logSource';
+import type { OtlpSpan } from '../../core/otlp/types';
 
 /** The secret a store's bearer token is kept under. */
 export function fleetTokenKey(e: StoreEndpoint): string {
@@ -29,7 +31,12 @@ export interface FleetCommandDeps {
   timeoutMs?: number;
   /** Most lines taken from each log store (DEFAULT_LINE_LIMIT when unset). */
   lineLimit?: number;
+  /** Shows a request's timeline from the pods' documents and the spans found (the timeline feature's). */
+  showTimeline?: (req: { query: string; sources: readonly LogSource[]; spans: readonly OtlpSpan[] }) => Promise<boolean>;
 }
+
+/** What the last search found, for its timeline. */
+interface LastFleetResult { label: string; uris: vscode.Uri[]; spans: OtlpSpan[] }
 
 /** The stores named in the settings, or the first setting that names one wrongly. */
 function configuredStores(c: HopLensConfig['fleet']): { traces: StoreEndpoint[]; logs: StoreEndpoint[] } {
@@ -73,17 +80,44 @@ function documentName(stream: RemoteLogStream, taken: Set<string>): string {
   return name;
 }
 
+/** One pod's document: its lines (an entry holding line breaks is several), each with its entry's store time. */
+interface FleetDocument { label: string; lines: StoreLine[]; referenceTime: number }
+
 /** The read-only documents: each search's streams, by URI, as the stores returned their lines. */
 export class FleetDocuments implements vscode.TextDocumentContentProvider {
   private readonly texts = new Map<string, string>();
+  private readonly docs = new Map<string, FleetDocument>();
   private search = 0;
 
   provideTextDocumentContent(uri: vscode.Uri): string {
     return this.texts.get(uri.toString()) ?? '';
   }
 
+  /**
+   * A document as a LogSource for the timeline: its stream key is its URI (a timeline item opens
+   * it there), its label the pod's, its lines those of the document (line N of the source is
+   * line N of the document), each with the store's own time of its entry.
+   */
+  source(uri: vscode.Uri): LogSource | undefined {
+    const doc = this.docs.get(uri.toString());
+    if (!doc) return undefined;
+    return {
+      stream: { key: uri.toString(), label: doc.label },
+      open(): Promise<LineFeed> {
+        let closed = false;
+        return Promise.resolve({
+          kind: 'lines', referenceTime: doc.referenceTime, close: () => { closed = true; },
+          async *batches() {
+            const BATCH = 2000;
+            for (let i = 0; i < doc.lines.length && !closed; i += BATCH) yield doc.lines.slice(i, i + BATCH);
+          },
+        });
+      },
+    };
+  }
+
   /** One URI per stream of the result, named after its pod; a new search gets new URIs (no stale tab keeps old lines). */
-  add(requestLabel: string, result: FleetResult): { uri: vscode.Uri; lines: number }[] {
+  add(requestLabel: string, result: FleetResult, referenceTime: number): { uri: vscode.Uri; lines: number }[] {
     this.search++;
     const taken = new Set<string>();
     const folder = requestLabel.replace(/[^\w.@:-]+/g, '_').slice(0, 120) || 'request';
@@ -92,14 +126,19 @@ export class FleetDocuments implements vscode.TextDocumentContentProvider {
       for (const s of store.streams) {
         if (s.entries.length === 0) continue;
         const uri = vscode.Uri.parse(`${FLEET_SCHEME}:/${folder}/${documentName(s, taken)}.log`).with({ query: `search=${this.search}` });
+        const lines = s.entries.flatMap((e) => {
+          const storeTimeMs = Number(e.timeNs / 1000n) / 1000;
+          return e.text.split('\n').map((text) => ({ text: text.replace(/\r$/, ''), storeTimeMs }));
+        });
         this.texts.set(uri.toString(), s.entries.map((e) => e.text).join('\n') + '\n');
+        this.docs.set(uri.toString(), { label: s.name, lines, referenceTime });
         out.push({ uri, lines: s.entries.length });
       }
     }
     return out;
   }
 
-  forget(uri: vscode.Uri): void { this.texts.delete(uri.toString()); }
+  forget(uri: vscode.Uri): void { this.texts.delete(uri.toString()); this.docs.delete(uri.toString()); }
 }
 
 /** A bad setting or a failed query, as a plain error message. */
@@ -114,6 +153,7 @@ function windowText(w: TimeWindow): string {
 export class FleetCommands implements vscode.Disposable {
   readonly documents = new FleetDocuments();
   private readonly disposables: vscode.Disposable[];
+  private last: LastFleetResult | undefined;
 
   constructor(private readonly deps: FleetCommandDeps) {
     this.disposables = [
@@ -121,6 +161,7 @@ export class FleetCommands implements vscode.Disposable {
       vscode.workspace.onDidCloseTextDocument((d) => { if (d.uri.scheme === FLEET_SCHEME) this.documents.forget(d.uri); }),
       vscode.commands.registerCommand(CommandIds.findRequestInFleet, (arg?: unknown) => this.find(arg)),
       vscode.commands.registerCommand(CommandIds.setFleetCredentials, () => this.setCredentials()),
+      vscode.commands.registerCommand(CommandIds.showFleetTimeline, () => this.timeline()),
     ];
   }
 
@@ -194,7 +235,8 @@ export class FleetCommands implements vscode.Disposable {
       void vscode.window.showInformationMessage(text);
       return [];
     }
-    const docs = this.documents.add(label, result);
+    const docs = this.documents.add(label, result, window.endMs);
+    this.last = { label, uris: docs.map((d) => d.uri), spans: result.spans };
     for (const [i, d] of docs.entries()) {
       let doc = await vscode.workspace.openTextDocument(d.uri);
       if (doc.languageId !== 'log') doc = await vscode.languages.setTextDocumentLanguage(doc, 'log');
@@ -206,8 +248,24 @@ export class FleetCommands implements vscode.Disposable {
       ? ` Cut by the limit of ${this.lineLimit} lines per log store: older lines were not fetched (narrow hoplens.fleet.window or hoplens.fleet.selector).`
       : '';
     const say = result.truncated ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
-    void say(`HopLens: ${forWorkbench(label)}: ${lines} line(s) from ${docs.length} pod(s)${spans}.${cut}`);
+    const timeline = 'Show Timeline';
+    void say(`HopLens: ${forWorkbench(label)}: ${lines} line(s) from ${docs.length} pod(s)${spans}.${cut}`, timeline)
+      .then((pick) => { if (pick === timeline) void this.timeline(); });
     return docs.map((d) => d.uri);
+  }
+
+  /**
+   * The last search's request on the timeline: one log per pod (its document, labelled by its
+   * pod, so each pod gets its own clock offset) and the spans the trace stores gave.
+   */
+  async timeline(): Promise<boolean> {
+    const last = this.last;
+    const sources = last?.uris.map((u) => this.documents.source(u)).filter((s): s is LogSource => s !== undefined) ?? [];
+    if (!last || (!sources.length && !last.spans.length) || !this.deps.showTimeline) {
+      void vscode.window.showInformationMessage('HopLens: find a request in the fleet first (HopLens: Find Request in the Fleet…); its timeline shows the pods it found.');
+      return false;
+    }
+    return this.deps.showTimeline({ query: last.label, sources, spans: last.spans });
   }
 
   async setCredentials(): Promise<void> {

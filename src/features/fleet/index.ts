@@ -1,11 +1,15 @@
 // The fleet feature: Find Request in the Fleet… (a request's lines from the log stores, one
-// read-only document per pod, which the logs feature annotates) and the stores' credentials.
+// read-only document per pod, which the logs feature annotates), the timeline of what it found
+// (one lane per pod, the spans) and the stores' credentials.
 import * as vscode from 'vscode';
 import { FleetCommands } from './fleetCommand';
-import type { FeatureServices, Registered } from '../shared/contracts';
+import { featureOf, type FeatureServices, type Registered } from '../shared/contracts';
 
 export function register(context: vscode.ExtensionContext, services: FeatureServices): Registered<undefined> {
-  const commands = new FleetCommands({ settings: services.settings, secrets: context.secrets, log: services.log });
+  const commands = new FleetCommands({
+    settings: services.settings, secrets: context.secrets, log: services.log,
+    showTimeline: (req) => featureOf(services, 'timeline').showRequest(req),
+  });
   // The walkthrough's fleet step shows only once a store is configured (a `when` clause cannot
   // test an array setting for emptiness, so the feature says it as a context key).
   const sayConfigured = () => {

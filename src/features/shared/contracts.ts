@@ -9,6 +9,8 @@ import type { HopLensSettings } from '../../config';
 import type { Logger } from '../../logging';
 import type { TracedRequest } from '../../core/request/index';
 import type { SpanStore } from '../../core/otlp/engineTiming';
+import type { OtlpSpan } from '../../core/otlp/types';
+import type { LogSource } from '../../core/logs/logSource';
 import type { LogDocuments, RequestLogSource } from './logSessions';
 
 /** A client's own measurement of a request, beside the engine's breakdown. */
@@ -55,12 +57,19 @@ export interface CallTracesShared {
   openCode(file: string, line: number): Promise<void>;
 }
 
-/** What extension.ts fills as the features register (composition order: logs, traces, send, callTraces, timeline). */
+/** The timeline feature to the others: a request's timeline from logs that are not files (a fleet result's pods) and spans. */
+export interface TimelineShared {
+  /** Shows the timeline; resolves false when no source has the request (said to the user). */
+  showRequest(req: { query: string; sources: readonly LogSource[]; spans: readonly OtlpSpan[] }): Promise<boolean>;
+}
+
+/** What extension.ts fills as the features register (composition order: logs, traces, send, callTraces, timeline, fleet). */
 export interface SharedFeatures {
   logs?: LogsShared;
   engineTiming?: EngineTimingShared;
   traced?: TracedShared;
   callTraces?: CallTracesShared;
+  timeline?: TimelineShared;
 }
 
 /** What every feature's register() receives. */

@@ -7,7 +7,9 @@ import * as vscode from 'vscode';
 import { loadTimeline, TimelineInputError } from '../../core/timeline/load';
 import { LogInputError } from '../../core/timeline/requestLogs';
 import type { ClientRequest } from '../../core/timeline/clientRequest';
-import type { SpanStore } from '../../core/otlp/engineTiming';
+import { SpanStore } from '../../core/otlp/engineTiming';
+import type { OtlpSpan } from '../../core/otlp/types';
+import type { LogSource } from '../../core/logs/logSource';
 import { forWorkbench } from '../../core/text/workbench';
 import { Disposable } from '../../util/dispose';
 import type { Logger } from '../../logging';
@@ -19,6 +21,10 @@ export interface TimelineRequest {
   query: string;
   /** Log files by path (an open one is read from its session). */
   logs: readonly string[];
+  /** Logs that are not files: a fleet result's pod documents, each labelled by its pod. */
+  sources?: readonly LogSource[];
+  /** Spans found for the request beside the editor's own (a fleet result's, from Jaeger or Tempo). */
+  spans?: readonly OtlpSpan[];
   client?: ClientRequest | null;
 }
 
@@ -55,8 +61,18 @@ export class TimelineService extends Disposable {
       const doc = vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'file' && d.uri.fsPath === path);
       return doc ? (await deps.logs.settled(doc))?.session : undefined;
     };
+    const logs = [...req.logs, ...(req.sources ?? [])];
+    const spans = (): SpanStore | null => {
+      const held = deps.spans();
+      if (!req.spans?.length) return held;
+      // A copy: the fleet's spans join this timeline, not the editor's receiver.
+      const both = new SpanStore();
+      if (held) both.add(held.spans());
+      both.add([...req.spans]);
+      return both;
+    };
     const load = (userOffsets: ReadonlyMap<string, number>) => loadTimeline({
-      query: req.query, logs: req.logs, client: req.client ?? null, spans: deps.spans(), traceDirs, userOffsets, includeText: deps.includeText(), openLog,
+      query: req.query, logs, client: req.client ?? null, spans: spans(), traceDirs, userOffsets, includeText: deps.includeText(), openLog,
     }).then((r) => r.timeline);
     let first;
     try {
@@ -67,11 +83,11 @@ export class TimelineService extends Disposable {
       return undefined;
     }
     if (first.lanes.every((l) => l.items.length === 0)) {
-      const n = req.logs.length;
+      const n = logs.length;
       void vscode.window.showInformationMessage(`HopLens: no line of request ${forWorkbench(req.query)} in ${n} log(s). Open the server's logs (or pick them) and try again.`);
       return undefined;
     }
-    deps.log.info(`timeline of ${first.key}: ${first.lanes.length} lane(s) from ${req.logs.length} log(s)${traceDirs.length ? ` and ${traceDirs.length} trace folder(s)` : ''}`);
+    deps.log.info(`timeline of ${first.key}: ${first.lanes.length} lane(s) from ${logs.length} log(s)${traceDirs.length ? ` and ${traceDirs.length} trace folder(s)` : ''}`);
     const panel = new RequestTimelinePanel(deps.extensionUri, first, load, deps.open);
     this.last = panel;
     panel.panel.onDidDispose(() => { if (this.last === panel) this.last = undefined; });

@@ -16,6 +16,8 @@ import { LogDocumentService } from '../../../src/features/logs/logDocuments';
 import { RecordSourceLocator } from '../../../src/core/source/locate';
 import { parseStoreUrl } from '../../../src/core/fleet/model';
 import type { HopLensConfig } from '../../../src/config';
+import type { LogSource } from '../../../src/core/logs/logSource';
+import { loadTimeline } from '../../../src/core/timeline/load';
 
 const quiet = { trace() {}, debug() {}, info() {}, warn() {}, error() {} };
 const T0_MS = Date.now() - 3600_000;
@@ -65,12 +67,35 @@ describe('Find Request in the Fleet… against a real VictoriaLogs', { concurren
       ['hoplens-fleet', 'decode-0-vllm.log', 'log'], ['hoplens-fleet', 'prefill-0-vllm.log', 'log'],
     ]);
     for (const d of docs) assert.equal(d.getText(), `${LINES[0]}\n${LINES[1]}\n`, 'the request\'s lines, oldest first, nothing of another request');
-    assert.deepEqual(messages, [{ kind: 'info', text: 'HopLens: req-cmd-1: 4 line(s) from 2 pod(s).' }]);
+    assert.deepEqual(messages, [{ kind: 'info', text: 'HopLens: req-cmd-1: 4 line(s) from 2 pod(s).', buttons: ['Show Timeline'] }]);
     const logs = new LogDocumentService({ log: quiet, sources: new RecordSourceLocator({ ready: () => null }), largeFileOptimizations: () => true });
     const annotation = await logs.settled(docs[0] as unknown as vscode.TextDocument);
     assert.ok(annotation, 'a fleet document is a log to the log feature');
     assert.equal(annotation.session.tracker.brief('chatcmpl-req-cmd-1')?.hops.length, 2);
     logs.dispose();
+  });
+
+  test('Show Timeline on the result: the request on one lane per pod, each labelled by its pod, each on its own clock', async (t) => {
+    if (skipped || !vl) return t.skip('no fleet tools');
+    fleet = { traces: [], logs: [`victorialogs+${vl.baseUrl}`], selector: '{namespace="serving"}', window: '24h' };
+    let asked: { query: string; sources: readonly LogSource[]; spans: readonly unknown[] } | undefined;
+    deps.showTimeline = async (req) => { asked = req; return true; };
+    try {
+      replies.push('req-cmd-1', 'Show Timeline');
+      await commands.find();
+      for (let i = 0; i < 50 && !asked; i++) await new Promise((r) => setTimeout(r, 10));
+      assert.ok(asked, 'the result message\'s Show Timeline button opens the timeline');
+      assert.equal(asked.query, 'req-cmd-1');
+      assert.deepEqual(asked.sources.map((s) => [s.stream.label, s.stream.key.replace(/^hoplens-fleet:\/+/, '').split('?')[0]]), [
+        ['decode-0/vllm', 'req-cmd-1/decode-0-vllm.log'], ['prefill-0/vllm', 'req-cmd-1/prefill-0-vllm.log'],
+      ]);
+      const { timeline } = await loadTimeline({ query: asked.query, logs: asked.sources });
+      const podLanes = timeline.lanes.filter((l) => l.kind === 'process');
+      assert.deepEqual(podLanes.map((l) => [l.title, l.items.map((i) => i.hop)]), [['decode-0/vllm · api-server', ['V1', 'V2']], ['prefill-0/vllm · api-server', ['V1', 'V2']]]);
+      assert.deepEqual(podLanes.map((l) => (l.items[0].ref as { path: string }).path), asked.sources.map((s) => s.stream.key), 'an item opens its pod\'s document');
+      assert.equal(new Set(podLanes.map((l) => l.clock)).size, 2, 'a clock per pod');
+      assert.deepEqual(timeline.clocks.filter((c) => c.id.startsWith('log:')).map((c) => c.label), ['decode-0/vllm', 'prefill-0/vllm']);
+    } finally { deps.showTimeline = undefined; }
   });
 
   test('a trace store that is down is named in a warning, and the log store\'s lines still open', async (t) => {
