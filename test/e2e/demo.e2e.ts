@@ -5,36 +5,10 @@ import * as assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { request } from 'node:http';
 import { REPO_ROOT } from '../harness/tools';
 import { workspaceAt } from '../harness/workspace';
 import { WorkbenchSession } from './workbench';
-
-function alive(pid: number): boolean {
-  try { process.kill(pid, 0); return true; } catch { return false; }
-}
-
-/** Live (non-zombie) processes of a process group, from /proc. */
-function groupMembers(pgid: number): number[] {
-  const out: number[] = [];
-  for (const p of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
-    try {
-      const stat = readFileSync(`/proc/${p}/stat`, 'latin1');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (fields[0] !== 'Z' && Number(fields[2]) === pgid) out.push(Number(p));
-    } catch { /* gone */ }
-  }
-  return out;
-}
-
-function answers(url: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    const req = request(url, { timeout: 3_000 }, (res) => { res.resume(); resolve(true); });
-    req.on('error', () => resolve(false));
-    req.on('timeout', () => { req.destroy(); resolve(false); });
-    req.end();
-  });
-}
+import { alive, answers, groupMembers } from './processes';
 
 /** Content chunks and finish reasons of one streamed chat request to the demo's server. */
 async function streamOf(engineUrl: string, maxTokens: number): Promise<{ content: number; finish: string[] }> {
