@@ -15,7 +15,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
-import { generateVllmLog } from './generators.mjs';
+import { generatePdSet, generateVllmLog } from './generators.mjs';
 import { median, timed } from './measure.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -26,59 +26,6 @@ const LINES = Number(opt('--lines', '1000000'));
 const RUNS = Number(opt('--runs', '3'));
 const KEEP = argv.includes('--keep');
 const CLI = join(root, 'dist', 'cli.js');
-
-// ------------------------------------------------------------ a router + prefill + decode set
-let seed = 4242;
-const rnd = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
-const p2 = (x) => String(x).padStart(2, '0');
-const vllmStamp = (ms) => { const d = new Date(Math.floor(ms / 1000) * 1000); return `${p2(d.getUTCMonth() + 1)}-${p2(d.getUTCDate())} ${p2(d.getUTCHours())}:${p2(d.getUTCMinutes())}:${p2(d.getUTCSeconds())}`; };
-const routerStamp = (ms) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('T', ' ').slice(0, 19);
-const PARAMS = (mt, kv) => `SamplingParams(n=1, presence_penalty=0.0, frequency_penalty=0.0, repetition_penalty=1.0, temperature=0.7, top_p=1.0, top_k=0, min_p=0.0, seed=None, stop=[], stop_token_ids=[], bad_words=[], include_stop_str_in_output=False, ignore_eos=False, max_tokens=${mt}, min_tokens=0, logprobs=None, prompt_logprobs=None, skip_special_tokens=True, extra_args={'kv_transfer_params': {'do_remote_decode': ${kv === 'P' ? 'True' : 'False'}, 'do_remote_prefill': ${kv === 'D' ? 'True' : 'False'}}})`;
-
-async function generatePdSet(dir, lines) {
-  seed = 4242;
-  mkdirSync(dir, { recursive: true });
-  const files = { router: createWriteStream(join(dir, 'router.log')), prefill: createWriteStream(join(dir, 'prefill.log')), decode: createWriteStream(join(dir, 'decode.log')) };
-  const OFF = { router: 0, prefill: -1250, decode: 2700 };
-  let n = 0, t = Date.UTC(2026, 7, 21, 20, 0, 0), req = 0;
-  const ids = [];
-  let chunk = { router: [], prefill: [], decode: [] };
-  const flush = async () => {
-    for (const k of Object.keys(files)) {
-      chunk[k].sort((a, b) => a[0] - b[0]);
-      if (!files[k].write(chunk[k].map((x) => x[1]).join('\n') + (chunk[k].length ? '\n' : ''))) await new Promise((r) => files[k].once('drain', r));
-    }
-    chunk = { router: [], prefill: [], decode: [] };
-  };
-  const emit = (f, at, text) => { chunk[f].push([at, text]); n++; };
-  while (n < lines) {
-    t += 5 + rnd() * 20;
-    const id = `bench-${(req++).toString(36)}-${Math.floor(rnd() * 1e9).toString(16)}`;
-    ids.push(id);
-    const ext = `chatcmpl-${id}`;
-    const pRecv = t + 1 + rnd() * 3, pDone = pRecv + 30 + rnd() * 400, dRecv = pDone + 2 + rnd() * 4, rOut = dRecv + 1 + rnd() * 3;
-    const R = (at, s) => emit('router', at, `${routerStamp(at)}  INFO http_request{method=POST uri=/v1/chat/completions version=HTTP/1.1 request_id="${id}"${s}`);
-    R(t, '}: sglang_router_rs::request: src/middleware.rs:230: started processing request');
-    R(rOut, ` status_code=200 latency="${(rOut - t).toFixed(6)}ms"}: sglang_router_rs::response: src/middleware.rs:272: finished processing request`);
-    const P = (at, s) => emit('prefill', at, `(APIServer pid=3101) INFO ${vllmStamp(at + OFF.prefill)} ${s}`);
-    const D = (at, s) => emit('decode', at, `(APIServer pid=4101) INFO ${vllmStamp(at + OFF.decode)} ${s}`);
-    P(pRecv, `[request_logger.py:63] Received request ${ext}: params: ${PARAMS(1, 'P')}, lora_request: None.`);
-    P(pRecv + 4, `[async_llm.py:439] Added request ${ext}-${Math.floor(rnd() * 0xffffffff).toString(16).padStart(8, '0')}.`);
-    P(pDone, `[request_logger.py:98] Generated response ${ext}: output: 'The', finish_reason: length`);
-    emit('prefill', pDone, `(APIServer pid=3101) INFO:     10.0.0.5:${40000 + (req % 20000)} - "POST /v1/chat/completions HTTP/1.1" 200 OK`);
-    D(dRecv, `[request_logger.py:63] Received request ${ext}: params: ${PARAMS(64, 'D')}, lora_request: None.`);
-    emit('decode', dRecv, `(APIServer pid=4101) INFO:     10.0.0.5:${41000 + (req % 20000)} - "POST /v1/chat/completions HTTP/1.1" 200 OK`);
-    D(dRecv + 4, `[async_llm.py:439] Added request ${ext}-${Math.floor(rnd() * 0xffffffff).toString(16).padStart(8, '0')}.`);
-    let at = dRecv + 4;
-    const k = 3 + Math.floor(rnd() * 8);
-    for (let i = 0; i < k; i++) { at += 20 + rnd() * 40; D(at, `[request_logger.py:98] Generated response ${ext} (streaming delta): output: ' word', finish_reason: None`); }
-    D(at + 1, `[request_logger.py:98] Generated response ${ext} (streaming complete): output: '${' word'.repeat(k)}', finish_reason: streaming_complete`);
-    if (req % 2000 === 0) await flush();
-  }
-  await flush();
-  await Promise.all(Object.values(files).map((s) => new Promise((r) => s.end(r))));
-  return ids;
-}
 
 function ridNearMiddle(path) {
   const text = readFileSync(path, 'latin1');
