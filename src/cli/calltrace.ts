@@ -1,9 +1,13 @@
-// `hoplens calltrace DIR [--filter a,b] [--limit N] [--json] [--perfetto OUT.json] [--max-depth N] [--follow-links]`
+// `hoplens calltrace DIR [--filter a,b] [--limit N] [--json] [--perfetto OUT.json]
+//   [--max-depth N] [--follow-links]`
 // Indexes VLLM_TRACE_FUNCTION files into call trees (worker threads) and lists the filtered
 // calls per file like the lab's `--mode calltrace`, with durations and the calls left open.
 import { stat } from 'node:fs/promises';
 import { openTraceFolder } from '../core/calltrace/callTraceIndex';
-import { DEFAULT_PERFETTO_MAX_BYTES, countFilteredCalls, filteredCalls, formatDuration, formatTraceTs, hopSequenceMarkdown, writePerfettoTrace, type HopRow } from '../core/calltrace/export';
+import {
+  DEFAULT_PERFETTO_MAX_BYTES, countFilteredCalls, filteredCalls, formatDuration, formatTraceTs, hopSequenceMarkdown, writePerfettoTrace,
+  type HopRow,
+} from '../core/calltrace/export';
 import { DEFAULT_FILTER, parseFilterList } from '../core/calltrace/filter';
 import { DEFAULT_MAX_DEPTH } from '../core/calltrace/discovery';
 import { forTerminal } from '../core/text/terminal';
@@ -45,7 +49,10 @@ interface Args {
 }
 
 function parseArgs(argv: string[]): Args | string {
-  const a: Args = { dir: '', filter: [...DEFAULT_FILTER], limit: 60, json: false, markdown: false, perfetto: null, perfettoMaxBytes: DEFAULT_PERFETTO_MAX_BYTES, maxDepth: DEFAULT_MAX_DEPTH, followLinks: false };
+  const a: Args = {
+    dir: '', filter: [...DEFAULT_FILTER], limit: 60, json: false, markdown: false, perfetto: null,
+    perfettoMaxBytes: DEFAULT_PERFETTO_MAX_BYTES, maxDepth: DEFAULT_MAX_DEPTH, followLinks: false,
+  };
   const value = (i: number, name: string): string | Error => (i + 1 < argv.length ? argv[i + 1] : new Error(`${name} needs a value`));
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -90,8 +97,14 @@ function skippedNote(skipped: readonly { path: string; reason: string }[], a: Ar
   const deep = skipped.filter((s) => s.reason.startsWith('deeper'));
   const links = skipped.filter((s) => !s.reason.startsWith('deeper'));
   const out: string[] = [];
-  if (deep.length) out.push(`${deep.length} folder(s) deeper than ${a.maxDepth} levels were not searched, e.g. ${forTerminal(deep[0].path)}; raise the limit with --max-depth N\n`);
-  if (links.length) out.push(`${links.length} link(s) leading outside ${forTerminal(a.dir)} were not followed, e.g. ${forTerminal(links[0].path)} (${forTerminal(links[0].reason)}); follow them with --follow-links\n`);
+  if (deep.length) {
+    out.push(`${deep.length} folder(s) deeper than ${a.maxDepth} levels were not searched, e.g. ${forTerminal(deep[0].path)}; ` +
+      'raise the limit with --max-depth N\n');
+  }
+  if (links.length) {
+    out.push(`${links.length} link(s) leading outside ${forTerminal(a.dir)} were not followed, ` +
+      `e.g. ${forTerminal(links[0].path)} (${forTerminal(links[0].reason)}); follow them with --follow-links\n`);
+  }
   return out.map((l) => `hoplens calltrace: ${l}`).join('');
 }
 
@@ -113,16 +126,20 @@ export async function runCalltrace(argv: string[], io: CliIO): Promise<number> {
   const summaries = index.threadSummaries();
   const fileCount = index.threads.size;
   const skipped = skippedNote(index.discovery.skipped, a);
+  const ignored = index.discovery.ignored;
   if (fileCount === 0) {
     io.err(`hoplens calltrace: no VLLM_TRACE_FUNCTION_for_process_*.log files under ${shownDir}${skipped ? ' in the folders searched' : ''}.\n` +
       `Start vLLM with VLLM_TRACE_FUNCTION=1; it writes them under $TMPDIR/<user>/vllm/vllm-instance-<id>/.\n` +
-      (index.discovery.ignored.length ? `${index.discovery.ignored.length} other file(s) ignored, e.g. ${forTerminal(index.discovery.ignored[0].path)}: ${index.discovery.ignored[0].reason}\n` : '') +
+      (ignored.length ? `${ignored.length} other file(s) ignored, e.g. ${forTerminal(ignored[0].path)}: ${ignored[0].reason}\n` : '') +
       skipped);
     return 1;
   }
   if (skipped) io.err(skipped);
-  const lookalikes = index.discovery.ignored.filter((i) => /TRACE_FUNCTION|trace_frame/.test(i.path));
-  if (lookalikes.length) io.err(`hoplens calltrace: ${lookalikes.length} file(s) named like traces were not read, e.g. ${forTerminal(lookalikes[0].path)}: ${lookalikes[0].reason}\n`);
+  const lookalikes = ignored.filter((i) => /TRACE_FUNCTION|trace_frame/.test(i.path));
+  if (lookalikes.length) {
+    io.err(`hoplens calltrace: ${lookalikes.length} file(s) named like traces were not read, ` +
+      `e.g. ${forTerminal(lookalikes[0].path)}: ${lookalikes[0].reason}\n`);
+  }
   const unreadable = [...index.threads.values()].filter((t) => t.error);
   for (const t of unreadable) io.err(`hoplens calltrace: cannot read ${forTerminal(t.file.path)}: ${forTerminal(t.error ?? '')}\n`);
   if (summaries.length === 0) return 2;
@@ -154,11 +171,20 @@ export async function runCalltrace(argv: string[], io: CliIO): Promise<number> {
     const matched = countFilteredCalls(trace, a.filter);
     const more = Math.max(0, matched - limit);
     const callsOf = (): Generator<HopRow> => filteredCalls(s.key, trace, a.filter, limit);
-    const cells = (r: HopRow): string[] => [formatTraceTs(r.tsUs).slice(11), '  '.repeat(Math.min(r.depth, 20)) + forTerminal(r.fn), `${forTerminal(displayPath(r.file))}:${r.line}`, forTerminal(r.caller), formatDuration(r.durationUs)];
+    const cells = (r: HopRow): string[] => [
+      formatTraceTs(r.tsUs).slice(11),
+      '  '.repeat(Math.min(r.depth, 20)) + forTerminal(r.fn),
+      `${forTerminal(displayPath(r.file))}:${r.line}`,
+      forTerminal(r.caller),
+      formatDuration(r.durationUs),
+    ];
     let listed = 0;
     if (a.json) {
       for (const r of callsOf()) {
-        out.line(JSON.stringify({ kind: 'call', pid: s.file.pid, tid: s.file.tid, ts: formatTraceTs(r.tsUs), fn: r.fn, file: r.file, line: r.line, caller: r.caller, depth: r.depth, durationUs: r.durationUs }));
+        out.line(JSON.stringify({
+          kind: 'call', pid: s.file.pid, tid: s.file.tid, ts: formatTraceTs(r.tsUs),
+          fn: r.fn, file: r.file, line: r.line, caller: r.caller, depth: r.depth, durationUs: r.durationUs,
+        }));
         if (++listed % 4096 === 0) await out.room();
       }
       continue;
@@ -178,7 +204,8 @@ export async function runCalltrace(argv: string[], io: CliIO): Promise<number> {
     if (s.stats.partialLastLine) problems.push('last line incomplete (still being written?)');
     if (listed === 0 && open.length === 0 && problems.length === 0) continue;
     out.line(`=== ${forTerminal(s.file.path.split(/[\\/]/).pop() ?? '')}`);
-    out.line(`    pid ${s.file.pid} · thread ${forTerminal(s.file.tidText)} · ${s.role} · ${s.stats.calls.toLocaleString('en-US')} calls · max depth ${s.stats.maxDepth}`);
+    out.line(`    pid ${s.file.pid} · thread ${forTerminal(s.file.tidText)} · ${s.role} · ` +
+      `${s.stats.calls.toLocaleString('en-US')} calls · max depth ${s.stats.maxDepth}`);
     const w2 = Math.min(w[2], 52);
     let printed = 0;
     for (const r of callsOf()) {
@@ -191,7 +218,8 @@ export async function runCalltrace(argv: string[], io: CliIO): Promise<number> {
       out.line(`  still open at the end of the file (where it is stuck), outermost first:`);
       for (let i = 0; i < open.length; i++) {
         const o = open[i];
-        out.line(`  ${'  '.repeat(Math.min(i, 20))}${forTerminal(o.fn)}  ${forTerminal(displayPath(o.file))}:${o.line}  since ${formatTraceTs(o.startUs).slice(11)}`);
+        const indent = '  '.repeat(Math.min(i, 20));
+        out.line(`  ${indent}${forTerminal(o.fn)}  ${forTerminal(displayPath(o.file))}:${o.line}  since ${formatTraceTs(o.startUs).slice(11)}`);
         if (i % 4096 === 4095) await out.room();
       }
     }

@@ -24,7 +24,10 @@ export async function runMap(argv: string[], io: CliIO): Promise<number> {
     const eq = a.startsWith('--engine=') ? a.slice('--engine='.length) : null;
     if (a === '--engine' || eq !== null) {
       const v = eq ?? argv[++i];
-      if (!isEngine(v)) { io.err(`hoplens map: --engine must be ${engineChoiceWords()} (got ${v === undefined ? 'nothing' : `'${v}'`})\n\n${USAGE}`); return 2; }
+      if (!isEngine(v)) {
+        io.err(`hoplens map: --engine must be ${engineChoiceWords()} (got ${v === undefined ? 'nothing' : `'${v}'`})\n\n${USAGE}`);
+        return 2;
+      }
       engine = v;
       continue;
     }
@@ -36,7 +39,8 @@ export async function runMap(argv: string[], io: CliIO): Promise<number> {
     const rows = hopTableJson(engine).filter((h) => legacy || !(h as { legacy: boolean }).legacy);
     for (const h of rows) io.out(JSON.stringify(h) + '\n');
     const t = getHopTable(engine);
-    io.out(JSON.stringify({ kind: 'summary', engine, pinnedSha: t.pinnedSha, shaRead: t.shaRead, note: t.pinNote, hops: rows.length, launch: t.launchHint }) + '\n');
+    const summary = { kind: 'summary', engine, pinnedSha: t.pinnedSha, shaRead: t.shaRead, note: t.pinNote, hops: rows.length, launch: t.launchHint };
+    io.out(JSON.stringify(summary) + '\n');
     return 0;
   }
   io.out(renderHopTable(engine, { includeLegacy: legacy }));

@@ -166,7 +166,10 @@ async function readFile(a: Args, path: string, io: CliIO): Promise<number> {
     const st = store.stats();
     Object.assign(counts, { spans: st.spans, requests: st.requests, batches: st.batches, snapshots: st.snapshots });
   }
-  const summary = { kind: 'summary', ...counts, lines: r.lines, badLines: r.badLineCount, ...(r.rejectedSpanCount ? { rejectedSpans: r.rejectedSpanCount } : {}) };
+  const summary = {
+    kind: 'summary', ...counts, lines: r.lines, badLines: r.badLineCount,
+    ...(r.rejectedSpanCount ? { rejectedSpans: r.rejectedSpanCount } : {}),
+  };
   if (store && a.rid !== null) {
     const t = store.timing(a.rid);
     if (!t) {

@@ -1,7 +1,10 @@
 // `hoplens send`: one streaming request timed from the socket (the lab's --mode send).
 // Exit codes: 0 a complete stream, 1 the server or network failed, 2 bad input.
 import { stat } from 'node:fs/promises';
-import { aggregateRuns, countLinesUpTo, DEFAULTS, findRequestLogLines, runsReport, secondStampRangeText, sendRepeated, textReport, toJson, type RequestLogLine, type TraceOptions } from '../core/request';
+import {
+  aggregateRuns, countLinesUpTo, DEFAULTS, findRequestLogLines, runsReport, secondStampRangeText, sendRepeated, textReport, toJson,
+  type RequestLogLine, type TraceOptions,
+} from '../core/request';
 import { MAX_TIMER_MS, validateOptions } from '../core/request/build';
 import { forTerminal } from '../core/text/terminal';
 import { warmUpRequestPath } from '../core/request/warmUp';
@@ -106,8 +109,10 @@ export async function runSend(argv: string[], io: CliIO): Promise<number> {
     // A FIFO or a device (/dev/zero) would be read forever: only a regular file is a server log here.
     const st = await stat(logFile).catch(() => null);
     if (!st) problems.push(`--log ${logFile}: no such file`);
-    else if (!st.isFile()) problems.push(`--log ${logFile}: not a regular file (${st.isFIFO() ? 'a FIFO' : st.isCharacterDevice() ? 'a character device' : st.isDirectory() ? 'a folder' : 'not a file'}); give the file the server writes its log to`);
-    else logSizeAtStart = st.size;
+    else if (!st.isFile()) {
+      const kind = st.isFIFO() ? 'a FIFO' : st.isCharacterDevice() ? 'a character device' : st.isDirectory() ? 'a folder' : 'not a file';
+      problems.push(`--log ${logFile}: not a regular file (${kind}); give the file the server writes its log to`);
+    } else logSizeAtStart = st.size;
   }
   // The same checks the request makes, before anything is sent, so a bad option is one line and exit 2.
   if (!problems.length) problems.push(...validateOptions(o));
@@ -128,7 +133,8 @@ export async function runSend(argv: string[], io: CliIO): Promise<number> {
       // The server writes its last lines just after the stream ends; give it a moment.
       const lines = logFile && logMark ? await waitForLogLines(logFile, res.record, logMark) : null;
       if (flags.has('json')) {
-        io.out(JSON.stringify({ ...toJson(res.record, res.metrics), ...(lines ? { serverLogLines: lines.map((l) => ({ line: l.line, sinceRequestStartMs: l.sinceRequestStartMs, resolution: l.resolution, text: l.text })) } : {}) }) + '\n');
+        const serverLogLines = lines?.map((l) => ({ line: l.line, sinceRequestStartMs: l.sinceRequestStartMs, resolution: l.resolution, text: l.text }));
+        io.out(JSON.stringify({ ...toJson(res.record, res.metrics), ...(serverLogLines ? { serverLogLines } : {}) }) + '\n');
       } else {
         if (repeat > 1) io.out(`\n=== run ${i + 1} of ${repeat}\n`);
         io.out(textReport(res.record, res.metrics, { frames: flags.has('frames') }));
@@ -168,8 +174,12 @@ async function waitForLogLines(path: string, record: Parameters<typeof findReque
 }
 
 function serverLinesReport(path: string, lines: RequestLogLine[]): string {
-  if (!lines.length) return `\nNo line of ${forTerminal(path)} mentions this request (is request logging on? vLLM: --enable-log-requests; SGLang: --log-requests).\n`;
-  const out = [`\nServer log ${forTerminal(path)}: ${lines.length} line(s) for this request (server clock, from the request's start; a whole-second stamp is the second-long range it allows)`];
+  if (!lines.length) {
+    return `\nNo line of ${forTerminal(path)} mentions this request ` +
+      '(is request logging on? vLLM: --enable-log-requests; SGLang: --log-requests).\n';
+  }
+  const out = [`\nServer log ${forTerminal(path)}: ${lines.length} line(s) for this request ` +
+    "(server clock, from the request's start; a whole-second stamp is the second-long range it allows)"];
   for (const l of lines) {
     const t = l.sinceRequestStartMs === null ? ''.padStart(15)
       : l.resolution === 'ms' ? `${(l.sinceRequestStartMs / 1000).toFixed(3)} s`.padStart(15) : secondStampRangeText(l.sinceRequestStartMs).padStart(15);

@@ -72,8 +72,10 @@ interface Args {
 }
 
 function parseArgs(argv: string[]): Args | string {
-  const a: Args = { rid: '', logs: [], otlp: [], traceDirs: [], client: null, offsets: new Map(), perfetto: null, markdown: null, includePrompts: false, engine: 'auto', maxCalls: 5000, calls: false, json: false,
-    fleet: emptyFleetArgs() };
+  const a: Args = {
+    rid: '', logs: [], otlp: [], traceDirs: [], client: null, offsets: new Map(), perfetto: null, markdown: null,
+    includePrompts: false, engine: 'auto', maxCalls: 5000, calls: false, json: false, fleet: emptyFleetArgs(),
+  };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const eq = arg.indexOf('=');
@@ -105,7 +107,8 @@ function parseArgs(argv: string[]): Args | string {
           const v = need('FILE=MS');
           const at = v.lastIndexOf('=');
           const ms = at > 0 ? Number(v.slice(at + 1)) : NaN;
-          if (at <= 0 || v.slice(at + 1).trim() === '' || !Number.isFinite(ms) || Math.abs(ms) > 1e12) return `--offset wants FILE=MS (milliseconds, may be negative), got '${v}'`;
+          const badOffset = at <= 0 || v.slice(at + 1).trim() === '' || !Number.isFinite(ms) || Math.abs(ms) > 1e12;
+          if (badOffset) return `--offset wants FILE=MS (milliseconds, may be negative), got '${v}'`;
           a.offsets.set(v.slice(0, at), ms); break;
         }
         default: {
@@ -119,14 +122,18 @@ function parseArgs(argv: string[]): Args | string {
     } catch (e) { return (e as Error).message; }
   }
   if (!a.rid) return 'which request? give --rid ID (chatcmpl-…, cmpl-…, an SGLang rid, or the id you sent)';
-  if (a.logs.length === 0 && !hasStores(a.fleet)) return 'which logs? give the server logs of the request (an API server, engine cores, prefill/decode instances, a router)';
+  if (a.logs.length === 0 && !hasStores(a.fleet)) {
+    return 'which logs? give the server logs of the request (an API server, engine cores, prefill/decode instances, a router)';
+  }
   if (a.logs.includes('-')) return 'the timeline reads each log by its path; standard input (-) is not one';
   return a;
 }
 
 async function readClient(path: string, rid: string): Promise<ClientRequest | string> {
   let text: string;
-  try { text = await readFile(path, 'utf8'); } catch (e) { return `cannot read ${path}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`; }
+  try { text = await readFile(path, 'utf8'); } catch (e) {
+    return `cannot read ${path}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`;
+  }
   const found: ClientRequest[] = [];
   let firstProblem: string | null = null;
   for (const line of text.split(/\r?\n/)) {
@@ -165,9 +172,11 @@ function clockJson(t: RequestTimeline, labelOf: (c: string) => string): object[]
 }
 
 function itemJson(lane: TimelineLane, it: TimelineItem): object {
-  return { kind: 'item', lane: lane.id, item: it.kind, label: it.label, start: round3(it.start), end: round3(it.end), shape: it.shape, resolution: it.resolution,
+  return {
+    kind: 'item', lane: lane.id, item: it.kind, label: it.label, start: round3(it.start), end: round3(it.end), shape: it.shape, resolution: it.resolution,
     ...(it.hop ? { hop: it.hop } : {}), ...(it.depth !== undefined ? { depth: it.depth } : {}), ...(it.text !== undefined ? { text: it.text } : {}),
-    ref: it.ref, detail: it.detail };
+    ref: it.ref, detail: it.detail,
+  };
 }
 
 const round3 = (v: number): number => Math.round(v * 1000) / 1000;
@@ -175,7 +184,8 @@ const round3 = (v: number): number => Math.round(v * 1000) / 1000;
 async function writeOut(path: string, text: string, io: CliIO, what: string): Promise<boolean> {
   try { await writeFile(path, text); return true; } catch (e) {
     const err = e as NodeJS.ErrnoException;
-    io.err(err.code === 'ENOSPC' || err.code === 'EIO' || err.code === 'EDQUOT' ? outputFailureMessage(err) : `hoplens timeline: cannot write the ${what} to ${forTerminal(path)}: ${forTerminal(err.message)}\n`);
+    const diskTrouble = err.code === 'ENOSPC' || err.code === 'EIO' || err.code === 'EDQUOT';
+    io.err(diskTrouble ? outputFailureMessage(err) : `hoplens timeline: cannot write the ${what} to ${forTerminal(path)}: ${forTerminal(err.message)}\n`);
     return false;
   }
 }
@@ -221,8 +231,10 @@ export async function runTimeline(argv: string[], io: CliIO): Promise<number> {
   const labelOf = (c: string): string => labels.get(c) ?? c;
   const out = batchedOut(io);
   const linesRead = loaded.linesRead.reduce((x, y) => x + y, 0);
-  const message = found ? null : `no line, router line or span of request ${a.rid} in ${allLogs.length} log(s) (${linesRead} lines read)${a.otlp.length ? ' or the OTLP spans' : ''}`
-    + (fleet ? `; asked: ${fleet.result.asked.join(' · ')}` : '');
+  const message = found ? null
+    : `no line, router line or span of request ${a.rid} in ${allLogs.length} log(s) (${linesRead} lines read)`
+      + (a.otlp.length ? ' or the OTLP spans' : '')
+      + (fleet ? `; asked: ${fleet.result.asked.join(' · ')}` : '');
   // A store that could not answer: a warning when something else had the request, the reason for exit 1 when nothing did.
   for (const p of fleet?.result.problems ?? []) io.err(`hoplens timeline: ${found ? 'warning: ' : ''}${forTerminal(p.message)}\n`);
   if (fleet?.result.truncated) io.err('hoplens timeline: warning: a log store had more lines than --limit; the oldest were not fetched\n');
@@ -230,7 +242,10 @@ export async function runTimeline(argv: string[], io: CliIO): Promise<number> {
   if (a.json) {
     for (const c of clockJson(t, labelOf)) out.line(JSON.stringify(c));
     for (const lane of t.lanes) {
-      out.line(JSON.stringify({ kind: 'lane', id: lane.id, laneKind: lane.kind, title: lane.title, clock: lane.clock, file: lane.file, process: lane.process, pid: lane.pid, role: lane.role, items: lane.items.length, notes: lane.notes }));
+      out.line(JSON.stringify({
+        kind: 'lane', id: lane.id, laneKind: lane.kind, title: lane.title, clock: lane.clock, file: lane.file,
+        process: lane.process, pid: lane.pid, role: lane.role, items: lane.items.length, notes: lane.notes,
+      }));
       for (const [n, it] of lane.items.entries()) {
         out.line(JSON.stringify(itemJson(lane, it)));
         if (n % 2000 === 1999) { out.flush(); await out.room(); }
@@ -241,7 +256,8 @@ export async function runTimeline(argv: string[], io: CliIO): Promise<number> {
       kind: 'summary', request: t.key, query: a.rid, ids: t.ids, origin: new Date(t.origin).toISOString(), reference: t.reference, window: t.window,
       logs: allLogs.map((p, i) => {
         const remote = fleet?.streams.get(p);
-        return { path: p, lines: loaded.linesRead[i], ...(remote ? { store: `${remote.endpoint.kind}+${remote.endpoint.baseUrl}`, labels: remote.stream.labels } : {}) };
+        const where = remote ? { store: `${remote.endpoint.kind}+${remote.endpoint.baseUrl}`, labels: remote.stream.labels } : {};
+        return { path: p, lines: loaded.linesRead[i], ...where };
       }),
       spans: loaded.spans, traceFiles: loaded.traceFiles,
       ...(fleet ? { stores: fleet.result.asked, problems: fleet.result.problems.map((p) => p.message), traceIds: fleet.result.traceIds } : {}),
@@ -253,14 +269,16 @@ export async function runTimeline(argv: string[], io: CliIO): Promise<number> {
   }
 
   if (!found) {
-    out.line(`No line of request ${forTerminal(a.rid)} in ${allLogs.map(forTerminal).join(', ') || 'the stores'} (${linesRead} lines read)${a.otlp.length || fleet?.result.spans.length === 0 ? ', nor a span' : ''}.`);
+    const norSpan = a.otlp.length || fleet?.result.spans.length === 0 ? ', nor a span' : '';
+    out.line(`No line of request ${forTerminal(a.rid)} in ${allLogs.map(forTerminal).join(', ') || 'the stores'} (${linesRead} lines read)${norSpan}.`);
     for (const q of fleet?.result.asked ?? []) out.line(`asked ${forTerminal(q)}`);
     for (const w of t.warnings) out.line(`note: ${forTerminal(w)}`);
     out.flush();
     return outputsOk ? 1 : 2;
   }
   const ref = labelOf(t.reference);
-  out.line(`Request ${forTerminal(t.key)} across ${allLogs.length} log(s)${t.ids.length ? ` · seen as ${t.ids.slice(0, 6).map(forTerminal).join(', ')}` : ''}`);
+  const seenAs = t.ids.length ? ` · seen as ${t.ids.slice(0, 6).map(forTerminal).join(', ')}` : '';
+  out.line(`Request ${forTerminal(t.key)} across ${allLogs.length} log(s)${seenAs}`);
   out.line('');
   out.line(`Clocks (offset: how far a clock runs ahead of ${forTerminal(ref)}; its stamps are moved back by it)`);
   const w = Math.max(12, ...t.clocks.map((c) => c.label.length));
@@ -268,7 +286,8 @@ export async function runTimeline(argv: string[], io: CliIO): Promise<number> {
     const o = c.offset;
     if (o.source === 'reference') { out.line(`  ${padEnd(forTerminal(c.label), w)}  reference`); continue; }
     const sign = fmtSigned;
-    const bounds = o.min === null && o.max === null ? 'no ordering ties it to the reference' : `allowed ${o.min !== null ? sign(o.min) : '−∞'} … ${o.max !== null ? sign(o.max) : '+∞'} by ${o.orderings} ordering(s)`;
+    const bounds = o.min === null && o.max === null ? 'no ordering ties it to the reference'
+      : `allowed ${o.min !== null ? sign(o.min) : '−∞'} … ${o.max !== null ? sign(o.max) : '+∞'} by ${o.orderings} ordering(s)`;
     out.line(`  ${padEnd(forTerminal(c.label), w)}  ${padEnd(sign(o.ms), 10)} ${padEnd(o.source, 9)} ${bounds}`);
     if (o.conflict) out.line(`  ${' '.repeat(w)}  ! ${forTerminal(o.conflict)}`);
     // The orderings that set each bound, in chain order (a bound may come through a third clock).
@@ -276,12 +295,15 @@ export async function runTimeline(argv: string[], io: CliIO): Promise<number> {
     for (const [i, n] of o.lower.slice(0, 3).entries()) out.line(`  ${' '.repeat(w)}  ${i ? '    then' : 'at least'}: ${forTerminal(noteText(n, labelOf))}`);
   }
   out.line('');
-  out.line(`Timeline (from ${client ? 'the client sending the request' : 'the request\'s first line'}, on ${forTerminal(ref)}'s clock; [a, b) is a stamp that only says the line was printed in that interval)`);
+  out.line(`Timeline (from ${client ? 'the client sending the request' : 'the request\'s first line'}, on ${forTerminal(ref)}'s clock; ` +
+    '[a, b) is a stamp that only says the line was printed in that interval)');
   const laneW = Math.min(44, Math.max(16, ...t.lanes.map((l) => l.title.length)));
   for (const [n, { lane, item }] of mergedItems(t).entries()) {
     if (n % 2000 === 1999) { out.flush(); await out.room(); }
     const where = item.ref.type === 'log' ? `  L${item.ref.line}` : '';
-    const what = item.kind === 'client-frame' ? `frame ${item.ref.type === 'client' ? item.ref.frame : ''} ${item.label} (${item.detail.bytes} B)` : `${item.hop ? `${item.hop} ` : ''}${item.label}`;
+    const what = item.kind === 'client-frame'
+      ? `frame ${item.ref.type === 'client' ? item.ref.frame : ''} ${item.label} (${item.detail.bytes} B)`
+      : `${item.hop ? `${item.hop} ` : ''}${item.label}`;
     out.line(`  ${padEnd(fmtWhen(item), 30)} ${padEnd(forTerminal(lane.title).slice(0, laneW), laneW)}  ${forTerminal(what)}${where}`);
   }
   await out.room();
@@ -291,14 +313,17 @@ export async function runTimeline(argv: string[], io: CliIO): Promise<number> {
     if (lane.kind === 'calls' && a.calls) {
       for (const [n, c] of lane.items.entries()) {
         const r = c.ref.type === 'call' ? c.ref : null;
-        out.line(`  ${padEnd(fmtWhen({ ...c, shape: 'instant' }), 14)} ${padEnd(c.detail.open ? 'open' : fmtMs(c.end - c.start), 10)} ${'  '.repeat(c.depth ?? 0)}${forTerminal(c.label)}  ${r ? forTerminal(`${r.file}:${r.line}`) : ''}`);
+        const when = padEnd(fmtWhen({ ...c, shape: 'instant' }), 14);
+        const took = padEnd(c.detail.open ? 'open' : fmtMs(c.end - c.start), 10);
+        out.line(`  ${when} ${took} ${'  '.repeat(c.depth ?? 0)}${forTerminal(c.label)}  ${r ? forTerminal(`${r.file}:${r.line}`) : ''}`);
         if (n % 2000 === 1999) { out.flush(); await out.room(); }
       }
     } else if (lane.kind === 'calls') {
       const top = lane.items.filter((c) => c.depth === 0);
       const names = new Map<string, number>();
       for (const c of top) names.set(c.label, (names.get(c.label) ?? 0) + 1);
-      if (names.size) out.line(`  outermost: ${[...names].slice(0, 8).map(([n, k]) => `${forTerminal(n)}${k > 1 ? ` ×${k}` : ''}`).join(', ')} (--calls lists them all)`);
+      const outermost = [...names].slice(0, 8).map(([n, k]) => `${forTerminal(n)}${k > 1 ? ` ×${k}` : ''}`).join(', ');
+      if (names.size) out.line(`  outermost: ${outermost} (--calls lists them all)`);
     }
   }
   if (t.warnings.length) {
