@@ -83,21 +83,29 @@ type EngineView = NonNullable<ReturnType<typeof requestEngineView>>;
 
 /** The client's lane: the socket's connect, send, headers, frames and end. */
 function clientLane(client: ClientRequest, place: Place, warnings: string[]): TimelineLane {
-  if (client.startedAtEpochMs === null) warnings.push('the client record does not say when it started (an older `hoplens send --json`): its clock is placed by the orderings alone');
+  if (client.startedAtEpochMs === null) {
+    warnings.push('the client record does not say when it started (an older `hoplens send --json`): its clock is placed by the orderings alone');
+  }
   const t0 = place('client', client.startedAtEpochMs ?? 0);
   const items: Placed[] = [];
   const at = (ms: number): number => t0 + ms;
-  const mark = (kind: TimelineItem['kind'], label: string, ms: number, frame: number | null = null, bytes: number | null = null, detail: TimelineItem['detail'] = {}): void => {
+  const mark = (
+    kind: TimelineItem['kind'], label: string, ms: number, frame: number | null = null, bytes: number | null = null, detail: TimelineItem['detail'] = {},
+  ): void => {
     items.push({ kind, label, start: at(ms), end: at(ms), shape: 'instant', resolution: 'us', ref: { type: 'client', frame, bytes }, detail });
   };
   if (client.connectMs !== null) {
-    items.push({ kind: 'client-connect', label: 'connection set-up', start: at(-client.connectMs), end: at(0), shape: 'span', resolution: 'us', ref: { type: 'client', frame: null, bytes: null }, detail: { ms: client.connectMs } });
+    items.push({
+      kind: 'client-connect', label: 'connection set-up', start: at(-client.connectMs), end: at(0), shape: 'span', resolution: 'us',
+      ref: { type: 'client', frame: null, bytes: null }, detail: { ms: client.connectMs },
+    });
   }
   mark('client-send', 'request sent', 0);
   if (client.headersMs !== null) mark('client-headers', `response headers${client.status !== null ? ` (HTTP ${client.status})` : ''}`, client.headersMs);
   for (const f of client.frames) mark('client-frame', f.kind, f.t, f.index, f.bytes, { frame: f.index, bytes: f.bytes, chars: f.chars });
   if (client.endMs !== null) mark('client-end', client.error ? `ended: ${short(client.error, 60)}` : 'end of stream', client.endMs);
-  const notes = client.framesReceived > client.frames.length ? [`${client.framesReceived - client.frames.length} frames past the detail cap are not drawn`] : [];
+  const notDrawn = client.framesReceived - client.frames.length;
+  const notes = notDrawn > 0 ? [`${notDrawn} frames past the detail cap are not drawn`] : [];
   return { id: 'client', kind: 'client', title: 'client (socket)', clock: 'client', file: null, process: null, pid: null, role: 'client', items, notes };
 }
 
@@ -113,7 +121,11 @@ function engineSpanLanes(view: EngineView, place: Place, lanes: TimelineLane[]):
     items.push({
       kind: 'span', label: `${t.span.name} ${t.requestId}`, start: s, end: e, shape: 'span', resolution: 'ns',
       ref: { type: 'span', traceId: t.span.traceId, spanId: t.span.spanId, event: null },
-      detail: { promptTokens: t.promptTokens, completionTokens: t.completionTokens, ttftMs: t.ttftMs, e2eMs: t.e2eMs, queueMs: t.queueMs, prefillMs: t.prefillMs, decodeMs: t.decodeMs, service: typeof t.span.resource['service.name'] === 'string' ? t.span.resource['service.name'] as string : null },
+      detail: {
+        promptTokens: t.promptTokens, completionTokens: t.completionTokens, ttftMs: t.ttftMs, e2eMs: t.e2eMs,
+        queueMs: t.queueMs, prefillMs: t.prefillMs, decodeMs: t.decodeMs,
+        service: typeof t.span.resource['service.name'] === 'string' ? t.span.resource['service.name'] as string : null,
+      },
     });
     // vLLM times the phases in the engine core and sends durations: placed back from the first
     // token (arrival + TTFT), which both processes agree on to within an IPC hop.
@@ -124,21 +136,35 @@ function engineSpanLanes(view: EngineView, place: Place, lanes: TimelineLane[]):
       if (prefillStart !== null) phases.push({ name: 'prefill', start: prefillStart, end: first });
       if (t.decodeMs !== null) phases.push({ name: 'decode', start: first, end: first + t.decodeMs });
       for (const p of phases) {
-        items.push({ kind: 'phase', label: p.name, start: p.start, end: p.end, shape: 'span', resolution: 'us', ref: { type: 'span', traceId: t.span.traceId, spanId: t.span.spanId, event: null }, detail: { ms: p.end - p.start, placed: 'from the span durations, anchored at the first token' } });
+        items.push({
+          kind: 'phase', label: p.name, start: p.start, end: p.end, shape: 'span', resolution: 'us',
+          ref: { type: 'span', traceId: t.span.traceId, spanId: t.span.spanId, event: null },
+          detail: { ms: p.end - p.start, placed: 'from the span durations, anchored at the first token' },
+        });
       }
     }
   }
   for (const ev of view.events) {
     const at = place('otlp', ev.timeMs);
-    items.push({ kind: 'event', label: ev.name, start: at, end: at, shape: 'instant', resolution: 'ns', ref: { type: 'span', traceId: '', spanId: '', event: ev.name }, detail: { span: ev.span } });
+    items.push({
+      kind: 'event', label: ev.name, start: at, end: at, shape: 'instant', resolution: 'ns',
+      ref: { type: 'span', traceId: '', spanId: '', event: ev.name }, detail: { span: ev.span },
+    });
   }
-  if (items.length) lanes.push({ id: 'otlp:spans', kind: 'engine-spans', title: 'engine spans (OTLP)', clock: 'otlp', file: null, process: null, pid: null, role: 'engine', items, notes: [] });
+  if (items.length) {
+    lanes.push({
+      id: 'otlp:spans', kind: 'engine-spans', title: 'engine spans (OTLP)', clock: 'otlp', file: null, process: null, pid: null, role: 'engine',
+      items, notes: [],
+    });
+  }
   if (view.snapshots.length) {
     lanes.push({
-      id: 'otlp:steps', kind: 'engine-steps', title: 'scheduler steps of the request', clock: 'otlp', file: null, process: null, pid: null, role: 'engine', notes: [],
+      id: 'otlp:steps', kind: 'engine-steps', title: 'scheduler steps of the request', clock: 'otlp', file: null, process: null, pid: null,
+      role: 'engine', notes: [],
       items: view.snapshots.map((sn) => {
         const at = place('otlp', sn.timeMs);
-        return { kind: 'step', label: `step ${sn.stepId}${sn.phase ? ` ${sn.phase}` : ''}${sn.scheduledTokens !== null ? ` · ${sn.scheduledTokens} tok` : ''}`, start: at, end: at, shape: 'instant', resolution: 'ns',
+        const label = `step ${sn.stepId}${sn.phase ? ` ${sn.phase}` : ''}${sn.scheduledTokens !== null ? ` · ${sn.scheduledTokens} tok` : ''}`;
+        return { kind: 'step', label, start: at, end: at, shape: 'instant', resolution: 'ns',
           ref: { type: 'span', traceId: '', spanId: '', event: 'step.REQUEST_SNAPSHOT' },
           detail: {
             step: sn.stepId, phase: sn.phase, scheduledTokens: sn.scheduledTokens, computedTokens: sn.computedTokens,
@@ -163,7 +189,8 @@ function batchesLane(spans: SpanStore, window: Window, place: Place): TimelineLa
       notes: batches.length > maxBatches ? [`${batches.length - maxBatches} more steps in the window are not drawn`] : [],
       items: batches.slice(0, maxBatches).map((b) => {
         const at = place('otlp', b.timeMs);
-        return { kind: 'batch', label: `step ${b.stepId}: ${b.running ?? '?'} running, ${b.waiting ?? '?'} waiting, ${b.scheduledTokens ?? '?'} tok`, start: at, end: at + (b.durationUs ?? 0) / 1000,
+        const label = `step ${b.stepId}: ${b.running ?? '?'} running, ${b.waiting ?? '?'} waiting, ${b.scheduledTokens ?? '?'} tok`;
+        return { kind: 'batch', label, start: at, end: at + (b.durationUs ?? 0) / 1000,
           shape: 'span', resolution: 'us', ref: { type: 'span', traceId: '', spanId: '', event: 'step.BATCH_SUMMARY' },
           detail: {
             step: b.stepId, running: b.running, waiting: b.waiting, prefillReqs: b.prefillReqs, decodeReqs: b.decodeReqs,
@@ -227,7 +254,8 @@ function drawnWarnings(clocks: readonly TimelineClock[], reference: string, logs
   const out: string[] = [];
   for (const c of clocks) {
     if (c.offset.source === 'assumed' && c.id !== reference && filled.some((l) => l.clock === c.id && l.items.length > 0)) {
-      out.push(`${c.label}: no ordering ties its clock to ${clocks.find((x) => x.id === reference)?.label ?? reference}; taken to be in step (set its offset if its host's clock differs)`);
+      const referenceLabel = clocks.find((x) => x.id === reference)?.label ?? reference;
+      out.push(`${c.label}: no ordering ties its clock to ${referenceLabel}; taken to be in step (set its offset if its host's clock differs)`);
     }
   }
   for (const [i, log] of logs.entries()) {
@@ -306,7 +334,10 @@ export function buildTimeline(src: TimelineSources, opts: BuildOptions = {}): Re
           detail: { line: m.line, event: m.router.event, requestId: m.router.requestId },
         } satisfies Placed;
       });
-      lanes.push({ id: `log:${i}:router`, kind: 'router', title: `${labels[i]} · router`, clock, file: log.path, process: null, pid: null, role: 'router', items, notes: [] });
+      lanes.push({
+        id: `log:${i}:router`, kind: 'router', title: `${labels[i]} · router`, clock, file: log.path, process: null, pid: null, role: 'router',
+        items, notes: [],
+      });
     }
     const deltas = new Map((log.group?.hops ?? []).map((h) => [h.line, h]));
     let untimed = 0;
@@ -355,8 +386,11 @@ export function buildTimeline(src: TimelineSources, opts: BuildOptions = {}): Re
         const def = log.engine ? findHop(log.engine, c.hop) : undefined;
         // Batch lines are not kept as records: their source is the hop table's citation.
         const source = def && def.line !== null ? { path: def.file, line: def.line, verified: false, drift: 0, method: 'hop-table' } : null;
-        lane.items.push({ kind: 'context', label: (def && shortFormat(def.format)) || c.hop, start, end: start + resolutionSpanMs(c.resolution), shape: shapeOf(c.resolution), resolution: c.resolution, hop: c.hop,
-          ref: { type: 'log', path: log.path, line: c.line, offset: -1, source }, detail: { line: c.line } });
+        lane.items.push({
+          kind: 'context', label: (def && shortFormat(def.format)) || c.hop, start, end: start + resolutionSpanMs(c.resolution),
+          shape: shapeOf(c.resolution), resolution: c.resolution, hop: c.hop,
+          ref: { type: 'log', path: log.path, line: c.line, offset: -1, source }, detail: { line: c.line },
+        });
       }
     }
   }
@@ -367,7 +401,10 @@ export function buildTimeline(src: TimelineSources, opts: BuildOptions = {}): Re
   // ---- onto the axis
   let origin = client ? place('client', client.startedAtEpochMs ?? 0) : Infinity;
   if (!Number.isFinite(origin)) {
-    for (const l of lanes) if (l.kind !== 'calls' && l.kind !== 'engine-batches') for (const it of l.items) if (it.kind !== 'context') origin = Math.min(origin, it.start);
+    for (const l of lanes) {
+      if (l.kind === 'calls' || l.kind === 'engine-batches') continue;
+      for (const it of l.items) if (it.kind !== 'context') origin = Math.min(origin, it.start);
+    }
   }
   if (!Number.isFinite(origin)) origin = 0;
   for (const l of lanes) {

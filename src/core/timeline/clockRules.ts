@@ -143,16 +143,22 @@ function pairRules(xy: PairBound, yx: PairBound, x: Side, rx: number, y: Side, r
     if (sx.has(rx, STAMP.routerReceived) && e !== -1) add(STAMP.routerReceived, e, 'a router forwards a request only after it has it');
   }
   if (y.role === 'router' && x.log.kind === 'engine' && (x.role === 'instance' || x.role === 'decode')) {
-    if (sx.has(rx, STAMP.beforeHeaders) && sy.has(ry, STAMP.routerResponded)) add(STAMP.beforeHeaders, STAMP.routerResponded, "the router's response headers come back only after the instance received the request");
+    if (sx.has(rx, STAMP.beforeHeaders) && sy.has(ry, STAMP.routerResponded)) {
+      add(STAMP.beforeHeaders, STAMP.routerResponded, "the router's response headers come back only after the instance received the request");
+    }
   }
   if (x.role === 'prefill' && y.role === 'decode') {
     if (clockTraits(x.log.engine).decodeAfterPrefillAnswered) {
-      if (sx.has(rx, STAMP.beforeResponse) && sy.has(ry, STAMP.arrive)) add(STAMP.beforeResponse, STAMP.arrive, 'the proxy sends to the decode instance only after the prefill instance answered');
+      if (sx.has(rx, STAMP.beforeResponse) && sy.has(ry, STAMP.arrive)) {
+        add(STAMP.beforeResponse, STAMP.arrive, 'the proxy sends to the decode instance only after the prefill instance answered');
+      }
     } else {
       // Not the prefill's ReqTimeStats: it notices the KV transfer done on its own loop, and a
       // decode of one token may finish first. That the prefill had the request is certain.
       const slot = sy.has(ry, STAMP.engineFinish) ? STAMP.engineFinish : STAMP.apiFinish;
-      if (sx.has(rx, STAMP.arrive) && sy.has(ry, slot)) add(STAMP.arrive, slot, 'decode finishes only after the prefill instance, whose KV cache it waits for, had the request');
+      if (sx.has(rx, STAMP.arrive) && sy.has(ry, slot)) {
+        add(STAMP.arrive, slot, 'decode finishes only after the prefill instance, whose KV cache it waits for, had the request');
+      }
     }
   }
   // One SGLang server whose request logger writes to a file of its own.
@@ -216,14 +222,17 @@ function clientRules(set: OrderingSet, src: RuleSources, domain: string, c: Clie
       'the request is sent before any server sees it', key);
     if (first !== null) {
       for (const slot of [STAMP.arrive, STAMP.admit, STAMP.routerReceived] as StampSlot[]) {
-        if (s.has(row, slot)) set.add(l.domain, s.time(row, slot), s.resMs(row, slot), WHAT[slot], s.line(row, slot), domain, at(first), CLIENT_RES, 'client: first frame', null,
+        if (!s.has(row, slot)) continue;
+        set.add(l.domain, s.time(row, slot), s.resMs(row, slot), WHAT[slot], s.line(row, slot), domain, at(first), CLIENT_RES, 'client: first frame', null,
           'the first frame arrives only after the request reached the engine', key);
       }
     }
     if (c.headersMs !== null) {
       const r = STAMP.routerResponded;
-      if (s.has(row, r)) set.add(l.domain, s.time(row, r), s.resMs(row, r), WHAT[r], s.line(row, r), domain, at(c.headersMs), CLIENT_RES, 'client: response headers', null,
-        'the router logs the response before passing its headers on', key);
+      if (s.has(row, r)) {
+        set.add(l.domain, s.time(row, r), s.resMs(row, r), WHAT[r], s.line(row, r), domain, at(c.headersMs), CLIENT_RES, 'client: response headers', null,
+          'the router logs the response before passing its headers on', key);
+      }
       const h = STAMP.beforeHeaders;
       if ((l.role === 'instance' || l.role === 'decode') && s.has(row, h)) {
         set.add(l.domain, s.time(row, h), s.resMs(row, h), WHAT[h], s.line(row, h), domain, at(c.headersMs), CLIENT_RES, 'client: response headers', null,
@@ -237,8 +246,10 @@ function clientRules(set: OrderingSet, src: RuleSources, domain: string, c: Clie
       const sd = src.spans.domain;
       set.add(domain, t0, CLIENT_RES, 'client sent the request', null, sd, t.span.startMs, NS_MS, 'llm_request start (arrival)', null,
         'the request is sent before the engine sees it arrive', key);
-      if (first !== null && t.ttftMs !== null) set.add(sd, t.span.startMs + t.ttftMs, NS_MS, 'llm_request first token', null, domain, at(first), CLIENT_RES, 'client: first frame', null,
-        'the first token is in the output processor before any frame is written', key);
+      if (first !== null && t.ttftMs !== null) {
+        set.add(sd, t.span.startMs + t.ttftMs, NS_MS, 'llm_request first token', null, domain, at(first), CLIENT_RES, 'client: first frame', null,
+          'the first token is in the output processor before any frame is written', key);
+      }
       if (c.endMs !== null) set.add(sd, t.span.endMs, NS_MS, 'llm_request end', null, domain, at(c.endMs), CLIENT_RES, 'client: end of stream', null,
         'the span ends before the last frame is written', key);
     }

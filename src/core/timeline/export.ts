@@ -34,7 +34,8 @@ export function timelinePerfetto(t: RequestTimeline): { traceEvents: TraceEvent[
   t.clocks.forEach((c, i) => pidOf.set(c.id, i + 1));
   for (const c of t.clocks) {
     const pid = pidOf.get(c.id)!;
-    events.push({ ph: 'M', name: 'process_name', pid, tid: 0, args: { name: `${c.label}${c.offset.source === 'reference' ? ' (reference clock)' : ` (clock ${fmtOffset(c.offset)})`}` } });
+    const clockNote = c.offset.source === 'reference' ? ' (reference clock)' : ` (clock ${fmtOffset(c.offset)})`;
+    events.push({ ph: 'M', name: 'process_name', pid, tid: 0, args: { name: `${c.label}${clockNote}` } });
     events.push({ ph: 'M', name: 'process_sort_index', pid, tid: 0, args: { sort_index: pid } });
   }
   t.lanes.forEach((lane, i) => {
@@ -84,7 +85,9 @@ export function fmtWhen(item: TimelineItem): string {
   const sign = (ms: number): string => (ms < 0 ? '−' : '+');
   // A band is what its stamp says: the event happened somewhere in [start, end).
   if (item.shape === 'band') {
-    const s = (ms: number): string => (item.end - item.start >= 1000 ? `${sign(ms)}${(Math.abs(ms) / 1000).toFixed(3)} s` : `${sign(ms)}${fmtMs(Math.abs(ms))}`);
+    const s = (ms: number): string => (item.end - item.start >= 1000
+      ? `${sign(ms)}${(Math.abs(ms) / 1000).toFixed(3)} s`
+      : `${sign(ms)}${fmtMs(Math.abs(ms))}`);
     return `[${s(item.start)}, ${s(item.end)})`;
   }
   if (item.shape === 'span') return `${sign(item.start)}${fmtMs(Math.abs(item.start))} for ${fmtMs(item.end - item.start)}`;
@@ -95,12 +98,20 @@ export function timelineMarkdown(t: RequestTimeline): string {
   const out: string[] = [];
   out.push(`### Request ${markdownCode(t.key)} across ${t.clocks.filter((c) => c.path).length} log(s)`);
   out.push('');
-  if (t.ids.length) out.push(`Seen as ${t.ids.map((i) => markdownCode(i)).join(', ')}. Times count from ${t.reference === 'client' ? 'the client sending the request' : 'the request\'s first line'} on the clock of ${markdownCode(t.clocks.find((c) => c.id === t.reference)?.label ?? t.reference)}; [a, b) is a stamp that only says the line was printed in that interval (a vLLM line stamped to the second).`, '');
+  if (t.ids.length) {
+    const from = t.reference === 'client' ? 'the client sending the request' : 'the request\'s first line';
+    const referenceLabel = t.clocks.find((c) => c.id === t.reference)?.label ?? t.reference;
+    out.push(`Seen as ${t.ids.map((i) => markdownCode(i)).join(', ')}. Times count from ${from} on the clock of ${markdownCode(referenceLabel)}; ` +
+      '[a, b) is a stamp that only says the line was printed in that interval (a vLLM line stamped to the second).', '');
+  }
   out.push('| clock | offset (ahead of the reference) | the orderings allow | from |', '|---|---:|---|---|');
   for (const c of t.clocks) {
     const o = c.offset;
-    const allow = o.source === 'reference' ? '—' : o.min === null && o.max === null ? 'no ordering ties it' : `${o.min !== null ? fmtSigned(o.min) : '−∞'} … ${o.max !== null ? fmtSigned(o.max) : '+∞'}`;
-    out.push(`| ${markdownCell(c.label)} | ${o.source === 'reference' ? 'reference' : fmtSigned(o.ms)} | ${allow} | ${o.source}${o.orderings ? `, ${o.orderings} ordering(s)` : ''} |`);
+    const allow = o.source === 'reference' ? '—'
+      : o.min === null && o.max === null ? 'no ordering ties it'
+        : `${o.min !== null ? fmtSigned(o.min) : '−∞'} … ${o.max !== null ? fmtSigned(o.max) : '+∞'}`;
+    const offset = o.source === 'reference' ? 'reference' : fmtSigned(o.ms);
+    out.push(`| ${markdownCell(c.label)} | ${offset} | ${allow} | ${o.source}${o.orderings ? `, ${o.orderings} ordering(s)` : ''} |`);
   }
   out.push('', '| time | source | process | hop | observed line | file:line |', '|---|---|---|---|---|---|');
   for (const { lane, item } of mergedItems(t)) {
@@ -109,7 +120,9 @@ export function timelineMarkdown(t: RequestTimeline): string {
     const where = r.type === 'log' && r.source ? markdownCell(`${r.source.path}:${r.source.line}`) : '—';
     const file = lane.file ? lane.title.split(' · ')[0] : lane.title;
     const line = r.type === 'log' ? `L${r.line}: ` : '';
-    out.push(`| ${fmtWhen(item)} | ${markdownCell(file)} | ${markdownCell(lane.process ?? lane.role ?? '')} | ${item.hop ?? item.kind} | ${line}${markdownCell(item.text ?? item.label, { maxChars: 160 })} | ${where} |`);
+    const observed = markdownCell(item.text ?? item.label, { maxChars: 160 });
+    const processCell = markdownCell(lane.process ?? lane.role ?? '');
+    out.push(`| ${fmtWhen(item)} | ${markdownCell(file)} | ${processCell} | ${item.hop ?? item.kind} | ${line}${observed} | ${where} |`);
   }
   const client = t.lanes.find((l) => l.kind === 'client');
   const frames = client?.items.filter((i) => i.kind === 'client-frame') ?? [];
@@ -126,6 +139,9 @@ export function timelineMarkdown(t: RequestTimeline): string {
     }
   }
   if (t.warnings.length) { out.push(''); for (const w of t.warnings) out.push(`- ${markdownCode(w)}`); }
-  if (!t.includesText) out.push('', '_Prompts and outputs redacted (setting `hoplens.export.includePromptsAndOutputs`; `--include-prompts` on the command line)._');
+  if (!t.includesText) {
+    out.push('', '_Prompts and outputs redacted ' +
+      '(setting `hoplens.export.includePromptsAndOutputs`; `--include-prompts` on the command line)._');
+  }
   return out.join('\n') + '\n';
 }

@@ -301,7 +301,8 @@ function noteRouterLine(routerStamps: RequestStamps, rec: LogRecord): { r: Route
   if (r === null) return null;
   const key = requestKey(r.requestId);
   if (r.event !== 'other') {
-    routerStamps.note(routerStamps.row(key), r.event === 'received' ? STAMP.routerReceived : STAMP.routerResponded, r.time, resolutionMs(r.resolution), rec.line);
+    const slot = r.event === 'received' ? STAMP.routerReceived : STAMP.routerResponded;
+    routerStamps.note(routerStamps.row(key), slot, r.time, resolutionMs(r.resolution), rec.line);
   }
   return { r, key };
 }
@@ -366,7 +367,8 @@ async function readOne(source: LogSource, path: string, keys: readonly string[],
     const result = await readLogStream(session, input.chunks(), opts.signal);
     const engine = result.engine;
     // A router's log: its lines are SGLang's (the router is part of SGLang) but name no engine hop.
-    const kind: RequestLogs['kind'] = routerLines > 0 && tracker.requestCount === 0 ? 'router' : engine !== null ? 'engine' : routerLines > 0 ? 'router' : 'other';
+    const kind: RequestLogs['kind'] = routerLines > 0 && tracker.requestCount === 0 ? 'router'
+      : engine !== null ? 'engine' : routerLines > 0 ? 'router' : 'other';
     const byKey = new Map<string, string[]>();
     groupByKey(tracker, byKey);
     const stamps = new LogStamps(tracker, byKey, routerStamps);
@@ -483,7 +485,9 @@ function hitOf(rec: LogRecord, matchKey: (rid: string) => string | null): string
  * The same as readOne, from an open log's session: the request's records are found through its
  * request index (no line of the log is looked at for them), the rest from the cache above.
  */
-function fromSession(session: OpenLogSession, path: string, keys: readonly string[]): { log: Omit<RequestLogs, 'records' | 'group'>; collected: Map<string, Collected> } {
+function fromSession(
+  session: OpenLogSession, path: string, keys: readonly string[],
+): { log: Omit<RequestLogs, 'records' | 'group'>; collected: Map<string, Collected> } {
   const x = extrasOf(session);
   const { records, tracker } = session;
   const matchKey = keyMatcher(keys);
@@ -533,7 +537,8 @@ function fromSession(session: OpenLogSession, path: string, keys: readonly strin
     c.group = firstRid !== null ? tracker.get(firstRid) : null;
   }
   const engine = session.engine;
-  const kind: RequestLogs['kind'] = x.routerLines > 0 && tracker.requestCount === 0 ? 'router' : engine !== null ? 'engine' : x.routerLines > 0 ? 'router' : 'other';
+  const kind: RequestLogs['kind'] = x.routerLines > 0 && tracker.requestCount === 0 ? 'router'
+    : engine !== null ? 'engine' : x.routerLines > 0 ? 'router' : 'other';
   const batch = x.batch;
   const log = {
     path, engine, lines: session.linesParsed, bytes: session.bytesParsed, kind, mentions: [] as MentionLine[],

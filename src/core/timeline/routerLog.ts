@@ -6,8 +6,8 @@
 //
 //   2026-08-21 22:30:01  INFO http_request{method=POST uri=/v1/chat/completions version=HTTP/1.1 request_id="…"}: \
 //     sglang_router_rs::request: src/middleware.rs:214: started processing request   (one line; split here)
-// eslint-disable-next-line max-len -- the router's line exactly as it prints it
-//   2026-08-21 22:30:02  INFO http_request{… request_id="…" status_code=200 latency="812ms"}: sglang_router_rs::response: src/middleware.rs:252: finished processing request
+//   2026-08-21 22:30:02  INFO http_request{… request_id="…" status_code=200 latency="812ms"}: \
+//     sglang_router_rs::response: src/middleware.rs:252: finished processing request
 //
 // and the same fields as JSON with `--log-json`. "started" is logged when the router has the
 // request, before it forwards it; "finished" (or "request failed …") when the engine's
@@ -92,5 +92,8 @@ export function routerLineOf(rec: LogRecord): RouterLine | null {
   if (rec.role !== 'router' || rec.span === undefined || rec.time === null) return null;
   const id = REQUEST_ID.exec(rec.span);
   if (!id) return null;
-  return { requestId: unescape(id[1] ?? id[2]), event: eventOf(rec.message), time: rec.time, resolution: rec.timeResolution ?? 's', timeIsUtc: rec.timeIsUtc ?? false, message: rec.message };
+  return {
+    requestId: unescape(id[1] ?? id[2]), event: eventOf(rec.message), time: rec.time, resolution: rec.timeResolution ?? 's',
+    timeIsUtc: rec.timeIsUtc ?? false, message: rec.message,
+  };
 }
