@@ -63,12 +63,20 @@ export function validateOptions(o: TraceOptions): string[] {
   try { u = new URL(o.url); } catch { problems.push(`server URL '${redactUrl(o.url)}' is not a URL (expected e.g. http://127.0.0.1:8000)`); }
   if (u && u.protocol !== 'http:' && u.protocol !== 'https:') problems.push(`server URL must start with http:// or https:// (got '${u.protocol}')`);
   if (o.engine !== undefined && o.engine !== 'auto' && !isEngine(o.engine)) problems.push(`engine must be ${engineChoiceWords(true)} (got '${o.engine}')`);
-  if (o.api !== undefined && !['chat', 'completions', 'sglang-generate'].includes(o.api)) problems.push(`api must be chat, completions or sglang-generate (got '${o.api}')`);
-  if (o.maxTokens !== undefined && (!Number.isInteger(o.maxTokens) || o.maxTokens < 1)) problems.push(`max tokens must be a whole number ≥ 1 (got ${o.maxTokens})`);
-  if (o.temperature !== undefined && (!Number.isFinite(o.temperature) || o.temperature < 0)) problems.push(`temperature must be a number ≥ 0 (got ${o.temperature})`);
+  if (o.api !== undefined && !['chat', 'completions', 'sglang-generate'].includes(o.api)) {
+    problems.push(`api must be chat, completions or sglang-generate (got '${o.api}')`);
+  }
+  if (o.maxTokens !== undefined && (!Number.isInteger(o.maxTokens) || o.maxTokens < 1)) {
+    problems.push(`max tokens must be a whole number ≥ 1 (got ${o.maxTokens})`);
+  }
+  if (o.temperature !== undefined && (!Number.isFinite(o.temperature) || o.temperature < 0)) {
+    problems.push(`temperature must be a number ≥ 0 (got ${o.temperature})`);
+  }
   for (const [name, v] of [['timeout', o.timeoutMs], ['idle timeout', o.idleTimeoutMs], ['connect timeout', o.connectTimeoutMs]] as const) {
     if (v !== undefined && (!Number.isFinite(v) || v <= 0)) problems.push(`${name} must be a positive number of milliseconds (got ${v})`);
-    else if (v !== undefined && v > MAX_TIMER_MS) problems.push(`${name} must be at most ${MAX_TIMER_MS} ms (about 24 days; a timer cannot wait longer) (got ${v})`);
+    else if (v !== undefined && v > MAX_TIMER_MS) {
+      problems.push(`${name} must be at most ${MAX_TIMER_MS} ms (about 24 days; a timer cannot wait longer) (got ${v})`);
+    }
   }
   if (o.requestId !== undefined && !/^[A-Za-z0-9._:-]{1,200}$/.test(o.requestId)) {
     problems.push(`request id '${o.requestId}' may only use letters, digits and . _ : - (it goes into a header and into log lines)`);

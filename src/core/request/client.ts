@@ -55,7 +55,9 @@ export function simpleRequest(transport: HttpTransport, clock: Clock, url: strin
       end() { done({ status, headers: resHeaders, text: Buffer.concat(parts).toString('utf8') }); },
       error(err) {
         if ((err as { code?: string }).code === 'HOPLENS_CANCELLED') done(makeError('cancelled', 'Cancelled.', 'Send it again when ready.'));
-        else if ((err as { code?: string }).code === 'HOPLENS_TIMEOUT') done(makeError('timeout', `GET ${redactUrl(url)} got no answer within ${timeoutMs} ms.`, 'Check that the server is up and not overloaded.'));
+        else if ((err as { code?: string }).code === 'HOPLENS_TIMEOUT') {
+          done(makeError('timeout', `GET ${redactUrl(url)} got no answer within ${timeoutMs} ms.`, 'Check that the server is up and not overloaded.'));
+        }
         else done(networkError(err, redactUrl(url), 'connect', 0));
       },
     });
@@ -110,7 +112,10 @@ export async function detectEngine(baseUrl: string, authHeaders: Record<string, 
   const asked = (paths: (p: EngineProfile) => string | undefined) => known.flatMap((p) => { const at = paths(p); return at ? [`${at} (${p.label})`] : []; });
   const assumed = assumedEngine();
   const neither = [...asked((p) => p.request!.answersAlso), ...asked((p) => p.request!.answersOnly?.[0])].join(' nor ');
-  return { engine: assumed, version: null, warning: `The server answered neither ${neither}; assuming ${engineProfile(assumed).label}. Set the engine to silence this.` };
+  return {
+    engine: assumed, version: null,
+    warning: `The server answered neither ${neither}; assuming ${engineProfile(assumed).label}. Set the engine to silence this.`,
+  };
 }
 
 /** Model ids from GET /v1/models, in the server's order. */
@@ -169,8 +174,8 @@ export async function sendTracedRequest(options: TraceOptions, deps: TraceDeps =
     engine = o.engine;
   }
   if (requestedApi === 'sglang-generate' && engine !== 'sglang') {
-    return finish(emptyRecord(o, engine, requestedApi, o.model ?? '', requestId,
-      makeError('bad-input', 'The sglang-generate API needs an SGLang server, and this one is vLLM.', 'Use api chat or completions.'), Date.now(), traceContext));
+    const wrongEngine = makeError('bad-input', 'The sglang-generate API needs an SGLang server, and this one is vLLM.', 'Use api chat or completions.');
+    return finish(emptyRecord(o, engine, requestedApi, o.model ?? '', requestId, wrongEngine, Date.now(), traceContext));
   }
 
   let model = o.model ?? '';
@@ -250,8 +255,11 @@ function stream(record: TraceRecord, realUrl: string, o: TraceOptions, auth: Rec
       if (recorder.tail) {
         record.tail = recorder.tail;
         const total = recorder.frames.length + recorder.tail.frames;
-        record.warnings.push(`The stream sent ${total.toLocaleString('en-US')} frames: per-frame detail (frames table, plots, signatures) is kept for the first ${recorder.frames.length.toLocaleString('en-US')}; `
-          + `counts, tokens, TTFT, end-to-end time and the ITL statistics cover all of them (ITL percentiles past frame ${recorder.frames.length.toLocaleString('en-US')} from a histogram, within ±1%).`);
+        const kept = recorder.frames.length.toLocaleString('en-US');
+        record.warnings.push(`The stream sent ${total.toLocaleString('en-US')} frames: `
+          + `per-frame detail (frames table, plots, signatures) is kept for the first ${kept}; `
+          + 'counts, tokens, TTFT, end-to-end time and the ITL statistics cover all of them '
+          + `(ITL percentiles past frame ${kept} from a histogram, within ±1%).`);
       }
       record.chunks = recorder.chunks;
       record.sawDone = recorder.sawDone;
@@ -262,7 +270,10 @@ function stream(record: TraceRecord, realUrl: string, o: TraceOptions, auth: Rec
     };
 
     const ex = transport.start(
-      { url: realUrl, method: 'POST', headers: { ...record.request.headers, ...auth }, body: JSON.stringify(record.request.body), connectTimeoutMs: o.connectTimeoutMs ?? DEFAULTS.connectTimeoutMs },
+      {
+        url: realUrl, method: 'POST', headers: { ...record.request.headers, ...auth }, body: JSON.stringify(record.request.body),
+        connectTimeoutMs: o.connectTimeoutMs ?? DEFAULTS.connectTimeoutMs,
+      },
       {
         connected(t) {
           record.timeline.connectMs = t - started;
@@ -347,12 +358,14 @@ function streamOutcomeError(recorder: StreamRecorder, errorFrameSeen: boolean): 
   const frames = recorder.frames;
   if (errorFrameSeen) {
     const f = frames.find((x) => x.kind === 'error');
-    return makeError('error-frame', `The server sent an error mid-stream after ${frames.filter((x) => OUTPUT_KINDS.has(x.kind)).length} output frame(s): ${f?.errorMessage ?? 'unknown error'}.`,
+    const outputFrames = frames.filter((x) => OUTPUT_KINDS.has(x.kind)).length;
+    return makeError('error-frame', `The server sent an error mid-stream after ${outputFrames} output frame(s): ${f?.errorMessage ?? 'unknown error'}.`,
       'The server log has the cause (look for the traceback near this request id).', f?.errorMessage ? { serverMessage: f.errorMessage } : {});
   }
   if (frames.length === 0) {
     return recorder.bytes > 0
-      ? makeError('not-sse', 'The response is labelled text/event-stream but holds no SSE "data:" frames.', 'Check that the URL points at the engine and not at a proxy that rewrites the body.')
+      ? makeError('not-sse', 'The response is labelled text/event-stream but holds no SSE "data:" frames.',
+        'Check that the URL points at the engine and not at a proxy that rewrites the body.')
       : makeError('no-output', 'The server ended the stream without sending any frame.', 'Look at the server log for this request id.');
   }
   if (!recorder.sawDone) {
@@ -406,7 +419,8 @@ export async function sendRepeated(o: TraceOptions, runs: number, deps: TraceDep
     const asked = status === 429 || status === 503 ? retryAfterMs(res.record.responseHeaders['retry-after']) : null;
     if (asked !== null && i + 1 < runs) {
       const ms = Math.min(asked, MAX_RETRY_AFTER_MS);
-      res.record.warnings.push(`The server answered ${status} with Retry-After: ${res.record.responseHeaders['retry-after']}; the next run waited ${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`
+      res.record.warnings.push(`The server answered ${status} with Retry-After: ${res.record.responseHeaders['retry-after']}; `
+        + `the next run waited ${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`
         + `${ms < asked ? ` (cut from ${(asked / 1000).toFixed(0)} s to ${MAX_RETRY_AFTER_MS / 1000} s)` : ''}.`);
       deps.onRun?.(i + 1, res);
       await (deps.wait ?? sleep)(ms, o.signal);

@@ -107,7 +107,8 @@ export function summaryRows(r: TraceRecord, m: TraceMetrics): [string, string][]
     ['TTFT, first frame WITH content', ms(m.ttftContentMs)],
     ['TTFT, first frame at all', ms(m.ttftFirstFrameMs)],
     ['content frames', String(m.outputFrames)],
-    ['output tokens', m.outputTokens === null ? 'n/a' : `${m.outputTokens}${m.outputTokensSource === 'frames' ? ' (one per frame; the server reported no count)' : ''}`],
+    ['output tokens', m.outputTokens === null ? 'n/a'
+      : `${m.outputTokens}${m.outputTokensSource === 'frames' ? ' (one per frame; the server reported no count)' : ''}`],
     ['mean ITL', m.itlMs ? ms(m.itlMs.mean, 2) : 'n/a'],
     ['p50 ITL', m.itlMs ? ms(m.itlMs.p50, 2) : 'n/a'],
     ['p90 ITL', m.itlMs ? ms(m.itlMs.p90, 2) : 'n/a'],
@@ -135,7 +136,8 @@ export function framesTable(r: TraceRecord): string {
   const lines = ['   #     t(ms)   dt(ms)  chars  kind         text'];
   let prev = 0;
   for (const f of r.frames) {
-    lines.push(`${String(f.index).padStart(4)} ${f.t.toFixed(2).padStart(9)} ${(f.t - prev).toFixed(2).padStart(8)} ${String(f.chars).padStart(6)}  ${f.kind.padEnd(11)}  ${forTerminal(clip(reprText(f.text), 50))}`);
+    const timing = `${String(f.index).padStart(4)} ${f.t.toFixed(2).padStart(9)} ${(f.t - prev).toFixed(2).padStart(8)}`;
+    lines.push(`${timing} ${String(f.chars).padStart(6)}  ${f.kind.padEnd(11)}  ${forTerminal(clip(reprText(f.text), 50))}`);
     prev = f.t;
   }
   return lines.join('\n');
@@ -200,7 +202,8 @@ export function toCurlCommand(r: TraceRecord, opts: { usedApiKey?: boolean; apiK
 
 /** The across-runs table for "Repeat Traced Request… N". */
 export function runsReport(s: RunsSummary): string {
-  const row = (label: string, d: Distribution | null) => `${label.padEnd(22)} ${d ? [d.mean, d.p50, d.p90, d.p99, d.max].map((v) => v.toFixed(2).padStart(9)).join(' ') : '      n/a'}`;
+  const row = (label: string, d: Distribution | null) =>
+    `${label.padEnd(22)} ${d ? [d.mean, d.p50, d.p90, d.p99, d.max].map((v) => v.toFixed(2).padStart(9)).join(' ') : '      n/a'}`;
   const out = [`${s.completed} of ${s.runs} run(s) completed`, `${''.padEnd(22)} ${['mean', 'p50', 'p90', 'p99', 'max'].map((h) => h.padStart(9)).join(' ')}`,
     row('TTFT content (ms)', s.ttftContentMs), row('TTFT first frame (ms)', s.ttftFirstFrameMs), row('ITL, pooled (ms)', s.itlMs),
     row('p99 ITL per run (ms)', s.itlP99AcrossRunsMs), row('TPOT (ms)', s.tpotMs), row('E2E (ms)', s.e2eMs)];

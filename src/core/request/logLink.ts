@@ -19,7 +19,10 @@ export interface RequestLogLine {
   sinceRequestStartMs: number | null;
 }
 
-const VLLM_TS = /^(?:\x1b\[[0-9;]*m)?(?:\([^()]+? pid=\d+\) )?(?:\x1b\[[0-9;]*m)?(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)(?:\x1b\[[0-9;]*m)? (?:\x1b\[[0-9;]*m)?(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})/;
+// A colour code may stand before the process prefix, the level and the stamp.
+const COLOUR = String.raw`(?:\x1b\[[0-9;]*m)?`;
+const VLLM_TS = new RegExp(String.raw`^${COLOUR}(?:\([^()]+? pid=\d+\) )?${COLOUR}(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)${COLOUR} ${COLOUR}`
+  + String.raw`(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})`);
 const SGLANG_TS = /^\[(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:\.(\d{3}))?[\] ]/;
 
 /** Parses a vLLM (`MM-DD HH:MM:SS`, local time, year taken nearest to `refEpochMs`) or SGLang stamp. */

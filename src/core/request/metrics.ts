@@ -163,7 +163,8 @@ export function detectSignatures(output: readonly Frame[], gaps: readonly number
     if (multi.length / counts.length >= 0.6) {
       const k = percentile([...multi].sort((a, b) => a - b), 50);
       out.push({ kind: 'sawtooth', atFrame: null,
-        explanation: `Most frames carry ${k} tokens: the server sends every ${k} tokens (--stream-interval ${k}), so per-token ITL is a sawtooth — one gap, then ${k - 1} zero gaps.` });
+        explanation: `Most frames carry ${k} tokens: the server sends every ${k} tokens (--stream-interval ${k}), `
+          + `so per-token ITL is a sawtooth — one gap, then ${k - 1} zero gaps.` });
     }
   }
   const sawtooth = out.length > 0;
@@ -184,20 +185,26 @@ export function detectSignatures(output: readonly Frame[], gaps: readonly number
     const carriedMany = !sawtooth && frameAfter.tokens !== null && frameAfter.tokens > 1;
     if ((together >= 2 || carriedMany) && !coalesced) {
       coalesced = true;
-      const what = together >= 2 ? `${together + 1} frames arrived within ${fmt(sumRange(gaps, i + 1, i + 1 + together))}` : `frame #${frameAfter.index} carried ${frameAfter.tokens} tokens`;
+      const what = together >= 2
+        ? `${together + 1} frames arrived within ${fmt(sumRange(gaps, i + 1, i + 1 + together))}`
+        : `frame #${frameAfter.index} carried ${frameAfter.tokens} tokens`;
       out.push({ kind: 'coalescing', atFrame: frameAfter.index,
-        explanation: `${fmt(g)} gap (${(g / typical).toFixed(0)}× the typical ${fmt(typical)}), then ${what}: the frontend fell behind and merged deltas — tokens survive, their timing does not.` });
+        explanation: `${fmt(g)} gap (${(g / typical).toFixed(0)}× the typical ${fmt(typical)}), then ${what}: `
+          + 'the frontend fell behind and merged deltas — tokens survive, their timing does not.' });
     } else if (together < 2 && !carriedMany && g >= 5 * typical && g >= typical + 100 && !stalled) {
       stalled = true;
       out.push({ kind: 'stall', atFrame: frameAfter.index,
-        explanation: `${fmt(g)} gap before frame #${frameAfter.index}, ${(g / typical).toFixed(0)}× the typical ${fmt(typical)}: the server paused (a long prefill batched in, preemption, GC) or the network did.` });
+        explanation: `${fmt(g)} gap before frame #${frameAfter.index}, ${(g / typical).toFixed(0)}× the typical ${fmt(typical)}: `
+          + 'the server paused (a long prefill batched in, preemption, GC) or the network did.' });
     }
   }
   // The lab's rule, for streams whose gaps are mostly near zero (no typical gap to compare with).
-  if (!coalesced && positive.length <= gaps.length / 2 && sorted[sorted.length - 1] > 4 * mean && sorted[sorted.length - 1] > 4 * NEAR_ZERO_MS) {
-    const maxAt = gaps.indexOf(sorted[sorted.length - 1]);
+  const maxGap = sorted[sorted.length - 1];
+  if (!coalesced && positive.length <= gaps.length / 2 && maxGap > 4 * mean && maxGap > 4 * NEAR_ZERO_MS) {
+    const maxAt = gaps.indexOf(maxGap);
     out.push({ kind: 'coalescing', atFrame: output[maxAt + 1].index,
-      explanation: `Max ITL ${fmt(sorted[sorted.length - 1])} is ${(sorted[sorted.length - 1] / mean).toFixed(0)}× the mean with most gaps near zero: the frontend fell behind and merged deltas.` });
+      explanation: `Max ITL ${fmt(maxGap)} is ${(maxGap / mean).toFixed(0)}× the mean with most gaps near zero: `
+        + 'the frontend fell behind and merged deltas.' });
   }
   return out;
 }

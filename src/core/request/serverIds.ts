@@ -27,7 +27,8 @@ export function serverIdsFor(engine: Engine, api: Api, requestId: string): Serve
  * mistaken for vLLM's `-<8hex>` engine suffix when ids are normalised. */
 export function newRequestId(now: Date = new Date(), random: () => number = Math.random): string {
   const p = (n: number, w = 2) => String(n).padStart(w, '0');
-  const time = `${now.getUTCFullYear()}${p(now.getUTCMonth() + 1)}${p(now.getUTCDate())}T${p(now.getUTCHours())}${p(now.getUTCMinutes())}${p(now.getUTCSeconds())}`;
+  const date = `${now.getUTCFullYear()}${p(now.getUTCMonth() + 1)}${p(now.getUTCDate())}`;
+  const time = `${date}T${p(now.getUTCHours())}${p(now.getUTCMinutes())}${p(now.getUTCSeconds())}`;
   const rnd = Math.floor(random() * 0x1000000).toString(16).padStart(6, '0');
   return `hoplens-${time}-${rnd}`;
 }

@@ -5,7 +5,8 @@ import * as http from 'node:http';
 import { sendTracedRequest } from './client';
 
 export async function warmUpRequestPath(rounds = 5): Promise<void> {
-  const chunk = (content: string) => `data: {"id":"chatcmpl-warmup","object":"chat.completion.chunk","created":0,"model":"warmup","choices":[{"index":0,"delta":{"content":${JSON.stringify(content)}},"logprobs":null,"finish_reason":null}]}\n\n`;
+  const chunk = (content: string) => 'data: {"id":"chatcmpl-warmup","object":"chat.completion.chunk","created":0,"model":"warmup",'
+    + `"choices":[{"index":0,"delta":{"content":${JSON.stringify(content)}},"logprobs":null,"finish_reason":null}]}\n\n`;
   const server = http.createServer((req, res) => {
     req.resume();
     req.on('end', () => {
