@@ -97,7 +97,8 @@ export function renderSnapshotsMarkdown(snaps: RequestSnapshot[]): string {
   const lines = ['| step | phase | scheduled | computed | output | preempt | KV alloc | KV cached |', '|---:|---|---:|---:|---:|---:|---:|---:|'];
   const n = (v: number | null | undefined): string => (v === null || v === undefined ? '—' : String(v));
   for (const s of snaps) {
-    lines.push(`| ${s.stepId} | ${cell(s.phase ?? '—')} | ${n(s.scheduledTokens)} | ${n(s.computedTokens)} | ${n(s.outputTokens)} | ${n(s.preemptions)} | ${n(s.kvBlocksAllocated)} | ${n(s.kvBlocksCached)} |`);
+    lines.push(`| ${s.stepId} | ${cell(s.phase ?? '—')} | ${n(s.scheduledTokens)} | ${n(s.computedTokens)} | ${n(s.outputTokens)} `
+      + `| ${n(s.preemptions)} | ${n(s.kvBlocksAllocated)} | ${n(s.kvBlocksCached)} |`);
   }
   return lines.join('\n') + '\n';
 }

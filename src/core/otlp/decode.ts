@@ -100,7 +100,10 @@ export function decodeOtlpJson(input: string | unknown): DecodedTraces {
 // JSON.parse would round any above 2^53 (a nanosecond timestamp is ~1.8e18). Quote them first.
 // The key must be followed by its closing quote directly, which inside a JSON string it cannot be
 // (there it would be \"), so string contents are never touched.
-const LONG_INTEGER_FIELD = /("(?:intValue|int_value|timeUnixNano|time_unix_nano|startTimeUnixNano|start_time_unix_nano|endTimeUnixNano|end_time_unix_nano)"\s*:\s*)(-?\d{16,})(?=\s*[,}\]])/g;
+const LONG_INTEGER_KEYS = [
+  'intValue', 'int_value', 'timeUnixNano', 'time_unix_nano', 'startTimeUnixNano', 'start_time_unix_nano', 'endTimeUnixNano', 'end_time_unix_nano',
+].join('|');
+const LONG_INTEGER_FIELD = new RegExp(String.raw`("(?:${LONG_INTEGER_KEYS})"\s*:\s*)(-?\d{16,})(?=\s*[,}\]])`, 'g');
 
 function quoteLongIntegers(text: string): string {
   return /\d{16}/.test(text) ? text.replace(LONG_INTEGER_FIELD, '$1"$2"') : text;

@@ -34,7 +34,7 @@ export function requestEngineView(store: SpanStore, query: string, client?: Clie
   const snapshots = store.snapshots(rid);
   const events = spans.flatMap((s) => s.events.map((e) => ({ ...e, span: s.name }))).sort((a, b) => a.timeMs - b.timeMs);
   const breakdown = timing ? engineBreakdown(timing, client) : null;
-  const markdown = (breakdown ? renderBreakdownMarkdown(breakdown) : `### Engine timing for \`${rid}\`\n\n_No llm_request span for this request yet (vLLM exports it when the request finishes)._\n`) +
-    '\n#### Scheduler steps\n\n' + renderSnapshotsMarkdown(snapshots);
+  const noSpan = `### Engine timing for \`${rid}\`\n\n_No llm_request span for this request yet (vLLM exports it when the request finishes)._\n`;
+  const markdown = (breakdown ? renderBreakdownMarkdown(breakdown) : noSpan) + '\n#### Scheduler steps\n\n' + renderSnapshotsMarkdown(snapshots);
   return { rid, timing, breakdown, snapshots, events, spans, markdown };
 }

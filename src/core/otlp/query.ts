@@ -86,7 +86,9 @@ export async function detectBackend(baseUrl: string, timeoutMs = DEFAULT_TIMEOUT
       if (Array.isArray(j.data)) return 'jaeger';
     } catch { /* fall through */ }
   }
-  const reason = echo instanceof Error ? echo.message : services instanceof Error ? services.message : 'neither /api/echo (Tempo) nor /api/services (Jaeger) answered as expected';
+  const reason = echo instanceof Error ? echo.message
+    : services instanceof Error ? services.message
+      : 'neither /api/echo (Tempo) nor /api/services (Jaeger) answered as expected';
   throw new TraceQueryError(`${base} does not look like Jaeger or Tempo: ${reason}`);
 }
 
@@ -138,7 +140,8 @@ async function queryJaeger(base: string, opts: TraceQueryOptions, timeoutMs: num
       tags: JSON.stringify({ 'gen_ai.request.id': opts.requestId }),
       start: String(startUs), end: String(endUs), limit: '20',
     });
-    const body = await getJson(`${base}/api/traces?${params.toString()}`, timeoutMs) as { data?: JaegerTrace[] | null; errors?: Array<{ msg?: string }> | null };
+    type Answer = { data?: JaegerTrace[] | null; errors?: Array<{ msg?: string }> | null };
+    const body = await getJson(`${base}/api/traces?${params.toString()}`, timeoutMs) as Answer;
     if (body.errors && body.errors.length && !(body.data && body.data.length)) {
       throw new TraceQueryError(`Jaeger: ${body.errors.map((e) => e.msg ?? JSON.stringify(e)).join('; ')}`);
     }
@@ -194,7 +197,10 @@ export function jaegerSpanToOtlp(s: JaegerSpan, processes: Record<string, { serv
     if (kv.key === 'span.kind') kind = String(kv.value).toUpperCase();
     else if (kv.key === 'otel.library.name' || kv.key === 'otel.scope.name') scope = String(kv.value);
     else if (kv.key === 'otel.library.version' || kv.key === 'otel.scope.version') scopeVersion = String(kv.value);
-    else if (kv.key === 'otel.status_code') status.code = String(kv.value).toUpperCase() === 'ERROR' ? 'ERROR' : String(kv.value).toUpperCase() === 'OK' ? 'OK' : 'UNSET';
+    else if (kv.key === 'otel.status_code') {
+      const code = String(kv.value).toUpperCase();
+      status.code = code === 'ERROR' ? 'ERROR' : code === 'OK' ? 'OK' : 'UNSET';
+    }
     else if (kv.key === 'otel.status_description') status.message = String(kv.value);
     else if (kv.key === 'w3c.tracestate') traceState = String(kv.value);
     else attributes[kv.key] = jaegerValue(kv);
@@ -267,6 +273,7 @@ async function queryTempo(base: string, opts: TraceQueryOptions, timeoutMs: numb
   }
   return {
     backend: 'tempo', traceIds: ids.map((i) => normaliseHexId(i, 32)), spans,
-    query: `Tempo at ${base}: search tags ${tag} (${service ? 'one service' : 'all services'}); ${ids.length ? `${ids.length} trace(s) found` : 'no trace found'}`,
+    query: `Tempo at ${base}: search tags ${tag} (${service ? 'one service' : 'all services'}); `
+      + (ids.length ? `${ids.length} trace(s) found` : 'no trace found'),
   };
 }

@@ -10,7 +10,9 @@
 import * as http from 'node:http';
 import * as zlib from 'node:zlib';
 import type { AddressInfo } from 'node:net';
-import { decodeOtlpJson, decodeOtlpProtobuf, emptyExportResponseProtobuf, partialSuccessResponseProtobuf, type DecodedTraces, type RejectedSpan } from './decode';
+import {
+  decodeOtlpJson, decodeOtlpProtobuf, emptyExportResponseProtobuf, partialSuccessResponseProtobuf, type DecodedTraces, type RejectedSpan,
+} from './decode';
 import type { OtlpSpan } from './types';
 
 export interface OtlpReceiverOptions {

@@ -49,7 +49,8 @@ export class RecordJsonWriter {
     if (rec.process !== this.process) { this.process = rec.process; this.processJson = jsonString(rec.process); }
     if (rec.fileinfo !== this.fileinfo) { this.fileinfo = rec.fileinfo; this.fileinfoJson = jsonString(rec.fileinfo); }
     const src = this.sourceJson(source);
-    return `{"kind":"line","line":${rec.line}${rec.part ? `,"part":${rec.part}` : ''},"engine":"${rec.engine}","format":"${rec.format}","process":${this.processJson}`
+    return `{"kind":"line","line":${rec.line}${rec.part ? `,"part":${rec.part}` : ''}`
+      + `,"engine":"${rec.engine}","format":"${rec.format}","process":${this.processJson}`
       + `,"pid":${jsonInt(rec.pid)},"role":${rec.role === null ? 'null' : `"${rec.role}"`}`
       + `,"level":${rec.level === null ? 'null' : `"${rec.level}"`},"time":${time}`
       + `,"timeResolution":${rec.timeResolution ? `"${rec.timeResolution}"` : 'null'}${rec.timeUnknown ? `,"timeUnknown":${jsonString(rec.timeUnknown)}` : ''}`

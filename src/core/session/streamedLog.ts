@@ -170,7 +170,10 @@ function plainColumns(t: TrackerDelta): TrackerDelta {
 }
 
 /** The loop of the reading thread: reads on request, a delta per slice, stops when asked. */
-export function serveStreamedLog(path: string, port: { postMessage(m: StreamedLogMessage, transfer?: ArrayBuffer[]): void; on(ev: 'message', fn: (m: StreamedLogRequest) => void): void }): void {
+export function serveStreamedLog(path: string, port: {
+  postMessage(m: StreamedLogMessage, transfer?: ArrayBuffer[]): void;
+  on(ev: 'message', fn: (m: StreamedLogRequest) => void): void;
+}): void {
   const reader = new StreamedLogReader(path);
   let stop = false;
   let running = false;
