@@ -49,7 +49,9 @@ export class EngineCoreTrace {
     this.path = join(this.instanceDir, `VLLM_TRACE_FUNCTION_for_process_${pid}_thread_${threadId}_at_${tracerTime(now)}.log`.replace(/ /g, '_'));
     appendFileSync(this.path, '');
     const at = vllmTime(new Date(now));
-    log(`(EngineCore_DP0 pid=${pid}) WARNING ${at} [logger.py:301] VLLM_TRACE_FUNCTION is enabled. It will record every function executed by Python. This will slow down the code. It is suggested to be used for debugging hang or crashes only.`);
+    log(`(EngineCore_DP0 pid=${pid}) WARNING ${at} [logger.py:301] VLLM_TRACE_FUNCTION is enabled. `
+      + 'It will record every function executed by Python. This will slow down the code. '
+      + 'It is suggested to be used for debugging hang or crashes only.');
     log(`(EngineCore_DP0 pid=${pid}) INFO ${at} [logger.py:308] Trace frame log is saved to ${this.path}`);
   }
 

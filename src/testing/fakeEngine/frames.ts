@@ -27,19 +27,23 @@ export class VllmChunks {
   }
 
   role(usage: Usage | null): string {
-    return `{${this.head()},"choices":[{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]${usage ? ',' + vllmUsage(usage, true) : ''},"prompt_token_ids":null,"prompt_text":null}`;
+    return `{${this.head()},"choices":[{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]`
+      + `${usage ? ',' + vllmUsage(usage, true) : ''},"prompt_token_ids":null,"prompt_text":null}`;
   }
 
   content(text: string, usage: Usage | null, finish: string | null = null): string {
     const choice = this.api === 'chat'
-      ? `{"index":0,"delta":{"content":${j(text)}},"logprobs":null,"finish_reason":${finish ? j(finish) : 'null'}${finish ? ',"stop_reason":null' : ''},"token_ids":null}`
-      : `{"index":0,"text":${j(text)},"logprobs":null,"finish_reason":${finish ? j(finish) : 'null'},"stop_reason":null,"prompt_token_ids":null,"token_ids":null}`;
+      ? `{"index":0,"delta":{"content":${j(text)}},"logprobs":null,"finish_reason":${finish ? j(finish) : 'null'}`
+        + `${finish ? ',"stop_reason":null' : ''},"token_ids":null}`
+      : `{"index":0,"text":${j(text)},"logprobs":null,"finish_reason":${finish ? j(finish) : 'null'}`
+        + ',"stop_reason":null,"prompt_token_ids":null,"token_ids":null}';
     return `{${this.head()},"choices":[${choice}]${usage ? ',' + vllmUsage(usage) : ''}}`;
   }
 
   /** Chat's final chunk: empty delta with the finish reason (system_fingerprint when usage is off). */
   finish(reason: string, usage: Usage | null): string {
-    return `{${this.head()},"choices":[{"index":0,"delta":{"content":""},"logprobs":null,"finish_reason":${j(reason)},"stop_reason":null,"token_ids":null}]${usage ? ',' + vllmUsage(usage) : ',"system_fingerprint":"vllm-0.27.1-fake"'}}`;
+    return `{${this.head()},"choices":[{"index":0,"delta":{"content":""},"logprobs":null,"finish_reason":${j(reason)},"stop_reason":null,"token_ids":null}]`
+      + `${usage ? ',' + vllmUsage(usage) : ',"system_fingerprint":"vllm-0.27.1-fake"'}}`;
   }
 
   usage(u: Usage): string {
@@ -60,7 +64,12 @@ export class SglangChatChunks {
   constructor(private readonly id: string, private readonly model: string, private readonly created: number) {}
 
   private wrap(delta: string, finish: string | null, usage: Usage | null, matchedStop: number | null = null): string {
-    return `{"id":${j(this.id)},"object":"chat.completion.chunk","created":${this.created},"model":${j(this.model)},"choices":[{"index":0,"delta":${delta},"logprobs":null,"finish_reason":${finish ? j(finish) : 'null'},"matched_stop":${matchedStop ?? 'null'}}]${usage ? `,"usage":{"prompt_tokens":${usage.prompt},"total_tokens":${usage.prompt + usage.completion},"completion_tokens":${usage.completion}}` : ''}}`;
+    const usageJson = usage
+      ? `,"usage":{"prompt_tokens":${usage.prompt},"total_tokens":${usage.prompt + usage.completion},"completion_tokens":${usage.completion}}`
+      : '';
+    return `{"id":${j(this.id)},"object":"chat.completion.chunk","created":${this.created},"model":${j(this.model)}`
+      + `,"choices":[{"index":0,"delta":${delta},"logprobs":null,"finish_reason":${finish ? j(finish) : 'null'},"matched_stop":${matchedStop ?? 'null'}}]`
+      + `${usageJson}}`;
   }
 
   role(): string { return this.wrap('{"reasoning_content":null,"role":"assistant","content":""}', null, null); }
@@ -69,7 +78,9 @@ export class SglangChatChunks {
   finish(reason: string, matchedStop: number | null = null): string { return this.wrap('{"reasoning_content":null}', reason, null, matchedStop); }
 
   usage(u: Usage): string {
-    return `{"id":${j(this.id)},"object":"chat.completion.chunk","created":${this.created},"model":${j(this.model)},"choices":[],"usage":{"prompt_tokens":${u.prompt},"total_tokens":${u.prompt + u.completion},"completion_tokens":${u.completion},"prompt_tokens_details":null,"reasoning_tokens":0}}`;
+    return `{"id":${j(this.id)},"object":"chat.completion.chunk","created":${this.created},"model":${j(this.model)},"choices":[]`
+      + `,"usage":{"prompt_tokens":${u.prompt},"total_tokens":${u.prompt + u.completion},"completion_tokens":${u.completion}`
+      + ',"prompt_tokens_details":null,"reasoning_tokens":0}}';
   }
 
   static error(message: string, type: string, code: number): string {

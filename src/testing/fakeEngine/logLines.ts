@@ -64,7 +64,10 @@ export class VllmLog {
   }
 
   received(externalId: string, maxTokens: number, temperature: number): void {
-    const params = `SamplingParams(n=1, presence_penalty=0.0, frequency_penalty=0.0, repetition_penalty=1.0, temperature=${pyFloat(temperature)}, top_p=1.0, top_k=0, min_p=0.0, seed=None, stop=[], stop_token_ids=[], bad_words=[], thinking_token_budget=None, include_stop_str_in_output=False, ignore_eos=False, max_tokens=${maxTokens}, min_tokens=0, logprobs=None, prompt_logprobs=None, skip_special_tokens=True, spaces_between_special_tokens=True, structured_outputs=None, extra_args=None)`;
+    const params = 'SamplingParams(n=1, presence_penalty=0.0, frequency_penalty=0.0, repetition_penalty=1.0, '
+      + `temperature=${pyFloat(temperature)}, top_p=1.0, top_k=0, min_p=0.0, seed=None, stop=[], stop_token_ids=[], bad_words=[], `
+      + `thinking_token_budget=None, include_stop_str_in_output=False, ignore_eos=False, max_tokens=${maxTokens}, min_tokens=0, `
+      + 'logprobs=None, prompt_logprobs=None, skip_special_tokens=True, spaces_between_special_tokens=True, structured_outputs=None, extra_args=None)';
     this.line('INFO', 'request_logger.py:63', `Received request ${externalId}: params: ${params}, lora_request: None.`);
   }
 
@@ -80,7 +83,8 @@ export class VllmLog {
   }
 
   complete(externalId: string, text: string): void {
-    this.line('INFO', 'request_logger.py:98', `Generated response ${externalId} (streaming complete): output: ${pyStr(text)}, finish_reason: streaming_complete`);
+    this.line('INFO', 'request_logger.py:98',
+      `Generated response ${externalId} (streaming complete): output: ${pyStr(text)}, finish_reason: streaming_complete`);
   }
 
   /** A client disconnect: the internal id(s) first (abort()), then the external id (generate()). */
@@ -114,25 +118,31 @@ export class SglangLog {
   receivedOpenAI(body: Record<string, unknown>): void { this.request(`Receive OpenAI: obj=${pyRepr(body)}`); }
 
   received(rid: string, text: string, maxTokens: number, temperature: number): void {
-    this.request(`Receive: obj=GenerateReqInput(rid=${pyStr(rid)}, session_id=None, text=${pyStr(text)}, input_ids=None, input_embeds=None, image_data=None, video_data=None, audio_data=None, sampling_params={'max_new_tokens': ${maxTokens}, 'temperature': ${pyFloat(temperature)}}, return_logprob=False, stream=True)`);
+    this.request(`Receive: obj=GenerateReqInput(rid=${pyStr(rid)}, session_id=None, text=${pyStr(text)}, input_ids=None, input_embeds=None, `
+      + 'image_data=None, video_data=None, audio_data=None, '
+      + `sampling_params={'max_new_tokens': ${maxTokens}, 'temperature': ${pyFloat(temperature)}}, return_logprob=False, stream=True)`);
   }
 
   prefill(newTokens: number): void {
-    this.scheduler(`Prefill batch, #new-seq: 1, #new-token: ${newTokens}, #cached-token: 0, token usage: 0.00, #running-req: 0, #queue-req: 0, #pending-token: 0, cuda graph: False, input throughput (token/s): 0.00`);
+    this.scheduler(`Prefill batch, #new-seq: 1, #new-token: ${newTokens}, #cached-token: 0, token usage: 0.00, #running-req: 0, #queue-req: 0, `
+      + '#pending-token: 0, cuda graph: False, input throughput (token/s): 0.00');
   }
 
   /** SGLang prints a decode line every --decode-log-interval (40) iterations. */
   decodeStep(totalTokens: number, throughput: number): void {
     this.decodeLines++;
     if (this.decodeLines % 40 !== 0) return;
-    this.scheduler(`Decode batch, #running-req: 1, #token: ${totalTokens}, token usage: 0.00, cuda graph: True, gen throughput (token/s): ${throughput.toFixed(2)}, #queue-req: 0`);
+    this.scheduler(`Decode batch, #running-req: 1, #token: ${totalTokens}, token usage: 0.00, cuda graph: True, `
+      + `gen throughput (token/s): ${throughput.toFixed(2)}, #queue-req: 0`);
   }
 
   reqTimeStats(rid: string, inputLen: number, outputLen: number, forwardMs: number, entryEpochS: number): void {
-    this.scheduler(`ReqTimeStats(rid=${rid}, input_len=${inputLen}, cached_input_len=0, output_len=${outputLen}, attempts=1, type=unified): queue_duration=0.05ms, forward_duration=${forwardMs.toFixed(2)}ms, entry_time=${entryEpochS.toFixed(3)}`);
+    this.scheduler(`ReqTimeStats(rid=${rid}, input_len=${inputLen}, cached_input_len=0, output_len=${outputLen}, attempts=1, type=unified): `
+      + `queue_duration=0.05ms, forward_duration=${forwardMs.toFixed(2)}ms, entry_time=${entryEpochS.toFixed(3)}`);
   }
 
   finished(rid: string, text: string, outputIds: number[], meta: Record<string, unknown>): void {
-    this.request(`Finish: obj=GenerateReqInput(rid=${pyStr(rid)}, session_id=None, text=None, input_ids=None, stream=True), out=${pyRepr({ text, output_ids: outputIds, meta_info: meta })}`);
+    const out = pyRepr({ text, output_ids: outputIds, meta_info: meta });
+    this.request(`Finish: obj=GenerateReqInput(rid=${pyStr(rid)}, session_id=None, text=None, input_ids=None, stream=True), out=${out}`);
   }
 }

@@ -6,7 +6,8 @@
 import { startFakeEngine } from './server';
 import { parseSchedule } from './schedule';
 
-const USAGE = 'usage: fakeEngine --engine vllm|sglang [--port 0] [--log FILE] [--schedule SPEC] [--model NAME] [--api-key-env VAR] [--otlp http://127.0.0.1:4318/v1/traces] [--trace-dir DIR [--trace-source-root DIR]]';
+const USAGE = 'usage: fakeEngine --engine vllm|sglang [--port 0] [--log FILE] [--schedule SPEC] [--model NAME] [--api-key-env VAR] '
+  + '[--otlp http://127.0.0.1:4318/v1/traces] [--trace-dir DIR [--trace-source-root DIR]]';
 
 async function main(argv: string[]): Promise<number> {
   const args = new Map<string, string>();

@@ -40,7 +40,9 @@ export function resourceAttributes(env: NodeJS.ProcessEnv = process.env): Array<
 const nanos = (epochMs: number) => String(BigInt(Math.round(epochMs * 1000)) * 1000n);
 
 export function exportLlmRequestSpan(endpoint: string, t: FinishedRequestTiming): void {
-  const attr = (key: string, v: number | string) => ({ key, value: typeof v === 'string' ? { stringValue: v } : Number.isInteger(v) ? { intValue: v } : { doubleValue: v } });
+  const attr = (key: string, v: number | string) => ({
+    key, value: typeof v === 'string' ? { stringValue: v } : Number.isInteger(v) ? { intValue: v } : { doubleValue: v },
+  });
   const s = (ms: number) => ms / 1000;
   const body = encodeExportRequestProtobuf({
     resourceSpans: [{

@@ -10,6 +10,7 @@
 import * as http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import type { Socket } from 'node:net';
+import { readBody } from './readBody';
 
 export interface FakeRouterOptions {
   prefillUrl: string;
@@ -33,16 +34,6 @@ function routerStamp(d: Date): string {
 /** A Rust `Debug` string as tracing prints a field's value: quotes and backslashes escaped. */
 function debugStr(s: string): string {
   return `"${s.replace(/[\\"]/g, (c) => `\\${c}`).replace(/[\x00-\x1f\x7f]/g, (c) => `\\u{${c.charCodeAt(0).toString(16)}}`)}"`;
-}
-
-function readBody(req: http.IncomingMessage, limit = 1 << 20): Promise<string | null> {
-  return new Promise((resolve) => {
-    const parts: Buffer[] = [];
-    let size = 0;
-    req.on('data', (c: Buffer) => { size += c.length; if (size <= limit) parts.push(c); });
-    req.on('end', () => resolve(size > limit ? null : Buffer.concat(parts).toString('utf8')));
-    req.on('error', () => resolve(null));
-  });
 }
 
 /** The headers that travel with the request to each instance. */

@@ -12,6 +12,7 @@ import { SglangLog, VllmLog } from './logLines';
 import { EngineCoreTrace } from './engineCoreTrace';
 import { DEFAULT_SCHEDULE, parseSchedule, type FakeSchedule } from './schedule';
 import { randomHex, serveStream, type FakeEngineState } from './stream';
+import { readBody } from './readBody';
 
 export { replyLength } from './stream';
 
@@ -63,16 +64,6 @@ export interface FakeEngineHandle {
   /** Resolves when no request is being served (tests wait for abort lines this way). */
   idle(): Promise<void>;
   close(): Promise<void>;
-}
-
-function readBody(req: http.IncomingMessage, limit = 1 << 20): Promise<string | null> {
-  return new Promise((resolve) => {
-    const parts: Buffer[] = [];
-    let size = 0;
-    req.on('data', (c: Buffer) => { size += c.length; if (size <= limit) parts.push(c); });
-    req.on('end', () => resolve(size > limit ? null : Buffer.concat(parts).toString('utf8')));
-    req.on('error', () => resolve(null));
-  });
 }
 
 export async function startFakeEngine(opts: FakeEngineOptions): Promise<FakeEngineHandle> {

@@ -14,7 +14,9 @@ import { contentFrameWriteMs, type FakeSchedule } from './schedule';
 import type { FakeEngineOptions, WriteTrace } from './server';
 
 // Token texts, with multi-byte UTF-8 (é, 数, an emoji) so clients meet split sequences.
-const TOKENS = ['Hello', '!', ' How', ' can', ' I', ' help', ' you', ' today', '?', ' Café', ' 数', '字', ' 🙂', ' one', ',', ' two', ',', ' three', '.', '\n'];
+const TOKENS = [
+  'Hello', '!', ' How', ' can', ' I', ' help', ' you', ' today', '?', ' Café', ' 数', '字', ' 🙂', ' one', ',', ' two', ',', ' three', '.', '\n',
+];
 
 function tokenId(i: number): number { return 1000 + (i % TOKENS.length); }
 
