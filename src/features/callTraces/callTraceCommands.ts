@@ -22,7 +22,8 @@ export async function openAt(config: HopLensConfig, file: string, line: number, 
   const releases = release && engine ? { [engine]: release.root } : undefined;
   const mapped = localTracedFile(file, { vllm: c.vllm || undefined, sglang: c.sglang || undefined, releases });
   if (!mapped.found) {
-    void vscode.window.showWarningMessage(`HopLens: ${forWorkbench(mapped.path)} is not on this machine. Set hoplens.checkouts.vllm (or .sglang) to a checkout and HopLens maps site-packages and container paths onto it.`);
+    void vscode.window.showWarningMessage(`HopLens: ${forWorkbench(mapped.path)} is not on this machine. `
+      + 'Set hoplens.checkouts.vllm (or .sglang) to a checkout and HopLens maps site-packages and container paths onto it.');
     return;
   }
   const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(mapped.path));
@@ -41,11 +42,15 @@ export function registerCallTraceCommands(view: CallTracesViewProvider, settings
   const releaseOf = (node: CallTraceNode & { kind: 'call' }) => { const pid = pidOf(node); return pid === null ? null : releaseOfProcess(pid); };
   return vscode.Disposable.from(
     vscode.commands.registerCommand(CommandIds.openCallTraceFolder, async (arg?: vscode.Uri) => {
-      const uri = arg ?? (await vscode.window.showOpenDialog({ canSelectFolders: true, canSelectFiles: false, openLabel: 'Open Call Traces', title: 'Folder with VLLM_TRACE_FUNCTION_*.log files' }))?.[0];
+      const uri = arg ?? (await vscode.window.showOpenDialog({
+        canSelectFolders: true, canSelectFiles: false, openLabel: 'Open Call Traces', title: 'Folder with VLLM_TRACE_FUNCTION_*.log files',
+      }))?.[0];
       if (!uri) return;
       const index = await view.openFolder(uri.fsPath);
       await vscode.commands.executeCommand('hoplens.callTraces.focus');
-      if (index && index.processes().length === 0) void vscode.window.showInformationMessage(`HopLens: no VLLM_TRACE_FUNCTION files in ${forWorkbench(uri.fsPath)}.`);
+      if (index && index.processes().length === 0) {
+        void vscode.window.showInformationMessage(`HopLens: no VLLM_TRACE_FUNCTION files in ${forWorkbench(uri.fsPath)}.`);
+      }
       return index;
     }),
     vscode.commands.registerCommand(CommandIds.openCallDefinition, async (node: CallTraceNode) => {
@@ -77,12 +82,16 @@ export function registerCallTraceCommands(view: CallTracesViewProvider, settings
         label: forWorkbench(h.fn), description: forWorkbench(`${displayPath(h.file)}:${h.line}`),
         detail: forWorkbench(h.ancestors.map((a) => index.getNode(h.threadKey, a).fn).join(' › ')) || '(top level)', h,
       }));
-      const pick = pickArg !== undefined ? items[pickArg] : await vscode.window.showQuickPick(items, { title: `${hits.length} call(s) of '${forWorkbench(q)}'`, matchOnDetail: true });
+      const pick = pickArg !== undefined ? items[pickArg]
+        : await vscode.window.showQuickPick(items, { title: `${hits.length} call(s) of '${forWorkbench(q)}'`, matchOnDetail: true });
       if (pick) await openAt(settings.current, pick.h.file, pick.h.line);
       return items.map((i) => i.h);
     }),
     vscode.commands.registerCommand(CommandIds.exportPerfetto, async (node?: CallTraceNode, targetArg?: vscode.Uri) => {
-      if (!node || (node.kind !== 'thread' && node.kind !== 'call')) { void vscode.window.showInformationMessage('HopLens: right-click a thread or a call in the Call Traces view.'); return undefined; }
+      if (!node || (node.kind !== 'thread' && node.kind !== 'call')) {
+        void vscode.window.showInformationMessage('HopLens: right-click a thread or a call in the Call Traces view.');
+        return undefined;
+      }
       const index = node.folder.index!;
       const threadKey = node.kind === 'thread' ? node.thread.key : node.threadKey;
       const target = targetArg ?? await vscode.window.showSaveDialog({ title: 'Export as Perfetto / Chrome trace JSON', filters: { JSON: ['json'] } });
@@ -90,7 +99,8 @@ export function registerCallTraceCommands(view: CallTracesViewProvider, settings
       const maxBytes = settings.current.callTraces.perfettoMaxBytes;
       const res = await writePerfettoTrace(index, [{ threadKey, nodeId: node.kind === 'call' ? node.row.nodeId : undefined }], target.fsPath, { maxBytes });
       const note = res.truncated ? ` — stopped at the ${(maxBytes / 1048576).toFixed(0)} MB limit (setting hoplens.callTraces.perfettoMaxMegabytes)` : '';
-      void vscode.window.showInformationMessage(`HopLens: wrote ${res.events} events (${(res.bytes / 1e6).toFixed(1)} MB) to ${forWorkbench(target.fsPath)}${note}. Open it in ui.perfetto.dev or chrome://tracing.`);
+      void vscode.window.showInformationMessage(`HopLens: wrote ${res.events} events (${(res.bytes / 1e6).toFixed(1)} MB) `
+        + `to ${forWorkbench(target.fsPath)}${note}. Open it in ui.perfetto.dev or chrome://tracing.`);
       return res;
     }),
     vscode.commands.registerCommand(CommandIds.exportHopSequence, async () => {

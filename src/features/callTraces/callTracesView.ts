@@ -82,7 +82,10 @@ export class CallTracesViewProvider extends Disposable implements vscode.TreeDat
     const f = this.folder(path);
     f.error = undefined;
     try {
-      f.index = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `HopLens: indexing call traces in ${forWorkbench(path)}`, cancellable: true }, (progress, token) => {
+      const progressOptions = {
+        location: vscode.ProgressLocation.Notification, title: `HopLens: indexing call traces in ${forWorkbench(path)}`, cancellable: true,
+      };
+      f.index = await vscode.window.withProgress(progressOptions, (progress, token) => {
         const ac = new AbortController();
         token.onCancellationRequested(() => ac.abort());
         let lastPct = 0;
@@ -91,7 +94,8 @@ export class CallTracesViewProvider extends Disposable implements vscode.TreeDat
           workerPath: findWorkerScript(join(this.extensionUri.fsPath, 'dist', 'calltraceIndex.js')) ?? undefined,
           onProgress: (p) => {
             const pct = p.bytesTotal ? (p.bytesDone / p.bytesTotal) * 100 : 0;
-            progress.report({ increment: pct - lastPct, message: `${(p.bytesDone / 1e6).toFixed(0)} of ${(p.bytesTotal / 1e6).toFixed(0)} MB, file ${p.filesDone} of ${p.filesTotal}` });
+            const message = `${(p.bytesDone / 1e6).toFixed(0)} of ${(p.bytesTotal / 1e6).toFixed(0)} MB, file ${p.filesDone} of ${p.filesTotal}`;
+            progress.report({ increment: pct - lastPct, message });
             lastPct = pct;
           },
         });
@@ -176,7 +180,10 @@ export class CallTracesViewProvider extends Disposable implements vscode.TreeDat
         const index = f.index!;
         const out: CallTraceNode[] = index.processes().map((group) => ({ kind: 'process', folder: f, group }));
         if (out.length === 0) out.push({ kind: 'info', text: 'No VLLM_TRACE_FUNCTION files here.' });
-        if (index.ignored.length) out.push({ kind: 'info', text: `${index.ignored.length} file(s) ignored`, tooltip: index.ignored.slice(0, 20).map((i) => `${i.path}: ${i.reason}`).join('\n') });
+        if (index.ignored.length) {
+          const tooltip = index.ignored.slice(0, 20).map((i) => `${i.path}: ${i.reason}`).join('\n');
+          out.push({ kind: 'info', text: `${index.ignored.length} file(s) ignored`, tooltip });
+        }
         return out;
       }
       case 'process':
@@ -236,7 +243,8 @@ export class CallTracesViewProvider extends Disposable implements vscode.TreeDat
         item.id = `thread:${node.folder.path}:${t.key}`;
         const open = t.openStack.length ? ` · ${t.openStack.length} open (stuck in ${t.openStack[t.openStack.length - 1].fn})` : '';
         item.description = `${t.stats.calls.toLocaleString()} calls${open}`;
-        item.tooltip = `${t.file.path}\n${t.stats.calls} calls, ${t.stats.returns} returns, ${t.stats.garbledLines} unreadable lines, ${t.stats.orphanReturns} returns without a call`;
+        item.tooltip = `${t.file.path}\n${t.stats.calls} calls, ${t.stats.returns} returns, `
+          + `${t.stats.garbledLines} unreadable lines, ${t.stats.orphanReturns} returns without a call`;
         item.iconPath = new vscode.ThemeIcon('list-tree');
         item.contextValue = 'hoplens.traceThread';
         return item;
@@ -250,7 +258,9 @@ export class CallTracesViewProvider extends Disposable implements vscode.TreeDat
         const dur = r.open ? 'open (never returned)' : `${formatDuration(r.durationUs)}${r.selfUs !== null ? ` · self ${formatDuration(r.selfUs)}` : ''}`;
         item.description = `${dur} · ${r.childCount} children · ${displayPath(r.file)}:${r.line}`;
         item.tooltip = new vscode.MarkdownString(undefined, true);
-        item.tooltip.appendText(`${r.fn}\n\ndefined at ${r.file}:${r.line}\n\ncalled from ${r.callSite ? `${r.callSite.fn} at ${r.callSite.file}:${r.callSite.line}` : '(the first traced frame)'}\n\n${dur}${r.synthetic ? '\n\n(tracing started inside this call)' : ''}`);
+        const calledFrom = r.callSite ? `${r.callSite.fn} at ${r.callSite.file}:${r.callSite.line}` : '(the first traced frame)';
+        const synthetic = r.synthetic ? '\n\n(tracing started inside this call)' : '';
+        item.tooltip.appendText(`${r.fn}\n\ndefined at ${r.file}:${r.line}\n\ncalled from ${calledFrom}\n\n${dur}${synthetic}`);
         item.iconPath = new vscode.ThemeIcon(r.open ? 'debug-pause' : r.synthetic ? 'question' : 'symbol-method');
         item.contextValue = r.callSite ? 'hoplens.call.withSite' : 'hoplens.call';
         item.command = { command: CommandIds.openCallDefinition, title: 'Open Definition', arguments: [node] };

@@ -13,5 +13,6 @@ export function register(context: vscode.ExtensionContext, services: FeatureServ
     traceFolders: () => provider.traceFolders(),
     openCode: (file, line) => openAt(settings.current, file, line),
   };
-  return { api: provider, disposables: [provider, view, registerCallTraceCommands(provider, settings, (pid) => featureOf(services, 'logs').releaseOfProcess?.(pid) ?? null)] };
+  const releaseOfProcess = (pid: number) => featureOf(services, 'logs').releaseOfProcess?.(pid) ?? null;
+  return { api: provider, disposables: [provider, view, registerCallTraceCommands(provider, settings, releaseOfProcess)] };
 }

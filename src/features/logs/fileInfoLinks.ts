@@ -137,7 +137,9 @@ export class FileInfoLinkProvider implements vscode.DocumentLinkProvider<FileInf
 
   private describe(link: FileInfoLink, src: LocatedSource): void {
     link.target = sourceTarget(src);
-    link.tooltip = src.file !== null ? `${src.location.path}:${src.location.line}${src.location.verified ? '' : ' (not verified)'}` : 'Open at the pinned commit (no local checkout)';
+    link.tooltip = src.file !== null
+      ? `${src.location.path}:${src.location.line}${src.location.verified ? '' : ' (not verified)'}`
+      : 'Open at the pinned commit (no local checkout)';
   }
 
   resolveDocumentLink(link: FileInfoLink): FileInfoLink {

@@ -96,7 +96,9 @@ export class HopCodeLensProvider extends Disposable implements vscode.CodeLensPr
     const tooltip = shown.tooltip;
     // The click carries the source this lens located, so it opens that without asking the session again
     // (lenses are re-asked when the sources change, so it is never older than the title).
-    lens.command = hop.source ? { title, command: CommandIds.openSource, arguments: [lens.doc.uri, lens.line, lens.part, hop.source], tooltip } : { title, command: '' };
+    lens.command = hop.source
+      ? { title, command: CommandIds.openSource, arguments: [lens.doc.uri, lens.line, lens.part, hop.source], tooltip }
+      : { title, command: '' };
     return lens;
   }
 }

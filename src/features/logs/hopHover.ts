@@ -13,7 +13,9 @@ function commandArgs(args: unknown[]): string {
 
 /** How an unverified location is shown: moved from another file, a similar statement, changed since, or just not verified. */
 function unverifiedLabel(loc: SourceLocation): string {
-  if (loc.candidates && loc.candidates.length > 1) return ` — one of ${loc.candidates.length} statements that print this text (Open picks one; none is verified)`;
+  if (loc.candidates && loc.candidates.length > 1) {
+    return ` — one of ${loc.candidates.length} statements that print this text (Open picks one; none is verified)`;
+  }
   if (loc.movedFrom) return ` — moved from ${loc.movedFrom.replace(/^vllm\//, '')}: not verified here (the line was printed by the older file)`;
   if (loc.similar) return ' — similar statement (lower confidence): another file or code path prints this text';
   if (loc.changed) return ' — changed since: the statement no longer prints every part of this line';
@@ -62,7 +64,9 @@ export class HopHoverProvider implements vscode.HoverProvider {
       // Why not verified, as the resolver found it (moved from another file, another level, a changed wording).
       if (local && !loc.verified && loc.note) { md.appendMarkdown('\n\n'); md.appendText(`Why: ${loc.note}.`); }
       const drift = driftText(loc);
-      if (drift) md.appendMarkdown(`\n\nDrift: the statement is ${drift} from the line the server printed (the checkout is at another commit than the server).`);
+      if (drift) {
+        md.appendMarkdown(`\n\nDrift: the statement is ${drift} from the line the server printed (the checkout is at another commit than the server).`);
+      }
       md.appendMarkdown('\n\n');
     }
     if (rec.rid) {
@@ -73,7 +77,9 @@ export class HopHoverProvider implements vscode.HoverProvider {
       md.appendMarkdown(` · [Timeline](command:${CommandIds.showRequestTimeline}?${commandArgs([rec.rid])})`);
     }
     if (rec.timeUnknown) { md.appendMarkdown('\n\n'); md.appendText(`Time unknown: ${rec.timeUnknown}.`); }
-    if (rec.timeResolution === 's') md.appendMarkdown('\n\n_Timestamps in this log have whole seconds: deltas are "≤1 s" at best. `HopLens: Create Logging Config` adds milliseconds._');
+    if (rec.timeResolution === 's') {
+      md.appendMarkdown('\n\n_Timestamps in this log have whole seconds: deltas are "≤1 s" at best. `HopLens: Create Logging Config` adds milliseconds._');
+    }
     return new vscode.Hover(md, new vscode.Range(line, place.start, line, place.end));
   }
 }

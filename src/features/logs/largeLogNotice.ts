@@ -68,10 +68,13 @@ export class LargeLogNotice extends Disposable {
     md.isTrusted = { enabledCommands: [CommandIds.openLargeLog, CommandIds.largeLogOptions] };
     if (s.kind === 'noCodeLens') {
       this.item.text = `$(info) HopLens: ${mebibytes(s.chars)}, no CodeLens`;
-      md.appendMarkdown(`**VS Code shows no CodeLens on this log.** It is ${mebibytes(s.chars)} and ${s.lines.toLocaleString('en-US')} lines; with \`editor.largeFileOptimizations\` on, VS Code turns CodeLens off above 20 MiB or 300,000 lines.\n\n`);
-      md.appendMarkdown('HopLens writes what the lens would say at the start of each hop line instead; hover the line for the hop and a link to its source. The `[file:line]` links and the Requests view work as usual.\n\n');
+      md.appendMarkdown(`**VS Code shows no CodeLens on this log.** It is ${mebibytes(s.chars)} and ${s.lines.toLocaleString('en-US')} lines; `
+        + 'with `editor.largeFileOptimizations` on, VS Code turns CodeLens off above 20 MiB or 300,000 lines.\n\n');
+      md.appendMarkdown('HopLens writes what the lens would say at the start of each hop line instead; hover the line for the hop and a link to its source. '
+        + 'The `[file:line]` links and the Requests view work as usual.\n\n');
       md.appendMarkdown(`- ${streamed}\n`);
-      md.appendMarkdown(`- [Show CodeLens here](command:${CommandIds.largeLogOptions}?${args}): turn large-file optimisations off for such files and reopen this one (VS Code then tokenizes, folds and wraps all of it: more memory, slower)\n`);
+      md.appendMarkdown(`- [Show CodeLens here](command:${CommandIds.largeLogOptions}?${args}): `
+        + 'turn large-file optimisations off for such files and reopen this one (VS Code then tokenizes, folds and wraps all of it: more memory, slower)\n');
     } else {
       this.item.text = `$(warning) HopLens: ${mebibytes(s.bytes)}, not annotated`;
       md.appendMarkdown(`**HopLens cannot annotate this editor.** VS Code gives extensions no text over 50 MiB, and this log is ${mebibytes(s.bytes)}.\n\n`);

@@ -27,7 +27,9 @@ export function registerLargeLogOptions(notice: Pick<LargeLogNotice, 'state'>, l
     if (state.kind === 'noCodeLens' && doc) {
       choices.push({
         label: `$(eye) Show CodeLens: large-file optimisations off for ${language} files ${scope}, and reopen this log`,
-        detail: `Sets "[${language}]": { "editor.largeFileOptimizations": false }. VS Code then tokenizes, folds and wraps the whole file: more memory, slower to open. VS Code applies the setting per language and folder, not per file.`,
+        detail: `Sets "[${language}]": { "editor.largeFileOptimizations": false }. `
+          + 'VS Code then tokenizes, folds and wraps the whole file: more memory, slower to open. '
+          + 'VS Code applies the setting per language and folder, not per file.',
         run: async () => {
           const target = folder ? vscode.ConfigurationTarget.WorkspaceFolder : vscode.ConfigurationTarget.Global;
           await vscode.workspace.getConfiguration('editor', { uri, languageId: language }).update('largeFileOptimizations', false, target, true);
@@ -41,7 +43,10 @@ export function registerLargeLogOptions(notice: Pick<LargeLogNotice, 'state'>, l
         },
       });
     }
-    const pick = await vscode.window.showQuickPick(choices, { title: `HopLens: ${uri.path.split('/').pop()}`, placeHolder: state.kind === 'noCodeLens' ? 'VS Code shows no CodeLens on logs this large; HopLens shows a hop column before the text' : 'VS Code gives extensions no text over 50 MiB' });
+    const placeHolder = state.kind === 'noCodeLens'
+      ? 'VS Code shows no CodeLens on logs this large; HopLens shows a hop column before the text'
+      : 'VS Code gives extensions no text over 50 MiB';
+    const pick = await vscode.window.showQuickPick(choices, { title: `HopLens: ${uri.path.split('/').pop()}`, placeHolder });
     await pick?.run();
   });
 }

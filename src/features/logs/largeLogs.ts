@@ -68,11 +68,13 @@ export class LargeLogService extends Disposable implements vscode.TextDocumentCo
 
   async openFile(uri: vscode.Uri): Promise<LargeLog | undefined> {
     const log = new LargeLog(uri, this.workerScript);
-    const ok = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `HopLens: reading ${forWorkbench(log.label)}`, cancellable: true }, async (progress, token) => {
+    const progressOptions = { location: vscode.ProgressLocation.Notification, title: `HopLens: reading ${forWorkbench(log.label)}`, cancellable: true };
+    const ok = await vscode.window.withProgress(progressOptions, async (progress, token) => {
       const size = await log.size();
       let last = 0;
       await log.readAppended((bytes) => {
-        progress.report({ increment: ((bytes - last) / Math.max(1, size)) * 100, message: `${(bytes / 1e6).toFixed(0)} of ${(size / 1e6).toFixed(0)} MB, ${log.tracker.requestCount} requests` });
+        const message = `${(bytes / 1e6).toFixed(0)} of ${(size / 1e6).toFixed(0)} MB, ${log.tracker.requestCount} requests`;
+        progress.report({ increment: ((bytes - last) / Math.max(1, size)) * 100, message });
         last = bytes;
       }, token);
       return !token.isCancellationRequested;

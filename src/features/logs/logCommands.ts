@@ -57,8 +57,8 @@ async function createLoggingConfig(engineArg?: Engine, targetArg?: vscode.Uri) {
     void vscode.window.showErrorMessage(`HopLens: could not write ${forWorkbench(target.fsPath)}: ${forWorkbench((e as Error).message)}`);
     return undefined;
   }
-  void vscode.window.showInformationMessage(
-    `HopLens: wrote ${forWorkbench(target.fsPath)}. Launch with: ${result.envVar}=${forWorkbench(target.fsPath)} …`, 'Copy Launch Line', 'Open Config').then(async (choice) => {
+  const wrote = `HopLens: wrote ${forWorkbench(target.fsPath)}. Launch with: ${result.envVar}=${forWorkbench(target.fsPath)} …`;
+  void vscode.window.showInformationMessage(wrote, 'Copy Launch Line', 'Open Config').then(async (choice) => {
     if (choice === 'Copy Launch Line') await vscode.env.clipboard.writeText(result.launchLine);
     if (choice === 'Open Config') await vscode.window.showTextDocument(target);
   });
@@ -69,12 +69,17 @@ async function createLoggingConfig(engineArg?: Engine, targetArg?: vscode.Uri) {
 async function clonePinned(engineArg?: Engine, parentArg?: vscode.Uri, remote?: { url?: string; sha?: string }) {
   const engine = engineArg ?? await pickEngine('HopLens: Clone Pinned Checkout');
   if (!engine) return undefined;
-  const parent = parentArg ? [parentArg] : await vscode.window.showOpenDialog({ canSelectFolders: true, canSelectFiles: false, openLabel: 'Clone Here', title: `Folder to clone ${engine} into` });
+  const parent = parentArg ? [parentArg] : await vscode.window.showOpenDialog({
+    canSelectFolders: true, canSelectFiles: false, openLabel: 'Clone Here', title: `Folder to clone ${engine} into`,
+  });
   if (!parent?.[0]) return undefined;
   const target = vscode.Uri.joinPath(parent[0], engine).fsPath;
   const sha = remote?.sha ?? PINS[engine].sha;
   try {
-    const info = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Cloning ${engine} at ${forWorkbench(sha.slice(0, 10))}`, cancellable: true }, (progress, token) => {
+    const progressOptions = {
+      location: vscode.ProgressLocation.Notification, title: `Cloning ${engine} at ${forWorkbench(sha.slice(0, 10))}`, cancellable: true,
+    };
+    const info = await vscode.window.withProgress(progressOptions, (progress, token) => {
       const ac = new AbortController();
       token.onCancellationRequested(() => ac.abort());
       return clonePinnedCheckout(engine, target, { url: remote?.url, sha, signal: ac.signal,
@@ -103,8 +108,11 @@ export function registerLogCommands(deps: LogCommandDeps): vscode.Disposable {
     const candidates = src.location.candidates;
     if (candidates && candidates.length > 1) {
       // Several statements print this text: the user picks (best agreement first); none is verified.
-      const items = candidates.map((c, i) => ({ label: forWorkbench(displaySource({ ...src.location, ...c })), description: i === 0 ? 'best agreement' : undefined, c }));
-      const picked = await vscode.window.showQuickPick(items, { placeHolder: `${candidates.length} statements print this text; none is verified. Open which?` });
+      const items = candidates.map((c, i) => ({
+        label: forWorkbench(displaySource({ ...src.location, ...c })), description: i === 0 ? 'best agreement' : undefined, c,
+      }));
+      const placeHolder = `${candidates.length} statements print this text; none is verified. Open which?`;
+      const picked = await vscode.window.showQuickPick(items, { placeHolder });
       if (!picked) return;
       const root = src.file !== null && src.file.endsWith(src.location.path) ? src.file.slice(0, src.file.length - src.location.path.length) : null;
       const location = { ...src.location, path: picked.c.path, line: picked.c.line };
@@ -184,7 +192,9 @@ export function registerLogCommands(deps: LogCommandDeps): vscode.Disposable {
       if (!large) return;
       requests.setSource(large);
       await vscode.commands.executeCommand('hoplens.requests.focus');
-      if (large.tracker.requestCount === 0) void vscode.window.showInformationMessage(`HopLens: no hops found in ${forWorkbench(large.label)} (${large.linesRead} lines).`);
+      if (large.tracker.requestCount === 0) {
+        void vscode.window.showInformationMessage(`HopLens: no hops found in ${forWorkbench(large.label)} (${large.linesRead} lines).`);
+      }
     } catch (e) {
       void vscode.window.showErrorMessage(`HopLens: ${forWorkbench((e as Error).message)}`);
     }

@@ -39,7 +39,8 @@ export function createLogFeature(context: vscode.ExtensionContext, log: Logger, 
   const logs = new LogDocumentService({
     log,
     sources: (uri) => sources.sourcesFor(uri),
-    largeFileOptimizations: (doc) => vscode.workspace.getConfiguration('editor', { uri: doc.uri, languageId: doc.languageId }).get<boolean>('largeFileOptimizations', true),
+    largeFileOptimizations: (doc) => vscode.workspace.getConfiguration('editor', { uri: doc.uri, languageId: doc.languageId })
+      .get<boolean>('largeFileOptimizations', true),
     referenceTime: (uri) => {
       if (uri.scheme !== 'file') return undefined;
       try { return statSync(uri.fsPath).mtimeMs; } catch { return undefined; }
@@ -75,7 +76,9 @@ export function createLogFeature(context: vscode.ExtensionContext, log: Logger, 
     new HopDecorations(logs),
     vscode.window.onDidChangeActiveTextEditor(showActive),
     vscode.commands.registerCommand(CommandIds.useReleaseSource, async (specArg?: string) => {
-      const text = specArg ?? await vscode.window.showInputBox({ title: 'Resolve logs in a release\'s own source', placeHolder: 'vllm==0.8.5 or sglang==0.5.1' });
+      const text = specArg ?? await vscode.window.showInputBox({
+        title: 'Resolve logs in a release\'s own source', placeHolder: 'vllm==0.8.5 or sglang==0.5.1',
+      });
       if (text === undefined) return null;
       const spec = parseReleaseSpec(text);
       if (!spec) { void vscode.window.showWarningMessage(`HopLens: '${forWorkbench(text)}' is not vllm==VERSION or sglang==VERSION.`); return null; }

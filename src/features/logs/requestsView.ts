@@ -154,7 +154,8 @@ export class RequestsViewProvider extends Disposable implements vscode.TreeDataP
       // Rows use the cheap summary; the full group (deltas, missing hops) is built on expand.
       const out: Node[] = [];
       if (rids.length < total) {
-        out.push({ kind: 'info', text: `Showing the last ${rids.length.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} requests; filter by id to find others.` });
+        const text = `Showing the last ${rids.length.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} requests; filter by id to find others.`;
+        out.push({ kind: 'info', text });
       }
       for (const rid of rids) {
         const brief = s.tracker.brief(rid);
@@ -200,7 +201,8 @@ export class RequestsViewProvider extends Disposable implements vscode.TreeDataP
         const label = def ? (short ? `${hopLabel(def)} · ${short}` : hopLabel(def)) : node.hop.hop;
         const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.None);
         item.id = `hop:${node.group.rid}:${node.hop.line}`;
-        item.description = `${node.hop.process ?? node.hop.role ?? ''} · ${node.hop.sincePrevious ? `+${node.hop.sincePrevious.text}` : 'first'} · line ${node.hop.line}`;
+        const since = node.hop.sincePrevious ? `+${node.hop.sincePrevious.text}` : 'first';
+        item.description = `${node.hop.process ?? node.hop.role ?? ''} · ${since} · line ${node.hop.line}`;
         item.tooltip = `${def?.meaning ?? ''}\nsince the request's first line: ${node.hop.sinceFirst?.text ?? '—'}`;
         item.iconPath = new vscode.ThemeIcon('debug-stackframe-dot');
         item.command = { command: CommandIds.revealLogLine, title: 'Reveal', arguments: [node.source.uri, node.hop.line] };
@@ -210,7 +212,9 @@ export class RequestsViewProvider extends Disposable implements vscode.TreeDataP
         const def = node.group.engine ? findHop(node.group.engine, node.missing.hop) : undefined;
         const item = new vscode.TreeItem(`${def ? hopLabel(def) : node.missing.hop} not printed`, vscode.TreeItemCollapsibleState.None);
         item.description = node.missing.reason;
-        item.tooltip = `${node.missing.reason}${node.missing.seenInOtherRequests ? '\nOther requests in this log printed it, so its gate is on: this request took another path.' : ''}`;
+        item.tooltip = node.missing.reason + (node.missing.seenInOtherRequests
+          ? '\nOther requests in this log printed it, so its gate is on: this request took another path.'
+          : '');
         item.iconPath = new vscode.ThemeIcon('circle-slash');
         return item;
       }

@@ -7,7 +7,9 @@ import type { Engine } from '../../core/logs/model';
 import { CheckoutSet, type CheckoutPlaces, type OpenCheckout } from '../../core/source/checkouts';
 import { RecordSourceLocator, type LocatedSource, type SourceLocator } from '../../core/source/locate';
 import type { CheckoutSourceResolver } from '../../core/source/index';
-import { cachedRelease, releaseCacheRoot, releaseLabel, releaseSource, removeReleaseSources, ReleaseSourceError, type StatedRelease } from '../../core/source/release';
+import {
+  cachedRelease, releaseCacheRoot, releaseLabel, releaseSource, removeReleaseSources, ReleaseSourceError, type StatedRelease,
+} from '../../core/source/release';
 import type { HopLensConfig } from '../../config';
 import { forWorkbench } from '../../core/text/workbench';
 import { Disposable } from '../../util/dispose';
@@ -76,7 +78,9 @@ export class SourceService extends Disposable {
         },
         failed: (engine, dir, message, configured) => {
           log.warn(`${engine} checkout ${dir}: ${message}`);
-          if (configured) void vscode.window.showWarningMessage(`HopLens: the ${engine} checkout setting does not point at a usable checkout: ${forWorkbench(message)}`);
+          if (configured) {
+            void vscode.window.showWarningMessage(`HopLens: the ${engine} checkout setting does not point at a usable checkout: ${forWorkbench(message)}`);
+          }
         },
         changed: () => {
           this.locator.forget();
@@ -187,7 +191,8 @@ export class SourceService extends Disposable {
     } catch (e) {
       if (e instanceof ReleaseSourceError && e.kind === 'cancelled') return null;
       const why = e instanceof Error ? e.message : String(e);
-      void vscode.window.showWarningMessage(`HopLens: ${forWorkbench(label)}'s source could not be had (${forWorkbench(why)}); the configured checkout stays in use, with its drift shown.`);
+      void vscode.window.showWarningMessage(`HopLens: ${forWorkbench(label)}'s source could not be had (${forWorkbench(why)}); `
+        + 'the configured checkout stays in use, with its drift shown.');
       return null;
     }
   }
@@ -206,7 +211,9 @@ export class SourceService extends Disposable {
   /** The status bar notice of a source: a release's own, off the pin, or no commit; null when on the pin. */
   private noticeOf(engine: Engine, r: CheckoutSourceResolver | null | undefined): { text: string; tooltip: string } | null {
     if (!r) return null;
-    if (r.checkout.release) return { text: `$(package) ${releaseLabel(r.checkout.release)} · release source`, tooltip: forWorkbench(r.pin.message ?? r.checkout.root) };
+    if (r.checkout.release) {
+      return { text: `$(package) ${releaseLabel(r.checkout.release)} · release source`, tooltip: forWorkbench(r.pin.message ?? r.checkout.root) };
+    }
     if (r.pin.message === null) return null;
     return {
       text: r.pin.state === 'differs' ? `$(git-commit) ${engine} ≠ pin` : `$(git-commit) ${engine}: no commit`,

@@ -21,7 +21,8 @@ export class RequestReportPanel {
 
   constructor(private readonly extensionUri: vscode.Uri, readonly result: TracedRequest, private readonly logLines: ReportLogLine[] | null,
     private readonly logNote: string, actions: ReportActions) {
-    this.panel = vscode.window.createWebviewPanel(RequestReportPanel.viewType, `Traced ${result.record.requestId}`, vscode.ViewColumn.Beside, webviewOptions(extensionUri));
+    this.panel = vscode.window.createWebviewPanel(
+      RequestReportPanel.viewType, `Traced ${result.record.requestId}`, vscode.ViewColumn.Beside, webviewOptions(extensionUri));
     this.panel.iconPath = vscode.Uri.joinPath(extensionUri, 'media', 'hoplens.svg');
     this.render();
     this.panel.webview.onDidReceiveMessage(async (msg: { type: string; line?: number }) => {

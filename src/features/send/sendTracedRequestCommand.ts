@@ -1,7 +1,9 @@
 // HopLens: Send Traced Request — one streaming request timed from the socket, its report,
 // and the server log lines of this very request. Also Repeat… and Set API Key.
 import * as vscode from 'vscode';
-import { TracedRequestWorker, aggregateRuns, runsReport, validateOptions, ServerLogReader, serverLogFile, type TraceOptions, type TracedRequest } from '../../core/request/index';
+import {
+  TracedRequestWorker, aggregateRuns, runsReport, validateOptions, ServerLogReader, serverLogFile, type TraceOptions, type TracedRequest,
+} from '../../core/request/index';
 import type { HopLensConfig, HopLensSettings } from '../../config';
 import { forWorkbench } from '../../core/text/workbench';
 import { markdownCode, markdownCodeBlock } from '../../core/text/markdown';
@@ -46,14 +48,19 @@ async function confirmOptions(o: TraceOptions): Promise<TraceOptions | undefined
       { id: 'prompt', label: '$(edit) Prompt', description: forWorkbench(opts.prompt ?? '') },
       { id: 'max', label: '$(symbol-number) Max tokens', description: String(opts.maxTokens) },
     ];
-    const pick = await vscode.window.showQuickPick(items, { title: 'HopLens: Send Traced Request', placeHolder: 'Send, or change the prompt / max tokens for this request only' });
+    const pick = await vscode.window.showQuickPick(items, {
+      title: 'HopLens: Send Traced Request', placeHolder: 'Send, or change the prompt / max tokens for this request only',
+    });
     if (!pick) return undefined;
     if (pick.id === 'send') return opts;
     if (pick.id === 'prompt') {
       const v = await vscode.window.showInputBox({ title: 'Prompt for this request', value: opts.prompt });
       if (v !== undefined) opts.prompt = v;
     } else {
-      const v = await vscode.window.showInputBox({ title: 'Max tokens for this request', value: String(opts.maxTokens), validateInput: (s) => (/^[1-9]\d*$/.test(s) ? undefined : 'a whole number ≥ 1') });
+      const v = await vscode.window.showInputBox({
+        title: 'Max tokens for this request', value: String(opts.maxTokens),
+        validateInput: (s) => (/^[1-9]\d*$/.test(s) ? undefined : 'a whole number ≥ 1'),
+      });
       if (v !== undefined) opts.maxTokens = Number(v);
     }
   }
@@ -90,7 +97,9 @@ export class TracedRequestCommands {
   }
 
   async setApiKey(): Promise<void> {
-    const v = await vscode.window.showInputBox({ title: 'HopLens: API key for the server (stored in VS Code\'s secret storage)', password: true, placeHolder: 'empty to remove the stored key' });
+    const v = await vscode.window.showInputBox({
+      title: 'HopLens: API key for the server (stored in VS Code\'s secret storage)', password: true, placeHolder: 'empty to remove the stored key',
+    });
     if (v === undefined) return;
     if (v) await this.deps.context.secrets.store(API_KEY_SECRET, v); else await this.deps.context.secrets.delete(API_KEY_SECRET);
     void vscode.window.showInformationMessage(v ? 'HopLens: API key stored.' : 'HopLens: API key removed.');
@@ -103,14 +112,18 @@ export class TracedRequestCommands {
       ...(overrides.maxTokens !== undefined ? { maxTokens: overrides.maxTokens } : {}),
     };
     const problems = validateOptions(opts);
-    if (problems.length) { void vscode.window.showErrorMessage(`HopLens: ${forWorkbench(problems.join('; '))}. Check the hoplens.server.* settings.`); return undefined; }
+    if (problems.length) {
+      void vscode.window.showErrorMessage(`HopLens: ${forWorkbench(problems.join('; '))}. Check the hoplens.server.* settings.`);
+      return undefined;
+    }
     if (overrides.interactive !== false) opts = await confirmOptions(opts);
     if (!opts) return undefined;
     const apiKey = await this.apiKey();
     // Where the server log ends now: this request's lines can only come after it.
     const logPath = this.logPath();
     const sizeBefore = logPath ? await this.serverLog.end(logPath) : undefined;
-    const [result] = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'HopLens: traced request', cancellable: true }, (progress, token) => {
+    const progressOptions = { location: vscode.ProgressLocation.Notification, title: 'HopLens: traced request', cancellable: true };
+    const [result] = await vscode.window.withProgress(progressOptions, (progress, token) => {
       const ac = new AbortController();
       token.onCancellationRequested(() => ac.abort());
       return this.requestThread.send({ options: { ...opts!, apiKey } }, {
@@ -121,7 +134,8 @@ export class TracedRequestCommands {
     });
     this.last = result;
     const { record, metrics } = result;
-    this.deps.log.info(`traced ${record.requestId}: HTTP ${record.status ?? '—'}, ${record.frames.length} frames, TTFT ${metrics.ttftContentMs?.toFixed(1) ?? 'n/a'} ms${record.error ? `, error: ${record.error.message}` : ''}`);
+    this.deps.log.info(`traced ${record.requestId}: HTTP ${record.status ?? '—'}, ${record.frames.length} frames, `
+      + `TTFT ${metrics.ttftContentMs?.toFixed(1) ?? 'n/a'} ms${record.error ? `, error: ${record.error.message}` : ''}`);
     const { lines, note } = logPath
       ? await this.serverLog.linesOf(logPath, result.record, sizeBefore)
       : { lines: null, note: 'Set hoplens.serverLog (or open the server log) to see this request\'s server lines here.' };
@@ -194,13 +208,16 @@ export class TracedRequestCommands {
   }
 
   async repeat(nArg?: number): Promise<string | undefined> {
-    const n = nArg ?? Number(await vscode.window.showInputBox({ title: 'HopLens: how many requests, in sequence?', value: '10', validateInput: (s) => (/^[1-9]\d{0,3}$/.test(s) ? undefined : '1 to 9999') }));
+    const n = nArg ?? Number(await vscode.window.showInputBox({
+      title: 'HopLens: how many requests, in sequence?', value: '10', validateInput: (s) => (/^[1-9]\d{0,3}$/.test(s) ? undefined : '1 to 9999'),
+    }));
     if (!n) return undefined;
     const opts = baseOptions(this.deps.settings.current);
     const problems = validateOptions(opts);
     if (problems.length) { void vscode.window.showErrorMessage(`HopLens: ${forWorkbench(problems.join('; '))}`); return undefined; }
     const apiKey = await this.apiKey();
-    const results = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `HopLens: ${n} traced requests`, cancellable: true }, (progress, token) => {
+    const progressOptions = { location: vscode.ProgressLocation.Notification, title: `HopLens: ${n} traced requests`, cancellable: true };
+    const results = await vscode.window.withProgress(progressOptions, (progress, token) => {
       const ac = new AbortController();
       token.onCancellationRequested(() => ac.abort());
       return this.requestThread.send({ options: { ...opts, apiKey }, runs: n }, {
@@ -209,7 +226,8 @@ export class TracedRequestCommands {
       });
     });
     const report = runsReport(aggregateRuns(results));
-    const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: `# ${n} traced requests to ${markdownCode(opts.url)}\n\n${markdownCodeBlock(report)}` });
+    const content = `# ${n} traced requests to ${markdownCode(opts.url)}\n\n${markdownCodeBlock(report)}`;
+    const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content });
     await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.Beside });
     return report;
   }

@@ -28,7 +28,9 @@ export function webviewOptions(extensionUri: vscode.Uri): vscode.WebviewOptions 
   return { enableScripts: true, localResourceRoots: [mediaUri(extensionUri)], retainContextWhenHidden: false };
 }
 
-export function renderWebview(webview: Pick<vscode.Webview, 'cspSource' | 'asWebviewUri'>, extensionUri: vscode.Uri, page: WebviewPage, nonce = randomBytes(16).toString('base64')): string {
+export function renderWebview(
+  webview: Pick<vscode.Webview, 'cspSource' | 'asWebviewUri'>, extensionUri: vscode.Uri, page: WebviewPage, nonce = randomBytes(16).toString('base64'),
+): string {
   const media = (name: string) => webview.asWebviewUri(mediaUri(extensionUri, name)).toString();
   const csp = [
     "default-src 'none'",

@@ -75,13 +75,20 @@ export function registerTimelineCommand(deps: TimelineCommandDeps): vscode.Dispo
   const askLogs = async (query: string, views: OpenLogView[]): Promise<string[] | undefined> => {
     const choices = timelineLogChoices(views, query);
     type Item = vscode.QuickPickItem & { path?: string };
-    const items: Item[] = choices.map((c) => ({ label: forWorkbench(c.path.split(/[\\/]/).pop() ?? c.path), description: forWorkbench(logChoiceText(c)), detail: forWorkbench(c.path), picked: c.picked, path: c.path }));
+    const items: Item[] = choices.map((c) => ({
+      label: forWorkbench(c.path.split(/[\\/]/).pop() ?? c.path), description: forWorkbench(logChoiceText(c)), detail: forWorkbench(c.path),
+      picked: c.picked, path: c.path,
+    }));
     const more: Item = { label: '$(folder-opened) Other log files…', alwaysShow: true };
-    const picked = await vscode.window.showQuickPick([...items, more], { title: `Logs for the timeline of ${forWorkbench(query)}`, canPickMany: true, matchOnDetail: true });
+    const picked = await vscode.window.showQuickPick([...items, more], {
+      title: `Logs for the timeline of ${forWorkbench(query)}`, canPickMany: true, matchOnDetail: true,
+    });
     if (!picked) return undefined;
     const paths = picked.filter((p) => p.path).map((p) => p.path!);
     if (picked.includes(more)) {
-      const files = await vscode.window.showOpenDialog({ canSelectMany: true, title: 'Server logs of the same run', filters: { Logs: ['log', 'txt', 'out', 'err'], All: ['*'] } });
+      const files = await vscode.window.showOpenDialog({
+        canSelectMany: true, title: 'Server logs of the same run', filters: { Logs: ['log', 'txt', 'out', 'err'], All: ['*'] },
+      });
       for (const f of files ?? []) if (!paths.includes(f.fsPath)) paths.push(f.fsPath);
     }
     return paths;

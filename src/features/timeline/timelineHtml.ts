@@ -198,7 +198,8 @@ export function timelineViewModel(t: RequestTimeline): TimelineViewModel {
           stamp: clockStamp(own, it.resolution, realUtc),
           opens: itemTarget(it),
           where: r.type === 'log' ? `${r.path}:${r.line}` : r.type === 'call' ? `${r.file}:${r.line}` : null,
-          source: r.type === 'log' && r.source ? `${r.source.path}:${r.source.line}` : r.type === 'call' && r.callSite ? `${r.callSite.file}:${r.callSite.line}` : null,
+          source: r.type === 'log' && r.source ? `${r.source.path}:${r.source.line}`
+            : r.type === 'call' && r.callSite ? `${r.callSite.file}:${r.callSite.line}` : null,
           facts: factsOf(it, lane),
         };
       }),
@@ -207,7 +208,8 @@ export function timelineViewModel(t: RequestTimeline): TimelineViewModel {
   const clocks = t.clocks.map((c): TimelineViewClock => {
     const o = c.offset;
     const allowed = o.source === 'reference' ? '—' : o.min === null && o.max === null ? 'no ordering ties it to the reference'
-      : `${o.min !== null ? fmtSigned(o.min) : '−∞'} … ${o.max !== null ? fmtSigned(o.max) : '+∞'} (${o.orderings} ordering${o.orderings === 1 ? '' : 's'})`;
+      : `${o.min !== null ? fmtSigned(o.min) : '−∞'} … ${o.max !== null ? fmtSigned(o.max) : '+∞'} `
+        + `(${o.orderings} ordering${o.orderings === 1 ? '' : 's'})`;
     return {
       id: c.id, label: c.label, path: c.path, offsetMs: o.ms, offsetText: o.source === 'reference' ? 'reference' : o.ms === 0 ? '0 ms' : fmtSigned(o.ms),
       source: o.source, allowed, conflict: o.conflict ?? null, settable: c.id !== t.reference,
@@ -248,7 +250,8 @@ function axisHtml(m: TimelineViewModel, pct: (ms: number) => number): string {
     const x = at.toFixed(3);
     const label = Math.abs(v) < step / 2 ? '0' : `${v > 0 ? '+' : '−'}${Math.abs(v).toFixed(digits)}`;
     const anchor = at < 4 ? 'start' : at > 92 ? 'end' : 'middle';
-    ticks.push(`<line class="tick" x1="${x}%" x2="${x}%" y1="12" y2="18"/><text class="axis${i % 2 ? ' minor' : ''}" x="${x}%" y="10" text-anchor="${anchor}">${escapeHtml(label)}</text>`);
+    ticks.push(`<line class="tick" x1="${x}%" x2="${x}%" y1="12" y2="18"/>`
+      + `<text class="axis${i % 2 ? ' minor' : ''}" x="${x}%" y="10" text-anchor="${anchor}">${escapeHtml(label)}</text>`);
   }
   return `<svg class="axis-track" width="100%" height="18" aria-hidden="true">${ticks.join('')}</svg>`;
 }
@@ -272,7 +275,9 @@ export function laneItemsHtml(lane: TimelineViewLane, m: TimelineViewModel): str
     const cls = `item k-${it.kind} s-${it.shape}${it.opens ? ' opens' : ''}`;
     // A label only where it can be read; the nested <svg> clips it to the item.
     const labelText = w >= 4 ? `<text x="3" y="${ROW_PX - 6}">${text(clip(it.hop ? `${it.hop} ${it.label}` : it.label, 80))}</text>` : '';
-    return `<svg class="${cls}" x="${x.toFixed(3)}%" y="${it.row * ROW_PX}" width="${w.toFixed(3)}%" height="${ROW_PX - 2}" role="button" tabindex="${i === 0 ? 0 : -1}" data-item="${escapeHtml(it.id)}" aria-label="${text(clip(itemAria(it), 200))}"><rect width="100%" height="100%" rx="2"/>${labelText}<title>${text(clip(itemAria(it), 300))}</title></svg>`;
+    return `<svg class="${cls}" x="${x.toFixed(3)}%" y="${it.row * ROW_PX}" width="${w.toFixed(3)}%" height="${ROW_PX - 2}" `
+      + `role="button" tabindex="${i === 0 ? 0 : -1}" data-item="${escapeHtml(it.id)}" aria-label="${text(clip(itemAria(it), 200))}">`
+      + `<rect width="100%" height="100%" rx="2"/>${labelText}<title>${text(clip(itemAria(it), 300))}</title></svg>`;
   }).join('');
 }
 
@@ -285,14 +290,17 @@ export function laneReply(m: TimelineViewModel, laneId: string, page: number): T
 function laneHtml(lane: TimelineViewLane, m: TimelineViewModel, lazy: boolean): string {
   const pct = pctOf(m);
   const windowRect = m.window && lane.kind !== 'client'
-    ? `<rect class="window" x="${pct(m.window.start).toFixed(3)}%" width="${Math.max(0, pct(m.window.end) - pct(m.window.start)).toFixed(3)}%" y="0" height="100%"/>` : '';
+    ? `<rect class="window" x="${pct(m.window.start).toFixed(3)}%" width="${Math.max(0, pct(m.window.end) - pct(m.window.start)).toFixed(3)}%" `
+      + 'y="0" height="100%"/>'
+    : '';
   const notes = lane.notes.length ? `<div class="lane-notes muted">${lane.notes.map(text).join(' · ')}</div>` : '';
   // A lazy lane: its height and count now, its items when the page asks (in view, or focused).
   const later = lazy && isLazyLane(lane);
   const count = later ? `<div class="lane-count muted">${lane.count} call${lane.count === 1 ? '' : 's'}</div>` : '';
+  const trackSvg = `<svg class="track" width="100%" height="${lane.rows * ROW_PX}" role="group"`;
   const track = later
-    ? `<svg class="track" width="100%" height="${lane.rows * ROW_PX}" role="group" aria-label="${text(lane.title)}, ${lane.count} items" data-lazy="1" tabindex="0">${windowRect}</svg>`
-    : `<svg class="track" width="100%" height="${lane.rows * ROW_PX}" role="group" aria-label="${text(lane.title)}">${windowRect}${laneItemsHtml(lane, m)}</svg>`;
+    ? `${trackSvg} aria-label="${text(lane.title)}, ${lane.count} items" data-lazy="1" tabindex="0">${windowRect}</svg>`
+    : `${trackSvg} aria-label="${text(lane.title)}">${windowRect}${laneItemsHtml(lane, m)}</svg>`;
   return `<div class="lane" data-lane="${escapeHtml(lane.id)}" data-kind="${escapeHtml(lane.kind)}">
 <div class="lane-title"><span class="lane-name">${text(lane.title)}</span>${notes}${count}</div>
 ${track}
@@ -301,14 +309,20 @@ ${track}
 
 function clocksHtml(m: TimelineViewModel): string {
   const rows = m.clocks.map((c) => {
+    const id = escapeHtml(c.id);
+    const reset = c.source === 'user' ? ` <button data-reset-offset="${id}">Use the estimate</button>` : '';
     const input = c.settable
-      ? `<input type="number" step="1" id="offset-${escapeHtml(c.id)}" data-clock="${escapeHtml(c.id)}" value="${Math.round(c.offsetMs)}" aria-label="offset of ${text(c.label)} in ms"> ms <button data-set-offset="${escapeHtml(c.id)}">Set</button>${c.source === 'user' ? ` <button data-reset-offset="${escapeHtml(c.id)}">Use the estimate</button>` : ''}`
+      ? `<input type="number" step="1" id="offset-${id}" data-clock="${id}" value="${Math.round(c.offsetMs)}" aria-label="offset of ${text(c.label)} in ms">`
+        + ` ms <button data-set-offset="${id}">Set</button>${reset}`
       : '';
     const conflict = c.conflict ? `<div class="warn">${text(c.conflict)}</div>` : '';
-    return `<tr data-clock-row="${escapeHtml(c.id)}"><th>${text(c.label)}</th><td>${escapeHtml(c.offsetText)}</td><td>${escapeHtml(c.source)}</td><td>${escapeHtml(c.allowed)}</td><td>${input}${conflict}</td></tr>`;
+    return `<tr data-clock-row="${id}"><th>${text(c.label)}</th><td>${escapeHtml(c.offsetText)}</td><td>${escapeHtml(c.source)}</td>`
+      + `<td>${escapeHtml(c.allowed)}</td><td>${input}${conflict}</td></tr>`;
   }).join('');
-  return `<table class="clocks" id="clocks"><thead><tr><th>clock</th><th>offset</th><th>from</th><th>the orderings allow</th><th>set it</th></tr></thead><tbody>${rows}</tbody></table>
-<p class="muted">Offset: how far a clock runs ahead of ${text(m.referenceLabel)}; its stamps are moved back by it. Estimated from what must happen in order (a request is received before it is added, prefill answers before decode starts).</p>`;
+  const head = '<thead><tr><th>clock</th><th>offset</th><th>from</th><th>the orderings allow</th><th>set it</th></tr></thead>';
+  return `<table class="clocks" id="clocks">${head}<tbody>${rows}</tbody></table>
+<p class="muted">Offset: how far a clock runs ahead of ${text(m.referenceLabel)}; its stamps are moved back by it. `
+    + 'Estimated from what must happen in order (a request is received before it is added, prefill answers before decode starts).</p>';
 }
 
 function orderHtml(t: RequestTimeline, m: TimelineViewModel): string {
@@ -316,11 +330,20 @@ function orderHtml(t: RequestTimeline, m: TimelineViewModel): string {
   const byId = new Map(m.lanes.flatMap((l) => l.items.map((it) => [it.id, it] as const)));
   const rows = mergedItems(t).map(({ lane, item }) => {
     const v = byId.get(`${laneIndex.get(lane)!}:${lane.items.indexOf(item)}`)!;
-    const open = v.opens ? `<button data-item="${escapeHtml(v.id)}" data-open="1" aria-label="open ${text(clip(itemAria(v), 120))}">${v.opens === 'log-line' ? 'line' : 'open'}</button>` : '';
-    return `<tr><td>${escapeHtml(v.when)}</td><td>${text(lane.title)}</td><td>${text(v.hop ?? v.kind)}</td><td><code>${text(clip(item.text ?? v.label, 200))}</code></td><td>${open}</td></tr>`;
+    const open = v.opens
+      ? `<button data-item="${escapeHtml(v.id)}" data-open="1" aria-label="open ${text(clip(itemAria(v), 120))}">`
+        + `${v.opens === 'log-line' ? 'line' : 'open'}</button>`
+      : '';
+    return `<tr><td>${escapeHtml(v.when)}</td><td>${text(lane.title)}</td><td>${text(v.hop ?? v.kind)}</td>`
+      + `<td><code>${text(clip(item.text ?? v.label, 200))}</code></td><td>${open}</td></tr>`;
   }).join('');
-  return `<table class="order" id="in-order"><thead><tr><th>time</th><th>source</th><th>hop</th><th>line</th><th></th></tr></thead><tbody>${rows}</tbody></table>`;
+  const head = '<thead><tr><th>time</th><th>source</th><th>hop</th><th>line</th><th></th></tr></thead>';
+  return `<table class="order" id="in-order">${head}<tbody>${rows}</tbody></table>`;
 }
+
+const SECOND_STAMPS = 'A line stamped to the second is drawn as that second (a band), not a point.';
+const KEYBOARD_HELP = 'Click an item, or Tab to a lane and move with the arrow keys (Home, End) and press Enter: '
+  + 'a log line opens in its log, a call at its definition.';
 
 /**
  * The page body for a built timeline (its view model is the same `timelineViewModel(t)`).
@@ -334,9 +357,11 @@ export function timelineBodyHtml(t: RequestTimeline, m: TimelineViewModel = time
   const lanes = m.lanes.length
     ? m.lanes.map((l) => laneHtml(l, m, opts.lazyCalls ?? false)).join('\n')
     : '<p class="muted">No source has a line of this request.</p>';
+  const redacted = m.includesText ? ''
+    : '<p class="muted">Prompts and outputs redacted (setting <code>hoplens.export.includePromptsAndOutputs</code>).</p>';
   return `<header>
 <h1>Request timeline <code>${text(m.key)}</code></h1>
-<p class="muted">${seen}0 is ${zero}, on the clock of <code>${text(m.referenceLabel)}</code>. A line stamped to the second is drawn as that second (a band), not a point.</p>
+<p class="muted">${seen}0 is ${zero}, on the clock of <code>${text(m.referenceLabel)}</code>. ${SECOND_STAMPS}</p>
 <nav>
 <button data-action="copyMarkdown">Copy as Markdown</button>
 <button data-action="exportPerfetto">Export Perfetto Trace…</button>
@@ -349,9 +374,9 @@ ${warnings}
 <div class="lane axis-lane"><div class="lane-title muted">ms from 0</div>${axisHtml(m, pct)}</div>
 ${lanes}
 </div>
-<p class="muted">Click an item, or Tab to a lane and move with the arrow keys (Home, End) and press Enter: a log line opens in its log, a call at its definition.</p>
+<p class="muted">${KEYBOARD_HELP}</p>
 </section>
 <section id="detail" aria-live="polite"><h2>Selected</h2><p class="muted">Nothing selected.</p></section>
 <section><h2>Clocks</h2>${clocksHtml(m)}</section>
-<section><h2>In time order</h2>${orderHtml(t, m)}${m.includesText ? '' : '<p class="muted">Prompts and outputs redacted (setting <code>hoplens.export.includePromptsAndOutputs</code>).</p>'}</section>`;
+<section><h2>In time order</h2>${orderHtml(t, m)}${redacted}</section>`;
 }

@@ -45,7 +45,8 @@ export class RequestTimelinePanel extends Disposable {
     super();
     this.current = first;
     this.model = timelineViewModel(first);
-    this.panel = vscode.window.createWebviewPanel(RequestTimelinePanel.viewType, `Timeline ${first.key}`, vscode.ViewColumn.Beside, webviewOptions(extensionUri));
+    this.panel = vscode.window.createWebviewPanel(
+      RequestTimelinePanel.viewType, `Timeline ${first.key}`, vscode.ViewColumn.Beside, webviewOptions(extensionUri));
     this.panel.iconPath = vscode.Uri.joinPath(extensionUri, 'media', 'hoplens.svg');
     this._register(this.panel.onDidDispose(() => this.dispose()));
     this._register(this.panel.webview.onDidReceiveMessage((m: PageMessage) => { void this.onMessage(m); }));

@@ -76,7 +76,8 @@ export class TimelineService extends Disposable {
     }).then((r) => r.timeline);
     let first;
     try {
-      first = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `HopLens: timeline of ${forWorkbench(req.query)}` }, () => load(new Map()));
+      const title = `HopLens: timeline of ${forWorkbench(req.query)}`;
+      first = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title }, () => load(new Map()));
     } catch (e) {
       if (!(e instanceof LogInputError || e instanceof TimelineInputError)) deps.log.error(`timeline of ${req.query}: ${(e as Error).stack ?? e}`);
       void vscode.window.showErrorMessage(`HopLens: ${forWorkbench((e as Error).message)}`);
@@ -84,10 +85,12 @@ export class TimelineService extends Disposable {
     }
     if (first.lanes.every((l) => l.items.length === 0)) {
       const n = logs.length;
-      void vscode.window.showInformationMessage(`HopLens: no line of request ${forWorkbench(req.query)} in ${n} log(s). Open the server's logs (or pick them) and try again.`);
+      void vscode.window.showInformationMessage(`HopLens: no line of request ${forWorkbench(req.query)} in ${n} log(s). `
+        + "Open the server's logs (or pick them) and try again.");
       return undefined;
     }
-    deps.log.info(`timeline of ${first.key}: ${first.lanes.length} lane(s) from ${logs.length} log(s)${traceDirs.length ? ` and ${traceDirs.length} trace folder(s)` : ''}`);
+    const traceFolders = traceDirs.length ? ` and ${traceDirs.length} trace folder(s)` : '';
+    deps.log.info(`timeline of ${first.key}: ${first.lanes.length} lane(s) from ${logs.length} log(s)${traceFolders}`);
     const panel = new RequestTimelinePanel(deps.extensionUri, first, load, deps.open);
     this.last = panel;
     panel.panel.onDidDispose(() => { if (this.last === panel) this.last = undefined; });

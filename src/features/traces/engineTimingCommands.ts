@@ -33,17 +33,21 @@ export function registerEngineTimingCommands({ service, logs, traced, settings }
     vscode.commands.registerCommand(CommandIds.startTraceReceiver, () => service.start()),
     vscode.commands.registerCommand(CommandIds.stopTraceReceiver, () => service.stop()),
     vscode.commands.registerCommand(CommandIds.openOtlpFile, async (arg?: vscode.Uri) => {
-      const uri = arg ?? (await vscode.window.showOpenDialog({ title: 'OpenTelemetry traces (OTLP JSON, e.g. from the Collector file exporter)', filters: { JSON: ['json', 'jsonl'], All: ['*'] } }))?.[0];
+      const uri = arg ?? (await vscode.window.showOpenDialog({
+        title: 'OpenTelemetry traces (OTLP JSON, e.g. from the Collector file exporter)', filters: { JSON: ['json', 'jsonl'], All: ['*'] },
+      }))?.[0];
       if (!uri) return 0;
       try {
-        const res = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `HopLens: reading ${forWorkbench(uri.fsPath)}`, cancellable: true }, (_p, token) => {
+        const progressOptions = { location: vscode.ProgressLocation.Notification, title: `HopLens: reading ${forWorkbench(uri.fsPath)}`, cancellable: true };
+        const res = await vscode.window.withProgress(progressOptions, (_p, token) => {
           const ac = new AbortController();
           token.onCancellationRequested(() => ac.abort());
           return readCollectorFile(uri.fsPath, { onSpans: (spans) => service.store.add(spans), signal: ac.signal });
         });
         const firstBad = res.badLines[0];
         const bad = res.badLineCount || res.rejectedSpanCount
-          ? `; skipped ${res.badLineCount} line(s) that were not OTLP JSON and ${res.rejectedSpanCount} bad span(s)${firstBad ? ` (line ${firstBad.line}: ${forWorkbench(firstBad.message, 160)})` : ''}`
+          ? `; skipped ${res.badLineCount} line(s) that were not OTLP JSON and ${res.rejectedSpanCount} bad span(s)`
+            + (firstBad ? ` (line ${firstBad.line}: ${forWorkbench(firstBad.message, 160)})` : '')
           : '';
         void vscode.window.showInformationMessage(`HopLens: read ${res.spanCount} span(s) from ${forWorkbench(uri.fsPath)}${bad}.`);
         return res.spanCount;
@@ -54,13 +58,18 @@ export function registerEngineTimingCommands({ service, logs, traced, settings }
     }),
     vscode.commands.registerCommand(CommandIds.showEngineTiming, async (ridArg?: string) => {
       const rid = ridArg ?? await pickRid();
-      if (!rid) { void vscode.window.showInformationMessage('HopLens: no request to show: start the trace receiver and send a request, or put the cursor on a request line.'); return undefined; }
+      if (!rid) {
+        void vscode.window.showInformationMessage('HopLens: no request to show: '
+          + 'start the trace receiver and send a request, or put the cursor on a request line.');
+        return undefined;
+      }
       // A team that already runs a Collector with Jaeger or Tempo: fetch this request's spans from there.
       const { queryUrl, queryService } = settings.current.traces;
       let lookup: string | undefined;
       if (!service.timing(rid) && queryUrl) {
         try {
-          const found = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `HopLens: looking up ${forWorkbench(rid)} at ${forWorkbench(queryUrl)}` },
+          const title = `HopLens: looking up ${forWorkbench(rid)} at ${forWorkbench(queryUrl)}`;
+          const found = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title },
             () => queryRequestSpans({ baseUrl: queryUrl, requestId: rid, service: queryService }));
           service.store.add(found.spans);
           lookup = found.query;

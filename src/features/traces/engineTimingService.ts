@@ -44,11 +44,13 @@ export class EngineTimingService extends Disposable {
       this.status.text = `$(warning) ${count} · refusing`;
       this.status.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
       this.status.tooltip = `HopLens cannot keep the spans it receives: ${forWorkbench(st.sinkFailure)}.\n` +
-        `Exporters are answered 503 with Retry-After: ${this.receiver.retryAfterSeconds} s, so they keep their spans and send them again.\n${counts}\n\nClick to stop.`;
+        `Exporters are answered 503 with Retry-After: ${this.receiver.retryAfterSeconds} s, so they keep their spans and send them again.\n` +
+        `${counts}\n\nClick to stop.`;
     } else {
       this.status.text = `$(radio-tower) ${count}`;
       this.status.backgroundColor = undefined;
-      this.status.tooltip = `HopLens is receiving OpenTelemetry traces at ${forWorkbench(this.receiver.url)}\n${counts}\nLaunch vLLM with:\n${forWorkbench(vllmLaunchHint(this.receiver.url))}\n\nClick to stop.`;
+      this.status.tooltip = `HopLens is receiving OpenTelemetry traces at ${forWorkbench(this.receiver.url)}\n${counts}\n` +
+        `Launch vLLM with:\n${forWorkbench(vllmLaunchHint(this.receiver.url))}\n\nClick to stop.`;
     }
     this.status.show();
   }
@@ -62,7 +64,9 @@ export class EngineTimingService extends Disposable {
     if (this.receiver) return this.receiver;
     const { receiverHost: host, receiverPort: port } = this.settings.current.traces;
     if (!isLoopbackHost(host)) {
-      const go = await vscode.window.showWarningMessage(`HopLens: the trace receiver would listen on ${forWorkbench(host)}, not only on this machine: anyone who can reach it can send spans. Start it anyway?`, { modal: true }, 'Start');
+      const warning = `HopLens: the trace receiver would listen on ${forWorkbench(host)}, not only on this machine: ` +
+        'anyone who can reach it can send spans. Start it anyway?';
+      const go = await vscode.window.showWarningMessage(warning, { modal: true }, 'Start');
       if (go !== 'Start') return undefined;
     }
     try {
@@ -84,7 +88,10 @@ export class EngineTimingService extends Disposable {
     this.updateStatus();
     const hint = vllmLaunchHint(this.receiver.url);
     this.log.info(`trace receiver listening at ${this.receiver.url}; launch vLLM with: ${hint}`);
-    void vscode.window.showInformationMessage(`HopLens: receiving traces at ${forWorkbench(this.receiver.url)}. Launch vLLM with --otlp-traces-endpoint ${forWorkbench(this.receiver.url)} and OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/protobuf.`, 'Copy Launch Line')
+    const url = forWorkbench(this.receiver.url);
+    const message = `HopLens: receiving traces at ${url}. ` +
+      `Launch vLLM with --otlp-traces-endpoint ${url} and OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/protobuf.`;
+    void vscode.window.showInformationMessage(message, 'Copy Launch Line')
       .then((c) => { if (c) void vscode.env.clipboard.writeText(hint); });
     return this.receiver;
   }
@@ -113,7 +120,8 @@ export class EngineTimingService extends Disposable {
     return {
       label: `engine: e2e ${f(t.e2eMs)}`,
       description: `queue ${f(t.queueMs)} · prefill ${f(t.prefillMs)} · decode ${f(t.decodeMs)} · TTFT ${f(t.ttftMs)}`,
-      tooltip: `From vLLM's llm_request span (OpenTelemetry). ${t.promptTokens ?? '—'} prompt / ${t.completionTokens ?? '—'} completion tokens. Click for the breakdown beside the client's times.`,
+      tooltip: `From vLLM's llm_request span (OpenTelemetry). ${t.promptTokens ?? '—'} prompt / ${t.completionTokens ?? '—'} completion tokens. ` +
+        "Click for the breakdown beside the client's times.",
     };
   }
 
