@@ -399,14 +399,7 @@ export function buildTimeline(src: TimelineSources, opts: BuildOptions = {}): Re
   callLanes(src.threads ?? [], window, phases, offsetOf, place, opts.maxCalls ?? DEFAULT_MAX_CALLS, lanes);
 
   // ---- onto the axis
-  let origin = client ? place('client', client.startedAtEpochMs ?? 0) : Infinity;
-  if (!Number.isFinite(origin)) {
-    for (const l of lanes) {
-      if (l.kind === 'calls' || l.kind === 'engine-batches') continue;
-      for (const it of l.items) if (it.kind !== 'context') origin = Math.min(origin, it.start);
-    }
-  }
-  if (!Number.isFinite(origin)) origin = 0;
+  const origin = axisOrigin(client, place, lanes);
   for (const l of lanes) {
     for (const it of l.items) { it.start -= origin; it.end -= origin; }
     l.items.sort((a, b) => a.start - b.start || (a.depth ?? 0) - (b.depth ?? 0));
@@ -418,6 +411,17 @@ export function buildTimeline(src: TimelineSources, opts: BuildOptions = {}): Re
     origin, reference, window: window ? { start: window.start - origin, end: window.end - origin } : null,
     clocks, lanes: filled, includesText: includeText, warnings,
   };
+}
+
+/** Where 0 is: the client sending the request, else the earliest line or span drawn (calls, batches and context lines left out). */
+function axisOrigin(client: ClientRequest | null, place: Place, lanes: readonly TimelineLane[]): number {
+  let origin = client ? place('client', client.startedAtEpochMs ?? 0) : Infinity;
+  if (Number.isFinite(origin)) return origin;
+  for (const l of lanes) {
+    if (l.kind === 'calls' || l.kind === 'engine-batches') continue;
+    for (const it of l.items) if (it.kind !== 'context') origin = Math.min(origin, it.start);
+  }
+  return Number.isFinite(origin) ? origin : 0;
 }
 
 /** Items of every lane in time order (calls and batches left out: they have lanes of their own). */
