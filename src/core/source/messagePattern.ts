@@ -79,6 +79,12 @@ export interface CompiledPattern {
   weight: number;
 }
 
+/** `text` without trailing spaces and tabs (the same string when it has none). */
+function trimEndSpaces(text: string): string {
+  const c = text.charCodeAt(text.length - 1);
+  return c === 32 || c === 9 ? text.replace(/[ \t]+$/, '') : text;
+}
+
 export function compilePattern(p: Pattern, openEnded = false): CompiledPattern {
   const lits = p.filter((x): x is string => typeof x === 'string' && x !== '');
   let anchoredEnd = !openEnded && p.length > 0 && typeof p[p.length - 1] === 'string';
@@ -101,8 +107,9 @@ export function compilePattern(p: Pattern, openEnded = false): CompiledPattern {
  * How many characters each wildcard of the pattern holds when its literal pieces are found
  * leftmost in `message` (a message it prints), in order; null when it does not print it.
  */
-export function wildcardSpans(c: CompiledPattern, message: string): number[] | null {
-  if (!matchesPattern(c, message)) return null;
+export function wildcardSpans(c: CompiledPattern, text: string): number[] | null {
+  if (!matchesPattern(c, text)) return null;
+  const message = c.anchoredEnd ? trimEndSpaces(text) : text;
   const { lits } = c;
   const spans: number[] = [];
   let pos = 0;
@@ -124,8 +131,11 @@ export function wildcardSpans(c: CompiledPattern, message: string): number[] | n
  * found left to right; the leftmost occurrence is always safe because every gap between
  * literals is a wildcard.
  */
-export function matchesPattern(c: CompiledPattern, message: string): boolean {
+export function matchesPattern(c: CompiledPattern, text: string): boolean {
   const { lits } = c;
+  // The pattern's own trailing spaces were dropped (compilePattern): so are the message's, for
+  // a line kept as printed (NIXL's `… Num remote_block_ids: %s. ` ends in a space).
+  const message = c.anchoredEnd ? trimEndSpaces(text) : text;
   if (lits.length === 0) return !c.anchoredStart || message === '';
   let pos = 0;
   let first = 0;

@@ -213,7 +213,7 @@ export const VLLM_HOPS: HopDef[] = [
   // it: citations read at cd5035379c4c). The scheduler's two lines name the engine-internal id,
   // the external id plus -<8 hex>, on the prefill and the decode instance of the same request.
   hop({
-    id: 'V12', labId: null, role: 'engine-core', process: 'EngineCore (or EngineCore_DP<k>), prefill instance', level: 'DEBUG',
+    id: 'V12', since: '0.9.0', labId: null, role: 'engine-core', process: 'EngineCore (or EngineCore_DP<k>), prefill instance', level: 'DEBUG',
     file: SCHEDULER, line: 2831, pd: 'prefill',
     format: 'Finished sending KV transfer for request %s',
     fileBasenames: ['scheduler.py'],
@@ -228,7 +228,7 @@ export const VLLM_HOPS: HopDef[] = [
     missing: { kind: 'level', text: 'DEBUG only, and only on the prefill instance of a P/D (disaggregated prefill) deployment.' },
   }),
   hop({
-    id: 'V13', labId: null, role: 'engine-core', process: 'EngineCore (or EngineCore_DP<k>), decode instance', level: 'DEBUG',
+    id: 'V13', since: '0.9.0', labId: null, role: 'engine-core', process: 'EngineCore (or EngineCore_DP<k>), decode instance', level: 'DEBUG',
     file: SCHEDULER, line: 2822, pd: 'decode',
     format: 'Finished recving KV transfer for request %s',
     fileBasenames: ['scheduler.py'],
@@ -243,7 +243,7 @@ export const VLLM_HOPS: HopDef[] = [
     missing: { kind: 'level', text: 'DEBUG only, and only on the decode instance of a P/D (disaggregated prefill) deployment.' },
   }),
   hop({
-    id: 'V14', labId: null, role: 'worker', process: 'Worker (model runner), decode instance', level: 'DEBUG',
+    id: 'V14', since: '0.9.0', labId: null, role: 'worker', process: 'Worker (model runner), decode instance', level: 'DEBUG',
     file: 'vllm/distributed/kv_transfer/kv_connector/v1/nixl/pull_worker.py', line: 55, pd: 'decode',
     format: 'start_load_kv for request %s from remote engine %s. Num local_block_ids: %s. Num remote_block_ids: %s. ',
     fileBasenames: ['pull_worker.py', 'push_worker.py', 'nixl_connector.py'],
