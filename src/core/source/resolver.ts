@@ -434,7 +434,18 @@ class Resolver implements CheckoutSourceResolver {
       const viaHop = this.byHop(q.hop, message);
       if (viaHop && cands.includes(viaHop.path)) return viaHop;
       const inFile = this.searchFiles(cands, message, null);
-      if (inFile) return { path: inFile.path, line: inFile.line, verified: true, drift: 0, method: 'fileinfo+literal' };
+      if (inFile) {
+        // Two statements of the named file print this text as specifically (SGLang's `server_args=`
+        // twice in entrypoints/engine.py): naming the file does not tell which, so both are candidates.
+        const tied = this.tiedInFiles(cands, message, inFile.w);
+        if (tied.length > 1 && tied.length <= MAX_CANDIDATES) {
+          return {
+            path: tied[0].path, line: tied[0].line, verified: false, drift: 0, method: 'fileinfo+literal', candidates: tied,
+            note: `${tied.length} statements of ${tied[0].path} print this text and nothing in the line tells which one printed it`,
+          };
+        }
+        return { path: inFile.path, line: inFile.line, verified: true, drift: 0, method: 'fileinfo+literal' };
+      }
     }
     if (q.fileinfo && q.lineno !== null && q.lineno !== undefined) {
       const r = this.byFileinfo(q.fileinfo, q.lineno, message, continuation, true, q.level);
@@ -632,7 +643,19 @@ class Resolver implements CheckoutSourceResolver {
   }
 
   /** The statement of these files that prints `message` (specific enough to claim it), nearest to `near` when given, else the most literal. */
-  private searchFiles(cands: readonly string[], message: string, near: number | null): { path: string; line: number } | null {
+  /** The statements of these files that print the message with this weight, in file and line order. */
+  private tiedInFiles(cands: readonly string[], message: string, weight: number): Array<{ path: string; line: number }> {
+    const out: Array<{ path: string; line: number }> = [];
+    for (const path of cands) {
+      for (const s of this.statementsOf(path)?.all ?? []) {
+        const w = Math.max(this.weight(s, message, false), this.laterLineWeight(s, message));
+        if (w === weight && !out.some((x) => x.path === path && x.line === s.line)) out.push({ path, line: s.line });
+      }
+    }
+    return out.sort((a, b) => (a.path === b.path ? a.line - b.line : a.path < b.path ? -1 : 1));
+  }
+
+  private searchFiles(cands: readonly string[], message: string, near: number | null): { path: string; line: number; w: number } | null {
     let best: { path: string; line: number; w: number } | null = null;
     for (const path of cands) {
       for (const s of this.statementsOf(path)?.all ?? []) {
