@@ -80,7 +80,16 @@ export const SGLANG_HOPS: HopDef[] = [
         text:
           'Prefill batch, #new-seq: …, #new-token: …, #cached-token: …, token usage: …, #running-req: …, #queue-req: …, #pending-token: …, cuda graph: …, ' +
           'input throughput (token/s): …',
-        versions: 'late 2025 and later (scheduler_components/metrics_reporter.py; seen in sglang#22166, sglang#36081)',
+        versions: '0.5.23 (scheduler_components/metrics_reporter.py:754, the message built in `msg` and logged at :805; read in the release)',
+        example:
+          'Prefill batch, #new-seq: 1, #new-token: 158, #cached-token: 0, token usage: 0.08, #running-req: 31, #queue-req: 0, #pending-token: 0, cuda ' +
+          'graph: True, input throughput (token/s): 559.53',
+      },
+      {
+        text:
+          'Prefill batch, #new-seq: …, #new-token: …, #cached-token: …, token usage: …, #running-req: …, #queue-req: …, cuda graph: …, ' +
+          'input throughput (token/s): …',
+        versions: 'late 2025 to 2026-04 (scheduler_components/metrics_reporter.py, before `#pending-token`; seen in sglang#22166, sglang#36081)',
         example:
           'Prefill batch, #new-seq: 1, #new-token: 158, #cached-token: 0, token usage: 0.08, #running-req: 31, #queue-req: 0, cuda graph: True, input ' +
           'throughput (token/s): 559.53',
