@@ -125,6 +125,13 @@ export const SGLANG_HOPS: HopDef[] = [
         example: 'Decode batch, #running-req: 5, #token: 20800, token usage: 0.29, cuda graph: True, gen throughput (token/s): 144.95, #queue-req: 0',
       },
       {
+        text: 'Decode batch. #running-req: …, #token: …, token usage: …, cuda graph: …, gen throughput (token/s): …, #queue-req: …, ',
+        versions:
+          '0.4.10 to 0.5.x (managers/scheduler_metrics_mixin.py:193 at 0.4.10.post2 and 0.5.1, built with `msg += …` before one logger call; ' +
+          'read in the releases)',
+        example: 'Decode batch. #running-req: 8, #token: 62531, token usage: 0.12, cuda graph: True, gen throughput (token/s): 186.64, #queue-req: 0, ',
+      },
+      {
         text: 'Decode batch. #running-req: …, #token: …, token usage: …, gen throughput (token/s): …, #queue-req: …[, ]',
         versions: '0.3 to 0.5 (managers/scheduler.py; seen in sglang#1270, sglang#3909, sglang#4407)',
         example: 'Decode batch. #running-req: 8, #token: 62531, token usage: 0.12, gen throughput (token/s): 186.64, #queue-req: 0',
