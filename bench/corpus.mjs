@@ -49,6 +49,7 @@ const CLASS = {
   'bracketed-sglang': '26.4 [date][file:N][LEVEL] (SGLang)', 'bracketed-vllm': '26.4 [date][file:N][LEVEL] (vLLM)',
   'batch-2026-sglang': '26.4 SGLang batch lines 2025-26', 'candidates-sglang': '26.4 same text, several statements',
   'yearless-vllm': '26.4 [MM-DD time][file:N] year-less (vLLM)', 'yearless-sglang': '26.4 [MM-DD time][file:N] year-less (SGLang)',
+  'changed-vllm': '26.5 changed since (field gained/lost)', 'mined3-vllm': '26.d Ray Serve, KServe, web pastes (vLLM)',
 };
 
 function run(cli, file, checkoutDir) {

@@ -93,9 +93,13 @@ export function helperCallPattern(helpers: readonly LogHelper[]): RegExp | null 
  * The calls of logging helpers in a file, as statements: the message the caller passes, with the
  * text the helper adds around it, named by the call's first line.
  */
-export function findHelperCalls(src: string, helpers: ReadonlyMap<string, readonly LogHelper[]>): LogStatement[] {
+export function findHelperCalls(src: string, helpers: ReadonlyMap<string, readonly LogHelper[]>, path?: string): LogStatement[] {
   const toks = tokenize(src);
   const out: LogStatement[] = [];
+  // Names this file defines: `self.name(…)` calls this file's own method of that name, not a
+  // helper of the same name in another file (SGLang's mooncake and NIXL `send_kvcache`).
+  const defined = new Set<string>();
+  for (let i = 0; i + 1 < toks.length; i++) if (toks[i].kind === 'name' && toks[i].text === 'def' && toks[i + 1].kind === 'name') defined.add(toks[i + 1].text);
   for (let i = 1; i < toks.length - 1; i++) {
     const t = toks[i];
     if (t.kind !== 'name' || toks[i + 1].text !== '(') continue;
@@ -111,7 +115,8 @@ export function findHelperCalls(src: string, helpers: ReadonlyMap<string, readon
       start = i - 2;
       while (start >= 2 && toks[start - 1].text === '.' && toks[start - 2].kind === 'name') start -= 2;
     }
-    const fits = defs.filter((h) => (h.method ? dotted : true));
+    const own = dotted && (toks[i - 2].text === 'self' || toks[i - 2].text === 'cls') && start === i - 2;
+    const fits = defs.filter((h) => (h.method ? dotted : true) && !(own && path && defined.has(t.text) && h.files && !h.files.includes(path)));
     if (fits.length === 0) continue;
     const stmt = readCall(toks, start, i, fits);
     if (stmt) out.push(stmt);
@@ -266,6 +271,8 @@ export interface LogHelper {
   before: Pattern;
   after: Pattern;
   withTraceback: boolean;
+  /** The files that define it (set by the index; unknown when absent). */
+  files?: string[];
 }
 
 interface CallArgs {
@@ -320,6 +327,9 @@ function readCall(toks: Tok[], start: number, methodIdx: number, viaHelpers?: re
       const msgArg = args.find((a) => a.length > 2 && a[0].text === h.param && a[1].text === '=')?.slice(2) ?? positional[h.index];
       if (!msgArg || msgArg.length === 0 || msgArg[0].text === '*' || msgArg[0].text === '**') continue;
       for (const v of messageVariants(msgArg, ctx, false, line)) {
+        // An argument that is all values prints what the helper's own logging call shows: that
+        // statement is the answer, the call would only be a second candidate for the same text.
+        if (!v.pattern.some((x) => x !== WILD && x.trim() !== '')) continue;
         const pattern = pushParts([...h.before], v.pattern);
         pushParts(pattern, h.after);
         if (variants.some((x) => x.pattern.length === pattern.length && x.pattern.every((p, i) => p === pattern[i]))) continue;

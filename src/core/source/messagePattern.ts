@@ -79,6 +79,12 @@ export interface CompiledPattern {
   weight: number;
 }
 
+/** `text` without trailing spaces and tabs (the same string when it has none). */
+function trimEndSpaces(text: string): string {
+  const c = text.charCodeAt(text.length - 1);
+  return c === 32 || c === 9 ? text.replace(/[ \t]+$/, '') : text;
+}
+
 export function compilePattern(p: Pattern, openEnded = false): CompiledPattern {
   const lits = p.filter((x): x is string => typeof x === 'string' && x !== '');
   let anchoredEnd = !openEnded && p.length > 0 && typeof p[p.length - 1] === 'string';
@@ -101,8 +107,9 @@ export function compilePattern(p: Pattern, openEnded = false): CompiledPattern {
  * How many characters each wildcard of the pattern holds when its literal pieces are found
  * leftmost in `message` (a message it prints), in order; null when it does not print it.
  */
-export function wildcardSpans(c: CompiledPattern, message: string): number[] | null {
-  if (!matchesPattern(c, message)) return null;
+export function wildcardSpans(c: CompiledPattern, text: string): number[] | null {
+  if (!matchesPattern(c, text)) return null;
+  const message = c.anchoredEnd ? trimEndSpaces(text) : text;
   const { lits } = c;
   const spans: number[] = [];
   let pos = 0;
@@ -124,8 +131,11 @@ export function wildcardSpans(c: CompiledPattern, message: string): number[] | n
  * found left to right; the leftmost occurrence is always safe because every gap between
  * literals is a wildcard.
  */
-export function matchesPattern(c: CompiledPattern, message: string): boolean {
+export function matchesPattern(c: CompiledPattern, text: string): boolean {
   const { lits } = c;
+  // The pattern's own trailing spaces were dropped (compilePattern): so are the message's, for
+  // a line kept as printed (NIXL's `… Num remote_block_ids: %s. ` ends in a space).
+  const message = c.anchoredEnd ? trimEndSpaces(text) : text;
   if (lits.length === 0) return !c.anchoredStart || message === '';
   let pos = 0;
   let first = 0;
@@ -264,4 +274,74 @@ export function patternLines(p: Pattern): Pattern[] {
 /** Renders a pattern for messages and hovers: wildcards as `…`. */
 export function patternText(p: Pattern): string {
   return p.map((x) => (x === WILD ? '…' : x)).join('');
+}
+
+/**
+ * How a message fits the pattern when some of its middle literal pieces are not there (a statement
+ * that has gained or renamed a field since the release that printed the line): the literal
+ * characters found, in order, and the pieces missing; null when it fits whole, or does not start and
+ * end as the pattern does.
+ */
+export function droppedFit(c: CompiledPattern, text: string): { found: number; missing: string[] } | null {
+  const { lits } = c;
+  if (!c.anchoredStart || lits.length < 3) return null;
+  const message = c.anchoredEnd ? trimEndSpaces(text) : text;
+  if (!message.startsWith(lits[0])) return null;
+  const end = c.anchoredEnd ? lits[lits.length - 1] : null;
+  if (end !== null && !message.endsWith(end)) return null;
+  const limit = message.length - (end?.length ?? 0);
+  if (limit < lits[0].length) return null;
+  let pos = lits[0].length;
+  let found = lits[0].length + (end?.length ?? 0);
+  const missing: string[] = [];
+  for (let i = 1; i < (end !== null ? lits.length - 1 : lits.length); i++) {
+    const at = message.indexOf(lits[i], pos);
+    if (at < 0 || at + lits[i].length > limit) { missing.push(lits[i]); continue; }
+    pos = at + lits[i].length;
+    found += lits[i].length;
+  }
+  return missing.length ? { found, missing } : null;
+}
+
+const LABEL_PIECE = /(?:^|[,;] ?|: )[A-Za-z_][A-Za-z0-9_ ]*: $/;
+
+/** True when the pattern prints a list of labelled fields (`…: %s, params: %s, lora_request: %s.`). */
+export function labelledFields(c: CompiledPattern): boolean {
+  let n = 0;
+  for (const l of c.lits) if (LABEL_PIECE.test(l)) n++;
+  return n >= 2;
+}
+
+/**
+ * Labels (`prompt_adapter_request`) a message shows inside the values of a labelled-field pattern
+ * (`…, lora_request: %s.` printing `None, prompt_adapter_request: None.`): fields the statement does
+ * not print, so another wording printed the line. Values in quotes, brackets or parentheses are
+ * not looked into (a prompt, a repr's `key=value`).
+ */
+export function labelsInValues(c: CompiledPattern, text: string): string[] {
+  const spans = wildcardSpans(c, text);
+  if (!spans) return [];
+  const message = c.anchoredEnd ? trimEndSpaces(text) : text;
+  const own = new Set(c.lits.map((l) => /([A-Za-z_][A-Za-z0-9_ ]*): $/.exec(l)?.[1]).filter((x): x is string => !!x));
+  const out: string[] = [];
+  let pos = c.anchoredStart && c.lits.length ? c.lits[0].length : 0;
+  let li = c.anchoredStart ? 1 : 0;
+  for (const span of spans) {
+    const value = message.slice(pos, pos + span);
+    pos += span;
+    if (li < c.lits.length) { pos = message.indexOf(c.lits[li], pos) + c.lits[li].length; li++; }
+    if (/^['"]/.test(value)) continue;
+    let depth = 0;
+    for (let i = 0; i < value.length; i++) {
+      const ch = value[i];
+      if (ch === '(' || ch === '[' || ch === '{') depth++;
+      else if (ch === ')' || ch === ']' || ch === '}') depth = Math.max(0, depth - 1);
+      else if (ch === "'" || ch === '"') break;
+      else if (depth === 0 && ch === ',' && value[i + 1] === ' ') {
+        const m = /^, ([A-Za-z_][A-Za-z0-9_]*(?: [a-z_]+)?): /.exec(value.slice(i));
+        if (m && !own.has(m[1])) out.push(m[1]);
+      }
+    }
+  }
+  return out;
 }

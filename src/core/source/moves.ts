@@ -35,3 +35,9 @@ export function movedFrom(engine: Engine, printed: string, path: string): FileMo
   }
   return null;
 }
+
+/** The moves away from the file a line names (its last two folders must end the old path). */
+export function movesOf(engine: Engine, printed: string): FileMove[] {
+  const tail = printed.replace(/\\/g, '/').split('/').filter((x) => x !== '' && x !== '...').slice(-2).join('/');
+  return (MOVES[engine] ?? []).filter((m) => `/${m.from}`.endsWith(`/${tail}`));
+}

@@ -8,9 +8,9 @@ import { HOP_TABLES } from '../../engines';
 import { nextRecordAt } from '../logs/parseLine';
 import { comparePin, inspectCheckout, type CheckoutInfo, type PinStatus } from './checkout';
 import { FileIndex, listPythonFiles } from './fileIndex';
-import { compilePattern, matchesPattern, shortenedWeight, patternLines, patternText, wildcardSpans, WILD, type CompiledPattern } from './messagePattern';
+import { compilePattern, droppedFit, labelledFields, labelsInValues, matchesPattern, shortenedWeight, patternLines, patternText, wildcardSpans, WILD, type CompiledPattern } from './messagePattern';
 import { wordsMissingFromStatement } from './claims';
-import { movedFrom } from './moves';
+import { movedFrom, movesOf } from './moves';
 import { PINS, type HopCitation } from './pins';
 import {
   buildStatementIndex,
@@ -177,6 +177,8 @@ class Resolver implements CheckoutSourceResolver {
   private cacheFile: string | null = null;
   private readonly fileStatements = new Map<string, FileStatements | null>();
   private readonly candidateMemo = new Map<string, string[]>();
+  /** changedStatement's answers by named file, hop, level and message shape. */
+  private readonly changedMemo = new Map<string, SourceLocation | null>();
   private readonly memoByFile = new Map<string, Map<number, MemoEntry>>();
   private readonly memoByHop = new Map<string, MemoEntry>();
   /** Lines with neither file:line nor hop (SGLang's other statements), by the shape of their text. */
@@ -259,10 +261,67 @@ class Resolver implements CheckoutSourceResolver {
     // Several records on one line (a paste that lost its line breaks): the first one's message
     // ends where the next header begins. Only lines that did not verify pay for the look.
     const at = nextRecordAt(query.message);
-    if (at < 0) return found;
+    if (at < 0) return this.orChanged(query, found);
     const head = { ...query, message: query.message.slice(0, at) };
     const first = this.noteSeen(this.qualified(head, this.resolveRecord(head)));
-    return first?.verified ? first : found ?? first;
+    return first?.verified ? first : this.orChanged(query, found ?? first);
+  }
+
+  /** An answer that did not verify, or the statement of the named file (or the hop's) that has changed since the line was printed. */
+  private orChanged(q: SourceQuery, found: SourceLocation | null): SourceLocation | null {
+    if (q.engine !== this.engine || found?.candidates || found?.movedFrom || found?.changed) return found;
+    if (!q.fileinfo && !q.module && !q.hop) return found;
+    // A similar statement of another file: the named file's own statement, changed since, is the better answer.
+    const inNamedFileOnly = found?.similar === true;
+    const message = q.message.endsWith('\r') ? q.message.slice(0, -1) : q.message;
+    const key = `${q.fileinfo ?? q.module ?? ''}\0${q.hop ?? ''}\0${q.level ?? ''}\0${messageShape(message)}`;
+    let changed = this.changedMemo.get(key);
+    if (changed === undefined) {
+      changed = this.changedStatement(q, message);
+      if (this.changedMemo.size > 4096) this.changedMemo.clear();
+      this.changedMemo.set(key, changed);
+    }
+    if (inNamedFileOnly && (!changed || changed.similar || changed.movedFrom)) return found;
+    return changed ?? found;
+  }
+
+  /**
+   * The statement that printed this line in its own release and has gained, lost or renamed a
+   * field since (issue 26 item 5): in the file the line names, a file it moved to, or the hop's
+   * cited file, the statement that starts and ends as the line does and holds most of its other
+   * literal parts. Shown as changed, never verified.
+   */
+  private changedStatement(q: SourceQuery, message: string): SourceLocation | null {
+    const printed = q.fileinfo || (q.module ? this.pathOfModule(q.module) : null);
+    const named = printed ? this.fileCandidates(printed) : [];
+    const moves = printed ? movesOf(this.engine, printed) : [];
+    const files = new Set<string>(named);
+    for (const m of moves) files.add(m.to);
+    const cit = q.hop ? this.citations[q.hop] : undefined;
+    if (cit) files.add(cit.path);
+    let best: { s: IndexedStatement; path: string; found: number; missing: string[] } | null = null;
+    for (const path of files) {
+      for (const s of this.statementsOf(path)?.all ?? []) {
+        if (q.level && !levelFits(s.level, q.level)) continue;
+        for (const c of this.compiled(s)) {
+          const fit = droppedFit(c.whole, message);
+          if (!fit || fit.found < 16 || fit.found < 0.6 * c.whole.weight) continue;
+          const near = (x: IndexedStatement) => (q.lineno == null ? 0 : Math.abs(x.line - q.lineno));
+          const better = !best || fit.found > best.found || (fit.found === best.found && near(s) < near(best.s));
+          if (better) best = { s, path, found: fit.found, missing: fit.missing };
+        }
+      }
+    }
+    if (!best) return null;
+    const fields = best.missing.map((l) => l.replace(/^[,;:\s]+|[:\s]+$/g, '')).filter((x) => x !== '').slice(0, 4).map((w) => `\`${w}\``).join(', ');
+    const what = fields ? `this statement prints ${fields}, which the line does not show` : 'its literal text differs from the line';
+    const loc: SourceLocation = { path: best.path, line: best.s.line, verified: false, drift: 0, method: 'changed', changed: true, note: `changed since the release that printed the line: ${what}` };
+    if (printed && !named.includes(best.path)) {
+      const move = moves.find((m) => m.to === best!.path);
+      if (move) return { ...loc, movedFrom: move.from, note: `moved from ${move.from} (in ${move.when}) and ${loc.note}` };
+      if (named.length > 0 || printed.includes('/')) return { ...loc, similar: true, note: `a similar statement, lower confidence: the line names another file, and ${loc.note}` };
+    }
+    return loc;
   }
 
   /**
@@ -292,6 +351,15 @@ class Resolver implements CheckoutSourceResolver {
         const shown = missing.slice(0, 4).map((w) => `\`${w}\``).join(', ');
         return { ...found, verified: false, changed: true, note: `changed since the release that printed the line: the line shows ${shown}, which this statement does not print` };
       }
+    }
+    // A statement of labelled fields whose value holds another label (`lora_request: None,
+    // prompt_adapter_request: None.` at a statement that ends `lora_request: %s.`): it lost a field since.
+    for (const c of this.compiled(stmt)) {
+      if (!labelledFields(c.whole) || !matchesPattern(c.whole, q.message.endsWith('\r') ? q.message.slice(0, -1) : q.message)) continue;
+      const extra = labelsInValues(c.whole, q.message.endsWith('\r') ? q.message.slice(0, -1) : q.message);
+      if (extra.length === 0) return found;
+      const shown = extra.slice(0, 4).map((w) => `\`${w}\``).join(', ');
+      return { ...found, verified: false, changed: true, note: `changed since the release that printed the line: the line shows ${shown}, which this statement does not print` };
     }
     return found;
   }
@@ -434,7 +502,18 @@ class Resolver implements CheckoutSourceResolver {
       const viaHop = this.byHop(q.hop, message);
       if (viaHop && cands.includes(viaHop.path)) return viaHop;
       const inFile = this.searchFiles(cands, message, null);
-      if (inFile) return { path: inFile.path, line: inFile.line, verified: true, drift: 0, method: 'fileinfo+literal' };
+      if (inFile) {
+        // Two statements of the named file print this text as specifically (SGLang's `server_args=`
+        // twice in entrypoints/engine.py): naming the file does not tell which, so both are candidates.
+        const tied = this.tiedInFiles(cands, message, inFile.w);
+        if (tied.length > 1 && tied.length <= MAX_CANDIDATES) {
+          return {
+            path: tied[0].path, line: tied[0].line, verified: false, drift: 0, method: 'fileinfo+literal', candidates: tied,
+            note: `${tied.length} statements of ${tied[0].path} print this text and nothing in the line tells which one printed it`,
+          };
+        }
+        return { path: inFile.path, line: inFile.line, verified: true, drift: 0, method: 'fileinfo+literal' };
+      }
     }
     if (q.fileinfo && q.lineno !== null && q.lineno !== undefined) {
       const r = this.byFileinfo(q.fileinfo, q.lineno, message, continuation, true, q.level);
@@ -632,7 +711,19 @@ class Resolver implements CheckoutSourceResolver {
   }
 
   /** The statement of these files that prints `message` (specific enough to claim it), nearest to `near` when given, else the most literal. */
-  private searchFiles(cands: readonly string[], message: string, near: number | null): { path: string; line: number } | null {
+  /** The statements of these files that print the message with this weight, in file and line order. */
+  private tiedInFiles(cands: readonly string[], message: string, weight: number): Array<{ path: string; line: number }> {
+    const out: Array<{ path: string; line: number }> = [];
+    for (const path of cands) {
+      for (const s of this.statementsOf(path)?.all ?? []) {
+        const w = Math.max(this.weight(s, message, false), this.laterLineWeight(s, message));
+        if (w === weight && !out.some((x) => x.path === path && x.line === s.line)) out.push({ path, line: s.line });
+      }
+    }
+    return out.sort((a, b) => (a.path === b.path ? a.line - b.line : a.path < b.path ? -1 : 1));
+  }
+
+  private searchFiles(cands: readonly string[], message: string, near: number | null): { path: string; line: number; w: number } | null {
     let best: { path: string; line: number; w: number } | null = null;
     for (const path of cands) {
       for (const s of this.statementsOf(path)?.all ?? []) {

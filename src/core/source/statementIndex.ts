@@ -12,7 +12,7 @@ import { findRustLogStatements } from './rustStatements';
 import { compilePattern, matchesPattern, patternLines, shortenedWeight, type CompiledPattern, type Pattern } from './messagePattern';
 
 /** Bump when the index layout or the parser's output changes: old cache files are ignored. */
-export const INDEX_FORMAT = 10;
+export const INDEX_FORMAT = 11;
 /** Larger .py files are skipped (generated tables, vendored blobs), with a reason in the index. */
 export const MAX_SOURCE_BYTES = 4 * 1024 * 1024;
 /**
@@ -89,7 +89,11 @@ export function indexSourceFile(root: string, path: string, maxBytes = MAX_SOURC
   try {
     // SGLang's router is Rust (sgl-router/): its tracing macros are statements too.
     if (path.endsWith('.rs')) return { statements: indexed(path, findRustLogStatements(text)), skipped: null };
-    return { statements: indexed(path, findLogStatements(text, helpers)), skipped: null, text };
+    const before = helpers?.length ?? 0;
+    const statements = indexed(path, findLogStatements(text, helpers));
+    // The helpers this file defines know their file (a method called as `self.x(…)` is this file's own).
+    if (helpers) for (let k = before; k < helpers.length; k++) helpers[k].files = [path];
+    return { statements, skipped: null, text };
   } catch (e) {
     return { statements: [], skipped: `not Python source: ${(e as Error).message}` };
   }
@@ -103,7 +107,7 @@ export function helperCalls(root: string, path: string, helpers: ReadonlyMap<str
   try {
     const src = text ?? readFileSync(join(root, path), 'utf8');
     if (!test.test(src)) return [];
-    return indexed(path, findHelperCalls(src, helpers));
+    return indexed(path, findHelperCalls(src, helpers, path));
   } catch {
     return [];
   }
@@ -115,8 +119,14 @@ export function helperMap(helpers: readonly LogHelper[]): Map<string, LogHelper[
   for (const h of helpers) {
     const list = byName.get(h.name);
     const same = list?.some((x) => x.index === h.index && x.method === h.method && JSON.stringify([x.before, x.after]) === JSON.stringify([h.before, h.after]));
-    if (same) continue;
-    if (list) list.push(h); else byName.set(h.name, [h]);
+    if (same) {
+      const text = JSON.stringify([h.before, h.after]);
+      const kept = list?.find((x) => x.index === h.index && x.method === h.method && JSON.stringify([x.before, x.after]) === text);
+      if (kept && h.files) kept.files = [...(kept.files ?? []), ...h.files];
+      continue;
+    }
+    const copy = { ...h, files: h.files ? [...h.files] : undefined };
+    if (list) list.push(copy); else byName.set(h.name, [copy]);
   }
   return byName;
 }

@@ -31,9 +31,6 @@ const NOT_A_STATEMENT: Record<string, string> = { V10: 'uvicorn prints the acces
 const KNOWN_GAPS: Record<string, string> = {
   'vllm 0.11.2 V5': 'v1/metrics/loggers.py:197 builds the stats format from a list (`log_parts`) joined at run time: no literal for the index',
   'vllm 0.34.0 V5': 'the stats format is built from `log_parts` at run time, as in 0.11.2',
-  'sglang 0.4.10.post2 S4': 'managers/scheduler_metrics_mixin.py builds `Decode batch. …` from f-strings added together (`msg += …`) before one logger call',
-  'sglang 0.5.1 S4': 'managers/scheduler_metrics_mixin.py:170 builds `Decode batch. …` in pieces (`msg += …`), as in 0.4.10',
-  'sglang 0.5.23 S3': 'the newer `Prefill batch, … cuda graph: …` line (issue 26 item 4, branch e26precision)',
 };
 
 /** A message the hop prints, from each wording's example, else from its format string. */
