@@ -3,7 +3,8 @@
 // (RFC 3339 or relative, default the last 24 h) and `--selector`; credentials from environment
 // variables only (never argv, which other users of the machine can read):
 //   HOPLENS_<KIND>_TOKEN (bearer), or HOPLENS_<KIND>_USER + HOPLENS_<KIND>_PASSWORD (basic),
-//   HOPLENS_LOKI_ORG_ID (X-Scope-OrgID); KIND is JAEGER, TEMPO, VICTORIALOGS or LOKI.
+//   HOPLENS_LOKI_ORG_ID / HOPLENS_TEMPO_ORG_ID (X-Scope-OrgID, the tenant of a multi-tenant store;
+//   `A|B` asks Loki for several); KIND is JAEGER, TEMPO, VICTORIALOGS or LOKI.
 // Each stream a log store answers becomes a log named after its pod (so each pod is a lane with
 // its own clock offset); each store that cannot answer is a plain reason.
 import { findRequestInFleet, foundAnything, type FleetResult } from '../core/fleet/find';
@@ -24,7 +25,8 @@ export const FLEET_HELP = `  --traces URL      a trace store: jaeger+http://HOST
   --trace-id ID     also the trace with this W3C trace id (a traced request's traceparent)
   --limit N         at most N lines per log store (default 20000)
   credentials come from the environment only: HOPLENS_<KIND>_TOKEN, or HOPLENS_<KIND>_USER and
-  HOPLENS_<KIND>_PASSWORD, and HOPLENS_LOKI_ORG_ID (KIND: JAEGER, TEMPO, VICTORIALOGS, LOKI)
+  HOPLENS_<KIND>_PASSWORD, and the tenant HOPLENS_LOKI_ORG_ID / HOPLENS_TEMPO_ORG_ID (X-Scope-OrgID)
+  (KIND: JAEGER, TEMPO, VICTORIALOGS, LOKI)
 `;
 
 export interface FleetArgs {
@@ -86,7 +88,7 @@ export function credentialsFromEnv(kind: StoreEndpoint['kind'], env: NodeJS.Proc
   const c: FleetCredentials = {};
   if (env[`HOPLENS_${K}_TOKEN`]) c.bearerToken = env[`HOPLENS_${K}_TOKEN`];
   if (env[`HOPLENS_${K}_USER`]) { c.username = env[`HOPLENS_${K}_USER`]; c.password = env[`HOPLENS_${K}_PASSWORD`] ?? ''; }
-  if (kind === 'loki' && env.HOPLENS_LOKI_ORG_ID) c.orgId = env.HOPLENS_LOKI_ORG_ID;
+  if ((kind === 'loki' || kind === 'tempo') && env[`HOPLENS_${K}_ORG_ID`]) c.orgId = env[`HOPLENS_${K}_ORG_ID`];
   return Object.keys(c).length ? c : undefined;
 }
 
@@ -135,6 +137,24 @@ export async function queryFleet(f: FleetArgs, requestId: string, env: NodeJS.Pr
 function timeoutFromEnv(env: NodeJS.ProcessEnv): number | undefined {
   const v = Number(env.HOPLENS_FLEET_TIMEOUT_MS);
   return Number.isFinite(v) && v > 0 ? Math.min(v, 600_000) : undefined;
+}
+
+/**
+ * What the CLI says on stderr beside the result: each store's problem (a warning when something
+ * else had the request), with the environment variables to set for refused credentials, then how
+ * far the search went where it stopped short (lines cut by --limit, Jaeger services not asked).
+ */
+export function fleetMessages(result: FleetResult, found: boolean): string[] {
+  const out: string[] = [];
+  for (const p of result.problems) {
+    const K = p.endpoint.kind.toUpperCase();
+    const tenant = p.endpoint.kind === 'loki' || p.endpoint.kind === 'tempo' ? ` (tenant: HOPLENS_${K}_ORG_ID)` : '';
+    const hint = p.kind === 'auth' ? `; set HOPLENS_${K}_TOKEN, or HOPLENS_${K}_USER and HOPLENS_${K}_PASSWORD${tenant}` : '';
+    out.push(`${found ? 'warning: ' : ''}${p.message}${hint}`);
+  }
+  for (const n of result.notes) out.push(`warning: ${n}`);
+  if (result.truncated) out.push('warning: --limit N asks a log store for more lines (at most 1000000)');
+  return out;
 }
 
 export { foundAnything };

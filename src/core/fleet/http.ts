@@ -168,6 +168,10 @@ function looksLikeHtml(contentType: string, text: string): boolean {
 /** The error for a non-2xx answer, saying what a user would check. */
 export function statusError(status: number, contentType: string, text: string, url: string): FleetError {
   const where = shownUrl(url);
+  // Loki and Tempo in multi-tenant mode answer 401 "no org id" when X-Scope-OrgID is missing.
+  if (status === 401 && /no org id/i.test(text)) {
+    return new FleetError('auth', `${where} needs a tenant (HTTP 401 "no org id"): set the X-Scope-OrgID tenant for this store`);
+  }
   if (status === 401 || status === 403) {
     return new FleetError('auth', `${where} refused the credentials (HTTP ${status}): set the token or user/password for this store`);
   }
