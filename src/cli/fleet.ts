@@ -10,7 +10,7 @@
 import { findRequestInFleet, foundAnything, type FleetResult } from '../core/fleet/find';
 import type { FleetCredentials } from '../core/fleet/http';
 import { FleetError } from '../core/fleet/http';
-import { parseStoreUrl, type ClientOptions, type RemoteLogStream, type StoreEndpoint } from '../core/fleet/model';
+import { MAX_LINE_LIMIT, parseStoreUrl, type ClientOptions, type RemoteLogStream, type StoreEndpoint } from '../core/fleet/model';
 import { remoteStreamSource } from '../core/fleet/source';
 import { parseWindow } from '../core/fleet/window';
 import type { LogSource } from '../core/logs/logSource';
@@ -72,7 +72,9 @@ export function takeFleetOption(f: FleetArgs, name: string, value: () => string)
     case '--trace-id': f.traceId = value(); return { taken: true };
     case '--limit': {
       const v = value();
-      if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > 1_000_000) throw new FleetError('bad-url', `--limit must be a whole number from 1 to 1000000, got '${v}'`);
+      if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > MAX_LINE_LIMIT) {
+        throw new FleetError('bad-url', `--limit must be a whole number from 1 to ${MAX_LINE_LIMIT}, got '${v}'`);
+      }
       f.limit = Number(v); return { taken: true };
     }
     default: return { taken: false };

@@ -7,7 +7,9 @@ import type { OtlpSpan } from '../otlp/types';
 import { FleetError } from './http';
 import { JaegerClient } from './jaeger';
 import { LokiClient } from './loki';
-import { DEFAULT_LINE_LIMIT, type ClientOptions, type LogStoreClient, type RemoteLogStream, type StoreEndpoint, type TimeWindow, type TraceStoreClient } from './model';
+import {
+  DEFAULT_LINE_LIMIT, type ClientOptions, type LogStoreClient, type RemoteLogStream, type StoreEndpoint, type TimeWindow, type TraceStoreClient,
+} from './model';
 import { logSearchTerms } from './requestIds';
 import { TempoClient } from './tempo';
 import { VictoriaLogsClient } from './victoriaLogs';
@@ -95,7 +97,8 @@ export async function findRequestInFleet(q: FleetQuery): Promise<FleetResult> {
       result.logs.push({ endpoint, streams: a.streams, truncated: a.truncated });
       if (a.truncated) {
         result.truncated = true;
-        result.notes.push(`${endpoint.kind} at ${endpoint.baseUrl} had more lines than the limit of ${limit}: the newest ${a.lines} were fetched, older ones not`);
+        result.notes.push(`${endpoint.kind} at ${endpoint.baseUrl} had more lines than the limit of ${limit}: `
+          + `the newest ${a.lines} were fetched, older ones not`);
       }
     } catch (e) {
       result.problems.push(problemOf(endpoint, e));

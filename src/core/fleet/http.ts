@@ -108,7 +108,8 @@ async function readCapped(body: ReadableStream<Uint8Array> | null, maxBytes: num
     bytes += value.byteLength;
     if (!onChunk && bytes > maxBytes) {
       await reader.cancel().catch(() => undefined);
-      throw new FleetError('too-large', `the answer from ${shownUrl(url)} is over ${Math.round(maxBytes / 1024 / 1024)} MB: narrow the time window or the selector`);
+      const mb = Math.round(maxBytes / 1024 / 1024);
+      throw new FleetError('too-large', `the answer from ${shownUrl(url)} is over ${mb} MB: narrow the time window or the selector`);
     }
     const text = decoder.decode(value, { stream: true });
     if (onChunk) {
@@ -177,7 +178,8 @@ export function statusError(status: number, contentType: string, text: string, u
   }
   if (looksLikeHtml(contentType, text)) {
     const title = /<title>([^<]{0,120})<\/title>/i.exec(text)?.[1]?.trim();
-    return new FleetError('http', `${where} answered HTTP ${status} with an HTML page${title ? ` ("${title}")` : ''}: is this the store's API address, not a proxy or UI?`);
+    const named = title ? ` ("${title}")` : '';
+    return new FleetError('http', `${where} answered HTTP ${status} with an HTML page${named}: is this the store's API address, not a proxy or UI?`);
   }
   return new FleetError('http', `HTTP ${status} from ${where}: ${text.slice(0, 200).replace(/\s+/g, ' ').trim()}`);
 }
@@ -214,7 +216,9 @@ export function parseJsonLines(res: HttpResponse, url: string): Array<Record<str
       if (v && typeof v === 'object' && !Array.isArray(v)) out.push(v as Record<string, unknown>);
     } catch {
       const last = lines.slice(i + 1).every((l) => l.trim() === '');
-      if (last) throw new FleetError('truncated', `the answer from ${shownUrl(url)} ends in the middle of a line (line ${i + 1}): the connection or a proxy cut it`);
+      if (last) {
+        throw new FleetError('truncated', `the answer from ${shownUrl(url)} ends in the middle of a line (line ${i + 1}): the connection or a proxy cut it`);
+      }
       throw new FleetError('not-json', `line ${i + 1} from ${shownUrl(url)} is not JSON: ${line.slice(0, 80)}`);
     }
   }

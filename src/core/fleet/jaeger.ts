@@ -69,7 +69,9 @@ export class JaegerClient implements TraceStoreClient {
   /** Every service Jaeger has spans of. */
   async services(signal?: AbortSignal): Promise<string[]> {
     const body = await this.getJson('/api/services', signal) as { data?: unknown };
-    if (!body || typeof body !== 'object' || !('data' in body)) throw new FleetError('not-json', `${this.endpoint.baseUrl}/api/services is not Jaeger's service list`);
+    if (!body || typeof body !== 'object' || !('data' in body)) {
+      throw new FleetError('not-json', `${this.endpoint.baseUrl}/api/services is not Jaeger's service list`);
+    }
     return Array.isArray(body.data) ? [...new Set(body.data.filter((x): x is string => typeof x === 'string' && x !== ''))].sort() : [];
   }
 

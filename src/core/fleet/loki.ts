@@ -4,7 +4,9 @@
 // Loki. Each result stream keeps its labels. Loki is AGPL: it is never built or run here; the
 // tests hold this client to the response shapes of Loki's HTTP API documentation.
 import { FleetError, parseJsonAnswer, StoreHttp } from './http';
-import { DEFAULT_LINE_LIMIT, groupStreams, type ClientOptions, type LogAnswer, type LogQueryOptions, type LogStoreClient, type StoreEndpoint, type TimeWindow } from './model';
+import {
+  DEFAULT_LINE_LIMIT, groupStreams, type ClientOptions, type LogAnswer, type LogQueryOptions, type LogStoreClient, type StoreEndpoint, type TimeWindow,
+} from './model';
 import { pageBackwards, type PagedRow } from './paging';
 
 /** Loki's default max_entries_limit_per_query. */

@@ -41,7 +41,8 @@ function parseLogin(text: string | undefined): { username: string; password: str
   if (!text) return undefined;
   try {
     const v = JSON.parse(text) as { username?: unknown; password?: unknown };
-    return typeof v.username === 'string' && v.username !== '' ? { username: v.username, password: typeof v.password === 'string' ? v.password : '' } : undefined;
+    if (typeof v.username !== 'string' || v.username === '') return undefined;
+    return { username: v.username, password: typeof v.password === 'string' ? v.password : '' };
   } catch {
     return undefined;
   }
@@ -294,7 +295,8 @@ export class FleetCommands implements vscode.Disposable {
     if (!foundAnything(result)) {
       const asked = result.asked.length ? result.asked.join('; ') : 'no store answered';
       const notes = result.notes.length ? ` ${result.notes.join(' ')}` : '';
-      const text = `HopLens: nothing found for ${forWorkbench(label)} over ${windowText(window)}. Asked: ${forWorkbench(asked, 2000)}${forWorkbench(notes, 1000)}`;
+      const text = `HopLens: nothing found for ${forWorkbench(label)} over ${windowText(window)}. `
+        + `Asked: ${forWorkbench(asked, 2000)}${forWorkbench(notes, 1000)}`;
       void vscode.window.showInformationMessage(text);
       return [];
     }
@@ -335,7 +337,9 @@ export class FleetCommands implements vscode.Disposable {
     const last = this.last;
     const sources = last?.uris.map((u) => this.documents.source(u)).filter((s): s is LogSource => s !== undefined) ?? [];
     if (!last || (!sources.length && !last.spans.length) || !this.deps.showTimeline) {
-      void vscode.window.showInformationMessage('HopLens: find a request in the fleet first (HopLens: Find Request in the Fleet…); its timeline shows the pods it found.');
+      void vscode.window.showInformationMessage(
+        'HopLens: find a request in the fleet first (HopLens: Find Request in the Fleet…); its timeline shows the pods it found.',
+      );
       return false;
     }
     return this.deps.showTimeline({ query: last.label, sources, spans: last.spans });

@@ -76,11 +76,14 @@ test('annotate --logs loki+…: user, password and tenant from the environment r
     assert.equal(ok.code, 0, ok.stderr);
     const objs = ok.stdout.toString('utf8').split('\n').filter((l) => l).map((l) => JSON.parse(l) as Record<string, unknown>);
     assert.deepEqual(objs.filter((o) => o.kind === 'stream').map((o) => [o.name, o.lines]), [['decode-0:vllm', DECODE.length]]);
-    assert.deepEqual(s.seen.map((x) => [x.headers['x-scope-orgid'], x.headers.authorization]), [['serving', `Basic ${Buffer.from('svc:pw').toString('base64')}`]]);
+    assert.deepEqual(s.seen.map((x) => [x.headers['x-scope-orgid'], x.headers.authorization]), [
+      ['serving', `Basic ${Buffer.from('svc:pw').toString('base64')}`],
+    ]);
 
     const noTenant = await runCli(args, { env: env({ HOPLENS_LOKI_USER: 'svc', HOPLENS_LOKI_PASSWORD: 'pw' }) });
     assert.equal(noTenant.code, 1);
-    assert.match(noTenant.stderr, /^hoplens annotate: loki at http:\/\/127\.0\.0\.1:\d+: .*needs a tenant \(HTTP 401 "no org id"\).*\(tenant: HOPLENS_LOKI_ORG_ID\)$/m);
+    assert.match(noTenant.stderr,
+      /^hoplens annotate: loki at http:\/\/127\.0\.0\.1:\d+: .*needs a tenant \(HTTP 401 "no org id"\).*\(tenant: HOPLENS_LOKI_ORG_ID\)$/m);
     const badLogin = await runCli(args, { env: env({ HOPLENS_LOKI_ORG_ID: 'serving', HOPLENS_LOKI_TOKEN: 'wrong' }) });
     assert.equal(badLogin.code, 1);
     assert.match(badLogin.stderr, /refused the credentials \(HTTP 401\).*; set HOPLENS_LOKI_TOKEN, or HOPLENS_LOKI_USER and HOPLENS_LOKI_PASSWORD/);
@@ -103,9 +106,15 @@ test('annotate --limit: an answer cut by it says so on stderr and how to ask for
 
 test('timeline --traces tempo+…: the token and tenant from the environment reach the search and the trace', async () => {
   const s = await store((q, res) => {
-    if (q.headers.authorization !== 'Bearer tk-1' || q.headers['x-scope-orgid'] !== 'team-a') { res.writeHead(401, { 'Content-Type': 'text/plain' }); res.end('no org id'); return; }
+    if (q.headers.authorization !== 'Bearer tk-1' || q.headers['x-scope-orgid'] !== 'team-a') {
+      res.writeHead(401, { 'Content-Type': 'text/plain' });
+      res.end('no org id');
+      return;
+    }
     if (q.path === '/api/search') {
-      return json(res, 200, { traces: [{ traceID: TRACE, rootServiceName: 'vllm-decode', rootTraceName: 'llm_request', startTimeUnixNano: String(NOW_NS), durationMs: 900 }] });
+      return json(res, 200, {
+        traces: [{ traceID: TRACE, rootServiceName: 'vllm-decode', rootTraceName: 'llm_request', startTimeUnixNano: String(NOW_NS), durationMs: 900 }],
+      });
     }
     if (q.path === `/api/v2/traces/${TRACE}`) {
       return json(res, 200, {
@@ -116,7 +125,8 @@ test('timeline --traces tempo+…: the token and tenant from the environment rea
               scope: { name: 'vllm.llm_engine' },
               spans: [{
                 traceId: Buffer.from(TRACE, 'hex').toString('base64'), spanId: Buffer.from('00f067aa0ba902b7', 'hex').toString('base64'),
-                name: 'llm_request', kind: 'SPAN_KIND_SERVER', startTimeUnixNano: String(NOW_NS - 5_000_000_000n), endTimeUnixNano: String(NOW_NS - 4_100_000_000n),
+                name: 'llm_request', kind: 'SPAN_KIND_SERVER',
+                startTimeUnixNano: String(NOW_NS - 5_000_000_000n), endTimeUnixNano: String(NOW_NS - 4_100_000_000n),
                 attributes: [{ key: 'gen_ai.request.id', value: { stringValue: `chatcmpl-${RID}` } }], status: {},
               }],
             }],
@@ -127,9 +137,11 @@ test('timeline --traces tempo+…: the token and tenant from the environment rea
     json(res, 404, {});
   });
   try {
-    const r = await runCli(['timeline', '--rid', RID, '--traces', `tempo+${s.base}`, '--json'], { env: env({ HOPLENS_TEMPO_TOKEN: 'tk-1', HOPLENS_TEMPO_ORG_ID: 'team-a' }) });
+    const r = await runCli(['timeline', '--rid', RID, '--traces', `tempo+${s.base}`, '--json'],
+      { env: env({ HOPLENS_TEMPO_TOKEN: 'tk-1', HOPLENS_TEMPO_ORG_ID: 'team-a' }) });
     assert.equal(r.code, 0, r.stderr);
-    const summary = r.stdout.toString('utf8').split('\n').filter((l) => l).map((l) => JSON.parse(l) as Record<string, unknown>).find((o) => o.kind === 'summary');
+    const summary = r.stdout.toString('utf8').split('\n').filter((l) => l).map((l) => JSON.parse(l) as Record<string, unknown>)
+      .find((o) => o.kind === 'summary');
     assert.deepEqual([summary?.spans, summary?.traceIds], [1, [TRACE]]);
     assert.deepEqual(s.seen.map((x) => x.path), ['/api/search', `/api/v2/traces/${TRACE}`]);
     const without = await runCli(['timeline', '--rid', RID, '--traces', `tempo+${s.base}`], { env: env({ HOPLENS_TEMPO_TOKEN: 'tk-1' }) });

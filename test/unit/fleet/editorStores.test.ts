@@ -55,7 +55,8 @@ function podLines(pod: string, rid: string, n: number, offsetMs: number): Array<
     `INFO 12-02 10:00:00 [async_llm.py:439] Added request chatcmpl-${rid}-1a2b3c4d.`,
   ];
   return Array.from({ length: n }, (_, i) => ({
-    pod, ns: T0_NS + BigInt(offsetMs + i) * 1_000_000n, text: texts[i] ?? `DEBUG 12-02 10:00:01 [scheduler.py:700] step ${i} of request chatcmpl-${rid}-1a2b3c4d`,
+    pod, ns: T0_NS + BigInt(offsetMs + i) * 1_000_000n,
+    text: texts[i] ?? `DEBUG 12-02 10:00:01 [scheduler.py:700] step ${i} of request chatcmpl-${rid}-1a2b3c4d`,
   }));
 }
 
@@ -223,7 +224,8 @@ describe('Find Request in the Fleet… with multi-tenant Loki and Tempo (documen
       await commands.find('chatcmpl-req-more-4');
       assert.deepEqual(shownWith.map((x) => x.doc.getText().split('\n').length - 1), [10], 'the newest 10 lines: all from decode-0');
       assert.equal(messages[0].kind, 'warning');
-      assert.match(messages[0].text, /: 10 line\(s\) from 1 pod\(s\)\. Cut by the limit of 10 lines per log store: older lines were not fetched \(Fetch More asks for up to 40\)/);
+      assert.match(messages[0].text,
+        /: 10 line\(s\) from 1 pod\(s\)\. Cut by the limit of 10 lines per log store: older lines were not fetched \(Fetch More asks for up to 40\)/);
       assert.deepEqual(messages[0].buttons, ['Fetch More', 'Show Timeline']);
       for (let i = 0; i < 100 && messages.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
       assert.equal(messages.length, 2, 'Fetch More ran the search again');
