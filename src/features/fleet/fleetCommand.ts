@@ -17,6 +17,8 @@ import {
 } from '../../core/fleet/model';
 import { parseTimeBound } from '../../core/fleet/window';
 import { forWorkbench } from '../../core/text/workbench';
+import { idNeedle, mentionsRequest } from '../../core/logs/requestIds';
+import { keyMatcher, queryKeys } from '../../core/timeline/requestKey';
 import { FLEET_SCHEME } from '../shared/logSessions';
 import type { LineFeed, LogSource, StoreLine } from '../../core/logs/logSource';
 import type { OtlpSpan } from '../../core/otlp/types';
@@ -115,8 +117,19 @@ function documentName(stream: RemoteLogStream, taken: Set<string>): string {
   return name;
 }
 
-/** One pod's document: its lines (an entry holding line breaks is several), each with its entry's store time. */
-interface FleetDocument { label: string; lines: StoreLine[]; referenceTime: number }
+/**
+ * One pod's document: its lines (an entry holding line breaks is several), each with its entry's
+ * store time; the request searched for, and the entries that name it (their first line, 1-based).
+ */
+interface FleetDocument { label: string; lines: StoreLine[]; referenceTime: number; request: string; naming: Array<{ line: number; text: string }> }
+
+/** Tests an entry for naming the request as the timeline does (a Loki `|=` filter also matches `req-10` for `req-1`). */
+function namesRequest(request: string): (text: string) => boolean {
+  const keys = queryKeys(request);
+  const match = keyMatcher(keys);
+  const needles = keys.map(idNeedle);
+  return (text) => mentionsRequest(text, needles, (id) => match(id) !== null);
+}
 
 /** The read-only documents: each search's streams, by URI, as the stores returned their lines. */
 export class FleetDocuments implements vscode.TextDocumentContentProvider {
@@ -157,20 +170,31 @@ export class FleetDocuments implements vscode.TextDocumentContentProvider {
     const taken = new Set<string>();
     const folder = requestLabel.replace(/[^\w.@:-]+/g, '_').slice(0, 120) || 'request';
     const out: { uri: vscode.Uri; lines: number }[] = [];
+    const names = namesRequest(requestLabel);
     for (const store of result.logs) {
       for (const s of store.streams) {
         if (s.entries.length === 0) continue;
         const uri = vscode.Uri.parse(`${FLEET_SCHEME}:/${folder}/${documentName(s, taken)}.log`).with({ query: `search=${this.search}` });
-        const lines = s.entries.flatMap((e) => {
+        const lines: StoreLine[] = [];
+        const naming: Array<{ line: number; text: string }> = [];
+        for (const e of s.entries) {
           const storeTimeMs = Number(e.timeNs / 1000n) / 1000;
-          return e.text.split('\n').map((text) => ({ text: text.replace(/\r$/, ''), storeTimeMs }));
-        });
+          const parts = e.text.split('\n').map((text) => text.replace(/\r$/, ''));
+          if (names(e.text)) naming.push({ line: lines.length + 1, text: parts[0] });
+          for (const text of parts) lines.push({ text, storeTimeMs });
+        }
         this.texts.set(uri.toString(), s.entries.map((e) => e.text).join('\n') + '\n');
-        this.docs.set(uri.toString(), { label: s.name, lines, referenceTime });
+        this.docs.set(uri.toString(), { label: s.name, lines, referenceTime, request: requestLabel, naming });
         out.push({ uri, lines: s.entries.length });
       }
     }
     return out;
+  }
+
+  /** A document's request and the lines (entries' first lines) that name it, for the Requests view's plain lines. */
+  plainLines(uri: vscode.Uri): { request: string; lines: ReadonlyArray<{ line: number; text: string }> } | undefined {
+    const doc = this.docs.get(uri.toString());
+    return doc && { request: doc.request, lines: doc.naming };
   }
 
   forget(uri: vscode.Uri): void { this.texts.delete(uri.toString()); this.docs.delete(uri.toString()); }
