@@ -8,7 +8,10 @@ import '../fakes/register';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type * as vscode from 'vscode';
-import { shownWith } from '../fakes/vscode';
+import { events, InMemoryEditor, shownWith, Uri, window, type InMemoryDocument } from '../fakes/vscode';
+import { createLogFeature } from '../../../src/features/logs/logFeature';
+import { HopLensSettings } from '../../../src/config';
+import { makeTempDir } from '../../harness/tempDirs';
 import { fleetBinariesOrSkip, startVictoriaLogs, type VictoriaLogsServer } from '../../harness/fleetServers';
 import { FleetCommands } from '../../../src/features/fleet/fleetCommand';
 import { LogDocumentService } from '../../../src/features/logs/logDocuments';
@@ -88,6 +91,33 @@ describe('the Requests view lists a fleet document\'s plain lines beside its hop
     } finally {
       view.dispose();
       logs.dispose();
+    }
+  });
+
+  test('the log feature makes a fleet document with no hop line the Requests view\'s log when its tab is active', async (t) => {
+    if (!vl || !commands) return t.skip('no fleet tools');
+    fleet = { traces: [], logs: [`victorialogs+${vl.baseUrl}`], selector: '{namespace="serving"}', window: '24h' };
+    shownWith.length = 0;
+    await commands.find('chatcmpl-pd-7');
+    const prefill1 = shownWith.map((x) => x.doc).find((d) => d.uri.path.endsWith('/prefill-1-vllm.log')) as InMemoryDocument;
+    assert.ok(prefill1);
+    const dir = makeTempDir('hoplens-fleet-view-');
+    const settings = new HopLensSettings();
+    const context = { extensionUri: Uri.file('/ext'), globalStorageUri: Uri.file(dir.path), subscriptions: [] } as unknown as vscode.ExtensionContext;
+    const feature = createLogFeature(context, quiet, settings);
+    try {
+      feature.requests.setPlainLinesLookup((uri) => commands!.documents.plainLines(uri));
+      const editor = new InMemoryEditor(prefill1, []);
+      window.activeTextEditor = editor;
+      events.activeEditor.fire(editor);
+      await feature.logs.settled(prefill1 as unknown as vscode.TextDocument);
+      assert.equal(feature.requests.currentSource?.uri.toString(), prefill1.uri.toString());
+      assert.deepEqual(feature.requests.getChildren().map((n) => feature.requests.getTreeItem(n).description), ['no hop · 2 lines name it']);
+    } finally {
+      window.activeTextEditor = undefined;
+      feature.disposable.dispose();
+      settings.dispose();
+      dir.remove();
     }
   });
 
