@@ -73,6 +73,8 @@ interface FleetSearch {
   window: TimeWindow;
   selector?: string;
   lineLimit: number;
+  /** Fetch More asks the log stores only: the spans the trace stores gave the first time are kept. */
+  carried?: { spans: OtlpSpan[]; traceIds: string[] };
 }
 
 /** The stores named in the settings, or the first setting that names one wrongly. */
@@ -297,6 +299,7 @@ export class FleetCommands implements vscode.Disposable {
       return [];
     }
     if (ask.signal.aborted) return [];
+    if (search.carried) result = { ...result, spans: [...search.carried.spans, ...result.spans], traceIds: [...search.carried.traceIds, ...result.traceIds] };
     return this.show(search, result);
   }
 
@@ -348,7 +351,10 @@ export class FleetCommands implements vscode.Disposable {
     void say(`HopLens: ${forWorkbench(label)}: ${lines} line(s) from ${docs.length} pod(s)${spans}.${cut}${forWorkbench(notes, 1000)}`, ...buttons)
       .then((pick) => {
         if (pick === timeline) void this.timeline();
-        if (pick === fetchMore) void this.run({ ...search, lineLimit: more });
+        if (pick === fetchMore) {
+          const carried = { spans: result.spans, traceIds: result.traceIds };
+          void this.run({ ...search, lineLimit: more, stores: { traces: [], logs: search.stores.logs }, carried });
+        }
       });
     return docs.map((d) => d.uri);
   }
@@ -404,7 +410,8 @@ export class FleetCommands implements vscode.Disposable {
         await this.deps.secrets.store(tokenKey, token.trim());
         await this.deps.secrets.delete(loginKey);
       } else await this.deps.secrets.delete(tokenKey);
-      void vscode.window.showInformationMessage(`HopLens: token ${token.trim() ? 'stored' : 'removed'} for ${forWorkbench(picked.label)}.`);
+      const done = token.trim() ? 'stored' : 'removed';
+      void vscode.window.showInformationMessage(`HopLens: token ${done} for ${forWorkbench(picked.label)}.`);
       return;
     }
     const username = await vscode.window.showInputBox({

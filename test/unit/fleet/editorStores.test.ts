@@ -92,6 +92,37 @@ function lokiAnswer(lines: Array<{ pod: string; ns: bigint; text: string }>, ok:
   };
 }
 
+/** Tempo's TraceQL search and its v2 trace by id (OTLP JSON, base64 ids), as its API documentation shows them, when `ok` passes. */
+function tempo(ok: (h: http.IncomingHttpHeaders) => boolean) {
+  return (q: Seen, res: http.ServerResponse): void => {
+    if (!ok(q.headers)) return noOrgId(res);
+    if (q.path === '/api/search') {
+      return json(res, 200, {
+        traces: [{ traceID: TRACE, rootServiceName: 'vllm-decode', rootTraceName: 'llm_request', startTimeUnixNano: String(T0_NS), durationMs: 557 }],
+        metrics: { inspectedBytes: '2048', completedJobs: 1, totalJobs: 1 },
+      });
+    }
+    if (q.path === `/api/v2/traces/${TRACE}`) {
+      return json(res, 200, {
+        trace: {
+          resourceSpans: [{
+            resource: { attributes: [{ key: 'service.name', value: { stringValue: 'vllm-decode' } }] },
+            scopeSpans: [{
+              scope: { name: 'vllm.llm_engine' },
+              spans: [{
+                traceId: Buffer.from(TRACE, 'hex').toString('base64'), spanId: Buffer.from('563d623c76514f8e', 'hex').toString('base64'),
+                name: 'llm_request', kind: 'SPAN_KIND_SERVER', startTimeUnixNano: String(T0_NS), endTimeUnixNano: String(T0_NS + 557_000_000n),
+                attributes: [{ key: 'gen_ai.request.id', value: { stringValue: 'chatcmpl-req-tempo-3' } }], status: {},
+              }],
+            }],
+          }],
+        },
+      });
+    }
+    json(res, 404, {});
+  };
+}
+
 describe('Find Request in the Fleet… with multi-tenant Loki and Tempo (documented answers on loopback)', { concurrency: false }, () => {
   let fleet: HopLensConfig['fleet'] = { traces: [], logs: [], selector: '', window: '24h' };
   const secrets = new Map<string, string>();
@@ -162,34 +193,7 @@ describe('Find Request in the Fleet… with multi-tenant Loki and Tempo (documen
   });
 
   test('Tempo: the bearer token and the tenant reach both the TraceQL search and the trace; Remove takes the token away', async () => {
-    const s = await store((q, res) => {
-      if (q.headers.authorization !== 'Bearer tempo-tk') { res.writeHead(401, { 'Content-Type': 'text/plain' }).end('Unauthorized'); return; }
-      if (q.headers['x-scope-orgid'] !== 'team-a') return noOrgId(res);
-      if (q.path === '/api/search') {
-        return json(res, 200, {
-          traces: [{ traceID: TRACE, rootServiceName: 'vllm-decode', rootTraceName: 'llm_request', startTimeUnixNano: String(T0_NS), durationMs: 557 }],
-          metrics: { inspectedBytes: '2048', completedJobs: 1, totalJobs: 1 },
-        });
-      }
-      if (q.path === `/api/v2/traces/${TRACE}`) {
-        return json(res, 200, {
-          trace: {
-            resourceSpans: [{
-              resource: { attributes: [{ key: 'service.name', value: { stringValue: 'vllm-decode' } }] },
-              scopeSpans: [{
-                scope: { name: 'vllm.llm_engine' },
-                spans: [{
-                  traceId: Buffer.from(TRACE, 'hex').toString('base64'), spanId: Buffer.from('563d623c76514f8e', 'hex').toString('base64'),
-                  name: 'llm_request', kind: 'SPAN_KIND_SERVER', startTimeUnixNano: String(T0_NS), endTimeUnixNano: String(T0_NS + 557_000_000n),
-                  attributes: [{ key: 'gen_ai.request.id', value: { stringValue: 'chatcmpl-req-tempo-3' } }], status: {},
-                }],
-              }],
-            }],
-          },
-        });
-      }
-      json(res, 404, {});
-    });
+    const s = await store(tempo((h) => h.authorization === 'Bearer tempo-tk' && h['x-scope-orgid'] === 'team-a'));
     try {
       const url = `tempo+${s.base}`;
       fleet = { traces: [url], logs: [], selector: '', window: '24h', tenant: 'team-a' };
@@ -218,23 +222,29 @@ describe('Find Request in the Fleet… with multi-tenant Loki and Tempo (documen
   test('a result cut by hoplens.fleet.lineLimit says so and offers Fetch More, which opens the request\'s every line', async () => {
     const lines = [...podLines('decode-0', 'req-more-4', 30, 0), ...podLines('prefill-0', 'req-more-4', 5, -100)];
     const s = await store(lokiAnswer(lines, () => true));
+    const traces = await store(tempo(() => true));
     try {
-      fleet = { traces: [], logs: [`loki+${s.base}`], selector: '{namespace="serving"}', window: '24h', lineLimit: 10 };
+      fleet = {
+        traces: [`tempo+${traces.base}`], logs: [`loki+${s.base}`], selector: '{namespace="serving"}', window: '24h', lineLimit: 10,
+      };
       replies.push('Fetch More');
       await commands.find('chatcmpl-req-more-4');
       assert.deepEqual(shownWith.map((x) => x.doc.getText().split('\n').length - 1), [10], 'the newest 10 lines: all from decode-0');
       assert.equal(messages[0].kind, 'warning');
-      assert.match(messages[0].text,
-        /: 10 line\(s\) from 1 pod\(s\)\. Cut by the limit of 10 lines per log store: older lines were not fetched \(Fetch More asks for up to 40\)/);
+      assert.match(messages[0].text, /: 10 line\(s\) from 1 pod\(s\); 1 span\(s\) in trace\(s\) [0-9a-f]{32}\. Cut by the limit of 10 lines per log store: /);
+      assert.match(messages[0].text, /Cut by the limit of 10 lines per log store: older lines were not fetched \(Fetch More asks for up to 40\)/);
       assert.deepEqual(messages[0].buttons, ['Fetch More', 'Show Timeline']);
       for (let i = 0; i < 100 && messages.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
       assert.equal(messages.length, 2, 'Fetch More ran the search again');
-      assert.deepEqual(messages[1], { kind: 'info', text: 'HopLens: chatcmpl-req-more-4: 35 line(s) from 2 pod(s).', buttons: ['Show Timeline'] });
+      assert.deepEqual(messages[1], {
+        kind: 'info', text: `HopLens: chatcmpl-req-more-4: 35 line(s) from 2 pod(s); 1 span(s) in trace(s) ${TRACE}.`, buttons: ['Show Timeline'],
+      }, 'the span found the first time is kept');
+      assert.equal(traces.seen.filter((x) => x.path === '/api/search').length, 1, 'Fetch More asks the log stores only');
       const again = shownWith.slice(1).map((x) => [x.doc.uri.path.split('/').pop(), x.doc.getText().split('\n').length - 1]);
       assert.deepEqual(again, [['decode-0-vllm.log', 30], ['prefill-0-vllm.log', 5]]);
       assert.equal(shownWith[1].doc.getText().split('\n')[0], lines[0].text, 'the oldest line is there now');
       assert.deepEqual(s.seen.map((x) => x.query.get('limit')), ['10', '40'], 'same query, the higher limit');
       assert.equal(s.seen[0].query.get('start'), s.seen[1].query.get('start'), 'same window');
-    } finally { await s.close(); }
+    } finally { await s.close(); await traces.close(); }
   });
 });
