@@ -8,8 +8,22 @@ export interface FleetCredentials {
   bearerToken?: string;
   username?: string;
   password?: string;
-  /** Loki's tenant (X-Scope-OrgID) for multi-tenant stores. */
+  /** Loki's and Tempo's tenant (X-Scope-OrgID) for multi-tenant stores. */
   orgId?: string;
+  /** VictoriaLogs' tenant: the AccountID and ProjectID headers (numbers; 0:0 when not sent). */
+  accountId?: string;
+  projectId?: string;
+}
+
+/** A VictoriaLogs tenant as a user writes it, `ACCOUNT` or `ACCOUNT:PROJECT` (32-bit numbers); `what` names the setting. */
+export function parseVictoriaLogsTenant(text: string, what: string): { accountId: string; projectId?: string } | undefined {
+  const s = text.trim();
+  if (s === '') return undefined;
+  const m = /^(\d{1,10})(?::(\d{1,10}))?$/.exec(s);
+  if (!m || Number(m[1]) > 0xffffffff || (m[2] !== undefined && Number(m[2]) > 0xffffffff)) {
+    throw new FleetError('bad-url', `${what} "${text}" is not a VictoriaLogs tenant: ACCOUNT or ACCOUNT:PROJECT, numbers (e.g. 3 or 3:1)`);
+  }
+  return m[2] !== undefined ? { accountId: m[1], projectId: m[2] } : { accountId: m[1] };
 }
 
 export interface HttpRequest {
@@ -59,6 +73,8 @@ export function authHeaders(creds: FleetCredentials | undefined): Record<string,
     h.Authorization = `Basic ${Buffer.from(`${creds.username}:${creds.password ?? ''}`).toString('base64')}`;
   }
   if (creds?.orgId) h['X-Scope-OrgID'] = creds.orgId;
+  if (creds?.accountId) h.AccountID = creds.accountId;
+  if (creds?.projectId) h.ProjectID = creds.projectId;
   return h;
 }
 

@@ -11,7 +11,7 @@ import { CommandIds } from '../../commandIds';
 import type { HopLensConfig } from '../../config';
 import type { Logger } from '../../logging';
 import { findRequestInFleet, foundAnything, type FleetResult } from '../../core/fleet/find';
-import { FleetError } from '../../core/fleet/http';
+import { FleetError, parseVictoriaLogsTenant } from '../../core/fleet/http';
 import {
   DEFAULT_LINE_LIMIT, MAX_LINE_LIMIT, parseStoreUrl, type ClientOptions, type RemoteLogStream, type StoreEndpoint, type TimeWindow,
 } from '../../core/fleet/model';
@@ -263,15 +263,23 @@ export class FleetCommands implements vscode.Disposable {
     });
   }
 
-  /** Each store's client options: its credentials from the secret storage, the tenant for Loki and Tempo, the time bound. */
+  /**
+   * Each store's client options: its credentials from the secret storage, the tenant for Loki and
+   * Tempo (X-Scope-OrgID) or VictoriaLogs (AccountID, ProjectID), the time bound. Throws for a
+   * tenant setting written wrong.
+   */
   private async clientOptionsFor(all: readonly StoreEndpoint[]): Promise<(e: StoreEndpoint) => ClientOptions> {
     const tenant = this.deps.settings.current.fleet.tenant?.trim() || undefined;
+    const vlTenant = parseVictoriaLogsTenant(this.deps.settings.current.fleet.victoriaLogsTenant ?? '', 'hoplens.fleet.victoriaLogsTenant');
     const creds = new Map<string, ClientOptions['credentials']>();
     for (const e of all) {
       const token = (await this.deps.secrets.get(fleetTokenKey(e))) || undefined;
       const login = token ? undefined : parseLogin(await this.deps.secrets.get(fleetLoginKey(e)));
       const orgId = takesTenant(e) ? tenant : undefined;
-      const c = { ...(token ? { bearerToken: token } : {}), ...(login ?? {}), ...(orgId ? { orgId } : {}) };
+      const c = {
+        ...(token ? { bearerToken: token } : {}), ...(login ?? {}), ...(orgId ? { orgId } : {}),
+        ...(e.kind === 'victorialogs' && vlTenant ? vlTenant : {}),
+      };
       creds.set(`${e.kind}+${e.baseUrl}`, Object.keys(c).length ? c : undefined);
     }
     return (e) => ({ credentials: creds.get(`${e.kind}+${e.baseUrl}`), timeoutMs: this.deps.timeoutMs });
@@ -280,7 +288,8 @@ export class FleetCommands implements vscode.Disposable {
   /** Asks the stores (progress with cancel) and opens what came back. */
   private async run(search: FleetSearch): Promise<vscode.Uri[]> {
     const all = [...search.stores.traces, ...search.stores.logs];
-    const clientOptions = await this.clientOptionsFor(all);
+    let clientOptions: (e: StoreEndpoint) => ClientOptions;
+    try { clientOptions = await this.clientOptionsFor(all); } catch (e) { showError(e); return []; }
     const ask = new AbortController();
     let result: FleetResult;
     try {
