@@ -27,7 +27,7 @@ export interface HopLensConfig {
   traces: { receiverHost: string; receiverPort: number; queryUrl: string; queryService: string };
   export: { includePromptsAndOutputs: boolean };
   /** The stores Find Request in the Fleet… asks, as the user wrote them (`kind+http://host:port`); parsed where used. */
-  fleet: { traces: string[]; logs: string[]; selector: string; window: string };
+  fleet: { traces: string[]; logs: string[]; selector: string; window: string; tenant?: string; victoriaLogsTenant?: string; lineLimit?: number };
 }
 
 function readConfig(): HopLensConfig {
@@ -62,6 +62,9 @@ function readConfig(): HopLensConfig {
       logs: [...c.get<string[]>('fleet.logs', [])].filter((u) => typeof u === 'string' && u.trim() !== ''),
       selector: c.get('fleet.selector', ''),
       window: c.get('fleet.window', '24h') || '24h',
+      tenant: c.get('fleet.tenant', '').trim(),
+      victoriaLogsTenant: c.get('fleet.victoriaLogsTenant', '').trim(),
+      lineLimit: c.get('fleet.lineLimit', 20_000),
     },
   };
 }

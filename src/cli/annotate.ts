@@ -21,7 +21,7 @@ import { StatementTable, statementJson, statementTime } from '../core/logs/state
 import { ENGINE_IDS, engineChoiceWords, isEngine } from '../engines/registry';
 import { FleetError } from '../core/fleet/http';
 import type { RemoteLogStream } from '../core/fleet/model';
-import { emptyFleetArgs, foundAnything, queryFleet, takeFleetOption, type FleetArgs } from './fleet';
+import { emptyFleetArgs, fleetMessages, foundAnything, queryFleet, takeFleetOption, type FleetArgs } from './fleet';
 import { parseReleaseSpec, releaseLabel, releaseSource, ReleaseSourceError, statedRelease, type ReleaseSpec } from '../core/source/release';
 
 const USAGE = `usage: hoplens annotate LOG|- [--engine auto|${ENGINE_IDS.join('|')}] [--checkout DIR|vllm==VER] [--rid ID] [--unmatched] [--summary] [--json]
@@ -545,8 +545,7 @@ async function annotateStores(args: Args, io: CliIO): Promise<number> {
     throw e;
   }
   const found = foundAnything(fleet.result);
-  for (const p of fleet.result.problems) io.err(`hoplens annotate: ${found ? 'warning: ' : ''}${forTerminal(p.message)}\n`);
-  if (fleet.result.truncated) io.err('hoplens annotate: warning: a store had more lines than --limit; the oldest were not fetched\n');
+  for (const m of fleetMessages(fleet.result, found)) io.err(`hoplens annotate: ${forTerminal(m)}\n`);
   if (!found) {
     if (args.json) io.out(`${JSON.stringify({ kind: 'summary', request: args.rid, streams: 0, asked: fleet.result.asked, problems: fleet.result.problems.map((p) => p.message) })}\n`);
     else {

@@ -3,13 +3,15 @@
 // (RFC 3339 or relative, default the last 24 h) and `--selector`; credentials from environment
 // variables only (never argv, which other users of the machine can read):
 //   HOPLENS_<KIND>_TOKEN (bearer), or HOPLENS_<KIND>_USER + HOPLENS_<KIND>_PASSWORD (basic),
-//   HOPLENS_LOKI_ORG_ID (X-Scope-OrgID); KIND is JAEGER, TEMPO, VICTORIALOGS or LOKI.
+//   HOPLENS_LOKI_ORG_ID / HOPLENS_TEMPO_ORG_ID (X-Scope-OrgID, the tenant of a multi-tenant store;
+//   `A|B` asks Loki for several), HOPLENS_VICTORIALOGS_TENANT (ACCOUNT[:PROJECT]: VictoriaLogs'
+//   AccountID and ProjectID headers); KIND is JAEGER, TEMPO, VICTORIALOGS or LOKI.
 // Each stream a log store answers becomes a log named after its pod (so each pod is a lane with
 // its own clock offset); each store that cannot answer is a plain reason.
 import { findRequestInFleet, foundAnything, type FleetResult } from '../core/fleet/find';
 import type { FleetCredentials } from '../core/fleet/http';
-import { FleetError } from '../core/fleet/http';
-import { parseStoreUrl, type ClientOptions, type RemoteLogStream, type StoreEndpoint } from '../core/fleet/model';
+import { FleetError, parseVictoriaLogsTenant } from '../core/fleet/http';
+import { MAX_LINE_LIMIT, parseStoreUrl, type ClientOptions, type RemoteLogStream, type StoreEndpoint } from '../core/fleet/model';
 import { remoteStreamSource } from '../core/fleet/source';
 import { parseWindow } from '../core/fleet/window';
 import type { LogSource } from '../core/logs/logSource';
@@ -24,7 +26,8 @@ export const FLEET_HELP = `  --traces URL      a trace store: jaeger+http://HOST
   --trace-id ID     also the trace with this W3C trace id (a traced request's traceparent)
   --limit N         at most N lines per log store (default 20000)
   credentials come from the environment only: HOPLENS_<KIND>_TOKEN, or HOPLENS_<KIND>_USER and
-  HOPLENS_<KIND>_PASSWORD, and HOPLENS_LOKI_ORG_ID (KIND: JAEGER, TEMPO, VICTORIALOGS, LOKI)
+  HOPLENS_<KIND>_PASSWORD, and the tenant HOPLENS_LOKI_ORG_ID / HOPLENS_TEMPO_ORG_ID (X-Scope-OrgID),
+  HOPLENS_VICTORIALOGS_TENANT (ACCOUNT[:PROJECT]) (KIND: JAEGER, TEMPO, VICTORIALOGS, LOKI)
 `;
 
 export interface FleetArgs {
@@ -70,7 +73,9 @@ export function takeFleetOption(f: FleetArgs, name: string, value: () => string)
     case '--trace-id': f.traceId = value(); return { taken: true };
     case '--limit': {
       const v = value();
-      if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > 1_000_000) throw new FleetError('bad-url', `--limit must be a whole number from 1 to 1000000, got '${v}'`);
+      if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > MAX_LINE_LIMIT) {
+        throw new FleetError('bad-url', `--limit must be a whole number from 1 to ${MAX_LINE_LIMIT}, got '${v}'`);
+      }
       f.limit = Number(v); return { taken: true };
     }
     default: return { taken: false };
@@ -86,7 +91,10 @@ export function credentialsFromEnv(kind: StoreEndpoint['kind'], env: NodeJS.Proc
   const c: FleetCredentials = {};
   if (env[`HOPLENS_${K}_TOKEN`]) c.bearerToken = env[`HOPLENS_${K}_TOKEN`];
   if (env[`HOPLENS_${K}_USER`]) { c.username = env[`HOPLENS_${K}_USER`]; c.password = env[`HOPLENS_${K}_PASSWORD`] ?? ''; }
-  if (kind === 'loki' && env.HOPLENS_LOKI_ORG_ID) c.orgId = env.HOPLENS_LOKI_ORG_ID;
+  if ((kind === 'loki' || kind === 'tempo') && env[`HOPLENS_${K}_ORG_ID`]) c.orgId = env[`HOPLENS_${K}_ORG_ID`];
+  if (kind === 'victorialogs' && env.HOPLENS_VICTORIALOGS_TENANT) {
+    Object.assign(c, parseVictoriaLogsTenant(env.HOPLENS_VICTORIALOGS_TENANT, 'HOPLENS_VICTORIALOGS_TENANT'));
+  }
   return Object.keys(c).length ? c : undefined;
 }
 
@@ -113,6 +121,8 @@ function laneName(stream: RemoteLogStream, taken: Set<string>): string {
 /** Asks every store given for the request; never throws for a store's failure (see result.problems). */
 export async function queryFleet(f: FleetArgs, requestId: string, env: NodeJS.ProcessEnv, nowMs = Date.now(), signal?: AbortSignal): Promise<FleetLogs> {
   const window = parseWindow(f.since, f.until, nowMs);
+  // A tenant written wrong is the user's to fix (exit 2), not a store's problem.
+  if (env.HOPLENS_VICTORIALOGS_TENANT) parseVictoriaLogsTenant(env.HOPLENS_VICTORIALOGS_TENANT, 'HOPLENS_VICTORIALOGS_TENANT');
   const clientOptions = (e: StoreEndpoint): ClientOptions => ({ credentials: credentialsFromEnv(e.kind, env), timeoutMs: timeoutFromEnv(env) });
   const result = await findRequestInFleet({
     requestId, traceId: f.traceId, traces: f.traces, logs: f.logs, window, selector: f.selector, lineLimit: f.limit, signal, clientOptions,
@@ -135,6 +145,24 @@ export async function queryFleet(f: FleetArgs, requestId: string, env: NodeJS.Pr
 function timeoutFromEnv(env: NodeJS.ProcessEnv): number | undefined {
   const v = Number(env.HOPLENS_FLEET_TIMEOUT_MS);
   return Number.isFinite(v) && v > 0 ? Math.min(v, 600_000) : undefined;
+}
+
+/**
+ * What the CLI says on stderr beside the result: each store's problem (a warning when something
+ * else had the request), with the environment variables to set for refused credentials, then how
+ * far the search went where it stopped short (lines cut by --limit, Jaeger services not asked).
+ */
+export function fleetMessages(result: FleetResult, found: boolean): string[] {
+  const out: string[] = [];
+  for (const p of result.problems) {
+    const K = p.endpoint.kind.toUpperCase();
+    const tenant = p.endpoint.kind === 'loki' || p.endpoint.kind === 'tempo' ? ` (tenant: HOPLENS_${K}_ORG_ID)` : '';
+    const hint = p.kind === 'auth' ? `; set HOPLENS_${K}_TOKEN, or HOPLENS_${K}_USER and HOPLENS_${K}_PASSWORD${tenant}` : '';
+    out.push(`${found ? 'warning: ' : ''}${p.message}${hint}`);
+  }
+  for (const n of result.notes) out.push(`warning: ${n}`);
+  if (result.truncated) out.push('warning: --limit N asks a log store for more lines (at most 1000000)');
+  return out;
 }
 
 export { foundAnything };

@@ -18,7 +18,7 @@ import type { Engine } from '../engines/types';
 import { ENGINE_IDS, engineChoiceWords, isEngine } from '../engines/registry';
 import { SpanStore } from '../core/otlp/engineTiming';
 import { FleetError } from '../core/fleet/http';
-import { emptyFleetArgs, FLEET_HELP, hasStores, queryFleet, takeFleetOption, type FleetArgs, type FleetLogs } from './fleet';
+import { emptyFleetArgs, FLEET_HELP, fleetMessages, hasStores, queryFleet, takeFleetOption, type FleetArgs, type FleetLogs } from './fleet';
 
 const HELP = `usage: hoplens timeline --rid ID [LOG...] [--logs URL]... [--traces URL]... [--since T] [--until T] [--selector SEL]
                         [--otlp FILE]... [--trace-dir DIR]... [--client SEND.json]
@@ -236,8 +236,7 @@ export async function runTimeline(argv: string[], io: CliIO): Promise<number> {
       + (a.otlp.length ? ' or the OTLP spans' : '')
       + (fleet ? `; asked: ${fleet.result.asked.join(' · ')}` : '');
   // A store that could not answer: a warning when something else had the request, the reason for exit 1 when nothing did.
-  for (const p of fleet?.result.problems ?? []) io.err(`hoplens timeline: ${found ? 'warning: ' : ''}${forTerminal(p.message)}\n`);
-  if (fleet?.result.truncated) io.err('hoplens timeline: warning: a log store had more lines than --limit; the oldest were not fetched\n');
+  for (const m of fleet ? fleetMessages(fleet.result, found) : []) io.err(`hoplens timeline: ${forTerminal(m)}\n`);
 
   if (a.json) {
     for (const c of clockJson(t, labelOf)) out.line(JSON.stringify(c));
@@ -260,7 +259,8 @@ export async function runTimeline(argv: string[], io: CliIO): Promise<number> {
         return { path: p, lines: loaded.linesRead[i], ...where };
       }),
       spans: loaded.spans, traceFiles: loaded.traceFiles,
-      ...(fleet ? { stores: fleet.result.asked, problems: fleet.result.problems.map((p) => p.message), traceIds: fleet.result.traceIds } : {}),
+      ...(fleet ? { stores: fleet.result.asked, problems: fleet.result.problems.map((p) => p.message), traceIds: fleet.result.traceIds,
+        truncated: fleet.result.truncated, notes: fleet.result.notes } : {}),
       lanes: t.lanes.length, items: t.lanes.reduce((n, l) => n + l.items.length, 0),
       perfetto: a.perfetto, markdown: a.markdown, includesText: t.includesText, warnings: t.warnings, message,
     }));

@@ -7,7 +7,9 @@ import type { OtlpSpan } from '../otlp/types';
 import { FleetError } from './http';
 import { JaegerClient } from './jaeger';
 import { LokiClient } from './loki';
-import type { ClientOptions, LogStoreClient, RemoteLogStream, StoreEndpoint, TimeWindow, TraceStoreClient } from './model';
+import {
+  DEFAULT_LINE_LIMIT, type ClientOptions, type LogStoreClient, type RemoteLogStream, type StoreEndpoint, type TimeWindow, type TraceStoreClient,
+} from './model';
 import { logSearchTerms } from './requestIds';
 import { TempoClient } from './tempo';
 import { VictoriaLogsClient } from './victoriaLogs';
@@ -54,6 +56,8 @@ export interface FleetResult {
   asked: string[];
   /** Something was cut by the line limit. */
   truncated: boolean;
+  /** How far the search went where it did not go everywhere (a capped fan-out, lines cut by the limit), in words. */
+  notes: string[];
 }
 
 function problemOf(endpoint: StoreEndpoint, e: unknown): StoreProblem {
@@ -63,7 +67,7 @@ function problemOf(endpoint: StoreEndpoint, e: unknown): StoreProblem {
 
 export async function findRequestInFleet(q: FleetQuery): Promise<FleetResult> {
   if (!q.requestId?.trim() && !q.traceId?.trim()) throw new FleetError('bad-url', 'give a request id or a trace id to look for');
-  const result: FleetResult = { spans: [], traceIds: [], logs: [], problems: [], asked: [], truncated: false };
+  const result: FleetResult = { spans: [], traceIds: [], logs: [], problems: [], asked: [], truncated: false, notes: [] };
   const ids = q.requestId?.trim() ? [q.requestId.trim()] : [];
   const terms = ids.flatMap(logSearchTerms);
   const traceJobs = q.traces.map(async (endpoint) => {
@@ -74,6 +78,7 @@ export async function findRequestInFleet(q: FleetQuery): Promise<FleetResult> {
       if (ids.length) answers.push(await client.findByRequestId(ids, q.window, q.signal));
       for (const a of answers) {
         result.asked.push(a.query);
+        for (const n of a.notes ?? []) if (!result.notes.includes(n)) result.notes.push(n);
         for (const id of a.traceIds) if (!result.traceIds.includes(id)) result.traceIds.push(id);
         const have = new Set(result.spans.map((s) => `${s.traceId}/${s.spanId}`));
         for (const s of a.spans) if (!have.has(`${s.traceId}/${s.spanId}`)) { result.spans.push(s); have.add(`${s.traceId}/${s.spanId}`); }
@@ -82,14 +87,19 @@ export async function findRequestInFleet(q: FleetQuery): Promise<FleetResult> {
       result.problems.push(problemOf(endpoint, e));
     }
   });
+  const limit = Math.max(1, q.lineLimit ?? DEFAULT_LINE_LIMIT);
   const logJobs = (terms.length ? q.logs : []).map(async (endpoint) => {
     try {
       const a = await logStoreClient(endpoint, q.clientOptions?.(endpoint)).requestLines(terms, q.window, {
-        selector: q.selector, limit: q.lineLimit, pageSize: q.pageSize, signal: q.signal,
+        selector: q.selector, limit, pageSize: q.pageSize, signal: q.signal,
       });
       result.asked.push(a.query);
       result.logs.push({ endpoint, streams: a.streams, truncated: a.truncated });
-      if (a.truncated) result.truncated = true;
+      if (a.truncated) {
+        result.truncated = true;
+        result.notes.push(`${endpoint.kind} at ${endpoint.baseUrl} had more lines than the limit of ${limit}: `
+          + `the newest ${a.lines} were fetched, older ones not`);
+      }
     } catch (e) {
       result.problems.push(problemOf(endpoint, e));
     }

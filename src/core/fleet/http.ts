@@ -8,8 +8,22 @@ export interface FleetCredentials {
   bearerToken?: string;
   username?: string;
   password?: string;
-  /** Loki's tenant (X-Scope-OrgID) for multi-tenant stores. */
+  /** Loki's and Tempo's tenant (X-Scope-OrgID) for multi-tenant stores. */
   orgId?: string;
+  /** VictoriaLogs' tenant: the AccountID and ProjectID headers (numbers; 0:0 when not sent). */
+  accountId?: string;
+  projectId?: string;
+}
+
+/** A VictoriaLogs tenant as a user writes it, `ACCOUNT` or `ACCOUNT:PROJECT` (32-bit numbers); `what` names the setting. */
+export function parseVictoriaLogsTenant(text: string, what: string): { accountId: string; projectId?: string } | undefined {
+  const s = text.trim();
+  if (s === '') return undefined;
+  const m = /^(\d{1,10})(?::(\d{1,10}))?$/.exec(s);
+  if (!m || Number(m[1]) > 0xffffffff || (m[2] !== undefined && Number(m[2]) > 0xffffffff)) {
+    throw new FleetError('bad-url', `${what} "${text}" is not a VictoriaLogs tenant: ACCOUNT or ACCOUNT:PROJECT, numbers (e.g. 3 or 3:1)`);
+  }
+  return m[2] !== undefined ? { accountId: m[1], projectId: m[2] } : { accountId: m[1] };
 }
 
 export interface HttpRequest {
@@ -59,6 +73,8 @@ export function authHeaders(creds: FleetCredentials | undefined): Record<string,
     h.Authorization = `Basic ${Buffer.from(`${creds.username}:${creds.password ?? ''}`).toString('base64')}`;
   }
   if (creds?.orgId) h['X-Scope-OrgID'] = creds.orgId;
+  if (creds?.accountId) h.AccountID = creds.accountId;
+  if (creds?.projectId) h.ProjectID = creds.projectId;
   return h;
 }
 
@@ -108,7 +124,8 @@ async function readCapped(body: ReadableStream<Uint8Array> | null, maxBytes: num
     bytes += value.byteLength;
     if (!onChunk && bytes > maxBytes) {
       await reader.cancel().catch(() => undefined);
-      throw new FleetError('too-large', `the answer from ${shownUrl(url)} is over ${Math.round(maxBytes / 1024 / 1024)} MB: narrow the time window or the selector`);
+      const mb = Math.round(maxBytes / 1024 / 1024);
+      throw new FleetError('too-large', `the answer from ${shownUrl(url)} is over ${mb} MB: narrow the time window or the selector`);
     }
     const text = decoder.decode(value, { stream: true });
     if (onChunk) {
@@ -168,12 +185,17 @@ function looksLikeHtml(contentType: string, text: string): boolean {
 /** The error for a non-2xx answer, saying what a user would check. */
 export function statusError(status: number, contentType: string, text: string, url: string): FleetError {
   const where = shownUrl(url);
+  // Loki and Tempo in multi-tenant mode answer 401 "no org id" when X-Scope-OrgID is missing.
+  if (status === 401 && /no org id/i.test(text)) {
+    return new FleetError('auth', `${where} needs a tenant (HTTP 401 "no org id"): set the X-Scope-OrgID tenant for this store`);
+  }
   if (status === 401 || status === 403) {
     return new FleetError('auth', `${where} refused the credentials (HTTP ${status}): set the token or user/password for this store`);
   }
   if (looksLikeHtml(contentType, text)) {
     const title = /<title>([^<]{0,120})<\/title>/i.exec(text)?.[1]?.trim();
-    return new FleetError('http', `${where} answered HTTP ${status} with an HTML page${title ? ` ("${title}")` : ''}: is this the store's API address, not a proxy or UI?`);
+    const named = title ? ` ("${title}")` : '';
+    return new FleetError('http', `${where} answered HTTP ${status} with an HTML page${named}: is this the store's API address, not a proxy or UI?`);
   }
   return new FleetError('http', `HTTP ${status} from ${where}: ${text.slice(0, 200).replace(/\s+/g, ' ').trim()}`);
 }
@@ -210,7 +232,9 @@ export function parseJsonLines(res: HttpResponse, url: string): Array<Record<str
       if (v && typeof v === 'object' && !Array.isArray(v)) out.push(v as Record<string, unknown>);
     } catch {
       const last = lines.slice(i + 1).every((l) => l.trim() === '');
-      if (last) throw new FleetError('truncated', `the answer from ${shownUrl(url)} ends in the middle of a line (line ${i + 1}): the connection or a proxy cut it`);
+      if (last) {
+        throw new FleetError('truncated', `the answer from ${shownUrl(url)} ends in the middle of a line (line ${i + 1}): the connection or a proxy cut it`);
+      }
       throw new FleetError('not-json', `line ${i + 1} from ${shownUrl(url)} is not JSON: ${line.slice(0, 80)}`);
     }
   }

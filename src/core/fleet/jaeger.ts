@@ -14,15 +14,50 @@ import type { ClientOptions, StoreEndpoint, TimeWindow, TraceAnswer, TraceStoreC
 import { normaliseTraceId, REQUEST_ID_ATTRIBUTES, traceAttributeValues } from './requestIds';
 
 /** Searches in flight at once (Jaeger answers one service per search). */
-const PARALLEL_SEARCHES = 4;
+export const DEFAULT_PARALLEL_SEARCHES = 4;
+/** Services asked in all: a store with hundreds of services is asked for the likeliest first. */
+export const DEFAULT_MAX_SERVICES = 30;
 /** Traces per search: one request is one trace, a retried one a few. */
 const TRACES_PER_SEARCH = 20;
 
+/** An engine's, a router's or a gateway's service by its name: asked first when not every service can be. */
+const ENGINE_SERVICE = /vllm|sglang|llm|engine|prefill|decode|router|gateway|dynamo|serving|inference|model|lmcache|mooncake|nixl|aibrix/i;
+
+/**
+ * The services to ask, at most `max`: engine-like names first (vllm-decode, sglang-router…), then
+ * the rest, each group in name order; and how many were left out.
+ */
+export function servicesToAsk(services: readonly string[], max: number): { ask: string[]; skipped: string[] } {
+  const likely = services.filter((s) => ENGINE_SERVICE.test(s));
+  const rest = services.filter((s) => !ENGINE_SERVICE.test(s));
+  const ordered = [...likely, ...rest];
+  return { ask: ordered.slice(0, max), skipped: ordered.slice(max) };
+}
+
+/** Runs `jobs` with at most `parallel` in flight; the first failure ends the run (no new job starts). */
+async function pool<T>(jobs: ReadonlyArray<() => Promise<T>>, parallel: number): Promise<T[]> {
+  const out: T[] = new Array<T>(jobs.length);
+  let next = 0;
+  let failed = false;
+  const worker = async (): Promise<void> => {
+    while (!failed && next < jobs.length) {
+      const i = next++;
+      try { out[i] = await jobs[i](); } catch (e) { failed = true; throw e; }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(parallel, jobs.length)) }, worker));
+  return out;
+}
+
 export class JaegerClient implements TraceStoreClient {
   private readonly http: StoreHttp;
+  private readonly maxServices: number;
+  private readonly parallel: number;
 
   constructor(readonly endpoint: StoreEndpoint, opts: ClientOptions = {}) {
     this.http = new StoreHttp(opts);
+    this.maxServices = Math.max(1, Math.floor(opts.maxServices ?? DEFAULT_MAX_SERVICES));
+    this.parallel = Math.max(1, Math.floor(opts.parallelSearches ?? DEFAULT_PARALLEL_SEARCHES));
   }
 
   private async getJson(path: string, signal?: AbortSignal): Promise<unknown> {
@@ -34,7 +69,9 @@ export class JaegerClient implements TraceStoreClient {
   /** Every service Jaeger has spans of. */
   async services(signal?: AbortSignal): Promise<string[]> {
     const body = await this.getJson('/api/services', signal) as { data?: unknown };
-    if (!body || typeof body !== 'object' || !('data' in body)) throw new FleetError('not-json', `${this.endpoint.baseUrl}/api/services is not Jaeger's service list`);
+    if (!body || typeof body !== 'object' || !('data' in body)) {
+      throw new FleetError('not-json', `${this.endpoint.baseUrl}/api/services is not Jaeger's service list`);
+    }
     return Array.isArray(body.data) ? [...new Set(body.data.filter((x): x is string => typeof x === 'string' && x !== ''))].sort() : [];
   }
 
@@ -79,27 +116,31 @@ export class JaegerClient implements TraceStoreClient {
     const values = [...new Set(requestIds.flatMap((r) => traceAttributeValues(r)))];
     if (values.length === 0) throw new FleetError('bad-url', 'no request id to look up');
     const services = await this.services(signal);
+    const { ask, skipped } = servicesToAsk(services, this.maxServices);
     const searches: Array<{ service: string; attr: string; value: string }> = [];
-    for (const service of services) for (const attr of REQUEST_ID_ATTRIBUTES) for (const value of values) searches.push({ service, attr, value });
+    for (const service of ask) for (const attr of REQUEST_ID_ATTRIBUTES) for (const value of values) searches.push({ service, attr, value });
+    const answers = await pool(searches.map((s) => () => this.search(s.service, s.attr, s.value, window, signal)), this.parallel);
     const found = new Map<string, JaegerTrace>();
     const foundIn = new Set<string>();
-    for (let i = 0; i < searches.length; i += PARALLEL_SEARCHES) {
-      const batch = searches.slice(i, i + PARALLEL_SEARCHES);
-      const answers = await Promise.all(batch.map((s) => this.search(s.service, s.attr, s.value, window, signal)));
-      answers.forEach((traces, j) => {
-        for (const t of traces) {
-          const id = normaliseTraceId(String(t.traceID ?? ''));
-          if (id && !found.has(id)) found.set(id, t);
-          foundIn.add(`${batch[j].service} (${batch[j].attr})`);
-        }
-      });
-    }
+    answers.forEach((traces, j) => {
+      for (const t of traces) {
+        const id = normaliseTraceId(String(t.traceID ?? ''));
+        if (id && !found.has(id)) found.set(id, t);
+        foundIn.add(`${searches[j].service} (${searches[j].attr})`);
+      }
+    });
     const spans: OtlpSpan[] = [];
     for (const [id, v1] of found) spans.push(...await this.trace(id, v1, signal));
-    const where = services.length ? `${services.length} service(s): ${services.join(', ')}` : 'no service (Jaeger lists none)';
+    const where = services.length
+      ? `${skipped.length ? `${ask.length} of ${services.length}` : services.length} service(s): ${ask.join(', ')}`
+      : 'no service (Jaeger lists none)';
     const span = `${new Date(window.startMs).toISOString()} – ${new Date(window.endMs).toISOString()}`;
+    const notes = skipped.length
+      ? [`Jaeger at ${this.endpoint.baseUrl} lists ${services.length} services; the ${ask.length} likeliest were asked for the request id `
+        + `(${skipped.length} not asked: ${skipped.slice(0, 5).join(', ')}${skipped.length > 5 ? ', …' : ''}). A trace id finds its trace in any service.`]
+      : [];
     return {
-      spans, traceIds: [...found.keys()],
+      spans, traceIds: [...found.keys()], notes,
       query: `Jaeger at ${this.endpoint.baseUrl}: ${REQUEST_ID_ATTRIBUTES.join(' or ')} = ${values.join(' | ')} in ${where}, ${span}; `
         + (found.size ? `${found.size} trace(s) in ${[...foundIn].join(', ')}` : 'no trace found'),
     };

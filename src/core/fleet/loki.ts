@@ -4,12 +4,13 @@
 // Loki. Each result stream keeps its labels. Loki is AGPL: it is never built or run here; the
 // tests hold this client to the response shapes of Loki's HTTP API documentation.
 import { FleetError, parseJsonAnswer, StoreHttp } from './http';
-import { groupStreams, type ClientOptions, type LogAnswer, type LogQueryOptions, type LogStoreClient, type StoreEndpoint, type TimeWindow } from './model';
+import {
+  DEFAULT_LINE_LIMIT, groupStreams, type ClientOptions, type LogAnswer, type LogQueryOptions, type LogStoreClient, type StoreEndpoint, type TimeWindow,
+} from './model';
 import { pageBackwards, type PagedRow } from './paging';
 
 /** Loki's default max_entries_limit_per_query. */
 const LOKI_MAX_PAGE = 5_000;
-const DEFAULT_LINE_LIMIT = 20_000;
 
 function logqlString(s: string): string {
   return `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;

@@ -52,6 +52,9 @@ export interface ClientOptions {
   timeoutMs?: number;
   /** Per HTTP answer. */
   maxBytes?: number;
+  /** Jaeger: services asked for a request id in all (the likeliest first), and searches in flight at once. */
+  maxServices?: number;
+  parallelSearches?: number;
 }
 
 export interface TraceAnswer {
@@ -59,6 +62,8 @@ export interface TraceAnswer {
   traceIds: string[];
   /** Which queries ran, in words ("Jaeger at …: tag gen_ai.request.id=… in 3 services"). */
   query: string;
+  /** What a user should know about how far the search went (services not asked). */
+  notes?: string[];
 }
 
 export interface TraceStoreClient {
@@ -90,6 +95,11 @@ export interface LogAnswer {
   truncated: boolean;
   query: string;
 }
+
+/** Lines a log store is asked for at most, per search, unless the user says otherwise. */
+export const DEFAULT_LINE_LIMIT = 20_000;
+/** The most a user may ask for (`--limit`, hoplens.fleet.lineLimit, Fetch More). */
+export const MAX_LINE_LIMIT = 1_000_000;
 
 export interface LogQueryOptions {
   /** A stream selector in the store's language, e.g. {namespace="serving"}. */

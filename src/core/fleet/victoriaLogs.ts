@@ -5,11 +5,11 @@
 import { FleetError, parseJsonLines, shownUrl, StoreHttp } from './http';
 import { pageBackwards, rfc3339Nanos, type PagedRow } from './paging';
 import {
-  groupStreams, nanosOfRfc3339, type ClientOptions, type LogAnswer, type LogQueryOptions, type LogStoreClient, type RemoteLogEntry,
+  DEFAULT_LINE_LIMIT, groupStreams, nanosOfRfc3339, type ClientOptions, type LogAnswer, type LogQueryOptions, type LogStoreClient, type RemoteLogEntry,
   type StoreEndpoint, type TimeWindow,
 } from './model';
 
-export const DEFAULT_LINE_LIMIT = 20_000;
+export { DEFAULT_LINE_LIMIT };
 export const DEFAULT_PAGE_SIZE = 5_000;
 
 /** A LogsQL quoted phrase. */

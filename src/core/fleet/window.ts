@@ -23,6 +23,9 @@ export function parseTimeBound(text: string, nowMs: number, what: string): numbe
 export function parseWindow(since: string | undefined, until: string | undefined, nowMs: number): TimeWindow {
   const endMs = until !== undefined ? parseTimeBound(until, nowMs, '--until') : nowMs;
   const startMs = since !== undefined ? parseTimeBound(since, nowMs, '--since') : endMs - DEFAULT_LOOKBACK_MS;
-  if (startMs >= endMs) throw new FleetError('bad-url', `the window is empty: --since (${new Date(startMs).toISOString()}) is not before --until (${new Date(endMs).toISOString()})`);
+  if (startMs >= endMs) {
+    const [from, to] = [new Date(startMs).toISOString(), new Date(endMs).toISOString()];
+    throw new FleetError('bad-url', `the window is empty: --since (${from}) is not before --until (${to})`);
+  }
   return { startMs, endMs };
 }

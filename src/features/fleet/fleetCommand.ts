@@ -2,18 +2,23 @@
 // request (core/fleet/find.ts) and opens each pod's lines as a read-only `hoplens-fleet:`
 // document in the log language, so the log feature's lenses and links work on them as on a file.
 // Each store that did not answer is named in a warning beside the others' results; an empty
-// answer says which stores were asked over which window. Bearer tokens per store URL live in
-// SecretStorage (HopLens: Set Fleet Store Credentials…), never in settings.
+// answer says which stores were asked over which window; a result cut by hoplens.fleet.lineLimit
+// says so and offers Fetch More. A bearer token or a user and password per store URL live in
+// SecretStorage (HopLens: Set Fleet Store Credentials…), never in settings; the tenant of a
+// multi-tenant Loki or Tempo (X-Scope-OrgID) is the setting hoplens.fleet.tenant.
 import * as vscode from 'vscode';
 import { CommandIds } from '../../commandIds';
 import type { HopLensConfig } from '../../config';
 import type { Logger } from '../../logging';
 import { findRequestInFleet, foundAnything, type FleetResult } from '../../core/fleet/find';
-import { FleetError } from '../../core/fleet/http';
-import { parseStoreUrl, type ClientOptions, type RemoteLogStream, type StoreEndpoint, type TimeWindow } from '../../core/fleet/model';
+import { FleetError, parseVictoriaLogsTenant } from '../../core/fleet/http';
+import {
+  DEFAULT_LINE_LIMIT, MAX_LINE_LIMIT, parseStoreUrl, type ClientOptions, type RemoteLogStream, type StoreEndpoint, type TimeWindow,
+} from '../../core/fleet/model';
 import { parseTimeBound } from '../../core/fleet/window';
-import { DEFAULT_LINE_LIMIT } from '../../core/fleet/victoriaLogs';
 import { forWorkbench } from '../../core/text/workbench';
+import { idNeedle, mentionsRequest } from '../../core/logs/requestIds';
+import { keyMatcher, queryKeys } from '../../core/timeline/requestKey';
 import { FLEET_SCHEME } from '../shared/logSessions';
 import type { LineFeed, LogSource, StoreLine } from '../../core/logs/logSource';
 import type { OtlpSpan } from '../../core/otlp/types';
@@ -23,13 +28,35 @@ export function fleetTokenKey(e: StoreEndpoint): string {
   return `hoplens.fleet.token:${e.kind}+${e.baseUrl}`;
 }
 
+/** The secret a store's user and password are kept under (JSON `{"username","password"}`). */
+export function fleetLoginKey(e: StoreEndpoint): string {
+  return `hoplens.fleet.login:${e.kind}+${e.baseUrl}`;
+}
+
+/** The stores that take a tenant (X-Scope-OrgID). */
+function takesTenant(e: StoreEndpoint): boolean {
+  return e.kind === 'loki' || e.kind === 'tempo';
+}
+
+/** A stored user and password, or undefined when the secret is missing or not ours. */
+function parseLogin(text: string | undefined): { username: string; password: string } | undefined {
+  if (!text) return undefined;
+  try {
+    const v = JSON.parse(text) as { username?: unknown; password?: unknown };
+    if (typeof v.username !== 'string' || v.username === '') return undefined;
+    return { username: v.username, password: typeof v.password === 'string' ? v.password : '' };
+  } catch {
+    return undefined;
+  }
+}
+
 export interface FleetCommandDeps {
   settings: { readonly current: HopLensConfig };
   secrets: Pick<vscode.SecretStorage, 'get' | 'store' | 'delete'>;
   log: Logger;
   /** Per HTTP call to a store (the clients' default when unset). */
   timeoutMs?: number;
-  /** Most lines taken from each log store (DEFAULT_LINE_LIMIT when unset). */
+  /** Most lines taken from each log store (hoplens.fleet.lineLimit when unset). */
   lineLimit?: number;
   /** Shows a request's timeline from the pods' documents and the spans found (the timeline feature's). */
   showTimeline?: (req: { query: string; sources: readonly LogSource[]; spans: readonly OtlpSpan[] }) => Promise<boolean>;
@@ -37,6 +64,18 @@ export interface FleetCommandDeps {
 
 /** What the last search found, for its timeline. */
 interface LastFleetResult { label: string; uris: vscode.Uri[]; spans: OtlpSpan[] }
+
+/** A search as asked, to ask again with a higher line limit (Fetch More): same stores, same window. */
+interface FleetSearch {
+  query: { requestId?: string; traceId?: string };
+  label: string;
+  stores: { traces: StoreEndpoint[]; logs: StoreEndpoint[] };
+  window: TimeWindow;
+  selector?: string;
+  lineLimit: number;
+  /** Fetch More asks the log stores only: the spans the trace stores gave the first time are kept. */
+  carried?: { spans: OtlpSpan[]; traceIds: string[] };
+}
 
 /** The stores named in the settings, or the first setting that names one wrongly. */
 function configuredStores(c: HopLensConfig['fleet']): { traces: StoreEndpoint[]; logs: StoreEndpoint[] } {
@@ -80,8 +119,19 @@ function documentName(stream: RemoteLogStream, taken: Set<string>): string {
   return name;
 }
 
-/** One pod's document: its lines (an entry holding line breaks is several), each with its entry's store time. */
-interface FleetDocument { label: string; lines: StoreLine[]; referenceTime: number }
+/**
+ * One pod's document: its lines (an entry holding line breaks is several), each with its entry's
+ * store time; the request searched for, and the entries that name it (their first line, 1-based).
+ */
+interface FleetDocument { label: string; lines: StoreLine[]; referenceTime: number; request: string; naming: Array<{ line: number; text: string }> }
+
+/** Tests an entry for naming the request as the timeline does (a Loki `|=` filter also matches `req-10` for `req-1`). */
+function namesRequest(request: string): (text: string) => boolean {
+  const keys = queryKeys(request);
+  const match = keyMatcher(keys);
+  const needles = keys.map(idNeedle);
+  return (text) => mentionsRequest(text, needles, (id) => match(id) !== null);
+}
 
 /** The read-only documents: each search's streams, by URI, as the stores returned their lines. */
 export class FleetDocuments implements vscode.TextDocumentContentProvider {
@@ -122,20 +172,31 @@ export class FleetDocuments implements vscode.TextDocumentContentProvider {
     const taken = new Set<string>();
     const folder = requestLabel.replace(/[^\w.@:-]+/g, '_').slice(0, 120) || 'request';
     const out: { uri: vscode.Uri; lines: number }[] = [];
+    const names = namesRequest(requestLabel);
     for (const store of result.logs) {
       for (const s of store.streams) {
         if (s.entries.length === 0) continue;
         const uri = vscode.Uri.parse(`${FLEET_SCHEME}:/${folder}/${documentName(s, taken)}.log`).with({ query: `search=${this.search}` });
-        const lines = s.entries.flatMap((e) => {
+        const lines: StoreLine[] = [];
+        const naming: Array<{ line: number; text: string }> = [];
+        for (const e of s.entries) {
           const storeTimeMs = Number(e.timeNs / 1000n) / 1000;
-          return e.text.split('\n').map((text) => ({ text: text.replace(/\r$/, ''), storeTimeMs }));
-        });
+          const parts = e.text.split('\n').map((text) => text.replace(/\r$/, ''));
+          if (names(e.text)) naming.push({ line: lines.length + 1, text: parts[0] });
+          for (const text of parts) lines.push({ text, storeTimeMs });
+        }
         this.texts.set(uri.toString(), s.entries.map((e) => e.text).join('\n') + '\n');
-        this.docs.set(uri.toString(), { label: s.name, lines, referenceTime });
+        this.docs.set(uri.toString(), { label: s.name, lines, referenceTime, request: requestLabel, naming });
         out.push({ uri, lines: s.entries.length });
       }
     }
     return out;
+  }
+
+  /** A document's request and the lines (entries' first lines) that name it, for the Requests view's plain lines. */
+  plainLines(uri: vscode.Uri): { request: string; lines: ReadonlyArray<{ line: number; text: string }> } | undefined {
+    const doc = this.docs.get(uri.toString());
+    return doc && { request: doc.request, lines: doc.naming };
   }
 
   forget(uri: vscode.Uri): void { this.texts.delete(uri.toString()); this.docs.delete(uri.toString()); }
@@ -165,7 +226,11 @@ export class FleetCommands implements vscode.Disposable {
     ];
   }
 
-  private get lineLimit(): number { return this.deps.lineLimit ?? DEFAULT_LINE_LIMIT; }
+  /** Lines per log store: the test's override, else hoplens.fleet.lineLimit, within 1 … MAX_LINE_LIMIT. */
+  private get lineLimit(): number {
+    const n = this.deps.lineLimit ?? this.deps.settings.current.fleet.lineLimit ?? DEFAULT_LINE_LIMIT;
+    return Number.isFinite(n) ? Math.min(MAX_LINE_LIMIT, Math.max(1, Math.floor(n))) : DEFAULT_LINE_LIMIT;
+  }
 
   /** Says no store is set, with a button to the settings; the command does not wait for the user to answer it. */
   private noStores(): void {
@@ -193,25 +258,49 @@ export class FleetCommands implements vscode.Disposable {
     }
     let window: TimeWindow;
     try { window = fleetWindow(settings.window, Date.now()); } catch (e) { showError(e); return []; }
-    const all = [...stores.traces, ...stores.logs];
-    const tokens = new Map<string, string | undefined>();
-    for (const e of all) tokens.set(fleetTokenKey(e), (await this.deps.secrets.get(fleetTokenKey(e))) || undefined);
-    const clientOptions = (e: StoreEndpoint): ClientOptions => {
-      const token = tokens.get(fleetTokenKey(e));
-      return { credentials: token ? { bearerToken: token } : undefined, timeoutMs: this.deps.timeoutMs };
-    };
-    const label = query.requestId ?? query.traceId ?? '';
+    return this.run({
+      query, label: query.requestId ?? query.traceId ?? '', stores, window, selector: settings.selector || undefined, lineLimit: this.lineLimit,
+    });
+  }
+
+  /**
+   * Each store's client options: its credentials from the secret storage, the tenant for Loki and
+   * Tempo (X-Scope-OrgID) or VictoriaLogs (AccountID, ProjectID), the time bound. Throws for a
+   * tenant setting written wrong.
+   */
+  private async clientOptionsFor(all: readonly StoreEndpoint[]): Promise<(e: StoreEndpoint) => ClientOptions> {
+    const tenant = this.deps.settings.current.fleet.tenant?.trim() || undefined;
+    const vlTenant = parseVictoriaLogsTenant(this.deps.settings.current.fleet.victoriaLogsTenant ?? '', 'hoplens.fleet.victoriaLogsTenant');
+    const creds = new Map<string, ClientOptions['credentials']>();
+    for (const e of all) {
+      const token = (await this.deps.secrets.get(fleetTokenKey(e))) || undefined;
+      const login = token ? undefined : parseLogin(await this.deps.secrets.get(fleetLoginKey(e)));
+      const orgId = takesTenant(e) ? tenant : undefined;
+      const c = {
+        ...(token ? { bearerToken: token } : {}), ...(login ?? {}), ...(orgId ? { orgId } : {}),
+        ...(e.kind === 'victorialogs' && vlTenant ? vlTenant : {}),
+      };
+      creds.set(`${e.kind}+${e.baseUrl}`, Object.keys(c).length ? c : undefined);
+    }
+    return (e) => ({ credentials: creds.get(`${e.kind}+${e.baseUrl}`), timeoutMs: this.deps.timeoutMs });
+  }
+
+  /** Asks the stores (progress with cancel) and opens what came back. */
+  private async run(search: FleetSearch): Promise<vscode.Uri[]> {
+    const all = [...search.stores.traces, ...search.stores.logs];
+    let clientOptions: (e: StoreEndpoint) => ClientOptions;
+    try { clientOptions = await this.clientOptionsFor(all); } catch (e) { showError(e); return []; }
     const ask = new AbortController();
     let result: FleetResult;
     try {
       result = await vscode.window.withProgress({
         location: vscode.ProgressLocation.Notification, cancellable: true,
-        title: `HopLens: looking for ${forWorkbench(label)} in ${all.length} store(s)`,
+        title: `HopLens: looking for ${forWorkbench(search.label)} in ${all.length} store(s)`,
       }, (_progress, token) => {
         token.onCancellationRequested(() => ask.abort());
         return findRequestInFleet({
-          ...query, traces: stores.traces, logs: stores.logs, window, selector: settings.selector || undefined, lineLimit: this.lineLimit,
-          signal: ask.signal, clientOptions,
+          ...search.query, traces: search.stores.traces, logs: search.stores.logs, window: search.window, selector: search.selector,
+          lineLimit: search.lineLimit, signal: ask.signal, clientOptions,
         });
       });
     } catch (e) {
@@ -219,19 +308,31 @@ export class FleetCommands implements vscode.Disposable {
       return [];
     }
     if (ask.signal.aborted) return [];
-    return this.show(label, result, window);
+    if (search.carried) result = { ...result, spans: [...search.carried.spans, ...result.spans], traceIds: [...search.carried.traceIds, ...result.traceIds] };
+    return this.show(search, result);
   }
 
-  private async show(label: string, result: FleetResult, window: TimeWindow): Promise<vscode.Uri[]> {
+  /** A store's problem, with where to fix it when it refused the credentials or wants a tenant. */
+  private problemText(p: FleetResult['problems'][number]): string {
+    if (p.kind !== 'auth') return p.message;
+    const tenant = takesTenant(p.endpoint) ? '; its tenant (X-Scope-OrgID) is the setting hoplens.fleet.tenant' : '';
+    return `${p.message} (HopLens: Set Fleet Store Credentials… keeps its token or user and password${tenant})`;
+  }
+
+  private async show(search: FleetSearch, result: FleetResult): Promise<vscode.Uri[]> {
+    const { label, window } = search;
     for (const p of result.problems) this.deps.log.warn(`fleet: ${p.message}`);
     for (const a of result.asked) this.deps.log.info(`fleet: ${a}`);
+    for (const n of result.notes) this.deps.log.info(`fleet: ${n}`);
     if (result.problems.length) {
       void vscode.window.showWarningMessage(`HopLens: ${result.problems.length} store(s) did not answer, the others' results are shown: `
-        + forWorkbench(result.problems.map((p) => p.message).join('; '), 2000));
+        + forWorkbench(result.problems.map((p) => this.problemText(p)).join('; '), 2000));
     }
     if (!foundAnything(result)) {
       const asked = result.asked.length ? result.asked.join('; ') : 'no store answered';
-      const text = `HopLens: nothing found for ${forWorkbench(label)} over ${windowText(window)}. Asked: ${forWorkbench(asked, 2000)}`;
+      const notes = result.notes.length ? ` ${result.notes.join(' ')}` : '';
+      const text = `HopLens: nothing found for ${forWorkbench(label)} over ${windowText(window)}. `
+        + `Asked: ${forWorkbench(asked, 2000)}${forWorkbench(notes, 1000)}`;
       void vscode.window.showInformationMessage(text);
       return [];
     }
@@ -244,13 +345,26 @@ export class FleetCommands implements vscode.Disposable {
     }
     const lines = docs.reduce((n, d) => n + d.lines, 0);
     const spans = result.spans.length ? `; ${result.spans.length} span(s) in trace(s) ${result.traceIds.join(', ')}` : '';
+    const more = Math.min(MAX_LINE_LIMIT, search.lineLimit * 4);
+    const canMore = result.truncated && more > search.lineLimit;
     const cut = result.truncated
-      ? ` Cut by the limit of ${this.lineLimit} lines per log store: older lines were not fetched (narrow hoplens.fleet.window or hoplens.fleet.selector).`
+      ? ` Cut by the limit of ${search.lineLimit} lines per log store: older lines were not fetched`
+        + `${canMore ? ` (Fetch More asks for up to ${more})` : ''}; or narrow hoplens.fleet.window or hoplens.fleet.selector.`
       : '';
-    const say = result.truncated ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+    const fanOut = result.notes.filter((n) => !/had more lines than the limit/.test(n));
+    const notes = fanOut.length ? ` ${fanOut.join(' ')}` : '';
+    const say = result.truncated || fanOut.length ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
     const timeline = 'Show Timeline';
-    void say(`HopLens: ${forWorkbench(label)}: ${lines} line(s) from ${docs.length} pod(s)${spans}.${cut}`, timeline)
-      .then((pick) => { if (pick === timeline) void this.timeline(); });
+    const fetchMore = 'Fetch More';
+    const buttons = canMore ? [fetchMore, timeline] : [timeline];
+    void say(`HopLens: ${forWorkbench(label)}: ${lines} line(s) from ${docs.length} pod(s)${spans}.${cut}${forWorkbench(notes, 1000)}`, ...buttons)
+      .then((pick) => {
+        if (pick === timeline) void this.timeline();
+        if (pick === fetchMore) {
+          const carried = { spans: result.spans, traceIds: result.traceIds };
+          void this.run({ ...search, lineLimit: more, stores: { traces: [], logs: search.stores.logs }, carried });
+        }
+      });
     return docs.map((d) => d.uri);
   }
 
@@ -262,29 +376,66 @@ export class FleetCommands implements vscode.Disposable {
     const last = this.last;
     const sources = last?.uris.map((u) => this.documents.source(u)).filter((s): s is LogSource => s !== undefined) ?? [];
     if (!last || (!sources.length && !last.spans.length) || !this.deps.showTimeline) {
-      void vscode.window.showInformationMessage('HopLens: find a request in the fleet first (HopLens: Find Request in the Fleet…); its timeline shows the pods it found.');
+      void vscode.window.showInformationMessage(
+        'HopLens: find a request in the fleet first (HopLens: Find Request in the Fleet…); its timeline shows the pods it found.',
+      );
       return false;
     }
     return this.deps.showTimeline({ query: last.label, sources, spans: last.spans });
   }
 
+  /** Keeps a bearer token, or a user and password, for one store in the secret storage, or removes them. */
   async setCredentials(): Promise<void> {
     let stores: { traces: StoreEndpoint[]; logs: StoreEndpoint[] };
     try { stores = configuredStores(this.deps.settings.current.fleet); } catch (e) { showError(e); return; }
     const all = [...stores.traces, ...stores.logs];
     if (!all.length) { this.noStores(); return; }
     const items = all.map((e) => ({ label: forWorkbench(`${e.kind}+${e.baseUrl}`), endpoint: e }));
-    const picked = items.length === 1 ? items[0] : await vscode.window.showQuickPick(items, { title: 'HopLens: which store the token is for' });
+    const picked = items.length === 1 ? items[0] : await vscode.window.showQuickPick(items, { title: 'HopLens: which store the credentials are for' });
     if (!picked) return;
-    const token = await vscode.window.showInputBox({
-      title: `HopLens: bearer token for ${forWorkbench(picked.label)} (kept in VS Code's secret storage)`,
-      password: true, placeHolder: 'empty to remove the stored token', ignoreFocusOut: true,
+    const kinds = [
+      { label: 'Bearer token', how: 'token' as const, description: 'Authorization: Bearer …' },
+      { label: 'User and password', how: 'login' as const, description: 'Authorization: Basic …' },
+      { label: 'Remove the stored credentials', how: 'remove' as const },
+    ];
+    const tenantNote = takesTenant(picked.endpoint) ? ' (its tenant, X-Scope-OrgID, is the setting hoplens.fleet.tenant)' : '';
+    const how = await vscode.window.showQuickPick(kinds, { title: `HopLens: how ${forWorkbench(picked.label)} takes credentials${tenantNote}` });
+    if (!how) return;
+    const tokenKey = fleetTokenKey(picked.endpoint);
+    const loginKey = fleetLoginKey(picked.endpoint);
+    if (how.how === 'remove') {
+      await this.deps.secrets.delete(tokenKey);
+      await this.deps.secrets.delete(loginKey);
+      void vscode.window.showInformationMessage(`HopLens: credentials removed for ${forWorkbench(picked.label)}.`);
+      return;
+    }
+    if (how.how === 'token') {
+      const token = await vscode.window.showInputBox({
+        title: `HopLens: bearer token for ${forWorkbench(picked.label)} (kept in VS Code's secret storage)`,
+        password: true, placeHolder: 'empty to remove the stored token', ignoreFocusOut: true,
+      });
+      if (token === undefined) return;
+      if (token.trim()) {
+        await this.deps.secrets.store(tokenKey, token.trim());
+        await this.deps.secrets.delete(loginKey);
+      } else await this.deps.secrets.delete(tokenKey);
+      const done = token.trim() ? 'stored' : 'removed';
+      void vscode.window.showInformationMessage(`HopLens: token ${done} for ${forWorkbench(picked.label)}.`);
+      return;
+    }
+    const username = await vscode.window.showInputBox({
+      title: `HopLens: user for ${forWorkbench(picked.label)}`, placeHolder: 'user name', ignoreFocusOut: true,
+      validateInput: (v) => (v.includes(':') ? 'a user name for basic auth has no colon' : undefined),
     });
-    if (token === undefined) return;
-    const key = fleetTokenKey(picked.endpoint);
-    if (token.trim()) await this.deps.secrets.store(key, token.trim()); else await this.deps.secrets.delete(key);
-    const done = token.trim() ? 'stored' : 'removed';
-    void vscode.window.showInformationMessage(`HopLens: token ${done} for ${forWorkbench(picked.label)}.`);
+    if (username === undefined || !username.trim()) return;
+    const password = await vscode.window.showInputBox({
+      title: `HopLens: password for ${forWorkbench(username.trim())} at ${forWorkbench(picked.label)} (kept in VS Code's secret storage)`,
+      password: true, ignoreFocusOut: true,
+    });
+    if (password === undefined) return;
+    await this.deps.secrets.store(loginKey, JSON.stringify({ username: username.trim(), password }));
+    await this.deps.secrets.delete(tokenKey);
+    void vscode.window.showInformationMessage(`HopLens: user and password stored for ${forWorkbench(picked.label)}.`);
   }
 
   dispose(): void { for (const d of this.disposables) d.dispose(); }

@@ -10,6 +10,8 @@ export function register(context: vscode.ExtensionContext, services: FeatureServ
     settings: services.settings, secrets: context.secrets, log: services.log,
     showTimeline: (req) => featureOf(services, 'timeline').showRequest(req),
   });
+  // A fleet document is one request's lines: the Requests view lists those that are no hop beside the hops.
+  featureOf(services, 'logs').requests.setPlainLinesLookup?.((uri) => commands.documents.plainLines(uri));
   // The walkthrough's fleet step shows only once a store is configured (a `when` clause cannot
   // test an array setting for emptiness, so the feature says it as a context key).
   const sayConfigured = () => {

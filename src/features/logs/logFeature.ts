@@ -59,7 +59,9 @@ export function createLogFeature(context: vscode.ExtensionContext, log: Logger, 
     if (editor.document.uri.scheme === SLICE_SCHEME) return;
     const session = logs.get(editor.document)?.session;
     sources.showCheckoutNoticeFor(session?.engine ?? null, editor.document.uri);
-    if (session && session.hasHops) requests.setSource(documentLogSource(editor.document.uri, session));
+    // A fleet document is one request's lines: listed even with no hop line (its plain lines are).
+    const listed = session && (session.hasHops || editor.document.uri.scheme === FLEET_SCHEME);
+    if (session && listed) requests.setSource(documentLogSource(editor.document.uri, session));
   };
   showActive(vscode.window.activeTextEditor);
   // A log tab opens before VS Code has read the file and handed the text over: use that time.

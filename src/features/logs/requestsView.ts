@@ -11,6 +11,7 @@ import { shortFormat } from '../../engines/shortName';
 import { CommandIds } from '../../commandIds';
 import { clockStamp, printedTimeOfDay } from '../../core/logs/clockStamp';
 import { Disposable } from '../../util/dispose';
+import { forWorkbench } from '../../core/text/workbench';
 
 export { documentLogSource, type RequestLogSource } from '../shared/logSessions';
 import type { RequestLogSource } from '../shared/logSessions';
@@ -22,7 +23,19 @@ type Node =
   | { kind: 'hop'; hop: RequestHop; group: RequestGroup; source: RequestLogSource }
   | { kind: 'missing'; missing: MissingHop; group: RequestGroup }
   | { kind: 'engine'; rid: string; timing: EngineTimingLine }
-  | { kind: 'info'; text: string };
+  | { kind: 'info'; text: string }
+  | { kind: 'plainRequest'; request: string; lines: readonly PlainLine[]; source: RequestLogSource }
+  | { kind: 'plain'; rid: string; line: PlainLine; source: RequestLogSource };
+
+/** A line of the log naming a request that is not one of its hop lines (a KV-transfer connector's, a DEBUG line). */
+export interface PlainLine { line: number; text: string }
+/**
+ * For a log that holds one request's lines (a fleet document: the store filtered them), that
+ * request as the user named it and the log's lines (1-based) that name it; undefined for other logs.
+ */
+export type PlainLinesLookup = (uri: vscode.Uri) => { request: string; lines: readonly PlainLine[] } | undefined;
+/** Plain lines listed under one request at most (the rest are a count). */
+const MAX_PLAIN_NODES = 500;
 
 /** What each hop id of a request means, for its tooltip ("V2: Added request …", one a line). */
 function hopLegend(engine: Engine | null, hops: readonly string[]): string {
@@ -52,6 +65,26 @@ export class RequestsViewProvider extends Disposable implements vscode.TreeDataP
   private filter = '';
   private view: vscode.TreeView<Node> | undefined;
   private engineTiming: EngineTimingLookup = () => null;
+  private plainLinesOf: PlainLinesLookup = () => undefined;
+
+  /** Lists, under a request, the lines of its log that name it but are no hop (fleet documents). */
+  setPlainLinesLookup(lookup: PlainLinesLookup): void {
+    this.plainLinesOf = lookup;
+    this.refresh();
+  }
+
+  /** The listed request the log's plain lines belong to, or none (then they are a row of their own). */
+  private plainOwner(request: string, rids: readonly string[]): string | undefined {
+    return rids.find((rid) => rid.includes(request) || ridMatchesQuery(rid, request));
+  }
+
+  /** Plain nodes for a request: the lookup's lines that are none of its hop lines, capped. */
+  private plainNodes(rid: string, lines: readonly PlainLine[], hopLines: ReadonlySet<number>, source: RequestLogSource): Node[] {
+    const rest = lines.filter((l) => !hopLines.has(l.line));
+    const out: Node[] = rest.slice(0, MAX_PLAIN_NODES).map((line): Node => ({ kind: 'plain', rid, line, source }));
+    if (rest.length > MAX_PLAIN_NODES) out.push({ kind: 'info', text: `${(rest.length - MAX_PLAIN_NODES).toLocaleString('en-US')} more lines name it` });
+    return out;
+  }
 
   /** Joins OpenTelemetry timings to the requests (by the same normalised id). */
   setEngineTimingLookup(lookup: EngineTimingLookup): void {
@@ -131,7 +164,10 @@ export class RequestsViewProvider extends Disposable implements vscode.TreeDataP
     // The count says whether the list is complete: a big log is listed while it is read.
     const count = `${n.toLocaleString('en-US')} request${n === 1 ? '' : 's'}`;
     this.view.description = `${s.label} · ${s.reading ? `${count} so far, reading…` : count}`;
-    this.view.message = n === 0
+    const plain = n === 0 ? this.plainLinesOf(s.uri) : undefined;
+    this.view.message = n === 0 && plain?.lines.length
+      ? `No hop line in ${s.label}; ${plain.lines.length === 1 ? '1 line names' : `${plain.lines.length} lines name`} ${plain.request}.`
+      : n === 0
       ? `No requests found in ${s.label}${s.engine ? '' : ' (not a vLLM or SGLang log)'}.`
       : this.filter ? `Filter: ${this.filter}` : undefined;
   }
@@ -161,18 +197,26 @@ export class RequestsViewProvider extends Disposable implements vscode.TreeDataP
         const brief = s.tracker.brief(rid);
         if (brief) out.push({ kind: 'request', brief, source: s });
       }
+      const plain = this.plainLinesOf(s.uri);
+      if (plain?.lines.length && !this.plainOwner(plain.request, rids)) {
+        out.push({ kind: 'plainRequest', request: plain.request, lines: plain.lines, source: s });
+      }
       return out;
     }
     if (node.kind === 'request') {
       const group = node.source.tracker.get(node.brief.rid);
       if (!group) return [];
       const timing = this.engineTiming(group.rid);
+      const plain = this.plainLinesOf(node.source.uri);
+      const owner = plain?.lines.length ? this.plainOwner(plain.request, this.listedRids(node.source).rids) : undefined;
       return [
         ...(timing ? [{ kind: 'engine', rid: group.rid, timing } as Node] : []),
         ...group.hops.map((hop): Node => ({ kind: 'hop', hop, group, source: node.source })),
+        ...(plain && owner === group.rid ? this.plainNodes(group.rid, plain.lines, new Set(group.hops.map((h) => h.line)), node.source) : []),
         ...group.missing.map((missing): Node => ({ kind: 'missing', missing, group })),
       ];
     }
+    if (node.kind === 'plainRequest') return this.plainNodes(node.request, node.lines, new Set(), node.source);
     return [];
   }
 
@@ -228,6 +272,25 @@ export class RequestsViewProvider extends Disposable implements vscode.TreeDataP
       }
       case 'info':
         return new vscode.TreeItem(node.text, vscode.TreeItemCollapsibleState.None);
+      case 'plainRequest': {
+        const item = new vscode.TreeItem(node.request, vscode.TreeItemCollapsibleState.Collapsed);
+        item.id = `plainreq:${node.request}`;
+        item.description = `no hop · ${node.lines.length} line${node.lines.length === 1 ? '' : 's'} name it`;
+        item.tooltip = `${node.request}\nNo hop line of this request in ${node.source.label}; the lines that name it are listed.`;
+        item.iconPath = new vscode.ThemeIcon('pulse');
+        item.command = { command: CommandIds.revealLogLine, title: 'Reveal', arguments: [node.source.uri, node.lines[0].line] };
+        return item;
+      }
+      case 'plain': {
+        // Store text as text (escape codes visible as \x1b, no icon or link syntax), cut to a row's width.
+        const item = new vscode.TreeItem(forWorkbench(node.line.text.trim(), 120), vscode.TreeItemCollapsibleState.None);
+        item.id = `plain:${node.rid}:${node.line.line}`;
+        item.description = `line ${node.line.line}`;
+        item.tooltip = `a line naming the request, not a hop\n${forWorkbench(node.line.text, 1000)}`;
+        item.iconPath = new vscode.ThemeIcon('circle-small');
+        item.command = { command: CommandIds.revealLogLine, title: 'Reveal', arguments: [node.source.uri, node.line.line] };
+        return item;
+      }
     }
   }
 }

@@ -25,6 +25,8 @@ export interface LogsShared {
     reveal(rid: string): Promise<boolean>;
     /** Joins the engine's own timing of a request to its row (by the same normalised id). */
     setEngineTimingLookup(lookup: (rid: string) => { label: string; description: string; tooltip: string } | null): void;
+    /** For a log of one request's lines (a fleet document), that request and its lines (1-based) the view lists beside the hops. */
+    setPlainLinesLookup?(lookup: (uri: vscode.Uri) => { request: string; lines: ReadonlyArray<{ line: number; text: string }> } | undefined): void;
     refreshSoon(): void;
   };
   /**

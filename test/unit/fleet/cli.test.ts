@@ -43,7 +43,12 @@ describe('hoplens timeline / annotate against real Jaeger and VictoriaLogs', { c
       startTimeUnixNano: `${BigInt(nowMs - 3600_000) * 1_000_000n}`, endTimeUnixNano: `${BigInt(nowMs - 3600_000 + 900) * 1_000_000n}`,
       attributes: [{ key: 'gen_ai.request.id', value: { stringValue: `chatcmpl-${RID}` } }, { key: 'gen_ai.latency.e2e', value: { doubleValue: 0.9 } }],
     };
-    await jaeger.ingest({ resourceSpans: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: 'vllm-decode' } }] }, scopeSpans: [{ scope: { name: 'vllm.llm_engine' }, spans: [span] }] }] }, [TRACE]);
+    await jaeger.ingest({
+      resourceSpans: [{
+        resource: { attributes: [{ key: 'service.name', value: { stringValue: 'vllm-decode' } }] },
+        scopeSpans: [{ scope: { name: 'vllm.llm_engine' }, spans: [span] }],
+      }],
+    }, [TRACE]);
   });
 
   after(async () => { await Promise.all([jaeger?.stop(), vl?.stop()]); });
@@ -57,8 +62,12 @@ describe('hoplens timeline / annotate against real Jaeger and VictoriaLogs', { c
     assert.equal(files.code, 0, files.stderr);
     const r = jsonLines(remote.stdout);
     const f = jsonLines(files.stdout);
-    const summary = r.find((o) => o.kind === 'summary') as { logs: Array<{ path: string; labels?: Record<string, string> }>; spans: number; traceIds: string[] };
-    assert.deepEqual(summary.logs.map((l) => [l.path, l.labels?.pod]), [['decode-0:vllm', 'decode-0'], ['prefill-0:vllm', 'prefill-0'], ['router-0:vllm', 'router-0']]);
+    const summary = r.find((o) => o.kind === 'summary') as {
+      logs: Array<{ path: string; labels?: Record<string, string> }>; spans: number; traceIds: string[];
+    };
+    assert.deepEqual(summary.logs.map((l) => [l.path, l.labels?.pod]), [
+      ['decode-0:vllm', 'decode-0'], ['prefill-0:vllm', 'prefill-0'], ['router-0:vllm', 'router-0'],
+    ]);
     assert.equal(summary.spans, 1);
     assert.deepEqual(summary.traceIds, [TRACE]);
     const hops = (objs: Array<Record<string, unknown>>, laneTitle: (id: string) => string): string[] => objs

@@ -81,7 +81,8 @@ test('Tempo: TraceQL search over the window in unix seconds, then the trace by i
       ['2f3e0cee77ae5dc9c17ade3689eb2e54', '563d623c76514f8e', 'SERVER', 'vllm-decode', 'chatcmpl-req-42'],
     ]);
     const search = s.seen[0];
-    assert.equal(search.query.get('q'), '{ span.gen_ai.request.id = "req-42" || span.gen_ai.request.id = "chatcmpl-req-42" || span.gen_ai.request.id = "cmpl-req-42-0"'
+    assert.equal(search.query.get('q'), '{ span.gen_ai.request.id = "req-42" || span.gen_ai.request.id = "chatcmpl-req-42"'
+      + ' || span.gen_ai.request.id = "cmpl-req-42-0"'
       + ' || span.rid = "req-42" || span.rid = "chatcmpl-req-42" || span.rid = "cmpl-req-42-0" }');
     assert.deepEqual([search.query.get('start'), search.query.get('end')], [String(WINDOW.startMs / 1000), String(WINDOW.endMs / 1000)]);
     assert.equal(search.headers.authorization, 'Bearer tk');
@@ -112,7 +113,10 @@ test('TraceQL and LogQL literals escape quotes and backslashes in an id', () => 
 function lokiPage(values: Array<[string, string]>, labels: Record<string, string>): unknown {
   return {
     status: 'success',
-    data: { resultType: 'streams', result: values.length ? [{ stream: labels, values }] : [], stats: { summary: { bytesProcessedPerSecond: 1, totalEntriesReturned: values.length } } },
+    data: {
+      resultType: 'streams', result: values.length ? [{ stream: labels, values }] : [],
+      stats: { summary: { bytesProcessedPerSecond: 1, totalEntriesReturned: values.length } },
+    },
   };
 }
 
@@ -130,7 +134,9 @@ test('Loki: LogQL with the selector and a line filter, backward pages by time, X
     const a = await c.requestLines(logSearchTerms('chatcmpl-req-42'), WINDOW, { selector: '{namespace="serving"}', pageSize: 3 });
     assert.equal(a.lines, 7);
     assert.equal(a.truncated, false);
-    assert.deepEqual(a.streams.map((x) => [x.name, x.entries.map((e) => e.text.slice(0, 6))]), [['decode-0/vllm', ['line 6', 'line 5', 'line 4', 'line 2', 'line 3', 'line 1', 'line 0']]]);
+    assert.deepEqual(a.streams.map((x) => [x.name, x.entries.map((e) => e.text.slice(0, 6))]), [
+      ['decode-0/vllm', ['line 6', 'line 5', 'line 4', 'line 2', 'line 3', 'line 1', 'line 0']],
+    ]);
     const first = s.seen[0];
     assert.equal(first.query.get('query'), '{namespace="serving"} |= "req-42"');
     assert.equal(first.query.get('direction'), 'backward');
@@ -161,7 +167,8 @@ test('store URLs: kind+http(s), no credentials or query in the URL, every kind n
   assert.deepEqual(parseStoreUrl('VictoriaLogs+https://logs.example:9428/vl/'), { kind: 'victorialogs', baseUrl: 'https://logs.example:9428/vl' });
   assert.throws(() => parseStoreUrl('http://h:16686'), /expected jaeger\+http:\/\/host:16686, tempo\+/);
   assert.throws(() => parseStoreUrl('zipkin+http://h:9411'), /unknown store kind "zipkin"/);
-  assert.throws(() => parseStoreUrl('loki+http://me:secret@h:3100'), (e: Error) => /credentials do not go in the URL/.test(e.message) && !e.message.includes('secret'));
+  assert.throws(() => parseStoreUrl('loki+http://me:secret@h:3100'),
+    (e: Error) => /credentials do not go in the URL/.test(e.message) && !e.message.includes('secret'));
   assert.throws(() => parseStoreUrl('loki+http://h:3100?x=1'), /no query string/);
 });
 
@@ -169,7 +176,8 @@ test('time windows: RFC 3339 or back from now, the last 24 h by default, an empt
   const now = Date.UTC(2026, 11, 2, 12, 0, 0);
   assert.deepEqual(parseWindow(undefined, undefined, now), { startMs: now - 86_400_000, endMs: now });
   assert.deepEqual(parseWindow('2h', '30m', now), { startMs: now - 7_200_000, endMs: now - 1_800_000 });
-  assert.deepEqual(parseWindow('2026-12-02T10:00:00Z', '2026-12-02T12:30:00+01:00', now), { startMs: Date.UTC(2026, 11, 2, 10), endMs: Date.UTC(2026, 11, 2, 11, 30) });
+  assert.deepEqual(parseWindow('2026-12-02T10:00:00Z', '2026-12-02T12:30:00+01:00', now),
+    { startMs: Date.UTC(2026, 11, 2, 10), endMs: Date.UTC(2026, 11, 2, 11, 30) });
   assert.throws(() => parseWindow('1h', '2h', now), /the window is empty/);
   assert.throws(() => parseWindow('yesterday', undefined, now), /neither RFC 3339/);
 });

@@ -52,7 +52,8 @@ function rfc(ms: number): string {
 }
 
 const ESC = '\u001b';
-const HOSTILE = `${ESC}[31mchatcmpl-req-fleet-1 ${ESC}]8;;command:workbench.action.terminal.new${ESC}\\click${ESC}]8;;${ESC}\\ [x](command:hoplens.sendTracedRequest)`;
+const HOSTILE = `${ESC}[31mchatcmpl-req-fleet-1 ${ESC}]8;;command:workbench.action.terminal.new${ESC}\\click${ESC}]8;;${ESC}\\`
+  + ' [x](command:hoplens.sendTracedRequest)';
 
 describe('fleet clients against real Jaeger and VictoriaLogs', { concurrency: false }, () => {
   let jaeger: JaegerServer | undefined;
@@ -60,7 +61,9 @@ describe('fleet clients against real Jaeger and VictoriaLogs', { concurrency: fa
   let skipped = false;
 
   before(async (t) => {
-    const bins = fleetBinariesOrSkip({ skip: (why) => { skipped = true; process.stderr.write(`${why}\n`); (t as unknown as { skip?: (w: string) => void }).skip?.(why); } });
+    const bins = fleetBinariesOrSkip({
+      skip: (why) => { skipped = true; process.stderr.write(`${why}\n`); (t as unknown as { skip?: (w: string) => void }).skip?.(why); },
+    });
     if (!bins) return;
     [jaeger, vl] = await Promise.all([startJaeger(bins.jaeger), startVictoriaLogs(bins.victorialogs)]);
     await jaeger.ingest({
@@ -84,7 +87,10 @@ describe('fleet clients against real Jaeger and VictoriaLogs', { concurrency: fa
     rows.push({ _msg: 'INFO Added request chatcmpl-req-fleet-1.', _time: rfc(T0_MS + 60), namespace: 'staging', pod: 'decode-9', container: 'vllm' });
     // 10,000 lines of one request, three to each microsecond, so pages end inside an instant.
     for (let i = 0; i < 10_000; i++) {
-      rows.push({ _msg: `DEBUG step ${i} for request chatcmpl-req-bulk-2`, _time: rfc(T0_MS + 100 + Math.floor(i / 3) / 1000), namespace: 'serving', pod: `decode-${i % 4}`, container: 'vllm' });
+      rows.push({
+        _msg: `DEBUG step ${i} for request chatcmpl-req-bulk-2`, _time: rfc(T0_MS + 100 + Math.floor(i / 3) / 1000),
+        namespace: 'serving', pod: `decode-${i % 4}`, container: 'vllm',
+      });
     }
     await vl.ingest(rows);
   });
@@ -168,7 +174,9 @@ describe('fleet clients against real Jaeger and VictoriaLogs', { concurrency: fa
     const got: Array<{ pod: string; entry: RemoteLogEntry }> = [];
     const following = client.follow(['req-live-3'], (labels, entry) => { got.push({ pod: labels.pod, entry }); ctl.abort(); }, { signal: ctl.signal });
     await new Promise((r) => setTimeout(r, 1500));
-    await vl.ingest([{ _msg: 'INFO Added request chatcmpl-req-live-3-0badc0de.', _time: rfc(Date.now()), namespace: 'serving', pod: 'decode-1', container: 'vllm' }]);
+    await vl.ingest([
+      { _msg: 'INFO Added request chatcmpl-req-live-3-0badc0de.', _time: rfc(Date.now()), namespace: 'serving', pod: 'decode-1', container: 'vllm' },
+    ]);
     const guard = setTimeout(() => ctl.abort(), 15_000);
     await following;
     clearTimeout(guard);
@@ -183,8 +191,16 @@ describe('fleet clients against real Jaeger and VictoriaLogs', { concurrency: fa
       const state = { mode: 'pass' };
       const server = http.createServer((req, res) => {
         const mode = state.mode;
-        if (mode === 'token' && req.headers.authorization !== 'Bearer s3cret') { res.writeHead(401, { 'Content-Type': 'text/plain' }); res.end('Unauthorized'); return; }
-        if (mode === 'html') { res.writeHead(502, { 'Content-Type': 'text/html' }); res.end('<html><head><title>502 Bad Gateway</title></head><body><h1>502</h1></body></html>'); return; }
+        if (mode === 'token' && req.headers.authorization !== 'Bearer s3cret') {
+          res.writeHead(401, { 'Content-Type': 'text/plain' });
+          res.end('Unauthorized');
+          return;
+        }
+        if (mode === 'html') {
+          res.writeHead(502, { 'Content-Type': 'text/html' });
+          res.end('<html><head><title>502 Bad Gateway</title></head><body><h1>502</h1></body></html>');
+          return;
+        }
         if (mode === 'slow') return; // never answers
         if (mode === 'huge') {
           res.writeHead(200, { 'Content-Type': 'application/stream+json' });
@@ -198,11 +214,16 @@ describe('fleet clients against real Jaeger and VictoriaLogs', { concurrency: fa
           pump();
           return;
         }
-        const up = http.request({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: { ...req.headers, 'accept-encoding': 'identity' } }, (ur) => {
+        const headers = { ...req.headers, 'accept-encoding': 'identity' };
+        const up = http.request({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers }, (ur) => {
           if (mode === 'cut') {
             const chunks: Buffer[] = [];
             ur.on('data', (c: Buffer) => chunks.push(c));
-            ur.on('end', () => { const all = Buffer.concat(chunks); res.writeHead(200, { 'Content-Type': 'application/stream+json' }); res.end(all.subarray(0, Math.floor(all.length * 0.6))); });
+            ur.on('end', () => {
+              const all = Buffer.concat(chunks);
+              res.writeHead(200, { 'Content-Type': 'application/stream+json' });
+              res.end(all.subarray(0, Math.floor(all.length * 0.6)));
+            });
             return;
           }
           res.writeHead(ur.statusCode ?? 502, ur.headers);
@@ -232,7 +253,8 @@ describe('fleet clients against real Jaeger and VictoriaLogs', { concurrency: fa
       const e = await failure(new VictoriaLogsClient(endpoint).requestLines(['req-fleet-1'], WINDOW));
       assert.equal(e.kind, 'auth');
       assert.match(e.message, /refused the credentials \(HTTP 401\)/);
-      const ok = await new VictoriaLogsClient(endpoint, { credentials: { bearerToken: 's3cret' } }).requestLines(['req-fleet-1'], WINDOW, { selector: '{namespace="serving"}' });
+      const ok = await new VictoriaLogsClient(endpoint, { credentials: { bearerToken: 's3cret' } })
+        .requestLines(['req-fleet-1'], WINDOW, { selector: '{namespace="serving"}' });
       assert.equal(ok.lines, 10);
     });
 

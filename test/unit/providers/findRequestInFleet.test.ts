@@ -161,14 +161,14 @@ describe('Find Request in the Fleet… against a real VictoriaLogs', { concurren
     const url = `victorialogs+http://127.0.0.1:${(store.address() as AddressInfo).port}`;
     try {
       fleet = { traces: [], logs: [url], selector: '', window: '24h' };
-      replies.push('s3cret-token');
+      replies.push((items: Array<{ how: string }>) => items.find((i) => i.how === 'token'), 's3cret-token');
       await registered.get('hoplens.setFleetCredentials')!();
       assert.equal(secrets.get(fleetTokenKey(parseStoreUrl(url))), 's3cret-token');
       messages.length = 0;
       await commands.find('chatcmpl-x');
       assert.deepEqual(seen, ['Bearer s3cret-token']);
       assert.ok(messages.some((m) => m.kind === 'warning' && m.text.includes(url.replace('victorialogs+', ''))), JSON.stringify(messages));
-      replies.push('');
+      replies.push((items: Array<{ how: string }>) => items.find((i) => i.how === 'token'), '');
       await commands.setCredentials();
       assert.equal(secrets.size, 0, 'an empty token removes the stored one');
     } finally {

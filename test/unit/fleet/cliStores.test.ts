@@ -1,0 +1,151 @@
+// `hoplens annotate --logs loki+…` and `hoplens timeline --traces tempo+…` (dist/cli.js, a real
+// child process) with a multi-tenant Loki and Tempo. Both are AGPL (never built or run here):
+// loopback servers answer exactly as their HTTP API documentation shows, refuse as a multi-tenant
+// store does (401 "no org id"), and record the headers they got. The credentials and tenant come
+// from the environment only; a refusal names the variables to set; a cut answer says --limit.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as http from 'node:http';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { REPO, runCli } from '../cli/cliProcess';
+
+const RID = 'pd-0003';
+const NOW_NS = BigInt(Date.now()) * 1_000_000n;
+const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
+
+/** The decode pod's lines of the request, as a log shipper stored them a millisecond apart an hour ago. */
+const DECODE = readFileSync(join(REPO, 'test', 'fixtures', 'timeline', 'pd-run', 'decode.log'), 'utf8').split('\n')
+  .filter((l) => l.includes(RID)).map((text, i) => ({ ns: NOW_NS - 3600n * 1_000_000_000n + BigInt(i) * 1_000_000n, text }));
+
+interface Seen { path: string; query: URLSearchParams; headers: http.IncomingHttpHeaders }
+
+async function store(answer: (s: Seen, res: http.ServerResponse) => void): Promise<{ base: string; seen: Seen[]; close(): Promise<void> }> {
+  const seen: Seen[] = [];
+  const server = http.createServer((req, res) => {
+    const u = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const s = { path: u.pathname, query: u.searchParams, headers: req.headers };
+    seen.push(s);
+    answer(s, res);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  return {
+    base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen,
+    close: () => new Promise<void>((r) => { server.close(() => r()); server.closeAllConnections(); }),
+  };
+}
+
+function json(res: http.ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'Content-Type': 'application/json' });
+  res.end(JSON.stringify(body));
+}
+
+/** The environment without any HOPLENS_* the developer's shell may hold, plus `vars`. */
+function env(vars: Record<string, string>): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('HOPLENS_')) out[k] = v;
+  return { ...out, HOPLENS_FLEET_TIMEOUT_MS: '5000', ...vars };
+}
+
+/** Loki's query_range, documented `streams` answer, direction=backward: newest first, at most `limit`, the end exclusive. */
+function loki(q: Seen, res: http.ServerResponse): void {
+  if (q.path !== '/loki/api/v1/query_range') return json(res, 404, {});
+  if (!q.headers['x-scope-orgid']) { res.writeHead(401, { 'Content-Type': 'text/plain; charset=utf-8' }); res.end('no org id\n'); return; }
+  if (q.headers.authorization !== `Basic ${Buffer.from('svc:pw').toString('base64')}`) {
+    res.writeHead(401, { 'Content-Type': 'text/plain' }); res.end('invalid credentials'); return;
+  }
+  const end = BigInt(q.query.get('end')!);
+  const values = DECODE.filter((l) => l.ns < end).sort((a, b) => (a.ns > b.ns ? -1 : 1)).slice(0, Number(q.query.get('limit')))
+    .map((l) => [String(l.ns), l.text]);
+  json(res, 200, {
+    status: 'success',
+    data: {
+      resultType: 'streams',
+      result: values.length ? [{ stream: { namespace: 'serving', pod: 'decode-0', container: 'vllm' }, values }] : [],
+      stats: { summary: { totalLinesProcessed: values.length, execTime: 0.001 } },
+    },
+  });
+}
+
+test('annotate --logs loki+…: user, password and tenant from the environment reach Loki; each missing one is named', async () => {
+  const s = await store(loki);
+  try {
+    const args = ['annotate', '--logs', `loki+${s.base}`, '--rid', RID, '--selector', '{namespace="serving"}', '--json'];
+    const ok = await runCli(args, { env: env({ HOPLENS_LOKI_USER: 'svc', HOPLENS_LOKI_PASSWORD: 'pw', HOPLENS_LOKI_ORG_ID: 'serving' }) });
+    assert.equal(ok.code, 0, ok.stderr);
+    const objs = ok.stdout.toString('utf8').split('\n').filter((l) => l).map((l) => JSON.parse(l) as Record<string, unknown>);
+    assert.deepEqual(objs.filter((o) => o.kind === 'stream').map((o) => [o.name, o.lines]), [['decode-0:vllm', DECODE.length]]);
+    assert.deepEqual(s.seen.map((x) => [x.headers['x-scope-orgid'], x.headers.authorization]), [
+      ['serving', `Basic ${Buffer.from('svc:pw').toString('base64')}`],
+    ]);
+
+    const noTenant = await runCli(args, { env: env({ HOPLENS_LOKI_USER: 'svc', HOPLENS_LOKI_PASSWORD: 'pw' }) });
+    assert.equal(noTenant.code, 1);
+    assert.match(noTenant.stderr,
+      /^hoplens annotate: loki at http:\/\/127\.0\.0\.1:\d+: .*needs a tenant \(HTTP 401 "no org id"\).*\(tenant: HOPLENS_LOKI_ORG_ID\)$/m);
+    const badLogin = await runCli(args, { env: env({ HOPLENS_LOKI_ORG_ID: 'serving', HOPLENS_LOKI_TOKEN: 'wrong' }) });
+    assert.equal(badLogin.code, 1);
+    assert.match(badLogin.stderr, /refused the credentials \(HTTP 401\).*; set HOPLENS_LOKI_TOKEN, or HOPLENS_LOKI_USER and HOPLENS_LOKI_PASSWORD/);
+  } finally { await s.close(); }
+});
+
+test('annotate --limit: an answer cut by it says so on stderr and how to ask for more; the newest lines are shown', async () => {
+  const s = await store(loki);
+  try {
+    const r = await runCli(['annotate', '--logs', `loki+${s.base}`, '--rid', RID, '--selector', '{namespace="serving"}', '--limit', '3', '--json'],
+      { env: env({ HOPLENS_LOKI_USER: 'svc', HOPLENS_LOKI_PASSWORD: 'pw', HOPLENS_LOKI_ORG_ID: 'serving' }) });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /warning: loki at http:\/\/127\.0\.0\.1:\d+ had more lines than the limit of 3: the newest 3 were fetched, older ones not/);
+    assert.match(r.stderr, /warning: --limit N asks a log store for more lines/);
+    const objs = r.stdout.toString('utf8').split('\n').filter((l) => l).map((l) => JSON.parse(l) as Record<string, unknown>);
+    assert.deepEqual(objs.filter((o) => o.kind === 'stream').map((o) => o.lines), [3]);
+    assert.equal(s.seen[0].query.get('limit'), '3');
+  } finally { await s.close(); }
+});
+
+test('timeline --traces tempo+…: the token and tenant from the environment reach the search and the trace', async () => {
+  const s = await store((q, res) => {
+    if (q.headers.authorization !== 'Bearer tk-1' || q.headers['x-scope-orgid'] !== 'team-a') {
+      res.writeHead(401, { 'Content-Type': 'text/plain' });
+      res.end('no org id');
+      return;
+    }
+    if (q.path === '/api/search') {
+      return json(res, 200, {
+        traces: [{ traceID: TRACE, rootServiceName: 'vllm-decode', rootTraceName: 'llm_request', startTimeUnixNano: String(NOW_NS), durationMs: 900 }],
+      });
+    }
+    if (q.path === `/api/v2/traces/${TRACE}`) {
+      return json(res, 200, {
+        trace: {
+          resourceSpans: [{
+            resource: { attributes: [{ key: 'service.name', value: { stringValue: 'vllm-decode' } }] },
+            scopeSpans: [{
+              scope: { name: 'vllm.llm_engine' },
+              spans: [{
+                traceId: Buffer.from(TRACE, 'hex').toString('base64'), spanId: Buffer.from('00f067aa0ba902b7', 'hex').toString('base64'),
+                name: 'llm_request', kind: 'SPAN_KIND_SERVER',
+                startTimeUnixNano: String(NOW_NS - 5_000_000_000n), endTimeUnixNano: String(NOW_NS - 4_100_000_000n),
+                attributes: [{ key: 'gen_ai.request.id', value: { stringValue: `chatcmpl-${RID}` } }], status: {},
+              }],
+            }],
+          }],
+        },
+      });
+    }
+    json(res, 404, {});
+  });
+  try {
+    const r = await runCli(['timeline', '--rid', RID, '--traces', `tempo+${s.base}`, '--json'],
+      { env: env({ HOPLENS_TEMPO_TOKEN: 'tk-1', HOPLENS_TEMPO_ORG_ID: 'team-a' }) });
+    assert.equal(r.code, 0, r.stderr);
+    const summary = r.stdout.toString('utf8').split('\n').filter((l) => l).map((l) => JSON.parse(l) as Record<string, unknown>)
+      .find((o) => o.kind === 'summary');
+    assert.deepEqual([summary?.spans, summary?.traceIds], [1, [TRACE]]);
+    assert.deepEqual(s.seen.map((x) => x.path), ['/api/search', `/api/v2/traces/${TRACE}`]);
+    const without = await runCli(['timeline', '--rid', RID, '--traces', `tempo+${s.base}`], { env: env({ HOPLENS_TEMPO_TOKEN: 'tk-1' }) });
+    assert.equal(without.code, 1);
+    assert.match(without.stderr, /needs a tenant .*HOPLENS_TEMPO_ORG_ID/);
+  } finally { await s.close(); }
+});
