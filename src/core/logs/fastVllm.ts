@@ -254,6 +254,42 @@ class RunCache<T> {
   }
 }
 
+/**
+ * The request ids of the last few lines, by their bytes: a request's lines come close together
+ * (its stream of deltas), so most ids were just seen. A hit gives back the same string (no
+ * decoding, no new string for the tracker to hash) and skips the byte checks it passed before.
+ */
+class RecentRids {
+  private readonly keys: Buffer[] = [];
+  private readonly views: DataView[] = [];
+  private readonly internal: boolean[] = [];
+  private readonly raws: string[] = [];
+  private readonly ids: string[] = [];
+  private next = 0;
+  /** The raw text of the id `find` found (as printed; `id` is its external form). */
+  raw = '';
+  /** The id of [s, e) printed as an internal id or not, or null when none of the last few is it. */
+  find(v: DataView, s: number, e: number, internal: boolean): string | null {
+    const n = e - s;
+    const keys = this.keys;
+    for (let i = 0; i < keys.length; i++) {
+      if (keys[i].length === n && this.internal[i] === internal && rangesEqual(v, s, this.views[i], 0, n)) {
+        this.raw = this.raws[i];
+        return this.ids[i];
+      }
+    }
+    return null;
+  }
+  /** Remember an id (its bytes passed the checks `line` makes), replacing the oldest. */
+  add(b: Buffer, s: number, e: number, internal: boolean, raw: string, id: string): void {
+    const key = Buffer.from(b.subarray(s, e));
+    const i = this.keys.length < 8 ? this.keys.length : this.next;
+    this.next = (i + 1) & 7;
+    this.keys[i] = key; this.views[i] = new DataView(key.buffer, key.byteOffset, key.length);
+    this.internal[i] = internal; this.raws[i] = raw; this.ids[i] = id;
+  }
+}
+
 /** A process prefix `(Name pid=N` seen before, with the JSON head segments built for it. */
 interface Prefix { name: string | null; role: string | null; pid: number; segs: Buffer[]; own: boolean }
 /** A `fileinfo:lineno` seen before, with the JSON tail segments and the statements built for it per hop (and level). */
@@ -428,6 +464,7 @@ class FastReader {
   private stampJson: Buffer = enc('null');
   private readonly prefixCache = new RunCache<Prefix>();
   private readonly siteCache = new RunCache<Site>();
+  private readonly rids = new RecentRids();
   private readonly roleCodes = new Map<string | null, number>([[null, 0]]);
   /** The prefix readPrefix found, and where the site readSite found ends. */
   private pre: Prefix = NO_PREFIX;
@@ -621,13 +658,20 @@ class FastReader {
     let rid: string | null = null;
     let ridRaw = false;
     if (r === 1 && hit.ridEnd > hit.ridStart) {
-      if (b[hit.ridStart] === 39 || b[hit.ridStart] === 34 || !plainJsonBytes(b, hit.ridStart, hit.ridEnd)) return false;
-      // Counting statements only (no output, no tracker, no id to leave out): the id's text is never read.
-      const countOnly = this.out === null && this.tracker === null && this.leaveToParser === null && this.leaveMentions === null;
-      if (countOnly) return this.countOnly(site, hit.hop, li, b, m, e, crlf, lineNo);
-      const raw = b.toString('latin1', hit.ridStart, hit.ridEnd);
-      rid = hit.internal ? externalFromInternal(raw) : raw;
-      ridRaw = rid === raw;
+      const known = this.rids.find(v, hit.ridStart, hit.ridEnd, hit.internal);
+      if (known !== null) {
+        rid = known;
+        ridRaw = rid === this.rids.raw;
+      } else {
+        if (b[hit.ridStart] === 39 || b[hit.ridStart] === 34 || !plainJsonBytes(b, hit.ridStart, hit.ridEnd)) return false;
+        // Counting statements only (no output, no tracker, no id to leave out): the id's text is never read.
+        const countOnly = this.out === null && this.tracker === null && this.leaveToParser === null && this.leaveMentions === null;
+        if (countOnly) return this.countOnly(site, hit.hop, li, b, m, e, crlf, lineNo);
+        const raw = b.toString('latin1', hit.ridStart, hit.ridEnd);
+        rid = hit.internal ? externalFromInternal(raw) : raw;
+        ridRaw = rid === raw;
+        this.rids.add(b, hit.ridStart, hit.ridEnd, hit.internal, raw, rid);
+      }
       if (this.leaveToParser !== null && this.leaveToParser(rid)) return false;
     }
     if (r === 0 && this.leaveMentions !== null) {
