@@ -27,17 +27,24 @@ export class ByteOut {
   pos = 0;
   /** Set by writers of non-ASCII bytes; lets the consumer decode a pure-ASCII buffer cheaply. */
   nonAscii = false;
+  /** A view of `buf`, for copies four bytes at a time. */
+  private view: DataView;
   constructor(private readonly drain: (bytes: Buffer, ascii: boolean) => void, size = 8 << 20) {
     this.buf = Buffer.allocUnsafe(size);
+    this.view = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.length);
   }
   /** Make room for n more bytes. */
   room(n: number): void {
     if (this.pos + n <= this.buf.length) return;
     this.flush();
-    if (n > this.buf.length) this.buf = Buffer.allocUnsafe(n);
+    if (n > this.buf.length) {
+      this.buf = Buffer.allocUnsafe(n);
+      this.view = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.length);
+    }
   }
   /** A string known to be ASCII (ids, names, constants already checked). */
   ascii(s: string): void {
+    if (s.length > 16) { this.pos += this.buf.write(s, this.pos, 'latin1'); return; }
     const b = this.buf;
     let p = this.pos;
     for (let i = 0; i < s.length; i++) b[p++] = s.charCodeAt(i);
@@ -48,6 +55,18 @@ export class ByteOut {
     let p = this.pos;
     for (let i = 0; i < bytes.length; i++) b[p++] = bytes[i];
     this.pos = p;
+  }
+  /** A short literal (a few dozen bytes), four bytes at a time. */
+  litView(l: { view: DataView; length: number }): void { this.copyView(l.view, 0, l.length); }
+  /** Bytes [start, end) of the buffer `src` views, four at a time (a request id: tens of bytes). */
+  copyView(src: DataView, start: number, end: number): void {
+    const o = this.view;
+    const p = this.pos;
+    const n = end - start;
+    let i = 0;
+    for (; i + 4 <= n; i += 4) o.setInt32(p + i, src.getInt32(start + i, true), true);
+    for (; i < n; i++) o.setUint8(p + i, src.getUint8(start + i));
+    this.pos = p + n;
   }
   /** Any string, as UTF-8. */
   text(s: string): void {
@@ -150,6 +169,12 @@ function findLastLit(b: Buffer, v: DataView, l: Lit, from: number, end: number):
   return -1;
 }
 
+/** Index of byte c in [from, end), or -1, by the native search (for the request id: tens of bytes, where it is cheaper than a loop). */
+function findFar(b: Buffer, c: number, from: number, end: number): number {
+  const i = b.indexOf(c, from);
+  return i >= 0 && i < end ? i : -1;
+}
+
 /** Index of byte c in [from, end), or -1 (a JS loop: the distances here are short). */
 function find(b: Buffer, c: number, from: number, end: number): number {
   for (let i = from; i < end; i++) if (b[i] === c) return i;
@@ -162,8 +187,9 @@ function find(b: Buffer, c: number, from: number, end: number): number {
  * second byte meets one of them.
  */
 export function holdsTime(b: Buffer, m: number, e: number): boolean {
-  for (let i = m + 1; i < e; i += 2) {
-    if (b[i] !== 58) continue;
+  // The colons by the native search; those a byte-by-byte look at every second byte from m + 1 would meet.
+  for (let i = b.indexOf(58, m + 1); i >= 0 && i < e; i = b.indexOf(58, i + 1)) {
+    if (((i - m - 1) & 1) !== 0) continue;
     const p = b[i + 3] === 58 ? i : b[i - 3] === 58 ? i - 3 : -1;
     if (p >= m + 2 && p + 6 <= e && isDigit(b[p - 1]) && isDigit(b[p + 1]) && isDigit(b[p + 2]) && isDigit(b[p + 4]) && isDigit(b[p + 5])) return true;
   }
@@ -260,20 +286,24 @@ class RunCache<T> {
  * decoding, no new string for the tracker to hash) and skips the byte checks it passed before.
  */
 class RecentRids {
-  private readonly keys: Buffer[] = [];
-  private readonly views: DataView[] = [];
-  private readonly internal: boolean[] = [];
-  private readonly raws: string[] = [];
-  private readonly ids: string[] = [];
+  private static readonly SLOTS = 8;
+  private static readonly MAX = 128;
+  /** Each slot's bytes, MAX apart in one buffer (ids longer than MAX are not kept). */
+  private readonly slab = Buffer.alloc(RecentRids.SLOTS * RecentRids.MAX);
+  private readonly view = new DataView(this.slab.buffer, this.slab.byteOffset, this.slab.length);
+  private readonly lengths = new Int32Array(RecentRids.SLOTS).fill(-1);
+  private readonly internal: boolean[] = new Array<boolean>(RecentRids.SLOTS).fill(false);
+  private readonly raws: string[] = new Array<string>(RecentRids.SLOTS).fill('');
+  private readonly ids: string[] = new Array<string>(RecentRids.SLOTS).fill('');
   private next = 0;
   /** The raw text of the id `find` found (as printed; `id` is its external form). */
   raw = '';
   /** The id of [s, e) printed as an internal id or not, or null when none of the last few is it. */
   find(v: DataView, s: number, e: number, internal: boolean): string | null {
     const n = e - s;
-    const keys = this.keys;
-    for (let i = 0; i < keys.length; i++) {
-      if (keys[i].length === n && this.internal[i] === internal && rangesEqual(v, s, this.views[i], 0, n)) {
+    const lengths = this.lengths;
+    for (let i = 0; i < RecentRids.SLOTS; i++) {
+      if (lengths[i] === n && this.internal[i] === internal && rangesEqual(v, s, this.view, i * RecentRids.MAX, n)) {
         this.raw = this.raws[i];
         return this.ids[i];
       }
@@ -282,11 +312,11 @@ class RecentRids {
   }
   /** Remember an id (its bytes passed the checks `line` makes), replacing the oldest. */
   add(b: Buffer, s: number, e: number, internal: boolean, raw: string, id: string): void {
-    const key = Buffer.from(b.subarray(s, e));
-    const i = this.keys.length < 8 ? this.keys.length : this.next;
-    this.next = (i + 1) & 7;
-    this.keys[i] = key; this.views[i] = new DataView(key.buffer, key.byteOffset, key.length);
-    this.internal[i] = internal; this.raws[i] = raw; this.ids[i] = id;
+    if (e - s > RecentRids.MAX) return;
+    const i = this.next;
+    this.next = (i + 1) % RecentRids.SLOTS;
+    b.copy(this.slab, i * RecentRids.MAX, s, e);
+    this.lengths[i] = e - s; this.internal[i] = internal; this.raws[i] = raw; this.ids[i] = id;
   }
 }
 
@@ -341,7 +371,7 @@ function matchRequest(h: KnownHops, hit: Hit, b: Buffer, v: DataView, m: number,
   if (at(v, m, P_RECEIVED, e)) {
     if (!h.V1.fileBasenames!.includes(base)) return -1;
     const rs = m + P_RECEIVED.length;
-    const sp = find(b, 32, rs, e);
+    const sp = findFar(b, 32, rs, e);
     if (sp < 0 || sp - 1 <= rs || b[sp - 1] !== 58) return -1;
     if (!(at(v, sp + 1, S_PARAMS, e) || (at(v, sp + 1, S_PROMPT, e) && findLit(b, v, S_COMMA_PARAMS, sp, e) !== -1))) return -1;
     hit.hop = h.V1; hit.ridStart = rs; hit.ridEnd = sp - 1; hit.internal = false;
@@ -349,7 +379,7 @@ function matchRequest(h: KnownHops, hit: Hit, b: Buffer, v: DataView, m: number,
   }
   if (at(v, m, P_REQUEST, e)) {
     const rs = m + P_REQUEST.length;
-    const sp = find(b, 32, rs, e);
+    const sp = findFar(b, 32, rs, e);
     if (sp < 0 || sp === rs) return -1;
     hit.ridStart = rs; hit.ridEnd = sp; hit.internal = false;
     if (at(v, sp, S_DETAILS, e) && h.V1b.fileBasenames!.includes(base)) { hit.hop = h.V1b; return 1; }
@@ -379,7 +409,7 @@ function matchGenerated(h: KnownHops, hit: Hit, b: Buffer, v: DataView, m: numbe
   if (!at(v, m, P_GENERATED, e)) return noHop(h.prefixes, b, v, m, e);
   if (!h.V6.fileBasenames!.includes(base)) return -1;
   const rs = m + P_GENERATED.length;
-  const sp = find(b, 32, rs, e);
+  const sp = findFar(b, 32, rs, e);
   if (sp < 0) return -1;
   let ridEnd: number;
   if (b[sp - 1] === 58 && at(v, sp - 1, S_OUTPUT, e)) ridEnd = sp - 1;
@@ -443,7 +473,7 @@ function isAccessLine(b: Buffer, v: DataView, p: number, e: number): boolean {
   return !(q === vs || b[q] !== 34 || b[q + 1] !== 32 || !isDigit(b[q + 2]) || !isDigit(b[q + 3]) || !isDigit(b[q + 4]));
 }
 
-const J_HEAD = enc('{"kind":"line","line":');
+const J_HEAD = lit('{"kind":"line","line":');
 const J_UVICORN_TAIL = enc('null,"timeResolution":null,"fileinfo":null,"lineno":null,"hop":"V10","rid":null,"source":null}\n');
 const NO_PREFIX: Prefix = { name: null, role: null, pid: -1, segs: [], own: false };
 
@@ -601,7 +631,7 @@ class FastReader {
     const out = this.out;
     if (out) {
       out.room(1024);
-      out.lit(J_HEAD); out.int(lineNo);
+      out.litView(J_HEAD); out.int(lineNo);
       out.seg(this.headSeg(pre, role, 5));
       out.seg(J_UVICORN_TAIL);
     }
@@ -689,12 +719,12 @@ class FastReader {
     const out = this.out;
     if (out) {
       out.room(1024 + (e - s));
-      out.lit(J_HEAD); out.int(lineNo);
+      out.litView(J_HEAD); out.int(lineNo);
       out.seg(this.headSeg(pre, role, li));
       out.seg(this.stampJson);
       out.seg(tail.pre);
       if (rid !== null) {
-        if (ridRaw) out.copy(b, hit.ridStart, hit.ridEnd); else out.ascii(rid);
+        if (ridRaw) out.copyView(v, hit.ridStart, hit.ridEnd); else out.ascii(rid);
         out.seg(tail.post);
       }
     }
