@@ -286,24 +286,28 @@ class RunCache<T> {
  * decoding, no new string for the tracker to hash) and skips the byte checks it passed before.
  */
 class RecentRids {
-  private static readonly SLOTS = 8;
-  private static readonly MAX = 128;
-  /** Each slot's bytes, MAX apart in one buffer (ids longer than MAX are not kept). */
-  private readonly slab = Buffer.alloc(RecentRids.SLOTS * RecentRids.MAX);
+  /** Eight slots of 128 bytes in one buffer (ids longer than that are not kept). */
+  private readonly slab = Buffer.alloc(8 * 128);
   private readonly view = new DataView(this.slab.buffer, this.slab.byteOffset, this.slab.length);
-  private readonly lengths = new Int32Array(RecentRids.SLOTS).fill(-1);
-  private readonly internal: boolean[] = new Array<boolean>(RecentRids.SLOTS).fill(false);
-  private readonly raws: string[] = new Array<string>(RecentRids.SLOTS).fill('');
-  private readonly ids: string[] = new Array<string>(RecentRids.SLOTS).fill('');
+  private readonly lengths = new Int32Array(8).fill(-1);
+  private readonly internal: boolean[] = new Array<boolean>(8).fill(false);
+  private readonly raws: string[] = new Array<string>(8).fill('');
+  private readonly ids: string[] = new Array<string>(8).fill('');
   private next = 0;
   /** The raw text of the id `find` found (as printed; `id` is its external form). */
   raw = '';
   /** The id of [s, e) printed as an internal id or not, or null when none of the last few is it. */
   find(v: DataView, s: number, e: number, internal: boolean): string | null {
     const n = e - s;
+    if (n < 4) return null;
     const lengths = this.lengths;
-    for (let i = 0; i < RecentRids.SLOTS; i++) {
-      if (lengths[i] === n && this.internal[i] === internal && rangesEqual(v, s, this.view, i * RecentRids.MAX, n)) {
+    const slab = this.view;
+    const tail = v.getInt32(e - 4, true);
+    // Newest first (the line before is most often the same request's), the last four bytes (where ids differ) before the rest.
+    for (let k = 1; k <= 8; k++) {
+      const i = (this.next - k) & 7;
+      const at = i * 128;
+      if (lengths[i] === n && slab.getInt32(at + n - 4, true) === tail && this.internal[i] === internal && rangesEqual(v, s, slab, at, n)) {
         this.raw = this.raws[i];
         return this.ids[i];
       }
@@ -312,10 +316,11 @@ class RecentRids {
   }
   /** Remember an id (its bytes passed the checks `line` makes), replacing the oldest. */
   add(b: Buffer, s: number, e: number, internal: boolean, raw: string, id: string): void {
-    if (e - s > RecentRids.MAX) return;
+    if (e - s > 128) return;
     const i = this.next;
-    this.next = (i + 1) % RecentRids.SLOTS;
-    b.copy(this.slab, i * RecentRids.MAX, s, e);
+    this.next = (i + 1) & 7;
+    const slab = this.slab;
+    for (let k = 0; k < e - s; k++) slab[i * 128 + k] = b[s + k];
     this.lengths[i] = e - s; this.internal[i] = internal; this.raws[i] = raw; this.ids[i] = id;
   }
 }
@@ -492,6 +497,8 @@ class FastReader {
   private stampValid = false;
   private stampTime = 0;
   private stampJson: Buffer = enc('null');
+  /** The stamp's JSON text when written from the line's digits (rewritten at each new stamp; copied out at each use). */
+  private readonly stampOwn = Buffer.alloc(21);
   private readonly prefixCache = new RunCache<Prefix>();
   private readonly siteCache = new RunCache<Site>();
   private readonly rids = new RecentRids();
@@ -594,10 +601,29 @@ class FastReader {
     // An impossible stamp (month 84): the parser keeps the line with no time, and says why.
     if (Number.isNaN(t)) return false;
     this.stampTime = t;
-    if (this.out) this.stampJson = enc(`"${formatTime(this.stampTime, 's', false)}"`);
-    b.copy(this.stamp, 0, p, p + 14);
+    if (this.out) {
+      // A real time with a four-digit year prints with the line's own digits (`MM-DD`, `HH:MM:SS`):
+      // written in place of the last one's. A leap second (Date rolls it over) and odd years are formatted.
+      if (d2(12) <= 59 && year >= 1000 && year <= 9999) this.stampJson = this.stampText(b, p, year);
+      else this.stampJson = enc(`"${formatTime(this.stampTime, 's', false)}"`);
+    }
+    const st = this.stamp;
+    for (let i = 0; i < 14; i++) st[i] = b[p + i];
     this.stampValid = true;
     return true;
+  }
+
+  /** `"YYYY-MM-DDTHH:MM:SS"` from the year and the line's `MM-DD HH:MM:SS` at p (what formatTime gives for that real time). */
+  private stampText(b: Buffer, p: number, year: number): Buffer {
+    const j = this.stampOwn;
+    j[0] = 34;
+    j[1] = 48 + ((year / 1000) | 0); j[2] = 48 + (((year / 100) | 0) % 10); j[3] = 48 + (((year / 10) | 0) % 10); j[4] = 48 + (year % 10);
+    j[5] = 45;
+    for (let i = 0; i < 5; i++) j[6 + i] = b[p + i];
+    j[11] = 84;
+    for (let i = 6; i < 14; i++) j[6 + i] = b[p + i];
+    j[20] = 34;
+    return j;
   }
 
   /** `fileinfo:lineno]` at p; `this.siteClose` is where its `]` is. Undefined: decline. */
