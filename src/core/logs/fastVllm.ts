@@ -19,7 +19,8 @@ import type { Statement, StatementSource, StatementTable } from './statements';
 
 /**
  * Output bytes; `drain` receives full buffers and must use or copy them before returning (the
- * buffer is reused). Short pieces are copied in JS loops: a call into
+ * buffer is reused), or keep the buffer and return another to fill next (of at least the same
+ * size). Short pieces are copied in JS loops: a call into
  * the native Buffer methods costs more than copying a few dozen bytes by hand.
  */
 export class ByteOut {
@@ -29,7 +30,7 @@ export class ByteOut {
   nonAscii = false;
   /** A view of `buf`, for copies four bytes at a time. */
   private view: DataView;
-  constructor(private readonly drain: (bytes: Buffer, ascii: boolean) => void, size = 8 << 20) {
+  constructor(private readonly drain: (bytes: Buffer, ascii: boolean) => Buffer | void, size = 8 << 20) {
     this.buf = Buffer.allocUnsafe(size);
     this.view = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.length);
   }
@@ -98,7 +99,9 @@ export class ByteOut {
   byte(c: number): void { this.buf[this.pos++] = c; }
   flush(): void {
     if (this.pos === 0) return;
-    this.drain(this.buf.subarray(0, this.pos), !this.nonAscii);
+    const next = this.drain(this.buf.subarray(0, this.pos), !this.nonAscii);
+    // A drain that kept the buffer (handed to another thread) gives one to fill next.
+    if (next) { this.buf = next; this.view = new DataView(next.buffer, next.byteOffset, next.length); }
     this.pos = 0;
     this.nonAscii = false;
   }
