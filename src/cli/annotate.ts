@@ -179,7 +179,8 @@ class Out {
   constructor(io: CliIO) {
     // Raw bytes when the output takes them; else pure-ASCII output (the common case) decodes as latin1, a plain copy.
     const toBytes = io.outBytes?.bind(io);
-    this.bytes = new ByteOut(toBytes ? (b) => toBytes(b) : (b, ascii) => io.out(b.toString(ascii ? 'latin1' : 'utf8')), 4 << 20);
+    const take = io.outBytesTake?.bind(io);
+    this.bytes = new ByteOut(take ? (b) => take(b) ?? undefined : toBytes ? (b) => toBytes(b) : (b, ascii) => io.out(b.toString(ascii ? 'latin1' : 'utf8')), 4 << 20);
   }
   line(s: string): void {
     const o = this.bytes;

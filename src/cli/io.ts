@@ -14,6 +14,12 @@ export interface CliIO {
   /** Bytes for standard output, used before returning (the caller reuses the buffer); absent: decoded and given to out(). */
   outBytes?(bytes: Uint8Array): void;
   /**
+   * The same, but the output may keep the bytes' buffer (the caller must not touch it again): it
+   * returns the buffer to fill next (at least as large), or null when it used the bytes in place.
+   * Spares a copy of every buffer into a pipe's writer thread. Absent: use outBytes.
+   */
+  outBytesTake?(bytes: Uint8Array): Buffer | null;
+  /**
    * A promise while standard output's reader is behind (wait for it before producing more),
    * null when it can take more now. Absent: output never backs up (a buffer in memory).
    */
@@ -75,6 +81,13 @@ export function processIO(): CliIO {
         if (!triedWriter && stdout.writableLength === 0) { triedWriter = true; writer = PipeWriter.start(onOutputError); }
         if (writer) writer.write(b); else stdout.write(Buffer.from(b));
       },
+    outBytesTake: direct ? undefined
+      : (b) => {
+        if (!triedWriter && stdout.writableLength === 0) { triedWriter = true; writer = PipeWriter.start(onOutputError); }
+        if (writer) return writer.take(b);
+        stdout.write(Buffer.from(b));
+        return null;
+      },
     backpressure: () => {
       if (writer) return writer.room();
       if (!stdout.writableNeedDrain) return null;
@@ -121,6 +134,22 @@ class PipeWriter {
     buf.set(bytes);
     if (this.inFlight++ === 0) this.worker.ref(); // the process stays until the last byte is written
     this.worker.postMessage({ bytes: buf.subarray(0, bytes.length) }, [buf.buffer as ArrayBuffer]);
+  }
+
+  /**
+   * Hands the bytes' own buffer to the thread (no copy) when they start it and fill no other
+   * bytes' buffer, and returns one to fill next: a buffer back from the thread, or a new one.
+   * Other bytes are copied, as write() does (null: keep filling your buffer).
+   */
+  take(bytes: Uint8Array): Buffer | null {
+    const whole = bytes.buffer;
+    if (bytes.byteOffset !== 0 || whole instanceof SharedArrayBuffer || whole.byteLength < (1 << 20)) { this.write(bytes); return null; }
+    const size = whole.byteLength;
+    if (this.inFlight++ === 0) this.worker.ref();
+    this.worker.postMessage({ bytes }, [whole]);
+    let next = this.free.pop();
+    while (next && next.byteLength < size) next = this.free.pop();
+    return next ? Buffer.from(next.buffer, next.byteOffset, next.byteLength) : Buffer.allocUnsafe(size);
   }
 
   room(): Promise<void> | null {

@@ -19,7 +19,8 @@ import type { Statement, StatementSource, StatementTable } from './statements';
 
 /**
  * Output bytes; `drain` receives full buffers and must use or copy them before returning (the
- * buffer is reused). Short pieces are copied in JS loops: a call into
+ * buffer is reused), or keep the buffer and return another to fill next (of at least the same
+ * size). Short pieces are copied in JS loops: a call into
  * the native Buffer methods costs more than copying a few dozen bytes by hand.
  */
 export class ByteOut {
@@ -27,17 +28,24 @@ export class ByteOut {
   pos = 0;
   /** Set by writers of non-ASCII bytes; lets the consumer decode a pure-ASCII buffer cheaply. */
   nonAscii = false;
-  constructor(private readonly drain: (bytes: Buffer, ascii: boolean) => void, size = 8 << 20) {
+  /** A view of `buf`, for copies four bytes at a time. */
+  private view: DataView;
+  constructor(private readonly drain: (bytes: Buffer, ascii: boolean) => Buffer | void, size = 8 << 20) {
     this.buf = Buffer.allocUnsafe(size);
+    this.view = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.length);
   }
   /** Make room for n more bytes. */
   room(n: number): void {
     if (this.pos + n <= this.buf.length) return;
     this.flush();
-    if (n > this.buf.length) this.buf = Buffer.allocUnsafe(n);
+    if (n > this.buf.length) {
+      this.buf = Buffer.allocUnsafe(n);
+      this.view = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.length);
+    }
   }
   /** A string known to be ASCII (ids, names, constants already checked). */
   ascii(s: string): void {
+    if (s.length > 16) { this.pos += this.buf.write(s, this.pos, 'latin1'); return; }
     const b = this.buf;
     let p = this.pos;
     for (let i = 0; i < s.length; i++) b[p++] = s.charCodeAt(i);
@@ -48,6 +56,18 @@ export class ByteOut {
     let p = this.pos;
     for (let i = 0; i < bytes.length; i++) b[p++] = bytes[i];
     this.pos = p;
+  }
+  /** A short literal (a few dozen bytes), four bytes at a time. */
+  litView(l: { view: DataView; length: number }): void { this.copyView(l.view, 0, l.length); }
+  /** Bytes [start, end) of the buffer `src` views, four at a time (a request id: tens of bytes). */
+  copyView(src: DataView, start: number, end: number): void {
+    const o = this.view;
+    const p = this.pos;
+    const n = end - start;
+    let i = 0;
+    for (; i + 4 <= n; i += 4) o.setInt32(p + i, src.getInt32(start + i, true), true);
+    for (; i < n; i++) o.setUint8(p + i, src.getUint8(start + i));
+    this.pos = p + n;
   }
   /** Any string, as UTF-8. */
   text(s: string): void {
@@ -79,7 +99,9 @@ export class ByteOut {
   byte(c: number): void { this.buf[this.pos++] = c; }
   flush(): void {
     if (this.pos === 0) return;
-    this.drain(this.buf.subarray(0, this.pos), !this.nonAscii);
+    const next = this.drain(this.buf.subarray(0, this.pos), !this.nonAscii);
+    // A drain that kept the buffer (handed to another thread) gives one to fill next.
+    if (next) { this.buf = next; this.view = new DataView(next.buffer, next.byteOffset, next.length); }
     this.pos = 0;
     this.nonAscii = false;
   }
@@ -150,6 +172,12 @@ function findLastLit(b: Buffer, v: DataView, l: Lit, from: number, end: number):
   return -1;
 }
 
+/** Index of byte c in [from, end), or -1, by the native search (for the request id: tens of bytes, where it is cheaper than a loop). */
+function findFar(b: Buffer, c: number, from: number, end: number): number {
+  const i = b.indexOf(c, from);
+  return i >= 0 && i < end ? i : -1;
+}
+
 /** Index of byte c in [from, end), or -1 (a JS loop: the distances here are short). */
 function find(b: Buffer, c: number, from: number, end: number): number {
   for (let i = from; i < end; i++) if (b[i] === c) return i;
@@ -162,8 +190,9 @@ function find(b: Buffer, c: number, from: number, end: number): number {
  * second byte meets one of them.
  */
 export function holdsTime(b: Buffer, m: number, e: number): boolean {
-  for (let i = m + 1; i < e; i += 2) {
-    if (b[i] !== 58) continue;
+  // The colons by the native search; those a byte-by-byte look at every second byte from m + 1 would meet.
+  for (let i = b.indexOf(58, m + 1); i >= 0 && i < e; i = b.indexOf(58, i + 1)) {
+    if (((i - m - 1) & 1) !== 0) continue;
     const p = b[i + 3] === 58 ? i : b[i - 3] === 58 ? i - 3 : -1;
     if (p >= m + 2 && p + 6 <= e && isDigit(b[p - 1]) && isDigit(b[p + 1]) && isDigit(b[p + 2]) && isDigit(b[p + 4]) && isDigit(b[p + 5])) return true;
   }
@@ -254,6 +283,51 @@ class RunCache<T> {
   }
 }
 
+/**
+ * The request ids of the last few lines, by their bytes: a request's lines come close together
+ * (its stream of deltas), so most ids were just seen. A hit gives back the same string (no
+ * decoding, no new string for the tracker to hash) and skips the byte checks it passed before.
+ */
+class RecentRids {
+  /** Eight slots of 128 bytes in one buffer (ids longer than that are not kept). */
+  private readonly slab = Buffer.alloc(8 * 128);
+  private readonly view = new DataView(this.slab.buffer, this.slab.byteOffset, this.slab.length);
+  private readonly lengths = new Int32Array(8).fill(-1);
+  private readonly internal: boolean[] = new Array<boolean>(8).fill(false);
+  private readonly raws: string[] = new Array<string>(8).fill('');
+  private readonly ids: string[] = new Array<string>(8).fill('');
+  private next = 0;
+  /** The raw text of the id `find` found (as printed; `id` is its external form). */
+  raw = '';
+  /** The id of [s, e) printed as an internal id or not, or null when none of the last few is it. */
+  find(v: DataView, s: number, e: number, internal: boolean): string | null {
+    const n = e - s;
+    if (n < 4) return null;
+    const lengths = this.lengths;
+    const slab = this.view;
+    const tail = v.getInt32(e - 4, true);
+    // Newest first (the line before is most often the same request's), the last four bytes (where ids differ) before the rest.
+    for (let k = 1; k <= 8; k++) {
+      const i = (this.next - k) & 7;
+      const at = i * 128;
+      if (lengths[i] === n && slab.getInt32(at + n - 4, true) === tail && this.internal[i] === internal && rangesEqual(v, s, slab, at, n)) {
+        this.raw = this.raws[i];
+        return this.ids[i];
+      }
+    }
+    return null;
+  }
+  /** Remember an id (its bytes passed the checks `line` makes), replacing the oldest. */
+  add(b: Buffer, s: number, e: number, internal: boolean, raw: string, id: string): void {
+    if (e - s > 128) return;
+    const i = this.next;
+    this.next = (i + 1) & 7;
+    const slab = this.slab;
+    for (let k = 0; k < e - s; k++) slab[i * 128 + k] = b[s + k];
+    this.lengths[i] = e - s; this.internal[i] = internal; this.raws[i] = raw; this.ids[i] = id;
+  }
+}
+
 /** A process prefix `(Name pid=N` seen before, with the JSON head segments built for it. */
 interface Prefix { name: string | null; role: string | null; pid: number; segs: Buffer[]; own: boolean }
 /** A `fileinfo:lineno` seen before, with the JSON tail segments and the statements built for it per hop (and level). */
@@ -305,7 +379,7 @@ function matchRequest(h: KnownHops, hit: Hit, b: Buffer, v: DataView, m: number,
   if (at(v, m, P_RECEIVED, e)) {
     if (!h.V1.fileBasenames!.includes(base)) return -1;
     const rs = m + P_RECEIVED.length;
-    const sp = find(b, 32, rs, e);
+    const sp = findFar(b, 32, rs, e);
     if (sp < 0 || sp - 1 <= rs || b[sp - 1] !== 58) return -1;
     if (!(at(v, sp + 1, S_PARAMS, e) || (at(v, sp + 1, S_PROMPT, e) && findLit(b, v, S_COMMA_PARAMS, sp, e) !== -1))) return -1;
     hit.hop = h.V1; hit.ridStart = rs; hit.ridEnd = sp - 1; hit.internal = false;
@@ -313,7 +387,7 @@ function matchRequest(h: KnownHops, hit: Hit, b: Buffer, v: DataView, m: number,
   }
   if (at(v, m, P_REQUEST, e)) {
     const rs = m + P_REQUEST.length;
-    const sp = find(b, 32, rs, e);
+    const sp = findFar(b, 32, rs, e);
     if (sp < 0 || sp === rs) return -1;
     hit.ridStart = rs; hit.ridEnd = sp; hit.internal = false;
     if (at(v, sp, S_DETAILS, e) && h.V1b.fileBasenames!.includes(base)) { hit.hop = h.V1b; return 1; }
@@ -343,7 +417,7 @@ function matchGenerated(h: KnownHops, hit: Hit, b: Buffer, v: DataView, m: numbe
   if (!at(v, m, P_GENERATED, e)) return noHop(h.prefixes, b, v, m, e);
   if (!h.V6.fileBasenames!.includes(base)) return -1;
   const rs = m + P_GENERATED.length;
-  const sp = find(b, 32, rs, e);
+  const sp = findFar(b, 32, rs, e);
   if (sp < 0) return -1;
   let ridEnd: number;
   if (b[sp - 1] === 58 && at(v, sp - 1, S_OUTPUT, e)) ridEnd = sp - 1;
@@ -407,7 +481,7 @@ function isAccessLine(b: Buffer, v: DataView, p: number, e: number): boolean {
   return !(q === vs || b[q] !== 34 || b[q + 1] !== 32 || !isDigit(b[q + 2]) || !isDigit(b[q + 3]) || !isDigit(b[q + 4]));
 }
 
-const J_HEAD = enc('{"kind":"line","line":');
+const J_HEAD = lit('{"kind":"line","line":');
 const J_UVICORN_TAIL = enc('null,"timeResolution":null,"fileinfo":null,"lineno":null,"hop":"V10","rid":null,"source":null}\n');
 const NO_PREFIX: Prefix = { name: null, role: null, pid: -1, segs: [], own: false };
 
@@ -426,8 +500,11 @@ class FastReader {
   private stampValid = false;
   private stampTime = 0;
   private stampJson: Buffer = enc('null');
+  /** The stamp's JSON text when written from the line's digits (rewritten at each new stamp; copied out at each use). */
+  private readonly stampOwn = Buffer.alloc(21);
   private readonly prefixCache = new RunCache<Prefix>();
   private readonly siteCache = new RunCache<Site>();
+  private readonly rids = new RecentRids();
   private readonly roleCodes = new Map<string | null, number>([[null, 0]]);
   /** The prefix readPrefix found, and where the site readSite found ends. */
   private pre: Prefix = NO_PREFIX;
@@ -527,10 +604,29 @@ class FastReader {
     // An impossible stamp (month 84): the parser keeps the line with no time, and says why.
     if (Number.isNaN(t)) return false;
     this.stampTime = t;
-    if (this.out) this.stampJson = enc(`"${formatTime(this.stampTime, 's', false)}"`);
-    b.copy(this.stamp, 0, p, p + 14);
+    if (this.out) {
+      // A real time with a four-digit year prints with the line's own digits (`MM-DD`, `HH:MM:SS`):
+      // written in place of the last one's. A leap second (Date rolls it over) and odd years are formatted.
+      if (d2(12) <= 59 && year >= 1000 && year <= 9999) this.stampJson = this.stampText(b, p, year);
+      else this.stampJson = enc(`"${formatTime(this.stampTime, 's', false)}"`);
+    }
+    const st = this.stamp;
+    for (let i = 0; i < 14; i++) st[i] = b[p + i];
     this.stampValid = true;
     return true;
+  }
+
+  /** `"YYYY-MM-DDTHH:MM:SS"` from the year and the line's `MM-DD HH:MM:SS` at p (what formatTime gives for that real time). */
+  private stampText(b: Buffer, p: number, year: number): Buffer {
+    const j = this.stampOwn;
+    j[0] = 34;
+    j[1] = 48 + ((year / 1000) | 0); j[2] = 48 + (((year / 100) | 0) % 10); j[3] = 48 + (((year / 10) | 0) % 10); j[4] = 48 + (year % 10);
+    j[5] = 45;
+    for (let i = 0; i < 5; i++) j[6 + i] = b[p + i];
+    j[11] = 84;
+    for (let i = 6; i < 14; i++) j[6 + i] = b[p + i];
+    j[20] = 34;
+    return j;
   }
 
   /** `fileinfo:lineno]` at p; `this.siteClose` is where its `]` is. Undefined: decline. */
@@ -564,7 +660,7 @@ class FastReader {
     const out = this.out;
     if (out) {
       out.room(1024);
-      out.lit(J_HEAD); out.int(lineNo);
+      out.litView(J_HEAD); out.int(lineNo);
       out.seg(this.headSeg(pre, role, 5));
       out.seg(J_UVICORN_TAIL);
     }
@@ -621,13 +717,20 @@ class FastReader {
     let rid: string | null = null;
     let ridRaw = false;
     if (r === 1 && hit.ridEnd > hit.ridStart) {
-      if (b[hit.ridStart] === 39 || b[hit.ridStart] === 34 || !plainJsonBytes(b, hit.ridStart, hit.ridEnd)) return false;
-      // Counting statements only (no output, no tracker, no id to leave out): the id's text is never read.
-      const countOnly = this.out === null && this.tracker === null && this.leaveToParser === null && this.leaveMentions === null;
-      if (countOnly) return this.countOnly(site, hit.hop, li, b, m, e, crlf, lineNo);
-      const raw = b.toString('latin1', hit.ridStart, hit.ridEnd);
-      rid = hit.internal ? externalFromInternal(raw) : raw;
-      ridRaw = rid === raw;
+      const known = this.rids.find(v, hit.ridStart, hit.ridEnd, hit.internal);
+      if (known !== null) {
+        rid = known;
+        ridRaw = rid === this.rids.raw;
+      } else {
+        if (b[hit.ridStart] === 39 || b[hit.ridStart] === 34 || !plainJsonBytes(b, hit.ridStart, hit.ridEnd)) return false;
+        // Counting statements only (no output, no tracker, no id to leave out): the id's text is never read.
+        const countOnly = this.out === null && this.tracker === null && this.leaveToParser === null && this.leaveMentions === null;
+        if (countOnly) return this.countOnly(site, hit.hop, li, b, m, e, crlf, lineNo);
+        const raw = b.toString('latin1', hit.ridStart, hit.ridEnd);
+        rid = hit.internal ? externalFromInternal(raw) : raw;
+        ridRaw = rid === raw;
+        this.rids.add(b, hit.ridStart, hit.ridEnd, hit.internal, raw, rid);
+      }
       if (this.leaveToParser !== null && this.leaveToParser(rid)) return false;
     }
     if (r === 0 && this.leaveMentions !== null) {
@@ -645,12 +748,12 @@ class FastReader {
     const out = this.out;
     if (out) {
       out.room(1024 + (e - s));
-      out.lit(J_HEAD); out.int(lineNo);
+      out.litView(J_HEAD); out.int(lineNo);
       out.seg(this.headSeg(pre, role, li));
       out.seg(this.stampJson);
       out.seg(tail.pre);
       if (rid !== null) {
-        if (ridRaw) out.copy(b, hit.ridStart, hit.ridEnd); else out.ascii(rid);
+        if (ridRaw) out.copyView(v, hit.ridStart, hit.ridEnd); else out.ascii(rid);
         out.seg(tail.post);
       }
     }

@@ -159,6 +159,9 @@ class EntryColumns {
   readonly strings: (string | null)[] = [null];
   constructor(journal: boolean) { this.req = journal ? new Int32Array(1024) : null; }
   private readonly stringIds = new Map<string, number>();
+  private lastHop: string | null = null; private lastHopId = 0;
+  private lastProc: string | null = null; private lastProcId = 0;
+  private lastRole: string | null = null; private lastRoleId = 0;
 
   intern(s: string | null): number {
     if (s === null) return 0;
@@ -175,11 +178,18 @@ class EntryColumns {
 
   str(id: number): string | null { return this.strings[id]; }
 
+  /** The id of a string stored before, or 0 (null's) when it never was. */
+  idOf(s: string): number { return this.stringIds.get(s) ?? 0; }
+
   push(line: number, time: number, res: number, hop: string, proc: string | null, role: string | null, req: number): number {
     if (this.size === this.line.length) this.grow(this.size + 1);
     const i = this.size++;
     this.line[i] = line; this.time[i] = time; this.res[i] = res; this.next[i] = -1;
-    this.hop[i] = this.intern(hop); this.proc[i] = this.intern(proc); this.role[i] = this.intern(role);
+    // The same names come line after line: the last one of each column is kept at hand.
+    if (hop !== this.lastHop) { this.lastHop = hop; this.lastHopId = this.intern(hop); }
+    if (proc !== this.lastProc) { this.lastProc = proc; this.lastProcId = this.intern(proc); }
+    if (role !== this.lastRole) { this.lastRole = role; this.lastRoleId = this.intern(role); }
+    this.hop[i] = this.lastHopId; this.proc[i] = this.lastProcId; this.role[i] = this.lastRoleId;
     if (this.req !== null) this.req[i] = req;
     return i;
   }
@@ -440,22 +450,78 @@ export class RequestTracker {
     };
   }
 
-  /** For every request hop: how many requests lack it, with the reason (first request's wording). */
+  /**
+   * For every request hop: how many requests lack it, with the reason (first request's wording).
+   * The same answer as missingFor() over every request's describe(), read straight off the
+   * columns: a big log has a hundred thousand requests, and nothing per request is built here
+   * (the reason only for the first request that lacks a hop, which is the one kept).
+   */
   missingSummary(): { hop: string; requests: number; kind: MissingKind; reason: string }[] {
     const seen = this.hopsSeenInRequests();
     const agg = new Map<string, { hop: string; requests: number; kind: MissingKind; reason: string }>();
+    const c = this.cols, h = this.heads;
+    // Which request a string id (a hop) was last seen in: marks[id] === ord + 1.
+    const marks = new Int32Array(c.strings.length);
+    const candidates = new Map<Engine, { def: HopDef; id: number }[]>();
     for (const ord of this.byRid.values()) {
-      const acc = this.acc(ord);
+      const engine = ENGINES[h.engine[ord]];
+      let list = candidates.get(engine);
+      if (!list) { list = this.missingCandidates(engine, seen); candidates.set(engine, list); }
+      const mark = ord + 1;
+      let t0 = NaN, t1 = NaN, r = 3, firstLine = 0, lastLine = 0;
+      for (let i = h.first[ord]; i !== -1; i = c.next[i]) {
+        if (i === h.first[ord]) firstLine = c.line[i];
+        lastLine = c.line[i];
+        marks[c.hop[i]] = mark;
+        const t = c.time[i];
+        if (Number.isNaN(t)) continue;
+        if (Number.isNaN(t0) || t < t0) t0 = t;
+        if (Number.isNaN(t1) || t > t1) t1 = t;
+        r = Math.min(r, c.res[i]);
+      }
       // Batch lines printed during the request (a Decode batch line, say) count as seen by it.
-      const [t0, t1, r] = this.bounds(acc);
-      const context = this.contextFor(t0, t1, r, acc.lines[0], acc.lines[acc.lines.length - 1]);
-      for (const m of this.missingFor(acc, seen, context)) {
-        const cur = agg.get(m.hop);
-        if (cur) cur.requests++;
-        else agg.set(m.hop, { hop: m.hop, requests: 1, kind: m.kind, reason: m.reason });
+      this.markContext(Number.isNaN(t0) ? null : t0, Number.isNaN(t1) ? null : t1, RES_ORDER[r], firstLine, lastLine, marks, mark);
+      for (const { def, id } of list) {
+        if (id > 0 && marks[id] === mark) continue;
+        const cur = agg.get(def.id);
+        if (cur) { cur.requests++; continue; }
+        const m = this.reasonFor(def, this.acc(ord), seen.has(def.id));
+        agg.set(def.id, { hop: m.hop, requests: 1, kind: m.kind, reason: m.reason });
       }
     }
     return [...agg.values()];
+  }
+
+  /** The hops missingFor() may list for a request of this engine, in table order, with their string ids (0: never stored). */
+  private missingCandidates(engine: Engine, seenAnywhere: Set<string>): { def: HopDef; id: number }[] {
+    const out: { def: HopDef; id: number }[] = [];
+    for (const def of getHopTable(engine).hops) {
+      if (def.legacy) continue;
+      if (def.scope !== 'request' && def.missing.kind !== 'frequency' && !(def.scope === 'batch' && def.missing.kind === 'level')) continue;
+      if (def.pd !== undefined && !seenAnywhere.has(def.id)) continue;
+      out.push({ def, id: this.cols.idOf(def.id) });
+    }
+    return out;
+  }
+
+  /** contextFor()'s lines, as marks on their hops' string ids instead of a list. */
+  private markContext(t0: number | null, t1: number | null, res: TimeResolution, firstLine: number, lastLine: number, marks: Int32Array, mark: number): void {
+    const { size, line: lines, time: times, hop: hops } = this.batch;
+    if (!this.keepContext || size === 0) return;
+    const CAP = 50;
+    const slack = res === 's' ? 1000 : 0;
+    const lo = t0 === null ? NaN : t0 - slack, hi = t1 === null ? NaN : t1 + slack;
+    let a = 0, b = size;
+    while (a < b) { const m = (a + b) >> 1; if (lines[m] < firstLine) a = m + 1; else b = m; }
+    while (a > 0 && !Number.isNaN(lo) && times[a - 1] >= lo && firstLine - lines[a - 1] < 10000) a--;
+    let n = 0;
+    for (let i = a; i < size && n < CAP; i++) {
+      const line = lines[i];
+      const t = times[i];
+      const inside = Number.isNaN(t) ? line >= firstLine && line <= lastLine : !Number.isNaN(hi) && t >= lo && t <= hi;
+      if (!inside && line > lastLine && (Number.isNaN(t) || Number.isNaN(hi) || t > hi)) break;
+      if (inside) { marks[hops[i]] = mark; n++; }
+    }
   }
 
   private missingFor(acc: Acc, seenAnywhere: Set<string>, context: ContextLine[] | null): MissingHop[] {

@@ -10,7 +10,7 @@ export function fastJson(lines: string[], referenceTime: number): { json: string
   const st = createParseState({ referenceTime });
   const tr = new RequestTracker();
   const chunks: Buffer[] = [];
-  const out = new ByteOut((b) => chunks.push(Buffer.from(b)), 1 << 16);
+  const out = new ByteOut((b) => { chunks.push(Buffer.from(b)); }, 1 << 16);
   const counters = { handled: 0, unmatched: 0 };
   const fast = vllmFastPath(st, tr, out, counters);
   const json = new RecordJsonWriter();

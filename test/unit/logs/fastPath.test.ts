@@ -90,6 +90,37 @@ test('fast path and string parser agree line by line (fixtures and edge cases)',
   assert.deepEqual(fast.counts, slow.counts);
 });
 
+test('fast path and string parser agree on stamps it writes from the line\'s digits and on ids it has just seen', () => {
+  const long = `chatcmpl-${'ab'.repeat(70)}`;
+  const lines = [
+    // A leap second (Date rolls it into the next minute), the last day of a month, an impossible day.
+    '(APIServer pid=7) INFO 06-30 23:59:60 [async_llm.py:439] Added request chatcmpl-ls-0a1b2c3d.',
+    '(APIServer pid=7) INFO 07-31 23:59:59 [async_llm.py:439] Added request chatcmpl-ls-0a1b2c3d.',
+    '(APIServer pid=7) INFO 04-31 10:00:00 [async_llm.py:439] Added request chatcmpl-ls-0a1b2c3d.',
+    '(APIServer pid=7) INFO 08-01 00:00:00 [request_logger.py:98] Generated response chatcmpl-ls (streaming delta): output: \'a\', finish_reason: None',
+    // The same bytes as an engine-side (internal) id and as an id the client chose: two different requests.
+    '(APIServer pid=7) INFO 08-01 00:00:01 [async_llm.py:439] Added request chatcmpl-x-0a1b2c3d.',
+    '(APIServer pid=7) INFO 08-01 00:00:01 [request_logger.py:98] Generated response chatcmpl-x-0a1b2c3d (streaming delta): output: \'a\', finish_reason: None',
+    '(APIServer pid=7) INFO 08-01 00:00:01 [async_llm.py:439] Added request chatcmpl-x-0a1b2c3d.',
+    '(APIServer pid=7) INFO 08-01 00:00:02 [request_logger.py:98] Generated response chatcmpl-x (streaming delta): output: \'b\', finish_reason: None',
+    // An id longer than the recent ids' slots, twice, and ids of one length that differ only in their last bytes.
+    `(APIServer pid=7) INFO 08-01 00:00:02 [request_logger.py:98] Generated response ${long} (streaming delta): output: 'c', finish_reason: None`,
+    `(APIServer pid=7) INFO 08-01 00:00:02 [request_logger.py:98] Generated response ${long} (streaming delta): output: 'c', finish_reason: None`,
+    ...Array.from({ length: 12 }, (_, i) => `(APIServer pid=7) INFO 08-01 00:00:0${3 + (i % 3)} [request_logger.py:98] Generated response chatcmpl-n${i % 10}`
+      + ` (streaming delta): output: 'd', finish_reason: None`),
+    '(APIServer pid=7) INFO 08-01 00:00:09 [request_logger.py:98] Generated response chatcmpl-"q" (streaming delta): output: \'e\', finish_reason: None',
+  ];
+  const slow = slowJson(lines);
+  const fast = fastJson(lines);
+  assert.ok(fast.handled >= lines.length - 3, `the fast path took ${fast.handled} lines`);
+  for (let i = 0; i < lines.length; i++) assert.equal(fast.json[i], slow.json[i], `line ${i + 1}: ${lines[i]}`);
+  assert.match(fast.json[0], /"time":"2026-07-01T00:00:00"/);
+  assert.match(fast.json[1], /"time":"2026-07-31T23:59:59"/);
+  assert.match(fast.json[5], /"rid":"chatcmpl-x-0a1b2c3d"/);
+  assert.match(fast.json[6], /"rid":"chatcmpl-x"/);
+  assert.deepEqual(fast.counts, slow.counts);
+});
+
 test('annotate --rid: the fast path leaves only that request\'s lines to the parser and feeds the tracker the same', () => {
   const lines = [
     ...readFileSync(join(FIX, 'vllm_info_chat_and_abort.log'), 'utf8').replace(/\n$/, '').split('\n'),
