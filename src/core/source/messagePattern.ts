@@ -328,9 +328,12 @@ export function labelsInValues(c: CompiledPattern, text: string): string[] {
   let li = c.anchoredStart ? 1 : 0;
   for (const span of spans) {
     const value = message.slice(pos, pos + span);
+    // Only a field's own value (after `label: `): a value that is a part built elsewhere
+    // (SGLang's `{token_msg}`, vLLM's joined `log_parts`) holds labels of its own.
+    const label = li > 0 && /[A-Za-z_][A-Za-z0-9_ ]*: $/.test(c.lits[li - 1]);
     pos += span;
     if (li < c.lits.length) { pos = message.indexOf(c.lits[li], pos) + c.lits[li].length; li++; }
-    if (/^['"]/.test(value)) continue;
+    if (!label || /^['"]/.test(value)) continue;
     let depth = 0;
     for (let i = 0; i < value.length; i++) {
       const ch = value[i];
