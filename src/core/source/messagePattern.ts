@@ -294,12 +294,17 @@ export function droppedFit(c: CompiledPattern, text: string): { found: number; m
   let pos = lits[0].length;
   let found = lits[0].length + (end?.length ?? 0);
   const missing: string[] = [];
+  let lastMissing = 0;
+  let lastFound = 0;
   for (let i = 1; i < (end !== null ? lits.length - 1 : lits.length); i++) {
     const at = message.indexOf(lits[i], pos);
-    if (at < 0 || at + lits[i].length > limit) { missing.push(lits[i]); continue; }
+    if (at < 0 || at + lits[i].length > limit) { missing.push(lits[i]); lastMissing = i; continue; }
     pos = at + lits[i].length;
     found += lits[i].length;
+    lastFound = i;
   }
+  // With no closing literal, pieces missing at the end are a line cut short, not a changed statement.
+  if (end === null && lastMissing > lastFound) return null;
   return missing.length ? { found, missing } : null;
 }
 

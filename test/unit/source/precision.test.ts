@@ -92,4 +92,8 @@ test('a statement that gained a field fits the older line but for that field; a 
   assert.deepEqual(droppedFit(v010, RECEIVED_06)?.missing, [', prompt_embeds shape: ']);
   assert.equal(droppedFit(v010, RECEIVED_010), null, 'its own wording fits whole');
   assert.equal(droppedFit(v010, 'Received request abc: cancelled'), null, 'does not end as the statement does');
+  // A statement ending in a value: a line cut short lacks its last pieces, and is not "changed".
+  const generated = compilePattern(['Generated response ', WILD, ': output: ', WILD, ', output_token_ids: ', WILD, ', finish_reason: ', WILD]);
+  assert.equal(droppedFit(generated, "Generated response chatcmpl-cut2 (streaming complete): output: 'Once upon a time there was a"), null);
+  assert.deepEqual(droppedFit(generated, "Generated response chatcmpl-1: output: 'Once', finish_reason: stop")?.missing, [', output_token_ids: ']);
 });
