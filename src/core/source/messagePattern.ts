@@ -294,12 +294,17 @@ export function droppedFit(c: CompiledPattern, text: string): { found: number; m
   let pos = lits[0].length;
   let found = lits[0].length + (end?.length ?? 0);
   const missing: string[] = [];
+  let lastMissing = 0;
+  let lastFound = 0;
   for (let i = 1; i < (end !== null ? lits.length - 1 : lits.length); i++) {
     const at = message.indexOf(lits[i], pos);
-    if (at < 0 || at + lits[i].length > limit) { missing.push(lits[i]); continue; }
+    if (at < 0 || at + lits[i].length > limit) { missing.push(lits[i]); lastMissing = i; continue; }
     pos = at + lits[i].length;
     found += lits[i].length;
+    lastFound = i;
   }
+  // With no closing literal, pieces missing at the end are a line cut short, not a changed statement.
+  if (end === null && lastMissing > lastFound) return null;
   return missing.length ? { found, missing } : null;
 }
 
@@ -328,9 +333,12 @@ export function labelsInValues(c: CompiledPattern, text: string): string[] {
   let li = c.anchoredStart ? 1 : 0;
   for (const span of spans) {
     const value = message.slice(pos, pos + span);
+    // Only a field's own value (after `label: `): a value that is a part built elsewhere
+    // (SGLang's `{token_msg}`, vLLM's joined `log_parts`) holds labels of its own.
+    const label = li > 0 && /[A-Za-z_][A-Za-z0-9_ ]*: $/.test(c.lits[li - 1]);
     pos += span;
     if (li < c.lits.length) { pos = message.indexOf(c.lits[li], pos) + c.lits[li].length; li++; }
-    if (/^['"]/.test(value)) continue;
+    if (!label || /^['"]/.test(value)) continue;
     let depth = 0;
     for (let i = 0; i < value.length; i++) {
       const ch = value[i];

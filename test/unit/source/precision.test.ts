@@ -5,6 +5,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createSourceResolver, type CheckoutSourceResolver } from '../../../src/core/source';
 import { join } from 'node:path';
+import { compilePattern, droppedFit, labelledFields, labelsInValues, WILD } from '../../../src/core/source/messagePattern';
 import type { SourceLocation } from '../../../src/core/source/types';
 import { initRepo, pythonFile, TempDirs } from './fixtureCheckout';
 import { realReleaseTrees, testReleaseCache } from './releaseTrees';
@@ -71,4 +72,28 @@ test('real vLLM trees: a request-logger line of another release is "changed sinc
   }
   // 0.4.3's line from engine/async_llm_engine.py: in 0.6.6 the request logger is entrypoints/logger.py, with one more field.
   assert.deepEqual(brief(ask('0.6.6.post1', 'async_llm_engine.py', 554, RECEIVED_043)), { at: 'vllm/entrypoints/logger.py:37', verified: false, changed: true, movedFrom: 'vllm/engine/async_llm_engine.py' });
+});
+
+test('a labelled field whose value holds another label is a field the statement lacks; a value built elsewhere or quoted is not judged', () => {
+  const received = compilePattern(['Received request ', WILD, ': prompt: ', WILD, ', params: ', WILD, ', lora_request: ', WILD, '.']);
+  assert.equal(labelledFields(received), true);
+  assert.deepEqual(
+    labelsInValues(received, "Received request x: prompt: 'a, b: c', params: SamplingParams(n=1, seed: 2), lora_request: None, prompt_adapter_request: None."),
+    ['prompt_adapter_request'],
+  );
+  assert.deepEqual(labelsInValues(received, "Received request x: prompt: 'a', params: SamplingParams(n=1), lora_request: None."), []);
+  // SGLang's `Decode batch. #running-req: {n}, {token_msg}gen throughput …`: token_msg holds `token usage: …` of its own.
+  const decode = compilePattern(['Decode batch. #running-req: ', WILD, ', ', WILD, 'gen throughput (token/s): ', WILD, ', #queue-req: ', WILD, ', ']);
+  assert.deepEqual(labelsInValues(decode, 'Decode batch. #running-req: 8, #token: 62531, token usage: 0.12, gen throughput (token/s): 186.64, #queue-req: 0, '), []);
+});
+
+test('a statement that gained a field fits the older line but for that field; a line of other words does not fit', () => {
+  const v010 = compilePattern(['Received request ', WILD, ': prompt: ', WILD, ', params: ', WILD, ', prompt_token_ids: ', WILD, ', prompt_embeds shape: ', WILD, ', lora_request: ', WILD, '.']);
+  assert.deepEqual(droppedFit(v010, RECEIVED_06)?.missing, [', prompt_embeds shape: ']);
+  assert.equal(droppedFit(v010, RECEIVED_010), null, 'its own wording fits whole');
+  assert.equal(droppedFit(v010, 'Received request abc: cancelled'), null, 'does not end as the statement does');
+  // A statement ending in a value: a line cut short lacks its last pieces, and is not "changed".
+  const generated = compilePattern(['Generated response ', WILD, ': output: ', WILD, ', output_token_ids: ', WILD, ', finish_reason: ', WILD]);
+  assert.equal(droppedFit(generated, "Generated response chatcmpl-cut2 (streaming complete): output: 'Once upon a time there was a"), null);
+  assert.deepEqual(droppedFit(generated, "Generated response chatcmpl-1: output: 'Once', finish_reason: stop")?.missing, [', output_token_ids: ']);
 });
