@@ -17,6 +17,8 @@ import { normaliseTraceId, REQUEST_ID_ATTRIBUTES, traceAttributeValues } from '.
 export const DEFAULT_PARALLEL_SEARCHES = 4;
 /** Services asked in all: a store with hundreds of services is asked for the likeliest first. */
 export const DEFAULT_MAX_SERVICES = 30;
+/** The whole fan-out's time: no search starts after it (each search has its own bound too). */
+export const DEFAULT_FAN_OUT_BUDGET_MS = 60_000;
 /** Traces per search: one request is one trace, a retried one a few. */
 const TRACES_PER_SEARCH = 20;
 
@@ -34,13 +36,16 @@ export function servicesToAsk(services: readonly string[], max: number): { ask: 
   return { ask: ordered.slice(0, max), skipped: ordered.slice(max) };
 }
 
-/** Runs `jobs` with at most `parallel` in flight; the first failure ends the run (no new job starts). */
-async function pool<T>(jobs: ReadonlyArray<() => Promise<T>>, parallel: number): Promise<T[]> {
-  const out: T[] = new Array<T>(jobs.length);
+/**
+ * Runs `jobs` with at most `parallel` in flight, none started after `deadline` (Date.now() ms; its
+ * result stays undefined); the first failure ends the run (no new job starts).
+ */
+async function pool<T>(jobs: ReadonlyArray<() => Promise<T>>, parallel: number, deadline: number): Promise<Array<T | undefined>> {
+  const out: Array<T | undefined> = new Array<T | undefined>(jobs.length);
   let next = 0;
   let failed = false;
   const worker = async (): Promise<void> => {
-    while (!failed && next < jobs.length) {
+    while (!failed && next < jobs.length && Date.now() < deadline) {
       const i = next++;
       try { out[i] = await jobs[i](); } catch (e) { failed = true; throw e; }
     }
@@ -53,11 +58,13 @@ export class JaegerClient implements TraceStoreClient {
   private readonly http: StoreHttp;
   private readonly maxServices: number;
   private readonly parallel: number;
+  private readonly budgetMs: number;
 
   constructor(readonly endpoint: StoreEndpoint, opts: ClientOptions = {}) {
     this.http = new StoreHttp(opts);
     this.maxServices = Math.max(1, Math.floor(opts.maxServices ?? DEFAULT_MAX_SERVICES));
     this.parallel = Math.max(1, Math.floor(opts.parallelSearches ?? DEFAULT_PARALLEL_SEARCHES));
+    this.budgetMs = Math.max(1, opts.fanOutBudgetMs ?? DEFAULT_FAN_OUT_BUDGET_MS);
   }
 
   private async getJson(path: string, signal?: AbortSignal): Promise<unknown> {
@@ -119,26 +126,37 @@ export class JaegerClient implements TraceStoreClient {
     const { ask, skipped } = servicesToAsk(services, this.maxServices);
     const searches: Array<{ service: string; attr: string; value: string }> = [];
     for (const service of ask) for (const attr of REQUEST_ID_ATTRIBUTES) for (const value of values) searches.push({ service, attr, value });
-    const answers = await pool(searches.map((s) => () => this.search(s.service, s.attr, s.value, window, signal)), this.parallel);
+    const jobs = searches.map((s) => () => this.search(s.service, s.attr, s.value, window, signal));
+    const answers = await pool(jobs, this.parallel, Date.now() + this.budgetMs);
     const found = new Map<string, JaegerTrace>();
     const foundIn = new Set<string>();
-    answers.forEach((traces, j) => {
+    const unfinished = new Set<string>();
+    // A plain loop: the searches never started are holes, which forEach would skip.
+    for (let j = 0; j < searches.length; j++) {
+      const traces = answers[j];
+      if (traces === undefined) { unfinished.add(searches[j].service); continue; }
       for (const t of traces) {
         const id = normaliseTraceId(String(t.traceID ?? ''));
         if (id && !found.has(id)) found.set(id, t);
         foundIn.add(`${searches[j].service} (${searches[j].attr})`);
       }
-    });
+    }
     const spans: OtlpSpan[] = [];
     for (const [id, v1] of found) spans.push(...await this.trace(id, v1, signal));
     const where = services.length
       ? `${skipped.length ? `${ask.length} of ${services.length}` : services.length} service(s): ${ask.join(', ')}`
       : 'no service (Jaeger lists none)';
     const span = `${new Date(window.startMs).toISOString()} – ${new Date(window.endMs).toISOString()}`;
-    const notes = skipped.length
-      ? [`Jaeger at ${this.endpoint.baseUrl} lists ${services.length} services; the ${ask.length} likeliest were asked for the request id `
-        + `(${skipped.length} not asked: ${skipped.slice(0, 5).join(', ')}${skipped.length > 5 ? ', …' : ''}). A trace id finds its trace in any service.`]
-      : [];
+    const some = (names: readonly string[]): string => `${names.slice(0, 5).join(', ')}${names.length > 5 ? ', …' : ''}`;
+    const notes: string[] = [];
+    if (skipped.length) {
+      notes.push(`Jaeger at ${this.endpoint.baseUrl} lists ${services.length} services; the ${ask.length} likeliest were asked for the request id `
+        + `(${skipped.length} not asked: ${some(skipped)}). A trace id finds its trace in any service.`);
+    }
+    if (unfinished.size) {
+      notes.push(`Jaeger at ${this.endpoint.baseUrl}: the search stopped after ${Math.round(this.budgetMs / 100) / 10} s; `
+        + `${unfinished.size} service(s) not searched through: ${some([...unfinished])}.`);
+    }
     return {
       spans, traceIds: [...found.keys()], notes,
       query: `Jaeger at ${this.endpoint.baseUrl}: ${REQUEST_ID_ATTRIBUTES.join(' or ')} = ${values.join(' | ')} in ${where}, ${span}; `

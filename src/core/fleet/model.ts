@@ -55,6 +55,8 @@ export interface ClientOptions {
   /** Jaeger: services asked for a request id in all (the likeliest first), and searches in flight at once. */
   maxServices?: number;
   parallelSearches?: number;
+  /** Jaeger: no search of the fan-out starts after this long (ms). */
+  fanOutBudgetMs?: number;
 }
 
 export interface TraceAnswer {

@@ -5,7 +5,9 @@
 // answer says which stores were asked over which window; a result cut by hoplens.fleet.lineLimit
 // says so and offers Fetch More. A bearer token or a user and password per store URL live in
 // SecretStorage (HopLens: Set Fleet Store Credentials…), never in settings; the tenant of a
-// multi-tenant Loki or Tempo (X-Scope-OrgID) is the setting hoplens.fleet.tenant.
+// multi-tenant Loki or Tempo (X-Scope-OrgID) is the setting hoplens.fleet.tenant, VictoriaLogs'
+// (AccountID, ProjectID) hoplens.fleet.victoriaLogsTenant. Each document also tells the Requests
+// view which of its lines name the request without being hops (plainLines).
 import * as vscode from 'vscode';
 import { CommandIds } from '../../commandIds';
 import type { HopLensConfig } from '../../config';

@@ -94,6 +94,23 @@ describe('Jaeger fan-out against a real Jaeger', { concurrency: false }, () => {
     assert.match(a.notes![0], /lists 12 services; the 3 likeliest were asked for the request id \(9 not asked: batch-etl-02, batch-etl-03, .*, …\)/);
   });
 
+  test('the whole fan-out has a time budget: past it no search starts, and the note names the services not searched through', async (t) => {
+    if (!jaeger || !proxy) return t.skip('no fleet tools');
+    const endpoint = parseStoreUrl(`jaeger+${proxy.base}`);
+    searches.length = 0; maxInFlight = 0;
+    const t0 = Date.now();
+    const a = await new JaegerClient(endpoint, { parallelSearches: 1, fanOutBudgetMs: 200 }).findByRequestId(['req-fan-1'], WINDOW);
+    const took = Date.now() - t0;
+    assert.ok(took < 3000, `the budget held: ${took} ms`);
+    assert.ok(searches.length >= 1 && searches.length < 12, `${searches.length} of 72 searches started`);
+    const note = a.notes?.find((n) => /stopped/.test(n));
+    assert.ok(note, JSON.stringify(a.notes));
+    const m = /^Jaeger at http:\/\/127\.0\.0\.1:\d+: the search stopped after 0\.2 s; (\d+) service\(s\) not searched through: (?:vllm-decode|batch-etl-00), /
+      .exec(note);
+    assert.ok(m, note);
+    assert.ok(Number(m[1]) >= 11, `all but at most one service unfinished: ${note}`);
+  });
+
   test('uncapped (the default 30), every service is asked and the other trace is found too; the note reaches the fleet result', async (t) => {
     if (!jaeger || !proxy) return t.skip('no fleet tools');
     const endpoint = parseStoreUrl(`jaeger+${proxy.base}`);
