@@ -544,6 +544,20 @@ class FastReader {
 
   /** The segments around the rid for this site and hop: `,"timeResolution":…,"rid":"` and `","source":…}\n`. */
   private tailFor(site: Site, hop: HopDef | null, hasRid: boolean): Tail {
+    // A request's deltas come line after line from one site: the last answer first.
+    const last = this.lastTail;
+    if (last !== null && site === this.lastTailSite && hop === this.lastTailHop && hasRid === this.lastTailRid) return last;
+    const t = this.tailOf(site, hop, hasRid);
+    this.lastTail = t; this.lastTailSite = site; this.lastTailHop = hop; this.lastTailRid = hasRid;
+    return t;
+  }
+
+  private lastTail: Tail | null = null;
+  private lastTailSite: Site | null = null;
+  private lastTailHop: HopDef | null = null;
+  private lastTailRid = false;
+
+  private tailOf(site: Site, hop: HopDef | null, hasRid: boolean): Tail {
     const k = (hop === null ? 0 : this.hops.codes.get(hop)!) * 2 + (hasRid ? 1 : 0);
     let t = site.tails[k];
     if (!t) {
