@@ -15,7 +15,7 @@ export interface LogRecord {
   /** Byte offset of the line's first byte in the file (for slicing big files). */
   offset: number;
   engine: Engine | 'other';
-  /** Which grammar matched, e.g. "vllm", "vllm-legacy", "uvicorn", "sglang", "sglang-request". */
+  /** Which grammar matched: the engine's id for its own header, else the id and a form (`<id>-legacy`, `<id>-request`, `<id>-custom`), or "uvicorn". */
   format: string;
   /** Process name from vLLM's `(Name pid=N)` prefix (innermost), or SGLang rank tag. */
   process: string | null;

@@ -8,6 +8,7 @@
 // statement can be found and verified.
 import { stampUtc } from './civilTime';
 import type { Engine, TimeResolution } from './model';
+import { ENGINE_PROFILES, type EngineProfile } from '../../engines/registry';
 import type { ParseState } from './parseState';
 import { fractionMs, fractionResolution, inferYear, zoned } from './outerPrefix';
 
@@ -96,19 +97,30 @@ function stick(re: RegExp, s: string, at: number): RegExpExecArray | null {
   return re.exec(s);
 }
 
-/**
- * SGLang's router crate names SGLang: sgl-router's `sglang_router_rs`, then sgl-model-gateway's
- * (late 2025; its log target `smg`, observability/logging.rs).
- */
+/** The engine a Rust tracing target's crate is (its profile's `rustTargets`: SGLang's router), or null. */
 export function rustEngine(target: string): Engine | null {
-  return /^(?:sglang_router_rs|sgl_model_gateway|smg)(?:::|$)/.test(target) ? 'sglang' : null;
+  for (const p of ENGINE_PROFILES) if (p.rustTargets?.test(target)) return p.id;
+  return null;
 }
 
+/**
+ * The engine a logger name or a path names (its profile's `loggerNames`); when two do (an engine
+ * installed under a folder named after the other), the one named last: the module's own package.
+ */
 function engineOf(name: string): Engine | null {
   const n = name.replace(/\\/g, '/');
-  if (/^sglang(?:\.|$)|\/sglang\//.test(n)) return 'sglang';
-  if (/^vllm(?:\.|$)|\/vllm\//.test(n)) return 'vllm';
-  return null;
+  let found: EngineProfile | null = null;
+  for (const p of ENGINE_PROFILES) {
+    if (!p.loggerNames?.test(n)) continue;
+    if (found === null || lastMatchAt(p.loggerNames, n) > lastMatchAt(found.loggerNames!, n)) found = p;
+  }
+  return found?.id ?? null;
+}
+
+function lastMatchAt(re: RegExp, s: string): number {
+  let at = -1;
+  for (const m of s.matchAll(new RegExp(re.source, 'g'))) at = m.index;
+  return at;
 }
 
 type Field = 'time' | 'level' | 'pid' | 'thread' | 'location' | 'logger' | 'func' | 'rank' | 'target';
