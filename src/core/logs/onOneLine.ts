@@ -6,28 +6,19 @@ import type { LogRecord } from './model';
 import { createParseState, HEADER_ANCHOR, newRecord, WORDS_ANCHOR, type ParseState } from './parseState';
 import { LEVELS } from '../../engines/lineShapes';
 import { parseEngine, surelyEngines } from './engineHeader';
+import { grammarOf } from '../../engines/grammars';
 import { parseLine } from './parseLine';
 
 /**
  * Where another record's header starts inside `msg` (a record pasted onto this one's line), to be
  * parsed as a record of its own; or -1. A cheap look first: the header of the next record of the
- * same log shows the same year (SGLang's `[YYYY-`) or day (vLLM's `MM-DD `); only then is the
- * header looked for and parsed, with this log's state (what counts further into a line: surelyEngines).
+ * same log shows the same year (SGLang's `[YYYY-`) or day (vLLM's `MM-DD `), as the record's grammar
+ * says (EngineGrammar.glueKey); only then is the header looked for and parsed, with this log's
+ * state (what counts further into a line: surelyEngines).
  */
 export function gluedAt(msg: string, rec: LogRecord, state: ParseState): number {
-  let key: string;
-  const stamp = state.stampKey;
-  if (rec.format === 'sglang' || rec.format === 'sglang-request') {
-    // `[YYYY-`: made again only when the year changes (the stamp starts with it).
-    if (state.glueYear === '' || !stamp.startsWith(state.glueYear)) { state.glueYear = stamp.slice(0, 5); state.glueKeySglang = `[${state.glueYear}`; }
-    key = state.glueKeySglang;
-  } else if (rec.format === 'vllm' || rec.format === 'vllm-legacy') {
-    // `MM-DD ` (no space in front: a search for a key that starts with a space stops at every word).
-    if (state.glueDay === '' || !stamp.startsWith(state.glueDay)) state.glueDay = stamp.slice(0, 6);
-    key = state.glueDay;
-  } else {
-    return -1;
-  }
+  const key = grammarOf(rec.engine)?.glueKey?.(rec, state) ?? null;
+  if (key === null) return -1;
   if (key.length !== 6 || msg.indexOf(key) < 0) return -1;
   return recordHeaderAt(msg.length > 64 * 1024 ? msg.slice(0, 64 * 1024) : msg, HEADER_ANCHOR, state,
     (probe) => probe.message.length > 0 && surelyEngines(probe, state));

@@ -1,6 +1,6 @@
 // SGLang's line shapes: configure_logger's header (dated, 2024's time-only, HopLens's logging
 // config), its router's, the request logger's JSON events and the forms a paste or a log platform
-// leaves of them. Data only: the grammar that reads them is src/core/logs/sglangGrammar.ts.
+// leaves of them. Data only: the grammar that reads them is ./grammar.ts.
 
 // What SGLang prints after its time (configure_logger's prefix): rank tags, upper-case letters and
 // a number (TP0, DP0 TP1, PP0 TP3, TP2 EP2, ATTN_CP0, MOE_DP0, …; a PP fork joined them with `, `),

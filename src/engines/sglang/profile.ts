@@ -1,5 +1,5 @@
 // SGLang as one profile: its hop table, its roles (its header names ranks, not processes), how its
-// ids print. Its line shapes are ./lines.ts (read by src/core/logs/sglangGrammar.ts).
+// ids print. Its line shapes are ./lines.ts (read by ./grammar.ts).
 import type { EngineProfile } from '../registry';
 import { SGLANG_CHECKOUT, SGLANG_PIN, sglangPathFromFileinfo } from './source';
 import { SGLANG_LOGGING } from './logging';

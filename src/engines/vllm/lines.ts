@@ -1,6 +1,6 @@
 // vLLM's line shapes: its process prefix (decorate_logs), its header in every version, the forms a
 // relay or a paste leaves of them, and the roles its process names stand for. Data only: the
-// grammar that reads them is src/core/logs/vllmGrammar.ts.
+// grammar that reads them is ./grammar.ts.
 import { LEVELS } from '../lineShapes';
 
 // The prefix decorate_logs writes in front of every line of a process, an empty one too.

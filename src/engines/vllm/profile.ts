@@ -1,5 +1,5 @@
 // vLLM as one profile: its hop table, its process names' roles, how its ids print. Its line
-// shapes are ./lines.ts (read by the hand-written grammar in src/core/logs/vllmGrammar.ts).
+// shapes are ./lines.ts (read by the hand-written grammar ./grammar.ts).
 import type { EngineProfile } from '../registry';
 import { VLLM_CHECKOUT, VLLM_PIN, vllmPathFromFileinfo } from './source';
 import { vllmMissingReason, vllmServerIds } from './ids';
