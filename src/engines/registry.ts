@@ -89,7 +89,9 @@ export function engineChoiceWords(withAuto = false): string {
  * `--engine` takes it and a record's `engine` prints it. Registering the profile makes it known.
  */
 export function engineId(name: string): Engine {
-  if (!/^[a-z][a-z0-9_-]*$/.test(name) || name === 'auto' || name === 'other') throw new Error(`'${name}' cannot be an engine's id (a lower-case word, not auto or other)`);
+  if (!/^[a-z][a-z0-9_-]*$/.test(name) || name === 'auto' || name === 'other') {
+    throw new Error(`'${name}' cannot be an engine's id (a lower-case word, not auto or other)`);
+  }
   return name as Engine;
 }
 

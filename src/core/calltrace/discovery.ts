@@ -161,14 +161,18 @@ export async function discoverTraceFiles(paths: readonly string[], options: Disc
         catch { isFile = true; } // dangling: a trace name is still listed, and reported unreadable when indexed
         if (target !== null) {
           if (!options.followLinksOutside && !realRoots.some((r) => isInside(target!, r))) {
-            if (isDir || /TRACE_FUNCTION|trace_frame/.test(entry.name)) skipped.push({ path: p, reason: `a link to ${target}, outside the folder (not followed)` });
+            if (isDir || /TRACE_FUNCTION|trace_frame/.test(entry.name)) {
+              skipped.push({ path: p, reason: `a link to ${target}, outside the folder (not followed)` });
+            }
             continue;
           }
           real = target;
         }
       }
       if (isFile) {
-        if (entry.name.endsWith('.log') || /TRACE_FUNCTION|trace_frame/.test(entry.name)) found.push({ path: p, real, viaLink: entry.isSymbolicLink(), size: null });
+        if (entry.name.endsWith('.log') || /TRACE_FUNCTION|trace_frame/.test(entry.name)) {
+          found.push({ path: p, real, viaLink: entry.isSymbolicLink(), size: null });
+        }
         else if (depth === 0) ignored.push({ path: p, reason: 'not a VLLM_TRACE_FUNCTION file' });
       } else if (isDir && entries.length <= MAX_ENTRIES_PER_DIR) {
         if (depth < maxDepth) await walk(p, real, depth + 1);

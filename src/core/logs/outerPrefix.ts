@@ -37,7 +37,11 @@ const MONTH_NAMES: string[][] = [
 const MONTH_BY_NAME = new Map<string, number>();
 for (const names of MONTH_NAMES) names.forEach((n, i) => { if (!MONTH_BY_NAME.has(n)) MONTH_BY_NAME.set(n, i + 1); });
 // Spellings that differ only in length (`march`, `juni`, `sept`, `мар`/`март`).
-for (const [n, m] of [['mär', 3], ['mrz', 3], ['jun', 6], ['juni', 6], ['juli', 7], ['sept', 9], ['févr', 2], ['fév', 2], ['déc', 12], ['dec', 12], ['июнь', 6], ['июль', 7], ['май', 5], ['апр', 4]] as const) MONTH_BY_NAME.set(n, m);
+const MORE_MONTH_NAMES = [
+  ['mär', 3], ['mrz', 3], ['jun', 6], ['juni', 6], ['juli', 7], ['sept', 9], ['févr', 2], ['fév', 2], ['déc', 12], ['dec', 12],
+  ['июнь', 6], ['июль', 7], ['май', 5], ['апр', 4],
+] as const;
+for (const [n, m] of MORE_MONTH_NAMES) MONTH_BY_NAME.set(n, m);
 
 /** The month a journald `%b` names, in any of the locales above (or `8月`); null when unknown. */
 export function monthFromName(name: string): number | null {

@@ -66,7 +66,11 @@ export function createParseState(opts: ParseOptions = {}): ParseState {
 
 // Where an engine header may start further into a line: a process prefix, a level and a date,
 // a bracketed date (the built-in engines' headers: vLLM's and SGLang's).
-export const HEADER_ANCHOR = new RegExp(`\\((?=[^()]{0,80}? pid=\\d)|(?:${LEVELS}) (?=(?:\\d{4}-)?\\d\\d-\\d\\d[ T]\\d\\d:)|\\[(?=(?:\\d{4}-\\d\\d-\\d\\d[ T])?\\d\\d:\\d\\d:\\d\\d|Router \\()`, 'g');
+export const HEADER_ANCHOR = new RegExp(
+  `\\((?=[^()]{0,80}? pid=\\d)|(?:${LEVELS}) (?=(?:\\d{4}-)?\\d\\d-\\d\\d[ T]\\d\\d:)`
+  + `|\\[(?=(?:\\d{4}-\\d\\d-\\d\\d[ T])?\\d\\d:\\d\\d:\\d\\d|Router \\()`,
+  'g',
+);
 /** Where a custom layout's date may start: with its year, or without it (`[%(asctime)s]` with vLLM's datefmt). */
 export const LAYOUT_DATE_ANCHOR = /(?<![\d-])(?:\d{4}-)?\d\d-\d\d[ T]\d\d:\d\d/g;
 // nextRecordAt's own anchor (it may run while gluedAt's loop holds HEADER_ANCHOR's place: surelyEngines

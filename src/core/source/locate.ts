@@ -36,7 +36,8 @@ function citeWith(rec: LogRecord, pathOf: (fileinfo: string) => string | null): 
     // A file (printed, or named by the logger's module path) other than the table's is another
     // file of another release (V0's async_llm_engine.py for V1's async_llm.py): the table cannot
     // say where it is.
-    const named = rec.fileinfo ? basename(rec.fileinfo) : rec.logger?.startsWith(`${rec.engine}.`) ? `${rec.logger.slice(rec.logger.lastIndexOf('.') + 1)}.py` : null;
+    const named = rec.fileinfo ? basename(rec.fileinfo)
+      : rec.logger?.startsWith(`${rec.engine}.`) ? `${rec.logger.slice(rec.logger.lastIndexOf('.') + 1)}.py` : null;
     if (named && !hop.file.endsWith(`/${named}`)) return null;
     // An engine that prints the line of the server that wrote the log (vLLM): that line; else the table's, the pin's.
     const line = engineProfile(rec.engine).citesPrintedLine && rec.lineno !== null ? rec.lineno : hop.line;
