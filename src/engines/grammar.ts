@@ -59,6 +59,10 @@ export interface EngineGrammar {
   fromPrefix?: (rec: LogRecord, prefix: string, state: GrammarState) => void;
   /** The record's message opens with more fields of a custom layout that kept its header's start. */
   layoutInMessage?: (rec: LogRecord) => boolean;
+  /** The format of a line its process prefix names with no header after it: the process's plain output (vLLM's `vllm-output`). */
+  plainOutput?: string;
+  /** The format of its header with a time and no date (SGLang 2024's `[HH:MM:SS]`): not told from a time a message names. */
+  timeOnly?: string;
   /** A multi-line record repeats its header on each line after the engine's multi-line marker. */
   repeatsHeader?: boolean;
   /** Once the record's hop is known: the format it then is (its request logger's lines). */

@@ -25,6 +25,19 @@ export function grammarAllowed(g: EngineGrammar, state: GrammarState): boolean {
   return forced === null || forced === g.engine || !byEngine.has(forced);
 }
 
+const plainOutputs = new Set(GRAMMARS.flatMap((g) => (g.plainOutput !== undefined ? [g.plainOutput] : [])));
+const timeOnly = new Set(GRAMMARS.flatMap((g) => (g.timeOnly !== undefined ? [g.timeOnly] : [])));
+
+/** A record read as a process's plain output (its prefix and no header): a grammar's `plainOutput`. */
+export function isPlainOutput(format: string): boolean {
+  return plainOutputs.has(format);
+}
+
+/** A record whose header has a time and no date: a grammar's `timeOnly`. */
+export function isTimeOnly(format: string): boolean {
+  return timeOnly.has(format);
+}
+
 export interface HeaderStart { grammar: EngineGrammar; read: HeaderReader }
 
 /** By a line's first character (ASCII): the readers to try, in order (each grammar's own, then the `after` ones). */

@@ -43,8 +43,8 @@ export interface EngineProfile {
   lineShapes?: readonly LineShape[];
   /** A Python logger name or a path whose module is this engine's (a custom layout's %(name)s or %(pathname)s). */
   loggerNames?: RegExp;
-  /** A Rust tracing target whose crate is this engine's (SGLang's router). */
-  rustTargets?: RegExp;
+  /** The Rust crates whose tracing targets are this engine's lines (SGLang's router: `sglang_router_rs`, …). */
+  rustCrates?: readonly string[];
   /** The role of a process its rank tags name (`TP0` in a custom layout's line). */
   rankRole?: string;
   /** The path inside its repository that a printed file (`[fileinfo:lineno]`, `%(pathname)s`) names, when the text alone says it. */

@@ -133,6 +133,8 @@ export interface TraceFileName {
 /** Where an engine's call tracer (VLLM_TRACE_FUNCTION and its copies) writes, and how it names its files. */
 export interface EngineTracing {
   files: TraceFileName[];
+  /** The folder of one engine instance's traces (`vllm-instance-<id>`): its id in the first group. */
+  instanceDir?: RegExp;
   /** The folders it writes to by default, under Python's temp folder, as path segments. */
   defaultDirs?: (user: string) => string[][];
 }

@@ -21,7 +21,6 @@ function traceNames(): { re: RegExp; flavors: Map<string, TraceFlavor> } {
   }
   return traceName;
 }
-const INSTANCE_DIR = /^vllm-instance-(.+)$/;
 /** How deep below a given folder to look (user/vllm/vllm-instance-x/file is 3 levels). */
 export const DEFAULT_MAX_DEPTH = 4;
 /** Folders with more entries than this are not walked into further (a huge /tmp). */
@@ -33,6 +32,15 @@ export function parseTraceFileName(name: string): Omit<TraceFileInfo, 'path' | '
   if (!m) return null;
   const flavor = names.flavors.get(m[1])!;
   return { pid: Number(m[2]), tid: Number(m[3]), tidText: m[3], startedAt: m[4], flavor };
+}
+
+/** An engine instance's id from its traces' folder (a tracer's `instanceDir`: `vllm-instance-<id>`), else the folder's name. */
+function instanceId(dirName: string): string {
+  for (const p of ENGINE_PROFILES) {
+    const m = p.tracing?.instanceDir?.exec(dirName);
+    if (m) return m[1];
+  }
+  return dirName;
 }
 
 /** Why a .log-ish file next to traces is not one, in words for the user. */
@@ -133,7 +141,7 @@ export async function discoverTraceFiles(paths: readonly string[], options: Disc
     let instance = byDir.get(dir);
     if (!instance) {
       const dirName = basename(dir);
-      instance = { id: INSTANCE_DIR.exec(dirName)?.[1] ?? dirName, dir, files: [] };
+      instance = { id: instanceId(dirName), dir, files: [] };
       byDir.set(dir, instance);
     }
     let fileSize = size;

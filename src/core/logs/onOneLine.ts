@@ -6,7 +6,7 @@ import type { LogRecord } from './model';
 import { createParseState, HEADER_ANCHOR, newRecord, WORDS_ANCHOR, type ParseState } from './parseState';
 import { LEVELS } from '../../engines/lineShapes';
 import { parseEngine, surelyEngines } from './engineHeader';
-import { grammarOf } from '../../engines/grammars';
+import { grammarOf, isPlainOutput, isTimeOnly } from '../../engines/grammars';
 import { parseLine } from './parseLine';
 
 /**
@@ -36,7 +36,7 @@ function recordHeaderAt(s: string, anchor: RegExp, state: ParseState, accept: (p
     const probe = newRecord(0, 0, '');
     const rest = s.slice(m.index);
     // A header as the engine prints it is followed by a space: `[date], resuming` is text.
-    if (parseEngine(rest, probe, state) && probe.format !== 'uvicorn' && probe.format !== 'vllm-output'
+    if (parseEngine(rest, probe, state) && probe.format !== 'uvicorn' && !isPlainOutput(probe.format)
       && rest.charCodeAt(rest.length - probe.message.length - 1) === 32 && accept(probe, m.index)) return m.index;
     anchor.lastIndex = m.index + 1;
   }
@@ -70,8 +70,8 @@ export function nextRecordAt(message: string): number {
   const tail = WORDS_END.exec(message);
   let at = tail ? tail.index : -1;
   if (wordsState === null || wordsState.processCache.size > 256) wordsState = createParseState();
-  // After a space; SGLang's 2024 `[HH:MM:SS]` has no date to tell it from a time a message names.
-  const header = recordHeaderAt(message, WORDS_ANCHOR, wordsState, (probe, p) => message.charCodeAt(p - 1) === 32 && probe.format !== 'sglang-2024');
+  // After a space; a time-only header (SGLang's 2024 `[HH:MM:SS]`) has no date to tell it from a time a message names.
+  const header = recordHeaderAt(message, WORDS_ANCHOR, wordsState, (probe, p) => message.charCodeAt(p - 1) === 32 && !isTimeOnly(probe.format));
   if (header > 0 && (at < 0 || header - 1 < at)) at = header - 1;
   return at > 0 ? at : -1;
 }

@@ -11,7 +11,7 @@ import { impossibleStampNote, stampProblem } from './civilTime';
 import type { Engine, LogRecord, TimeResolution } from './model';
 import { createParseState, LAYOUT_DATE_ANCHOR, newRecord, SEARCH_WINDOW, type ParseState } from './parseState';
 import { matchHop, stopsInOpening } from '../../engines/index';
-import { GRAMMARS, grammarOf } from '../../engines/grammars';
+import { GRAMMARS, grammarOf, isPlainOutput } from '../../engines/grammars';
 import { columnBeforeStrip, hasColour, stripColour } from './colour';
 import { dropMarkdownClosers, stripWrapper, type OuterStamp } from './outerPrefix';
 import { BASIC_FORMAT, readLayoutHeader } from './pythonLayout';
@@ -67,7 +67,7 @@ export function parseLine(text: string, lineNo: number, offset: number, state: P
   let matched = s.length > 0 && (parseEngine(s, rec, state) || (anyShapedEngine() && parseShaped(s, rec, state)));
   // Colour in its text forms (remnants, caret) is looked for only when the header did not parse:
   // a header that parsed had none, and most lines are such lines.
-  if ((!matched || rec.format === 'vllm-output') && hasColour(s)) {
+  if ((!matched || isPlainOutput(rec.format)) && hasColour(s)) {
     colouredAgain = s;
     s = stripColour(s);
     rec = newRecord(lineNo, offset, s);
@@ -78,12 +78,12 @@ export function parseLine(text: string, lineNo: number, offset: number, state: P
   // A line already read as a process's plain output keeps its text unless the header then parses.
   let unpasted = false;
   const asRead = s;
-  if ((!matched || rec.format === 'vllm-output') && hasPasteArtefacts(s)) {
+  if ((!matched || isPlainOutput(rec.format)) && hasPasteArtefacts(s)) {
     const t = unpaste(s);
     if (t !== s) {
       const probe = newRecord(lineNo, offset, t);
       const ok = t.length > 0 && parseEngine(t, probe, state);
-      if (!matched || (ok && probe.format !== 'vllm-output')) { unpasted = true; s = t; rec = probe; matched = ok; }
+      if (!matched || (ok && !isPlainOutput(probe.format))) { unpasted = true; s = t; rec = probe; matched = ok; }
     }
   }
   const stamp: { v: OuterStamp | null } = { v: null };
@@ -220,7 +220,7 @@ function finishRecord(
     rec.time = outer.time; rec.timeResolution = outer.res; rec.timeIsUtc = outer.utc;
   }
   if (rec.time !== null && Number.isNaN(rec.time)) unknownTime(rec, body);
-  if (rec.engine !== 'other' && state.detected === null && rec.format !== 'uvicorn' && rec.format !== 'vllm-output') state.detected = rec.engine;
+  if (rec.engine !== 'other' && state.detected === null && rec.format !== 'uvicorn' && !isPlainOutput(rec.format)) state.detected = rec.engine;
 
   // The header as printed (for multi-line records), before the message is tidied.
   const headerLength = body.length - rec.message.length;

@@ -69,7 +69,18 @@ const AFTER_FIELD = /\s*(?:[:\]|)\-,]|$)/y;
 // Rust's tracing target (the module path, `sglang_router_rs::core::worker_manager`), or a crate root
 // of SGLang's router, followed by `: `. Rust lines are never Python logging's, so their engine comes
 // from the target alone (see rustEngine), never from a layout learnt from other lines.
-const RUST_TARGET = /((?:[A-Za-z_]\w*::)+[A-Za-z_]\w*|sglang_router_rs|sgl_model_gateway|smg)(?=:(?:\s|$))/y;
+// The crate roots are the engines' profiles' (`rustCrates`), made again when an engine is registered.
+let rustTargets: { engines: number; target: RegExp; owner: Map<string, Engine> } | null = null;
+
+function rustTargetRules(): { target: RegExp; owner: Map<string, Engine> } {
+  if (rustTargets?.engines !== ENGINE_PROFILES.length) {
+    const owner = new Map<string, Engine>();
+    for (const p of ENGINE_PROFILES) for (const c of p.rustCrates ?? []) if (!owner.has(c)) owner.set(c, p.id);
+    const roots = [...owner.keys()].map((c) => `|${c}`).join('');
+    rustTargets = { engines: ENGINE_PROFILES.length, owner, target: new RegExp(String.raw`((?:[A-Za-z_]\w*::)+[A-Za-z_]\w*${roots})(?=:(?:\s|$))`, 'y') };
+  }
+  return rustTargets;
+}
 // tracing's span context between the level and the target, outermost first: `name{field=value …}:`
 // per span (`http_request{method=POST uri=/generate}: sglang_router_rs::request: …`).
 const SPANS = /(?:[A-Za-z_]\w*(?:\{[^{}\n]{0,500}\})?:)+ (?=[A-Za-z_]\w*(?:::|:\s))/y;
@@ -97,10 +108,10 @@ function stick(re: RegExp, s: string, at: number): RegExpExecArray | null {
   return re.exec(s);
 }
 
-/** The engine a Rust tracing target's crate is (its profile's `rustTargets`: SGLang's router), or null. */
+/** The engine a Rust tracing target's crate is (its profile's `rustCrates`: SGLang's router), or null. */
 export function rustEngine(target: string): Engine | null {
-  for (const p of ENGINE_PROFILES) if (p.rustTargets?.test(target)) return p.id;
-  return null;
+  const sep = target.indexOf('::');
+  return rustTargetRules().owner.get(sep < 0 ? target : target.slice(0, sep)) ?? null;
 }
 
 /**
@@ -251,7 +262,7 @@ function readField(s: string, pos: number, h: LayoutHeader, inHeader: boolean, l
   if (h.logger === null && last === 'level') {
     const spans = stick(SPANS, s, pos);
     const at = spans ? pos + spans[0].length : pos;
-    if ((m = stick(RUST_TARGET, s, at))) {
+    if ((m = stick(rustTargetRules().target, s, at))) {
       if (spans) h.span = spans[0].slice(0, -2);
       h.logger = m[1];
       h.rust = true;

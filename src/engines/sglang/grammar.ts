@@ -225,6 +225,7 @@ export const SGLANG_GRAMMAR: EngineGrammar = {
     { chars: '[', read: parseSglang },
     { chars: '{', read: (s, rec) => s.indexOf('"event"') !== -1 && parseSglangJsonEvent(s, rec) },
   ],
+  timeOnly: 'sglang-2024',
   surely,
   // Its header that lost its `[` (its date may have looked like a wrapper's time column).
   lostHeaderAt: lostBracketAt,

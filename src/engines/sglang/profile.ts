@@ -23,7 +23,7 @@ export const SGLANG_PROFILE: EngineProfile = {
   loggerNames: /^sglang(?:\.|$)|\/sglang\//,
   // The router's crate: sgl-router's `sglang_router_rs`, then sgl-model-gateway's (late 2025; its log target `smg`,
   // observability/logging.rs).
-  rustTargets: /^(?:sglang_router_rs|sgl_model_gateway|smg)(?:::|$)/,
+  rustCrates: ['sglang_router_rs', 'sgl_model_gateway', 'smg'],
   // Its rank tags (TP0, DP0 TP1) name the scheduler processes.
   rankRole: 'scheduler',
   pathFromFileinfo: sglangPathFromFileinfo,

@@ -195,6 +195,7 @@ export const VLLM_GRAMMAR: EngineGrammar = {
     // After SGLang's `[date]`: vLLM's `[file.py:N]` with its level and stamp stripped by a relay.
     { chars: '[', read: (s, rec, state) => parseStrippedVllm(s, rec, state, false), after: true },
   ],
+  plainOutput: 'vllm-output',
   surely,
   fromPrefix,
   // Multi-line record: continuation lines repeat the header after the marker.

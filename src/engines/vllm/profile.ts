@@ -30,6 +30,7 @@ export const VLLM_PROFILE: EngineProfile = {
   // (VLLM_TRACE_FRAME).
   tracing: {
     files: [{ prefix: 'VLLM_TRACE_FUNCTION', flavor: 'vllm' }, { prefix: 'vllm_trace_frame', flavor: 'vllm-legacy-frame' }],
+    instanceDir: /^vllm-instance-(.+)$/,
     defaultDirs: (user) => [[user, 'vllm'], ['vllm']],
   },
   missingReason: vllmMissingReason,
