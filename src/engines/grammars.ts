@@ -12,30 +12,31 @@ export { processInfo } from './vllm/grammar';
 /** The grammars, in the order their readers are tried. */
 export const GRAMMARS: readonly EngineGrammar[] = [VLLM_GRAMMAR, SGLANG_GRAMMAR];
 
-const byEngine = new Map<string, EngineGrammar>(GRAMMARS.map((g) => [g.engine, g]));
-
-/** The grammar of a record's engine, if it has one of its own. */
+/** The grammar of a record's engine, if it has one of its own (a scan: two grammars, ids compared by reference). */
 export function grammarOf(engine: Engine | 'other'): EngineGrammar | undefined {
-  return byEngine.get(engine);
+  for (let i = 0; i < GRAMMARS.length; i++) if (GRAMMARS[i].engine === engine) return GRAMMARS[i];
+  return undefined;
 }
 
 /** Whether a grammar reads this log: not when the log is forced to another engine that has a grammar of its own. */
 export function grammarAllowed(g: EngineGrammar, state: GrammarState): boolean {
   const forced = state.forced;
-  return forced === null || forced === g.engine || !byEngine.has(forced);
+  return forced === null || forced === g.engine || grammarOf(forced) === undefined;
 }
 
-const plainOutputs = new Set(GRAMMARS.flatMap((g) => (g.plainOutput !== undefined ? [g.plainOutput] : [])));
-const timeOnly = new Set(GRAMMARS.flatMap((g) => (g.timeOnly !== undefined ? [g.timeOnly] : [])));
+const plainOutputs: readonly string[] = GRAMMARS.flatMap((g) => (g.plainOutput !== undefined ? [g.plainOutput] : []));
+const timeOnly: readonly string[] = GRAMMARS.flatMap((g) => (g.timeOnly !== undefined ? [g.timeOnly] : []));
 
-/** A record read as a process's plain output (its prefix and no header): a grammar's `plainOutput`. */
+/** A record read as a process's plain output (its prefix and no header): a grammar's `plainOutput` (asked on every line). */
 export function isPlainOutput(format: string): boolean {
-  return plainOutputs.has(format);
+  for (let i = 0; i < plainOutputs.length; i++) if (plainOutputs[i] === format) return true;
+  return false;
 }
 
 /** A record whose header has a time and no date: a grammar's `timeOnly`. */
 export function isTimeOnly(format: string): boolean {
-  return timeOnly.has(format);
+  for (let i = 0; i < timeOnly.length; i++) if (timeOnly[i] === format) return true;
+  return false;
 }
 
 export interface HeaderStart { grammar: EngineGrammar; read: HeaderReader }

@@ -16,7 +16,11 @@ export function parseEngine(s: string, rec: LogRecord, state: ParseState): boole
   const c = s.charCodeAt(0);
   const starts = HEADER_STARTS[c];
   if (starts !== undefined) {
-    for (let i = 0; i < starts.length; i++) if (grammarAllowed(starts[i].grammar, state) && starts[i].read(s, rec, state)) return true;
+    const any = state.forced === null;
+    for (let i = 0; i < starts.length; i++) {
+      const start = starts[i];
+      if ((any || grammarAllowed(start.grammar, state)) && start.read(s, rec, state)) return true;
+    }
   }
   return c === 123 /* { */ && parseTracingJson(s, rec, state);
 }
