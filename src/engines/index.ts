@@ -218,7 +218,8 @@ export function renderHopTableMarkdown(engine: Engine): string {
   for (const h of table.hops.filter((x) => !x.legacy)) {
     lines.push(`| ${h.id} | ${esc(h.role)} | [${esc(citation(h))}](${pinnedUrl(table, h)}) | ${esc(h.level)} | ${esc(h.gate)} | ${esc(h.meaning)} |`);
   }
-  lines.push('', '## Wordings across versions', '', 'Each hop is recognised in every wording below, whatever the engine version that printed it.', '', '| hop | wording | printed by |', '|---|---|---|');
+  lines.push('', '## Wordings across versions', '', 'Each hop is recognised in every wording below, whatever the engine version that printed it.', '');
+  lines.push('| hop | wording | printed by |', '|---|---|---|');
   for (const h of table.hops) {
     for (const w of h.wordings ?? []) lines.push(`| ${h.id} | \`${esc(w.text).replace(/`/g, "'")}\` | ${esc(w.versions)} |`);
   }

@@ -2,7 +2,7 @@
 // which engines there are, an engine's hop table, its process roles, how its ids print, and (for
 // an engine without a hand-written grammar in src/core/logs) the shapes of its log lines. A new
 // engine is a folder src/engines/<id>/ with a profile registered here (ARCHITECTURE.md).
-import type { Engine, EngineCheckout, EngineClockTraits, EngineLogging, EnginePin, EngineRequestApi, HopTable } from './types';
+import type { Engine, EngineCheckout, EngineClockTraits, EngineLogging, EnginePin, EngineRequestApi, EngineTracing, HopTable, MissingReason } from './types';
 import { VLLM_PROFILE } from './vllm/profile';
 import { SGLANG_PROFILE } from './sglang/profile';
 
@@ -39,8 +39,24 @@ export interface EngineProfile {
   request?: EngineRequestApi;
   /** What its code paths guarantee about the order of a request's lines (the timeline's clock rules). */
   clock?: EngineClockTraits;
-  /** Header shapes for the generic reader; the built-in engines' grammars are hand-written (src/core/logs). */
+  /** Header shapes for the generic reader; the built-in engines' grammars are hand-written (<id>/grammar.ts). */
   lineShapes?: readonly LineShape[];
+  /** A Python logger name or a path whose module is this engine's (a custom layout's %(name)s or %(pathname)s). */
+  loggerNames?: RegExp;
+  /** The Rust crates whose tracing targets are this engine's lines (SGLang's router: `sglang_router_rs`, …). */
+  rustCrates?: readonly string[];
+  /** The role of a process its rank tags name (`TP0` in a custom layout's line). */
+  rankRole?: string;
+  /** The path inside its repository that a printed file (`[fileinfo:lineno]`, `%(pathname)s`) names, when the text alone says it. */
+  pathFromFileinfo?: (fileinfo: string) => string | null;
+  /** A hop's citation takes the line number the log printed (the server's own release), not the table's line at the pin. */
+  citesPrintedLine?: boolean;
+  /** Its lines print no file:line, so a checkout is asked about every line of its own (by hop, else by text). */
+  resolvesUnplacedLines?: boolean;
+  /** Its call tracer's files and folders (the Call Traces view, `hoplens calltrace`). */
+  tracing?: EngineTracing;
+  /** Why a hop is missing from a request beyond the table's words (a startup notice, the API path the request took). */
+  missingReason?: MissingReason;
 }
 
 const BUILT_IN: readonly EngineProfile[] = [VLLM_PROFILE, SGLANG_PROFILE];
@@ -54,6 +70,8 @@ export const SHAPED_PROFILES: EngineProfile[] = [];
 
 /** The engines known, built-in first, in the order they were registered (kept in step; read it, do not change it). */
 export const ENGINE_IDS: Engine[] = BUILT_IN.map((p) => p.id);
+/** Their profiles, in the same order (kept in step, for the parser's per-line questions; read it, do not change it). */
+export const ENGINE_PROFILES: EngineProfile[] = [...BUILT_IN];
 
 /** The engines known, built-in first, in the order they were registered. */
 export function engineIds(): Engine[] {
@@ -71,7 +89,9 @@ export function engineChoiceWords(withAuto = false): string {
  * `--engine` takes it and a record's `engine` prints it. Registering the profile makes it known.
  */
 export function engineId(name: string): Engine {
-  if (!/^[a-z][a-z0-9_-]*$/.test(name) || name === 'auto' || name === 'other') throw new Error(`'${name}' cannot be an engine's id (a lower-case word, not auto or other)`);
+  if (!/^[a-z][a-z0-9_-]*$/.test(name) || name === 'auto' || name === 'other') {
+    throw new Error(`'${name}' cannot be an engine's id (a lower-case word, not auto or other)`);
+  }
   return name as Engine;
 }
 
@@ -104,6 +124,7 @@ export function registerEngine(profile: EngineProfile): () => void {
   if (profiles.has(profile.id)) throw new Error(`engine '${profile.id}' is already registered`);
   profiles.set(profile.id, profile);
   ENGINE_IDS.push(profile.id);
+  ENGINE_PROFILES.push(profile);
   HOP_TABLES[profile.id] = profile.hops;
   if (profile.lineShapes?.length) SHAPED_PROFILES.push(profile);
   if (profile.pin) PINS[profile.id] = profile.pin;
@@ -111,8 +132,18 @@ export function registerEngine(profile: EngineProfile): () => void {
     delete PINS[profile.id];
     profiles.delete(profile.id);
     ENGINE_IDS.splice(ENGINE_IDS.indexOf(profile.id), 1);
+    ENGINE_PROFILES.splice(ENGINE_PROFILES.indexOf(profile), 1);
     delete HOP_TABLES[profile.id];
     const i = SHAPED_PROFILES.indexOf(profile);
     if (i >= 0) SHAPED_PROFILES.splice(i, 1);
   };
+}
+
+/**
+ * The folder of an engine's repository that holds its Python package's folder (`python/` for
+ * SGLang's python/sglang, '' for vLLM's vllm/), with its slash; '' for an engine with no pin.
+ */
+export function packageParent(id: Engine): string {
+  const dir = profiles.get(id)?.pin?.packageDir ?? '';
+  return dir.slice(0, dir.lastIndexOf('/') + 1);
 }

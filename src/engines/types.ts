@@ -104,7 +104,45 @@ export interface EngineRequestApi {
   idHeader?: string;
   /** The body field that carries the request's id. */
   idBodyField: string;
+  /** The ids the server prints for a request whose id the client chose; absent: printed as chosen (`<id>_<i>` children). */
+  serverIds?: (base: string, api: ApiKind) => ServerIds;
 }
+
+/** The API a traced request calls: the ids its server prints depend on it. */
+export type ApiKind = 'chat' | 'completions' | 'generate';
+
+/** The ids a server prints for one request whose id the client chose. */
+export interface ServerIds {
+  /** The key HopLens groups this request under (what `rid` will be in records). */
+  normalised: string;
+  /** Ids the server prints verbatim for this request. */
+  exact: string[];
+  /** Shapes with server-chosen parts (random suffix, child index). */
+  patterns: RegExp[];
+  /** The id in the SSE frames / meta_info. */
+  streamId: string;
+}
+
+/** One tracer's file names: `<prefix>_for_process_<pid>_thread_<tid>_at_<datetime>.log`. */
+export interface TraceFileName {
+  prefix: string;
+  /** Which tracer wrote the file (a call trace's `flavor`). */
+  flavor: string;
+}
+
+/** Where an engine's call tracer (VLLM_TRACE_FUNCTION and its copies) writes, and how it names its files. */
+export interface EngineTracing {
+  files: TraceFileName[];
+  /** The folder of one engine instance's traces (`vllm-instance-<id>`): its id in the first group. */
+  instanceDir?: RegExp;
+  /** The folders it writes to by default, under Python's temp folder, as path segments. */
+  defaultDirs?: (user: string) => string[][];
+}
+
+/** What a request's missing hop means in this engine beyond the hop table's words, given what the log showed. */
+export type MissingReason = (
+  hop: HopDef, request: { rid: string; startupSeen: ReadonlySet<string> },
+) => { kind: MissingKind; text: string } | null;
 
 /** Why a hop may be absent from a request's lines. */
 export type MissingKind = 'gate' | 'level' | 'path' | 'frequency' | 'startup' | 'context';

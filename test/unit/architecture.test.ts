@@ -37,8 +37,8 @@ test('the import rule itself catches the forms TypeScript emits', () => {
 /**
  * The modules of src/core in layers, lowest first: a module imports only from a lower layer (or
  * its own folder), so no arrow points up and no two modules import each other. src/engines (the
- * engines' facts as data, one folder per engine) is below all of them and imports nothing from src/core. A new folder
- * of src/core must be placed here.
+ * engines' knowledge: their facts as data and their header grammars, one folder per engine) is below
+ * all of them and imports nothing from src/core. A new folder of src/core must be placed here.
  */
 const CORE_LAYERS: Record<string, number> = {
   'bytes.ts': 0, 'clock.ts': 0, text: 0,
@@ -91,6 +91,27 @@ test('the import scan sees the forms the sources use, and a module placed above 
   assert.equal(moduleOf(join(repo, 'src', 'core', 'logs', 'x.ts')), 'logs');
   assert.equal(moduleOf(join(repo, 'src', 'core', 'bytes.ts')), 'bytes.ts');
   assert.ok(CORE_LAYERS.source > CORE_LAYERS.logs && CORE_LAYERS.session > CORE_LAYERS.source, 'sources read records; a session reads both');
+});
+
+/**
+ * The core reaches an engine's knowledge through the registry and the grammars (src/engines/registry.ts,
+ * grammars.ts, index.ts), never an engine's own folder: the byte fast path (fastVllm.ts, vLLM's by
+ * design) takes vLLM's process names and printed paths through these two re-exports only.
+ */
+const ENGINE_FOLDER_ALLOWED = new Set(['src/core/logs/fileinfo.ts', 'src/core/logs/parseLine.ts']);
+const ENGINE_FOLDER = /(?:^|\/)engines\/[^/]+\//;
+
+test("no module of src/core imports an engine's own folder (src/engines/<id>/), but the fast path's two re-exports", () => {
+  const offenders: string[] = [];
+  for (const file of tsFiles(join(repo, 'src', 'core'))) {
+    const rel = relative(repo, file).split(/[\\/]/).join('/');
+    for (const m of readFileSync(file, 'utf8').matchAll(IMPORT_FROM)) {
+      const target = relative(join(repo, 'src'), join(file, '..', m[1])).split(/[\\/]/).join('/');
+      if (ENGINE_FOLDER.test(target) && !ENGINE_FOLDER_ALLOWED.has(rel)) offenders.push(`${rel} → ${target}`);
+    }
+  }
+  assert.deepEqual(offenders, [], `ask the registry or the grammars instead:\n${offenders.join('\n')}`);
+  assert.ok(ENGINE_FOLDER.test('engines/vllm/lines') && !ENGINE_FOLDER.test('engines/registry'), 'the rule tells an engine folder from the registry');
 });
 
 // ---- the features (src/features/<name>/) -------------------------------------------------------

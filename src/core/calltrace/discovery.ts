@@ -1,28 +1,46 @@
-// Finding trace folders and files.
-// vLLM writes `os.path.join(tempfile.gettempdir(), getpass.getuser(), "vllm",
-// f"vllm-instance-{id}", f"VLLM_TRACE_FUNCTION_for_process_{pid}_thread_{tid}_at_{datetime.now()}.log"
-// .replace(" ", "_"))`. Older vLLM used `<tmp>/vllm/<instance>/` without the user, and before that
-// `/tmp/vllm_trace_frame_for_process_…` (VLLM_TRACE_FRAME). SGLang's diffusion runtime carries a
-// copy of the tracer; we accept its wording (`SGLANG_DIFFUSION_TRACE_FUNCTION_for_process_…`).
+// Finding trace folders and files. The tracers' file names and default folders are the engines'
+// profiles' (`tracing`: vLLM's VLLM_TRACE_FUNCTION under `<tmp>/<user>/vllm/vllm-instance-<id>/`,
+// its older places, SGLang diffusion's copy of the tracer), each file
+// `<PREFIX>_for_process_<pid>_thread_<tid>_at_<datetime>.log`.
 import { readdir, realpath, stat } from 'node:fs/promises';
 import { existsSync, statSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { basename, dirname, join, sep } from 'node:path';
 import type { DiscoveryResult, IgnoredFile, TraceFileInfo, TraceFlavor, TraceInstance } from './types';
+import { ENGINE_PROFILES } from '../../engines/registry';
 
 // The datetime part is whatever Python's str(datetime.now()) gave, so any character (even a newline) is kept.
-const TRACE_NAME = /^(VLLM_TRACE_FUNCTION|SGLANG_DIFFUSION_TRACE_FUNCTION|SGL_DIFFUSION_TRACE_FUNCTION|vllm_trace_frame)_for_process_(\d+)_thread_(\d+)_at_([^]+)\.log$/;
-const INSTANCE_DIR = /^vllm-instance-(.+)$/;
+// The tracers' names are the engines' profiles' (`tracing.files`); made again when an engine is registered.
+let traceName: { engines: number; re: RegExp; flavors: Map<string, TraceFlavor> } | null = null;
+
+function traceNames(): { re: RegExp; flavors: Map<string, TraceFlavor> } {
+  if (traceName?.engines !== ENGINE_PROFILES.length) {
+    const files = ENGINE_PROFILES.flatMap((p) => p.tracing?.files ?? []);
+    const re = new RegExp(`^(${files.map((f) => f.prefix).join('|')})_for_process_(\\d+)_thread_(\\d+)_at_([^]+)\\.log$`);
+    traceName = { engines: ENGINE_PROFILES.length, re, flavors: new Map(files.map((f) => [f.prefix, f.flavor])) };
+  }
+  return traceName;
+}
 /** How deep below a given folder to look (user/vllm/vllm-instance-x/file is 3 levels). */
 export const DEFAULT_MAX_DEPTH = 4;
 /** Folders with more entries than this are not walked into further (a huge /tmp). */
 const MAX_ENTRIES_PER_DIR = 20_000;
 
 export function parseTraceFileName(name: string): Omit<TraceFileInfo, 'path' | 'instanceId' | 'size'> | null {
-  const m = TRACE_NAME.exec(name);
+  const names = traceNames();
+  const m = names.re.exec(name);
   if (!m) return null;
-  const flavor: TraceFlavor = m[1] === 'vllm_trace_frame' ? 'vllm-legacy-frame' : m[1].startsWith('VLLM') ? 'vllm' : 'sglang-diffusion';
+  const flavor = names.flavors.get(m[1])!;
   return { pid: Number(m[2]), tid: Number(m[3]), tidText: m[3], startedAt: m[4], flavor };
+}
+
+/** An engine instance's id from its traces' folder (a tracer's `instanceDir`: `vllm-instance-<id>`), else the folder's name. */
+function instanceId(dirName: string): string {
+  for (const p of ENGINE_PROFILES) {
+    const m = p.tracing?.instanceDir?.exec(dirName);
+    if (m) return m[1];
+  }
+  return dirName;
 }
 
 /** Why a .log-ish file next to traces is not one, in words for the user. */
@@ -62,11 +80,11 @@ export function pythonUserName(env: NodeJS.ProcessEnv = process.env): string {
   try { return userInfo().username; } catch { return 'root'; }
 }
 
-/** Folders where vLLM puts traces by default: `<tmp>/<user>/vllm`, and the older `<tmp>/vllm`. */
+/** Folders where the engines' tracers put traces by default (vLLM: `<tmp>/<user>/vllm`, and the older `<tmp>/vllm`). */
 export function defaultTraceRoots(user: string = pythonUserName(), env: NodeJS.ProcessEnv = process.env,
   platform: NodeJS.Platform = process.platform): string[] {
   const tmp = pythonTempDir(env, platform);
-  return [join(tmp, user, 'vllm'), join(tmp, 'vllm')];
+  return ENGINE_PROFILES.flatMap((p) => p.tracing?.defaultDirs?.(user) ?? []).map((parts) => join(tmp, ...parts));
 }
 
 /**
@@ -123,7 +141,7 @@ export async function discoverTraceFiles(paths: readonly string[], options: Disc
     let instance = byDir.get(dir);
     if (!instance) {
       const dirName = basename(dir);
-      instance = { id: INSTANCE_DIR.exec(dirName)?.[1] ?? dirName, dir, files: [] };
+      instance = { id: instanceId(dirName), dir, files: [] };
       byDir.set(dir, instance);
     }
     let fileSize = size;
@@ -151,14 +169,18 @@ export async function discoverTraceFiles(paths: readonly string[], options: Disc
         catch { isFile = true; } // dangling: a trace name is still listed, and reported unreadable when indexed
         if (target !== null) {
           if (!options.followLinksOutside && !realRoots.some((r) => isInside(target!, r))) {
-            if (isDir || /TRACE_FUNCTION|trace_frame/.test(entry.name)) skipped.push({ path: p, reason: `a link to ${target}, outside the folder (not followed)` });
+            if (isDir || /TRACE_FUNCTION|trace_frame/.test(entry.name)) {
+              skipped.push({ path: p, reason: `a link to ${target}, outside the folder (not followed)` });
+            }
             continue;
           }
           real = target;
         }
       }
       if (isFile) {
-        if (entry.name.endsWith('.log') || /TRACE_FUNCTION|trace_frame/.test(entry.name)) found.push({ path: p, real, viaLink: entry.isSymbolicLink(), size: null });
+        if (entry.name.endsWith('.log') || /TRACE_FUNCTION|trace_frame/.test(entry.name)) {
+          found.push({ path: p, real, viaLink: entry.isSymbolicLink(), size: null });
+        }
         else if (depth === 0) ignored.push({ path: p, reason: 'not a VLLM_TRACE_FUNCTION file' });
       } else if (isDir && entries.length <= MAX_ENTRIES_PER_DIR) {
         if (depth < maxDepth) await walk(p, real, depth + 1);

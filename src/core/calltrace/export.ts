@@ -17,7 +17,8 @@ export function formatTraceTs(us: number): string {
   const d = new Date(ms);
   const pad = (n: number, w = 2): string => String(n).padStart(w, '0');
   const micros = Math.round(us - Math.floor(us / 1_000_000) * 1_000_000);
-  return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}.${pad(micros, 6)}`;
+  return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} `
+    + `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}.${pad(micros, 6)}`;
 }
 
 /** "1.234 ms"-style duration for people. */
@@ -82,7 +83,8 @@ export async function writePerfettoTrace(
       const roleKey = `${file.pid}`;
       if (!named.has(roleKey)) {
         named.add(roleKey);
-        if (!await emit(JSON.stringify({ ph: 'M', name: 'process_name', pid: file.pid, tid: 0, args: { name: `${trace.guessRole()} (pid ${file.pid})` } }))) break;
+        const processName = { ph: 'M', name: 'process_name', pid: file.pid, tid: 0, args: { name: `${trace.guessRole()} (pid ${file.pid})` } };
+        if (!await emit(JSON.stringify(processName))) break;
       }
       if (!await emit(JSON.stringify({ ph: 'M', name: 'thread_name', pid: file.pid, tid: file.tid, args: { name: `thread ${file.tidText}` } }))) break;
       for (const id of trace.preorder(sel.nodeId ?? -1)) {
@@ -163,7 +165,8 @@ export function hopSequenceMarkdown(index: CallTraceIndex, filter: readonly stri
     out.push(`## pid ${s.file.pid} · thread ${s.file.tidText} · ${s.role}`, '', markdownCode(s.file.path), '');
     out.push('| time | function | source | caller | duration |', '|---|---|---|---|---|');
     for (const r of rows) {
-      out.push(`| ${formatTraceTs(r.tsUs).slice(11)} | ${'· '.repeat(Math.min(r.depth, 12))}${markdownCell(r.fn)} | ${markdownCell(`${displayPath(r.file)}:${r.line}`)} | ${r.caller ? markdownCell(r.caller) : ''} | ${formatDuration(r.durationUs)} |`);
+      out.push(`| ${formatTraceTs(r.tsUs).slice(11)} | ${'· '.repeat(Math.min(r.depth, 12))}${markdownCell(r.fn)} | `
+        + `${markdownCell(`${displayPath(r.file)}:${r.line}`)} | ${r.caller ? markdownCell(r.caller) : ''} | ${formatDuration(r.durationUs)} |`);
     }
     if (more > 0) out.push('', `… ${more} more calls (raise the limit)`);
     out.push('');

@@ -6,32 +6,40 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
 import type { BuiltInEngine, Engine } from '../../engines/types';
+import { ENGINE_PROFILES, packageParent } from '../../engines/registry';
 
 /** An engine's name (the one Engine type; kept under this name for the call-trace code). */
 export type EngineName = Engine;
 
 export interface EnginePath {
-  /** The trace path's package marker names a built-in engine (the markers below are theirs). */
+  /** The engine whose package folder the trace path names (a built-in one: the checkout settings are theirs). */
   engine: BuiltInEngine;
   /** Path relative to the checkout root, forward slashes: `vllm/v1/engine/core.py`, `python/sglang/srt/…`. */
   relative: string;
 }
 
-/** The engine-relative form of an absolute trace path, or null for code outside vLLM/SGLang. */
+/** The engine-relative form of an absolute trace path, or null for code outside the engines' packages. */
 export function engineRelativePath(file: string): EnginePath | null {
   const p = file.replace(/\\/g, '/');
-  const sgl = p.lastIndexOf('/python/sglang/');
-  if (sgl >= 0) return { engine: 'sglang', relative: p.slice(sgl + 1) };
-  // Installed SGLang has no `python/` folder; the checkout keeps the package under python/.
-  const sglPkg = p.lastIndexOf('/sglang/');
-  const vllm = p.lastIndexOf('/vllm/');
-  if (sglPkg >= 0 && sglPkg > vllm) return { engine: 'sglang', relative: 'python/' + p.slice(sglPkg + 1) };
-  if (vllm >= 0) {
-    // In a checkout at …/vllm/vllm/x.py the last marker is the package; an outer folder named
-    // vllm followed by a non-package path (…/vllm/tests/x.py) is kept as is.
-    return { engine: 'vllm', relative: p.slice(vllm + 1) };
+  // A clone's package folder inside a folder of its own (SGLang's python/sglang/) names its engine wherever it stands.
+  for (const prof of ENGINE_PROFILES) {
+    const dir = prof.pin?.packageDir;
+    if (dir === undefined || !dir.includes('/')) continue;
+    const at = p.lastIndexOf(`/${dir}/`);
+    if (at >= 0) return { engine: prof.id as BuiltInEngine, relative: p.slice(at + 1) };
   }
-  return null;
+  // Else the package folder named last: an installed package has no `python/` folder (the checkout keeps
+  // SGLang's under python/); in a checkout at …/vllm/vllm/x.py the last marker is the package, and an
+  // outer folder named vllm followed by a non-package path (…/vllm/tests/x.py) is kept as is.
+  let best: Engine | null = null;
+  let bestAt = -1;
+  for (const prof of ENGINE_PROFILES) {
+    const dir = prof.pin?.packageDir;
+    if (dir === undefined) continue;
+    const at = p.lastIndexOf(`/${dir.slice(dir.lastIndexOf('/') + 1)}/`);
+    if (at > bestAt) { best = prof.id; bestAt = at; }
+  }
+  return best === null ? null : { engine: best as BuiltInEngine, relative: packageParent(best) + p.slice(bestAt + 1) };
 }
 
 /** Short form for display: engine-relative when possible, else the path as written. */
@@ -114,12 +122,14 @@ function releaseFile(file: string, settings: CheckoutSettings, exists: (path: st
 export function packageRelativeCandidates(file: string, engine: EngineName): string[] {
   const p = file.replace(/\\/g, '/');
   const marker = `/${engine}/`;
+  // The folder a clone keeps the package in (SGLang's python/), '' when the package is at the root.
+  const parent = packageParent(engine);
   const out: string[] = [];
   for (let at = p.lastIndexOf(marker); at > 0; at = p.lastIndexOf(marker, at - 1)) {
     const inPackage = p.slice(at + 1);
     const afterRoot = p.slice(at + marker.length);
-    if (engine === 'sglang') {
-      out.push(inPackage, afterRoot.startsWith('python/sglang/') ? afterRoot.slice('python/'.length) : `python/${inPackage}`);
+    if (parent) {
+      out.push(inPackage, afterRoot.startsWith(`${parent}${engine}/`) ? afterRoot.slice(parent.length) : `${parent}${inPackage}`);
     } else out.push(inPackage);
     out.push(afterRoot);
   }

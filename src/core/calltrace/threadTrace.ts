@@ -3,7 +3,9 @@
 // linked list (firstChild / nextSibling), so expanding a node costs O(its children).
 import { rangesEqual, sameBytes, viewOf } from '../bytes';
 import { CodeInterner, keyBytesMatch, type CodeNames } from './interner';
-import { CALL_TO, COLON, DIGIT_0, DIGIT_9, DOT, EVENT_CALL, FROM_WORD, ParsedLine, RETURN_FROM, SPACE, TimestampReader, digitsToEnd, parseCaller, parseTraceLine } from './lineFormat';
+import {
+  CALL_TO, COLON, DIGIT_0, DIGIT_9, DOT, EVENT_CALL, FROM_WORD, ParsedLine, RETURN_FROM, SPACE, TimestampReader, digitsToEnd, parseCaller, parseTraceLine,
+} from './lineFormat';
 import type { CallRow, ChildrenPage, PageOptions, ProcessRole, ThreadStats } from './types';
 
 const LETTER_R = 0x52;

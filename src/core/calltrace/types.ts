@@ -1,7 +1,7 @@
 // Public shapes of the call-trace index: what the view and the command line read.
 
-/** Which tracer wrote a file, from its name. */
-export type TraceFlavor = 'vllm' | 'vllm-legacy-frame' | 'sglang-diffusion';
+/** Which tracer wrote a file, from its name: a `flavor` of an engine profile's `tracing.files` (vLLM's, its legacy frame tracer's, SGLang diffusion's). */
+export type TraceFlavor = string;
 
 export interface TraceFileInfo {
   /** Absolute path. */

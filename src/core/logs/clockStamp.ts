@@ -9,7 +9,8 @@ const pad = (n: number, w = 2): string => String(n).padStart(w, '0');
 /** `2026-08-21 22:30:01` (whole seconds) or `…01.250`; ` UTC` after it only for a real UTC clock. */
 export function clockStamp(epochMs: number, resolution: TimeResolution, realUtc: boolean): string {
   const d = new Date(Math.floor(epochMs));
-  const base = `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`;
+  const base = `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} `
+    + `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`;
   const frac = resolution === 's' ? '' : `.${pad(d.getUTCMilliseconds(), 3)}`;
   return `${base}${frac}${realUtc ? ' UTC' : ''}`;
 }

@@ -2,70 +2,31 @@
 // first character, the hot path), or further in behind anything (findHeader), quoted in an export
 // (unquoteRecord); and what counts as surely an engine's header further into a line.
 import type { LogRecord } from './model';
-import { HEADER_ANCHOR, newRecord, processInfo, SEARCH_WINDOW, type ParseState } from './parseState';
-import { matchHop } from '../../engines/index';
-import { VLLM_PREFIX, VLLM_PROCESS } from '../../engines/vllm/lines';
+import { HEADER_ANCHOR, newRecord, SEARCH_WINDOW, type ParseState } from './parseState';
+import { GRAMMARS, grammarAllowed, HEADER_STARTS } from '../../engines/grammars';
 import { hasColour, stripColour } from './colour';
 import { quotedRecord } from './quotedRecord';
 import { tracingJsonLine } from './tracingJson';
-import { parseAfterLoggingPrefix, parseStrippedVllm, parseVllmHeader } from './vllmGrammar';
-import { parseSglang, parseSglangJsonEvent } from './sglangGrammar';
-import { nextRecordAt } from './onOneLine';
 
-/** Try the engine grammars at the start of `s`; fill `rec` and return true on a match. */
+/**
+ * Try the engines' grammars at the start of `s` (the readers its first character calls, in the
+ * grammars' order: src/engines/grammars.ts), then tracing's JSON layout; fill `rec` and return true on a match.
+ */
 export function parseEngine(s: string, rec: LogRecord, state: ParseState): boolean {
   const c = s.charCodeAt(0);
-  const allowVllm = state.forced !== 'sglang';
-  const allowSglang = state.forced !== 'vllm';
-  if (c === 40 /* ( */ && allowVllm) {
-    let rest = s;
-    let name: string | null = null;
-    let pid: number | null = null;
-    // Nested prefixes: `(EngineCore_DP0 pid=1) (RayWorkerWrapper pid=2) …`; the innermost wins.
-    for (let m = VLLM_PREFIX.exec(rest); m; m = VLLM_PREFIX.exec(rest)) {
-      name = m[1]; pid = Number(m[2]);
-      rest = rest.slice(m[0].length);
+  const starts = HEADER_STARTS[c];
+  if (starts !== undefined) {
+    const any = state.forced === null;
+    for (let i = 0; i < starts.length; i++) {
+      const start = starts[i];
+      if ((any || grammarAllowed(start.grammar, state)) && start.read(s, rec, state)) return true;
     }
-    if (name === null) return false;
-    // A Ray actor's prefix (`(SGLangEngine pid=N)`, `(WorkerDict pid=N)`) in front of SGLang's header:
-    // the line is SGLang's; the header search finds it behind the prefix, which is kept for display.
-    if (allowSglang && rest.charCodeAt(0) === 91 /* [ */ && sglangBehindPrefix(rest, rec, state)) return false;
-    const info = processInfo(state, name);
-    rec.engine = 'vllm'; rec.process = info.name; rec.pid = pid; rec.role = info.role; rec.ranks = info.ranks;
-    const own = VLLM_PROCESS.test(name) || state.forced === 'vllm';
-    const message = rec.message;
-    const header = parseVllmHeader(rest, rec, state) || parseAfterLoggingPrefix(rest, rec, state);
-    // Another program's actor (Ray Serve's replica, controller and proxy; a framework's `(WorkerDict pid=N)`)
-    // printing plain text, another logger's line or its own uvicorn: not vLLM's.
-    if (!own && (!header || rec.format === 'uvicorn')) {
-      rec.engine = 'other'; rec.format = 'other'; rec.process = null; rec.pid = null; rec.role = null; rec.ranks = null;
-      rec.level = null; rec.message = message;
-      return false;
-    }
-    if (!header) { rec.format = 'vllm-output'; rec.message = rest; }
-    return true;
   }
-  if (c === 91 /* [ */) {
-    if (allowSglang && parseSglang(s, rec, state)) return true;
-    return allowVllm && parseStrippedVllm(s, rec, state, false);
-  }
-  if (c === 123 /* { */ && allowSglang) {
-    if (s.indexOf('"event"') !== -1 && parseSglangJsonEvent(s, rec)) return true;
-    return parseTracingJson(s, rec, state);
-  }
-  if (allowVllm && (c === 73 || c === 68 || c === 87 || c === 69 || c === 67) /* I D W E C */) {
-    return parseVllmHeader(s, rec, state);
-  }
-  return false;
-}
-
-function sglangBehindPrefix(rest: string, rec: LogRecord, state: ParseState): boolean {
-  const probe = newRecord(rec.line, rec.offset, '');
-  return parseSglang(rest, probe, state) && surelyEngines(probe, state);
+  return c === 123 /* { */ && parseTracingJson(s, rec, state);
 }
 
 
-/** SGLang's router in tracing's JSON layout (`--log-json`): read as its text layout is (a custom layout's router line). */
+/** A Rust router in tracing's JSON layout (SGLang's `--log-json`): read as its text layout is (a custom layout's router line). */
 function parseTracingJson(s: string, rec: LogRecord, state: ParseState): boolean {
   const t = tracingJsonLine(s);
   if (t === null || (state.forced !== null && t.engine !== state.forced)) return false;
@@ -114,17 +75,15 @@ export function unquoteRecord(s: string, at: number, rec: LogRecord, state: Pars
 }
 
 /**
- * Further into a line, only a header that is surely the engine's counts: vLLM's level, date and
- * file:line; SGLang's date with a rank tag or milliseconds. A bare `(name pid=N)` or `[date]` in
- * the middle of another program's line counts only in a log already known to be that engine's
- * (or when the message is one of its hops).
+ * Further into a line, only a header that is surely the engine's counts (each grammar says for its
+ * own formats: vLLM's level, date and file:line; SGLang's date with a rank tag or milliseconds). A
+ * bare `(name pid=N)` or `[date]` in the middle of another program's line counts only in a log
+ * already known to be that engine's (or when the message is one of its hops).
  */
 export function surelyEngines(r: LogRecord, state: ParseState): boolean {
-  if (r.format === 'vllm-output') return state.detected === 'vllm' || state.forced === 'vllm';
-  // uvicorn's access line alone is anyone's; behind vLLM's process prefix, in a vLLM log, it is vLLM's.
-  if (r.format === 'uvicorn') return r.process !== null && (state.detected === 'vllm' || state.forced === 'vllm');
-  if (r.format === 'sglang' && r.process === null && r.timeResolution === 's') {
-    return state.detected === 'sglang' || state.forced === 'sglang' || matchHop('sglang', r.message, null, 'sglang', nextRecordAt) !== null;
+  for (const g of GRAMMARS) {
+    const sure = g.surely?.(r, state);
+    if (sure !== undefined) return sure;
   }
   return true;
 }

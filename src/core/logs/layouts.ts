@@ -4,8 +4,9 @@
 import type { Engine, LogRecord } from './model';
 import { createParseState, tagRanks, type ParseState } from './parseState';
 import { matchHop } from '../../engines/index';
+import { ENGINE_IDS, engineProfile } from '../../engines/registry';
+import { GRAMMARS, grammarOf } from '../../engines/grammars';
 import { layoutTime, readLayoutHeader, type LayoutHeader } from './pythonLayout';
-import { parseStrippedVllm } from './vllmGrammar';
 import { nextRecordAt } from './onOneLine';
 import { parseSample } from './parseLine';
 
@@ -14,17 +15,17 @@ const RELAY_TARGET = 'dynamo_run::subprocess';
 
 /** A line dynamo-run relayed (`…Z DEBUG dynamo_run::subprocess: [llm_engine.py:507] …`); rec filled. */
 function parseRelayed(h: LayoutHeader, message: string, rec: LogRecord, state: ParseState): boolean {
+  // An engine's own relayed forms first (vLLM's `[file.py:N]`, which the header reader may have taken for the layout's location field).
   let engine: Engine | null = null;
-  if (h.file !== null && h.lineno !== null && /\.py$/.test(h.file) && state.forced !== 'sglang') {
-    // The header reader took vLLM's `[file.py:N]` for the layout's location field.
-    engine = 'vllm';
-    rec.engine = engine; rec.format = 'vllm-relayed'; rec.fileinfo = h.file; rec.lineno = h.lineno; rec.message = message;
-  } else if (state.forced !== 'sglang' && parseStrippedVllm(message, rec, state, true)) engine = 'vllm';
-  else {
-    // SGLang's untagged `[date] ` was stripped too; its tagged header and vLLM's uvicorn lines were not.
+  for (const g of GRAMMARS) if (g.relayed?.(h.file, h.lineno, message, rec, state)) { engine = g.engine; break; }
+  if (engine === null) {
+    // A header the relay did not strip (SGLang's tagged one, uvicorn's lines) is not a relayed line.
     if (message.charCodeAt(0) === 91 /* [ */ || /^(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):\s/.test(message)) return false;
-    if (state.forced !== 'vllm' && matchHop('sglang', message, null, 'sglang-relayed', nextRecordAt) !== null) engine = 'sglang';
-    else if (state.forced !== 'sglang' && matchHop('vllm', message, null, 'vllm-relayed', nextRecordAt) !== null) engine = 'vllm';
+    // Else the engine whose hop the message is (no message is two engines' hop: their opening words differ).
+    for (const id of ENGINE_IDS) {
+      if (state.forced !== null && state.forced !== id && hasGrammar(state.forced)) continue;
+      if (matchHop(id, message, null, `${id}-relayed`, nextRecordAt) !== null) { engine = id; break; }
+    }
     if (engine === null) return false;
     rec.engine = engine; rec.format = `${engine}-relayed`; rec.message = message;
   }
@@ -34,10 +35,15 @@ function parseRelayed(h: LayoutHeader, message: string, rec: LogRecord, state: P
   return true;
 }
 
+/** Whether an engine reads its lines with a grammar of its own (a log forced to it tries no other engine's). */
+function hasGrammar(engine: Engine): boolean {
+  return grammarOf(engine) !== undefined;
+}
+
 
 /**
  * The engine a custom-layout line belongs to: the one its logger or path names; else the one
- * a line of the same layout was shown to be; else the one whose hop table knows the message.
+ * a line of the same layout was shown to be; else the one engine whose hop table knows the message.
  * Another library's line in another layout (httpx, a user's service) stays no engine's line.
  */
 function layoutEngine(h: LayoutHeader, message: string, state: ParseState): Engine | null {
@@ -45,9 +51,12 @@ function layoutEngine(h: LayoutHeader, message: string, state: ParseState): Engi
   if (h.rust) return h.engine !== null && (state.forced === null || h.engine === state.forced) ? h.engine : null;
   let engine = h.engine ?? state.layouts.get(h.signature) ?? null;
   if (engine === null) {
-    const v = state.forced !== 'sglang' && matchHop('vllm', message, h.file, 'vllm-custom', nextRecordAt) !== null;
-    const g = state.forced !== 'vllm' && matchHop('sglang', message, null, 'sglang-custom', nextRecordAt) !== null;
-    engine = v === g ? null : v ? 'vllm' : 'sglang';
+    let hops = 0;
+    for (const id of ENGINE_IDS) {
+      if (state.forced !== null && state.forced !== id && hasGrammar(state.forced)) continue;
+      if (matchHop(id, message, h.file, `${id}-custom`, nextRecordAt) !== null) { engine = id; hops++; }
+    }
+    if (hops !== 1) engine = null;
   }
   if (engine === null || (state.forced !== null && engine !== state.forced)) return null;
   if (!state.layouts.has(h.signature) && state.layouts.size < 64) state.layouts.set(h.signature, engine);
@@ -103,7 +112,11 @@ export function applyLayout(rec: LogRecord, h: LayoutHeader, engine: Engine, mes
   rec.fileinfo = h.file; rec.lineno = h.lineno;
   if (h.logger) rec.logger = h.logger;
   if (h.func) rec.func = h.func;
-  if (h.ranks) { rec.process = h.ranks; rec.ranks = tagRanks(h.ranks); if (engine === 'sglang') rec.role = 'scheduler'; }
+  if (h.ranks) {
+    rec.process = h.ranks; rec.ranks = tagRanks(h.ranks);
+    const role = engineProfile(engine).rankRole;
+    if (role !== undefined) rec.role = role;
+  }
   if (h.rust) { rec.format = `${engine}-router`; rec.role = 'router'; if (h.span) rec.span = h.span; }
   rec.message = message;
   if (h.engine && state.detected === null) state.detected = h.engine;

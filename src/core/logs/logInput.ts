@@ -37,7 +37,8 @@ function shellWord(path: string): string {
 
 async function openRaw(path: string): Promise<Opened> {
   if (path === '-') {
-    return { stream: createReadStream('', { fd: 0, highWaterMark: READ_CHUNK, autoClose: false }), name: 'standard input', referenceTime: Date.now(), shown: '-' };
+    const stream = createReadStream('', { fd: 0, highWaterMark: READ_CHUNK, autoClose: false });
+    return { stream, name: 'standard input', referenceTime: Date.now(), shown: '-' };
   }
   let st;
   try { st = await fsp.stat(path); } catch { throw new LogInputError(`no such file: ${path}`, 'missing'); }
@@ -87,7 +88,11 @@ function otherCompression(b: Buffer): { format: string; tool: string } | null {
   if (startsWith(b, [0x28, 0xb5, 0x2f, 0xfd])) return { format: 'zstd', tool: 'zstd -dc' };
   if (startsWith(b, [0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00])) return { format: 'xz', tool: 'xz -dc' };
   // "BZh", the block size digit, then the block magic (the digits of pi in BCD).
-  if (b.length >= 10 && b.toString('latin1', 0, 3) === 'BZh' && b[3] >= 0x31 && b[3] <= 0x39 && startsWith(b.subarray(4), [0x31, 0x41, 0x59, 0x26, 0x53, 0x59])) return { format: 'bzip2', tool: 'bzip2 -dc' };
+  // `BZh` and the block size 1-9, then the first block's magic (π's digits in BCD).
+  if (b.length >= 10 && b.toString('latin1', 0, 3) === 'BZh' && b[3] >= 0x31 && b[3] <= 0x39
+    && startsWith(b.subarray(4), [0x31, 0x41, 0x59, 0x26, 0x53, 0x59])) {
+    return { format: 'bzip2', tool: 'bzip2 -dc' };
+  }
   if (startsWith(b, [0x04, 0x22, 0x4d, 0x18])) return { format: 'lz4', tool: 'lz4 -dc' };
   return null;
 }

@@ -6,28 +6,19 @@ import type { LogRecord } from './model';
 import { createParseState, HEADER_ANCHOR, newRecord, WORDS_ANCHOR, type ParseState } from './parseState';
 import { LEVELS } from '../../engines/lineShapes';
 import { parseEngine, surelyEngines } from './engineHeader';
+import { grammarOf, isPlainOutput, isTimeOnly } from '../../engines/grammars';
 import { parseLine } from './parseLine';
 
 /**
  * Where another record's header starts inside `msg` (a record pasted onto this one's line), to be
  * parsed as a record of its own; or -1. A cheap look first: the header of the next record of the
- * same log shows the same year (SGLang's `[YYYY-`) or day (vLLM's `MM-DD `); only then is the
- * header looked for and parsed, with this log's state (what counts further into a line: surelyEngines).
+ * same log shows the same year (SGLang's `[YYYY-`) or day (vLLM's `MM-DD `), as the record's grammar
+ * says (EngineGrammar.glueKey); only then is the header looked for and parsed, with this log's
+ * state (what counts further into a line: surelyEngines).
  */
 export function gluedAt(msg: string, rec: LogRecord, state: ParseState): number {
-  let key: string;
-  const stamp = state.stampKey;
-  if (rec.format === 'sglang' || rec.format === 'sglang-request') {
-    // `[YYYY-`: made again only when the year changes (the stamp starts with it).
-    if (state.glueYear === '' || !stamp.startsWith(state.glueYear)) { state.glueYear = stamp.slice(0, 5); state.glueKeySglang = `[${state.glueYear}`; }
-    key = state.glueKeySglang;
-  } else if (rec.format === 'vllm' || rec.format === 'vllm-legacy') {
-    // `MM-DD ` (no space in front: a search for a key that starts with a space stops at every word).
-    if (state.glueDay === '' || !stamp.startsWith(state.glueDay)) state.glueDay = stamp.slice(0, 6);
-    key = state.glueDay;
-  } else {
-    return -1;
-  }
+  const key = grammarOf(rec.engine)?.glueKey?.(rec, state) ?? null;
+  if (key === null) return -1;
   if (key.length !== 6 || msg.indexOf(key) < 0) return -1;
   return recordHeaderAt(msg.length > 64 * 1024 ? msg.slice(0, 64 * 1024) : msg, HEADER_ANCHOR, state,
     (probe) => probe.message.length > 0 && surelyEngines(probe, state));
@@ -45,7 +36,7 @@ function recordHeaderAt(s: string, anchor: RegExp, state: ParseState, accept: (p
     const probe = newRecord(0, 0, '');
     const rest = s.slice(m.index);
     // A header as the engine prints it is followed by a space: `[date], resuming` is text.
-    if (parseEngine(rest, probe, state) && probe.format !== 'uvicorn' && probe.format !== 'vllm-output'
+    if (parseEngine(rest, probe, state) && probe.format !== 'uvicorn' && !isPlainOutput(probe.format)
       && rest.charCodeAt(rest.length - probe.message.length - 1) === 32 && accept(probe, m.index)) return m.index;
     anchor.lastIndex = m.index + 1;
   }
@@ -79,8 +70,8 @@ export function nextRecordAt(message: string): number {
   const tail = WORDS_END.exec(message);
   let at = tail ? tail.index : -1;
   if (wordsState === null || wordsState.processCache.size > 256) wordsState = createParseState();
-  // After a space; SGLang's 2024 `[HH:MM:SS]` has no date to tell it from a time a message names.
-  const header = recordHeaderAt(message, WORDS_ANCHOR, wordsState, (probe, p) => message.charCodeAt(p - 1) === 32 && probe.format !== 'sglang-2024');
+  // After a space; a time-only header (SGLang's 2024 `[HH:MM:SS]`) has no date to tell it from a time a message names.
+  const header = recordHeaderAt(message, WORDS_ANCHOR, wordsState, (probe, p) => message.charCodeAt(p - 1) === 32 && !isTimeOnly(probe.format));
   if (header > 0 && (at < 0 || header - 1 < at)) at = header - 1;
   return at > 0 ? at : -1;
 }

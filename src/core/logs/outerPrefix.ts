@@ -5,24 +5,11 @@
 // bar) is found by the header search in parseLine, not listed here.
 import type { TimeResolution } from './model';
 import type { ParseState } from './parseLine';
+import { fractionMs, fractionResolution, inferYear } from '../../engines/grammar';
 
-/** The most days each month can have (29 February: the year is not known yet). */
-const MONTH_DAYS = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+export { fractionMs, fractionResolution, inferYear };
 
 export interface OuterStamp { time: number; res: TimeResolution; utc: boolean }
-
-/** vLLM / journald stamps have no year: the year the log was written, rolling over Dec -> Jan. */
-export function inferYear(state: ParseState, month: number, day = 1): number {
-  // An impossible month or day (a garbled stamp: month 84, 30 February) is no evidence of a new year.
-  if (!(month >= 1 && month <= 12) || !(day >= 1 && day <= MONTH_DAYS[month - 1])) return state.year ?? state.refYear;
-  if (state.year === null) {
-    state.year = month > state.refMonth ? state.refYear - 1 : state.refYear;
-  } else if (month < state.lastMonth) {
-    state.year += 1;
-  }
-  state.lastMonth = month;
-  return state.year;
-}
 
 const W_DOCKER = /^(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(?:[.,](\d+))?(Z|[+-]\d\d:?\d\d) /;
 // An aggregator's or viewer's time column: ISO time or epoch seconds/milliseconds, then a tab or `|`.
@@ -50,7 +37,11 @@ const MONTH_NAMES: string[][] = [
 const MONTH_BY_NAME = new Map<string, number>();
 for (const names of MONTH_NAMES) names.forEach((n, i) => { if (!MONTH_BY_NAME.has(n)) MONTH_BY_NAME.set(n, i + 1); });
 // Spellings that differ only in length (`march`, `juni`, `sept`, `мар`/`март`).
-for (const [n, m] of [['mär', 3], ['mrz', 3], ['jun', 6], ['juni', 6], ['juli', 7], ['sept', 9], ['févr', 2], ['fév', 2], ['déc', 12], ['dec', 12], ['июнь', 6], ['июль', 7], ['май', 5], ['апр', 4]] as const) MONTH_BY_NAME.set(n, m);
+const MORE_MONTH_NAMES = [
+  ['mär', 3], ['mrz', 3], ['jun', 6], ['juni', 6], ['juli', 7], ['sept', 9], ['févr', 2], ['fév', 2], ['déc', 12], ['dec', 12],
+  ['июнь', 6], ['июль', 7], ['май', 5], ['апр', 4],
+] as const;
+for (const [n, m] of MORE_MONTH_NAMES) MONTH_BY_NAME.set(n, m);
 
 /** The month a journald `%b` names, in any of the locales above (or `8月`); null when unknown. */
 export function monthFromName(name: string): number | null {
@@ -59,17 +50,6 @@ export function monthFromName(name: string): number | null {
   const key = name.toLowerCase().replace(/\.$/, '');
   return MONTH_BY_NAME.get(key) ?? MONTH_BY_NAME.get(key.slice(0, 3)) ?? null;
 }
-
-export function fractionMs(frac: string | undefined): number {
-  if (!frac) return 0;
-  return Number((frac + '000').slice(0, 3)) + (frac.length > 3 ? Number('0.' + frac.slice(3, 9).padEnd(6, '0')) : 0);
-}
-
-export function fractionResolution(frac: string | undefined): TimeResolution {
-  if (!frac) return 's';
-  return frac.length <= 3 ? 'ms' : frac.length <= 6 ? 'us' : 'ns';
-}
-
 
 /** A wall-clock time read as UTC, moved by its zone offset (`Z` or none: unchanged). */
 export function zoned(t: number, zone: string | undefined): number {

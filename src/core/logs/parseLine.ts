@@ -2,21 +2,21 @@
 // of both the editor and the CLI, so the engine's own header is tried first at the start of
 // the line, and everything slower (outer wrappers, the header found further in, custom
 // logging layouts) runs only for lines that did not start with it. The parts live beside it:
-// parseState (what is known of the log), engineHeader (where a header stands), vllmGrammar and
-// sglangGrammar (each engine's header, its shapes in src/engines/<id>/lines.ts), layouts (custom
+// parseState (what is known of the log), engineHeader (where a header stands), layouts (custom
 // logging layouts), hopTagging (the hop and its ids), onOneLine (several records on one line),
-// shapedGrammar (an engine whose profile gives its line shapes, not a grammar of its own).
+// shapedGrammar (an engine whose profile gives its line shapes, not a grammar of its own). Each
+// engine's own header grammar is in its folder (src/engines/<id>/grammar.ts): this file calls its
+// hooks (EngineGrammar) through src/engines/grammars.ts and names no engine.
 import { impossibleStampNote, stampProblem } from './civilTime';
 import type { Engine, LogRecord, TimeResolution } from './model';
-import { createParseState, LAYOUT_DATE_ANCHOR, newRecord, processInfo, SEARCH_WINDOW, type ParseState } from './parseState';
+import { createParseState, LAYOUT_DATE_ANCHOR, newRecord, SEARCH_WINDOW, type ParseState } from './parseState';
 import { matchHop, stopsInOpening } from '../../engines/index';
-import { LOST_PREFIX } from '../../engines/vllm/lines';
+import { GRAMMARS, grammarOf, isPlainOutput } from '../../engines/grammars';
 import { columnBeforeStrip, hasColour, stripColour } from './colour';
 import { dropMarkdownClosers, stripWrapper, type OuterStamp } from './outerPrefix';
 import { BASIC_FORMAT, readLayoutHeader } from './pythonLayout';
 import { hasPasteArtefacts, pastedLead, unpaste } from './pasted';
 import { findHeader, parseEngine, unquoteRecord } from './engineHeader';
-import { bareRequestAt, isLayoutAfterSglang, lostBracketAt, ranksOnlyAt } from './sglangGrammar';
 import { applyLayout, parseLayout } from './layouts';
 import { joinWrapped, tagHop } from './hopTagging';
 import { gluedAt, nextRecordAt, parseGlued } from './onOneLine';
@@ -67,7 +67,7 @@ export function parseLine(text: string, lineNo: number, offset: number, state: P
   let matched = s.length > 0 && (parseEngine(s, rec, state) || (anyShapedEngine() && parseShaped(s, rec, state)));
   // Colour in its text forms (remnants, caret) is looked for only when the header did not parse:
   // a header that parsed had none, and most lines are such lines.
-  if ((!matched || rec.format === 'vllm-output') && hasColour(s)) {
+  if ((!matched || isPlainOutput(rec.format)) && hasColour(s)) {
     colouredAgain = s;
     s = stripColour(s);
     rec = newRecord(lineNo, offset, s);
@@ -78,12 +78,12 @@ export function parseLine(text: string, lineNo: number, offset: number, state: P
   // A line already read as a process's plain output keeps its text unless the header then parses.
   let unpasted = false;
   const asRead = s;
-  if ((!matched || rec.format === 'vllm-output') && hasPasteArtefacts(s)) {
+  if ((!matched || isPlainOutput(rec.format)) && hasPasteArtefacts(s)) {
     const t = unpaste(s);
     if (t !== s) {
       const probe = newRecord(lineNo, offset, t);
       const ok = t.length > 0 && parseEngine(t, probe, state);
-      if (!matched || (ok && probe.format !== 'vllm-output')) { unpasted = true; s = t; rec = probe; matched = ok; }
+      if (!matched || (ok && !isPlainOutput(probe.format))) { unpasted = true; s = t; rec = probe; matched = ok; }
     }
   }
   const stamp: { v: OuterStamp | null } = { v: null };
@@ -140,13 +140,15 @@ function readFurtherIn(s: string, rec: LogRecord, stamp: { v: OuterStamp | null 
     }
   }
   if (!matched) {
-    // SGLang's header that lost its `[` (its date may have looked like a wrapper's time column).
+    // A header that lost its opening (SGLang's `[`: its date may have looked like a wrapper's time column).
     const base = wrappers.includes('json') ? body : s;
-    const at = lostBracketAt(base, rec, state);
-    if (at >= 0) {
-      matched = true;
-      body = base.slice(at);
-      if (base === s) { wrappers.length = 0; stamp.v = null; }
+    for (let i = 0; i < GRAMMARS.length && !matched; i++) {
+      const at = GRAMMARS[i].lostHeaderAt?.(base, rec, state) ?? -1;
+      if (at >= 0) {
+        matched = true;
+        body = base.slice(at);
+        if (base === s) { wrappers.length = 0; stamp.v = null; }
+      }
     }
   }
   if (!matched) {
@@ -170,20 +172,11 @@ function readFurtherIn(s: string, rec: LogRecord, stamp: { v: OuterStamp | null 
       }
     }
   }
-  if (!matched) {
-    // SGLang's header with its date taken off by a log platform: `… INFO TP0] Prefill batch, …`.
-    const at = ranksOnlyAt(body, rec, state);
+  for (let i = 0; i < GRAMMARS.length && !matched; i++) {
+    // A header with its start taken off by a log platform (SGLang's `… INFO TP0] Prefill batch, …`), or
+    // a message printed with none (SGLang's request logger in a release whose formatter was `%(message)s`).
+    const at = GRAMMARS[i].headerlessAt?.(body, rec, state) ?? -1;
     if (at >= 0) { matched = true; body = body.slice(at); }
-  }
-  if (!matched) {
-    // SGLang's request logger printing its message alone (a release whose formatter was `%(message)s`).
-    const at = bareRequestAt(body, state);
-    if (at >= 0) {
-      matched = true;
-      rec.engine = 'sglang'; rec.format = 'sglang-request'; rec.message = body.slice(at);
-      body = body.slice(at);
-      if (state.detected === null) state.detected = 'sglang';
-    }
   }
   if (!matched) {
     // Unrecognised: keep the whole line (wrapper-stripped) as "other"; one that was no paste after all, as read.
@@ -197,14 +190,8 @@ function readFurtherIn(s: string, rec: LogRecord, stamp: { v: OuterStamp | null 
   const prefix = quotedPrefix ?? (s.endsWith(body) ? s.slice(0, s.length - body.length) : '');
   if (prefix) {
     rec.prefix = prefix;
-    if (rec.process === null && rec.engine === 'vllm') {
-      // `_AsyncLLMEngine pid=1974) INFO …`: the prefix lost its `(`.
-      const lost = LOST_PREFIX.exec(prefix);
-      if (lost) {
-        const info = processInfo(state, lost[1]);
-        rec.process = info.name; rec.pid = Number(lost[2]); rec.role = info.role; rec.ranks = info.ranks;
-      }
-    }
+    // What the text in front says of the record (vLLM's process prefix that lost its `(`).
+    grammarOf(rec.engine)?.fromPrefix?.(rec, prefix, state);
   }
   return body;
 }
@@ -219,11 +206,12 @@ function finishRecord(
   coloured: string | null, colouredAgain: string | null, bom: number, state: ParseState,
 ): LogRecord {
 
-  if (rec.engine === 'sglang' && rec.format === 'sglang' && isLayoutAfterSglang(rec.message)) {
+  const grammar = grammarOf(rec.engine);
+  if (grammar?.layoutInMessage?.(rec) === true) {
     // `[date] [INFO] sglang.srt.managers.scheduler: …`: a logging config that kept SGLang's bracketed date.
     const h = readLayoutHeader(body, 0);
     if (h && h.msgStart > body.length - rec.message.length && (h.logger !== null || h.file !== null)) {
-      applyLayout(rec, h, 'sglang', body.slice(h.msgStart), state);
+      applyLayout(rec, h, grammar.engine, body.slice(h.msgStart), state);
     }
   }
 
@@ -232,7 +220,7 @@ function finishRecord(
     rec.time = outer.time; rec.timeResolution = outer.res; rec.timeIsUtc = outer.utc;
   }
   if (rec.time !== null && Number.isNaN(rec.time)) unknownTime(rec, body);
-  if (rec.engine !== 'other' && state.detected === null && rec.format !== 'uvicorn' && rec.format !== 'vllm-output') state.detected = rec.engine;
+  if (rec.engine !== 'other' && state.detected === null && rec.format !== 'uvicorn' && !isPlainOutput(rec.format)) state.detected = rec.engine;
 
   // The header as printed (for multi-line records), before the message is tidied.
   const headerLength = body.length - rec.message.length;
@@ -270,8 +258,9 @@ function finishRecord(
   }
   rec.message = msg;
 
-  // Multi-line vLLM record: continuation lines repeat the header after the marker.
-  if (state.prevCR && rec.engine === 'vllm' && rec.fileinfo !== null && headerLength === state.prevHeader.length && body.startsWith(state.prevHeader)) {
+  // A multi-line record (vLLM's): continuation lines repeat the header after the marker.
+  if (state.prevCR && grammarOf(rec.engine)?.repeatsHeader === true && rec.fileinfo !== null
+    && headerLength === state.prevHeader.length && body.startsWith(state.prevHeader)) {
     rec.continuation = true;
     rec.rid = state.prevRid;
     state.prevCR = marker;
@@ -288,7 +277,7 @@ function finishRecord(
     else mayWrap = hm.cut === true;
     if (hm) {
       const hop = hm.hop;
-      if (rec.engine === 'sglang' && hop.role === 'tokenizer' && hop.level.includes('request logger') && rec.format === 'sglang') rec.format = 'sglang-request';
+      grammarOf(rec.engine)?.retag?.(rec, hop);
       const raw = tagHop(rec, hm);
       if (raw && msg.endsWith(raw)) mayWrap = true;
     }

@@ -8,6 +8,7 @@
 // statement can be found and verified.
 import { stampUtc } from './civilTime';
 import type { Engine, TimeResolution } from './model';
+import { ENGINE_PROFILES, type EngineProfile } from '../../engines/registry';
 import type { ParseState } from './parseState';
 import { fractionMs, fractionResolution, inferYear, zoned } from './outerPrefix';
 
@@ -68,7 +69,18 @@ const AFTER_FIELD = /\s*(?:[:\]|)\-,]|$)/y;
 // Rust's tracing target (the module path, `sglang_router_rs::core::worker_manager`), or a crate root
 // of SGLang's router, followed by `: `. Rust lines are never Python logging's, so their engine comes
 // from the target alone (see rustEngine), never from a layout learnt from other lines.
-const RUST_TARGET = /((?:[A-Za-z_]\w*::)+[A-Za-z_]\w*|sglang_router_rs|sgl_model_gateway|smg)(?=:(?:\s|$))/y;
+// The crate roots are the engines' profiles' (`rustCrates`), made again when an engine is registered.
+let rustTargets: { engines: number; target: RegExp; owner: Map<string, Engine> } | null = null;
+
+function rustTargetRules(): { target: RegExp; owner: Map<string, Engine> } {
+  if (rustTargets?.engines !== ENGINE_PROFILES.length) {
+    const owner = new Map<string, Engine>();
+    for (const p of ENGINE_PROFILES) for (const c of p.rustCrates ?? []) if (!owner.has(c)) owner.set(c, p.id);
+    const roots = [...owner.keys()].map((c) => `|${c}`).join('');
+    rustTargets = { engines: ENGINE_PROFILES.length, owner, target: new RegExp(String.raw`((?:[A-Za-z_]\w*::)+[A-Za-z_]\w*${roots})(?=:(?:\s|$))`, 'y') };
+  }
+  return rustTargets;
+}
 // tracing's span context between the level and the target, outermost first: `name{field=value …}:`
 // per span (`http_request{method=POST uri=/generate}: sglang_router_rs::request: …`).
 const SPANS = /(?:[A-Za-z_]\w*(?:\{[^{}\n]{0,500}\})?:)+ (?=[A-Za-z_]\w*(?:::|:\s))/y;
@@ -96,19 +108,30 @@ function stick(re: RegExp, s: string, at: number): RegExpExecArray | null {
   return re.exec(s);
 }
 
-/**
- * SGLang's router crate names SGLang: sgl-router's `sglang_router_rs`, then sgl-model-gateway's
- * (late 2025; its log target `smg`, observability/logging.rs).
- */
+/** The engine a Rust tracing target's crate is (its profile's `rustCrates`: SGLang's router), or null. */
 export function rustEngine(target: string): Engine | null {
-  return /^(?:sglang_router_rs|sgl_model_gateway|smg)(?:::|$)/.test(target) ? 'sglang' : null;
+  const sep = target.indexOf('::');
+  return rustTargetRules().owner.get(sep < 0 ? target : target.slice(0, sep)) ?? null;
 }
 
+/**
+ * The engine a logger name or a path names (its profile's `loggerNames`); when two do (an engine
+ * installed under a folder named after the other), the one named last: the module's own package.
+ */
 function engineOf(name: string): Engine | null {
   const n = name.replace(/\\/g, '/');
-  if (/^sglang(?:\.|$)|\/sglang\//.test(n)) return 'sglang';
-  if (/^vllm(?:\.|$)|\/vllm\//.test(n)) return 'vllm';
-  return null;
+  let found: EngineProfile | null = null;
+  for (const p of ENGINE_PROFILES) {
+    if (!p.loggerNames?.test(n)) continue;
+    if (found === null || lastMatchAt(p.loggerNames, n) > lastMatchAt(found.loggerNames!, n)) found = p;
+  }
+  return found?.id ?? null;
+}
+
+function lastMatchAt(re: RegExp, s: string): number {
+  let at = -1;
+  for (const m of s.matchAll(new RegExp(re.source, 'g'))) at = m.index;
+  return at;
 }
 
 type Field = 'time' | 'level' | 'pid' | 'thread' | 'location' | 'logger' | 'func' | 'rank' | 'target';
@@ -239,7 +262,7 @@ function readField(s: string, pos: number, h: LayoutHeader, inHeader: boolean, l
   if (h.logger === null && last === 'level') {
     const spans = stick(SPANS, s, pos);
     const at = spans ? pos + spans[0].length : pos;
-    if ((m = stick(RUST_TARGET, s, at))) {
+    if ((m = stick(rustTargetRules().target, s, at))) {
       if (spans) h.span = spans[0].slice(0, -2);
       h.logger = m[1];
       h.rust = true;

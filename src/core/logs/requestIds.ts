@@ -1,11 +1,14 @@
 // Request ids as the engines print them, normalised so every line of one request groups.
 //
-// vLLM: the serving layer names a request chatcmpl-<base> (chat) or cmpl-<base>-<prompt idx>
-// (completions); engine-side lines (Added request, Aborted request(s)) add "-<8 hex>", and
-// n>1 children are "<idx>_<internal id>". We group on the external form.
-// SGLang: the rid is printed verbatim (body rid or uuid4 hex); n>1 children are "<rid>_<i>".
+// An engine whose ids carry server-chosen parts (vLLM: engine-side lines add "-<8 hex>" to the
+// external id, n>1 children are "<idx>_<internal id>") is grouped on the external form; one whose
+// profile says `ridsVerbatim` prints them as chosen (n>1 children "<rid>_<i>"). The ids a server
+// prints for a request whose id the client chose are its profile's (`request.serverIds`).
 import type { Engine } from './model';
+import type { ApiKind, HopDef, ServerIds } from '../../engines/types';
 import { engineProfile } from '../../engines/registry';
+
+export type { ApiKind, ServerIds };
 
 const ENGINE_SUFFIX = /-[0-9a-f]{8}$/;
 const CHILD_PREFIX = /^\d+_/;
@@ -18,7 +21,7 @@ export function externalFromInternal(id: string): string {
 }
 
 /** Normalise one id as printed by a hop whose id kind is known. */
-export function normaliseRid(engine: Engine, raw: string, kind: 'external' | 'internal' | 'list' | 'sglang'): string {
+export function normaliseRid(engine: Engine, raw: string, kind: NonNullable<HopDef['ridKind']>): string {
   let id = raw.trim();
   if (id.length > 1 && (id[0] === "'" || id[0] === '"') && id[id.length - 1] === id[0]) id = id.slice(1, -1);
   if (engineProfile(engine).ridsVerbatim) return id;
@@ -30,46 +33,18 @@ export function splitIdList(raw: string): string[] {
   return raw.replace(/^[[(]|[\])]$/g, '').split(',').map((s) => s.trim().replace(/^'|'$/g, '')).filter((s) => s.length > 0);
 }
 
-export type ApiKind = 'chat' | 'completions' | 'generate';
-
-export interface ServerIds {
-  /** The key HopLens groups this request under (what `rid` will be in records). */
-  normalised: string;
-  /** Ids the server prints verbatim for this request. */
-  exact: string[];
-  /** Shapes with server-chosen parts (random suffix, child index). */
-  patterns: RegExp[];
-  /** The id in the SSE frames / meta_info. */
-  streamId: string;
-}
-
 function escapeRe(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 /**
- * For a client-chosen base id (sent as X-Request-Id / request_id for vLLM, rid for SGLang),
- * the ids the server will print for the request.
+ * For a client-chosen base id (sent as the engine's id header or body field), the ids the server
+ * will print for the request: its profile's forms, else the id as chosen with `_<i>` children.
  */
 export function serverIdsFor(base: string, engine: Engine, api: ApiKind): ServerIds {
-  if (engine === 'sglang') {
-    const b = escapeRe(base);
-    return { normalised: base, exact: [base], patterns: [new RegExp(`^${b}(?:_\\d+)?$`)], streamId: base };
-  }
-  if (api === 'completions') {
-    // The request logger prints cmpl-<id>-<prompt index>; engine lines add -<8hex>.
-    const logged = `cmpl-${base}-0`;
-    return {
-      normalised: logged, exact: [logged], streamId: `cmpl-${base}`,
-      patterns: [new RegExp(`^(?:\\d+_)?cmpl-${escapeRe(base)}-\\d+(?:-[0-9a-f]{8})?$`)],
-    };
-  }
-  // n>1 children are "<idx>_<id>"; several engine inputs make "<id>_<i>"; engine lines add -<8hex>.
-  const logged = `chatcmpl-${base}`;
-  return {
-    normalised: logged, exact: [logged], streamId: logged,
-    patterns: [new RegExp(`^(?:\\d+_)?${escapeRe(logged)}(?:_\\d+)?(?:-[0-9a-f]{8})?$`)],
-  };
+  const own = engineProfile(engine).request?.serverIds;
+  if (own) return own(base, api);
+  return { normalised: base, exact: [base], patterns: [new RegExp(`^${escapeRe(base)}(?:_\\d+)?$`)], streamId: base };
 }
 
 /** The normalised ids that answer what the user typed: the base id, the external id, an internal id with its suffix, the SSE id of a completion. */

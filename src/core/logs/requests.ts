@@ -4,7 +4,7 @@
 import type { Engine, LogRecord, TimeResolution } from './model';
 import { getHopTable, findHop } from '../../engines/index';
 import type { HopDef, MissingKind } from '../../engines/index';
-import { ENGINE_IDS } from '../../engines/registry';
+import { ENGINE_IDS, engineProfile } from '../../engines/registry';
 
 export interface Delta {
   ms: number;
@@ -545,15 +545,9 @@ export class RequestTracker {
   private reasonFor(def: HopDef, acc: Acc, seenElsewhere: boolean): MissingHop {
     let kind = def.missing.kind;
     let reason = def.missing.text;
-    if (acc.engine === 'vllm') {
-      if (this.startupSeen.has('V0a') && def.scope === 'request') {
-        kind = 'level'; reason = 'The log level is above INFO (see the startup warning V0a), so request lines are hidden.';
-      } else if (def.id === 'V6' && acc.rid.startsWith('cmpl-')) {
-        kind = 'path'; reason = 'Path not taken: /v1/completions never logs outputs, even with --enable-log-outputs.';
-      } else if (def.id === 'V1b' && this.startupSeen.has('V0b')) {
-        kind = 'level'; reason = 'DEBUG only: the startup notice (V0b) says this server ran at INFO.';
-      }
-    }
+    // The engine's own reading of the log (a startup notice, the API path the request took).
+    const own = engineProfile(acc.engine).missingReason?.(def, { rid: acc.rid, startupSeen: this.startupSeen });
+    if (own) { kind = own.kind; reason = own.text; }
     if (seenElsewhere && (kind === 'gate' || kind === 'level')) {
       reason += ' Other requests in this log do have it, so this one may have taken another path or is still running.';
     }

@@ -6,15 +6,19 @@
 //   checkout  — the resolver of an open checkout verifies the statement and finds it where
 //               it moved (resolver.ts)
 import type { Engine, LogRecord } from '../logs/model';
-import { sglangPathFromFileinfo, vllmPathFromFileinfo } from '../logs/fileinfo';
 import { findHop } from '../../engines/index';
+import { engineProfile, packageParent } from '../../engines/registry';
 import { publicSourceUrl } from './pins';
 import type { SourceLocation, SourceResolver } from './types';
 
 /** The source of a record from the hop table / its own fileinfo (verified: false). */
 export function citedSource(rec: LogRecord): SourceLocation | null {
-  return citeWith(rec, rec.engine === 'vllm' ? vllmPathFromFileinfo : sglangPathFromFileinfo);
+  if (rec.engine === 'other') return null;
+  return citeWith(rec, engineProfile(rec.engine).pathFromFileinfo ?? noPath);
 }
+
+/** An engine whose profile reads no path from a printed file. */
+const noPath = (): null => null;
 
 function citeWith(rec: LogRecord, pathOf: (fileinfo: string) => string | null): SourceLocation | null {
   if (rec.engine === 'other') return null;
@@ -25,17 +29,18 @@ function citeWith(rec: LogRecord, pathOf: (fileinfo: string) => string | null): 
   if (rec.logger && rec.lineno !== null && rec.logger.startsWith(`${rec.engine}.`)) {
     // A logging layout's %(name)s with %(lineno)d: the module path is the file.
     const rel = `${rec.logger.replace(/\./g, '/')}.py`;
-    return { path: rec.engine === 'sglang' ? `python/${rel}` : rel, line: rec.lineno, verified: false, drift: 0, method: 'logger' };
+    return { path: `${packageParent(rec.engine)}${rel}`, line: rec.lineno, verified: false, drift: 0, method: 'logger' };
   }
   const hop = rec.hop ? findHop(rec.engine, rec.hop) : undefined;
   if (hop && hop.line !== null) {
     // A file (printed, or named by the logger's module path) other than the table's is another
     // file of another release (V0's async_llm_engine.py for V1's async_llm.py): the table cannot
     // say where it is.
-    const named = rec.fileinfo ? basename(rec.fileinfo) : rec.logger?.startsWith(`${rec.engine}.`) ? `${rec.logger.slice(rec.logger.lastIndexOf('.') + 1)}.py` : null;
+    const named = rec.fileinfo ? basename(rec.fileinfo)
+      : rec.logger?.startsWith(`${rec.engine}.`) ? `${rec.logger.slice(rec.logger.lastIndexOf('.') + 1)}.py` : null;
     if (named && !hop.file.endsWith(`/${named}`)) return null;
-    // vLLM prints the line of the server that wrote the log; the table's line is the pin's.
-    const line = rec.engine === 'vllm' && rec.lineno !== null ? rec.lineno : hop.line;
+    // An engine that prints the line of the server that wrote the log (vLLM): that line; else the table's, the pin's.
+    const line = engineProfile(rec.engine).citesPrintedLine && rec.lineno !== null ? rec.lineno : hop.line;
     return { path: hop.file, line, verified: false, drift: 0, method: 'hop-table' };
   }
   return null;
@@ -48,8 +53,9 @@ function basename(path: string): string {
 
 /** Whether a checkout's resolver is asked about this record at all. */
 function worthResolving(rec: LogRecord): boolean {
-  // SGLang prints no file:line: every line of its own is searched for (by hop, else by text).
-  return !(rec.hop === null && rec.fileinfo === null && rec.engine !== 'sglang' && rec.logger === undefined);
+  // An engine that prints no file:line (SGLang): every line of its own is searched for (by hop, else by text).
+  const unplaced = rec.engine !== 'other' && engineProfile(rec.engine).resolvesUnplacedLines === true;
+  return !(rec.hop === null && rec.fileinfo === null && !unplaced && rec.logger === undefined);
 }
 
 function query(rec: LogRecord & { engine: Engine }) {
@@ -114,16 +120,15 @@ class FileinfoPaths {
  * checkouts changed.
  */
 export class RecordSourceLocator implements SourceLocator {
-  private vllmPaths = new FileinfoPaths(vllmPathFromFileinfo);
-  private sglangPaths = new FileinfoPaths(sglangPathFromFileinfo);
+  /** Per engine, its profile's path rule with a one-entry memo. */
+  private paths = new Map<Engine, FileinfoPaths>();
   /** locate()'s answers per record: a search of the statement index (SGLang text) is not repeated. */
   private located = new WeakMap<LogRecord, LocatedSource | null>();
 
   constructor(private readonly checkouts: CheckoutLookup, private readonly onError: (rec: LogRecord, e: Error) => void = () => undefined) {}
 
   forget(): void {
-    this.vllmPaths = new FileinfoPaths(vllmPathFromFileinfo);
-    this.sglangPaths = new FileinfoPaths(sglangPathFromFileinfo);
+    this.paths = new Map();
     this.located = new WeakMap();
   }
 
@@ -133,7 +138,10 @@ export class RecordSourceLocator implements SourceLocator {
 
   /** The citation, with this locator's memo. */
   cite(rec: LogRecord): SourceLocation | null {
-    return citeWith(rec, rec.engine === 'vllm' ? this.vllmPaths.of : this.sglangPaths.of);
+    if (rec.engine === 'other') return null;
+    let paths = this.paths.get(rec.engine);
+    if (paths === undefined) this.paths.set(rec.engine, (paths = new FileinfoPaths(engineProfile(rec.engine).pathFromFileinfo ?? noPath)));
+    return citeWith(rec, paths.of);
   }
 
   /** As sourceFor(): the checkout's answer when one is open (null when it finds nothing), else the citation. */

@@ -1,6 +1,6 @@
 // SGLang's line shapes: configure_logger's header (dated, 2024's time-only, HopLens's logging
 // config), its router's, the request logger's JSON events and the forms a paste or a log platform
-// leaves of them. Data only: the grammar that reads them is src/core/logs/sglangGrammar.ts.
+// leaves of them. Data only: the grammar that reads them is ./grammar.ts.
 
 // What SGLang prints after its time (configure_logger's prefix): rank tags, upper-case letters and
 // a number (TP0, DP0 TP1, PP0 TP3, TP2 EP2, ATTN_CP0, MOE_DP0, …; a PP fork joined them with `, `),
@@ -9,7 +9,8 @@
 export const SGLANG_TAGS = String.raw`((?:,? (?:[A-Z][A-Z_]*\d+|encode_[a-z_]+)(?:\[\d+\])?)*)`;
 export const SGLANG_MAIN = new RegExp(String.raw`^\[(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d{3}))?${SGLANG_TAGS}\] ?`);
 // SGLang's router before tracing (env_logger, 2024 to mid 2025) and its Python launcher: `[Router (Rust)] date - LEVEL - …`.
-export const SGLANG_ROUTER = /^\[Router \((Rust|Python)\)\] (\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:[.,](\d{1,9}))? - (TRACE|DEBUG|INFO|WARN|WARNING|ERROR|CRITICAL) - /;
+export const SGLANG_ROUTER = new RegExp(String.raw`^\[Router \((Rust|Python)\)\] (\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:[.,](\d{1,9}))?`
+  + String.raw` - (TRACE|DEBUG|INFO|WARN|WARNING|ERROR|CRITICAL) - `);
 export const SGLANG_2024 = new RegExp(String.raw`^\[(\d\d):(\d\d):(\d\d)${SGLANG_TAGS}\] ?`);
 export const SGLANG_HOPLENS = /^\[(\d{4})-(\d\d)-(\d\d)[ T](\d\d):(\d\d):(\d\d)[.,](\d{3,6}) pid=(\d+) (DEBUG|INFO|WARNING|ERROR|CRITICAL) (.+?):(\d+)\] ?/;
 // SGLang's header whose `[` a paste lost (the selection began at the date): date, rank tags, `] `.
@@ -20,7 +21,8 @@ export const SGLANG_LOST_BRACKET = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d{3})?(
 export const FILE_AFTER_DATE = /^[\w.-]+\.py:\d+ - /;
 // `[date][file.py:N][LEVEL]: msg` and its kin (`[date] [LEVEL] [module:N]`): a custom layout's bracketed
 // fields after the date, not SGLang's header (whose rank tags stand inside the date's bracket).
-export const BRACKETED_FIELDS_AFTER_DATE = /^(?:\[(?:[\w./\\-]+\.py(?::\w+)?:\d+(?::\w+)?|(?:[A-Za-z_]\w*\.)+[A-Za-z_]\w*(?::\d+)?|DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\] ?){1,3}:? /;
+export const BRACKETED_FIELDS_AFTER_DATE = new RegExp(String.raw`^(?:\[(?:[\w./\\-]+\.py(?::\w+)?:\d+(?::\w+)?|(?:[A-Za-z_]\w*\.)+[A-Za-z_]\w*(?::\d+)?`
+  + String.raw`|DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\] ?){1,3}:? `);
 // SGLang's request logger with --log-requests-format json: one event object per line.
 export const SGLANG_JSON_EVENTS: Record<string, string> = { 'request.received': 'S2', 'request.received.openai': 'S1', 'request.finished': 'S6' };
 // SGLang's rank tags and `] ` with the date before them gone: a log platform took `[date` for its

@@ -8,5 +8,6 @@ export const SGLANG_LOGGING: EngineLogging = {
   defaultLevel: 'INFO',
   logger: null,
   envVar: 'SGLANG_LOGGING_CONFIG_PATH',
-  launchLine: (assignment) => `${assignment} python3 -m sglang.launch_server --model-path <model> --log-requests --enable-request-time-stats-logging 2>&1 | tee sgl.log`,
+  launchLine: (assignment) => `${assignment} python3 -m sglang.launch_server --model-path <model> --log-requests`
+    + ' --enable-request-time-stats-logging 2>&1 | tee sgl.log',
 };

@@ -1,7 +1,7 @@
 // SGLang as one profile: its hop table, its roles (its header names ranks, not processes), how its
-// ids print. Its line shapes are ./lines.ts (read by src/core/logs/sglangGrammar.ts).
+// ids print. Its line shapes are ./lines.ts (read by ./grammar.ts).
 import type { EngineProfile } from '../registry';
-import { SGLANG_CHECKOUT, SGLANG_PIN } from './source';
+import { SGLANG_CHECKOUT, SGLANG_PIN, sglangPathFromFileinfo } from './source';
 import { SGLANG_LOGGING } from './logging';
 import { SGLANG_TABLE } from './hops';
 
@@ -20,4 +20,17 @@ export const SGLANG_PROFILE: EngineProfile = {
   request: { answersOnly: ['/get_server_info', '/server_info'], idBodyField: 'rid' },
   clock: { requestLoggerApart: true },
   ridsVerbatim: true,
+  loggerNames: /^sglang(?:\.|$)|\/sglang\//,
+  // The router's crate: sgl-router's `sglang_router_rs`, then sgl-model-gateway's (late 2025; its log target `smg`,
+  // observability/logging.rs).
+  rustCrates: ['sglang_router_rs', 'sgl_model_gateway', 'smg'],
+  // Its rank tags (TP0, DP0 TP1) name the scheduler processes.
+  rankRole: 'scheduler',
+  pathFromFileinfo: sglangPathFromFileinfo,
+  // SGLang prints no file:line: every line of its own is searched for (by hop, else by text).
+  resolvesUnplacedLines: true,
+  // Its diffusion runtime carries a copy of vLLM's tracer, with its own wording.
+  tracing: {
+    files: [{ prefix: 'SGLANG_DIFFUSION_TRACE_FUNCTION', flavor: 'sglang-diffusion' }, { prefix: 'SGL_DIFFUSION_TRACE_FUNCTION', flavor: 'sglang-diffusion' }],
+  },
 };

@@ -26,6 +26,14 @@ export const SGLANG_CHECKOUT: EngineCheckout = {
   // `sglang version: %s` (cli/main.py:8 at 0.5.23, `sglang version`).
   releaseStated: (version) => [
     new RegExp(String.raw`\bsglang version: ${version}`),
-    new RegExp(String.raw`"version":\s*"${version}"[^\n]*"(?:tokenizer_path|model_path|tp_size)"|"(?:tokenizer_path|model_path|tp_size)"[^\n]*"version":\s*"${version}"`),
+    new RegExp(String.raw`"version":\s*"${version}"[^\n]*"(?:tokenizer_path|model_path|tp_size)"`
+      + String.raw`|"(?:tokenizer_path|model_path|tp_size)"[^\n]*"version":\s*"${version}"`),
   ],
 };
+
+/** Path of an SGLang pathname (our logging config) relative to the repo. */
+export function sglangPathFromFileinfo(fileinfo: string): string | null {
+  const norm = fileinfo.replace(/\\/g, '/');
+  const i = norm.lastIndexOf('/sglang/');
+  return i >= 0 ? `python${norm.slice(i)}` : null;
+}

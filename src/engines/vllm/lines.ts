@@ -1,6 +1,6 @@
 // vLLM's line shapes: its process prefix (decorate_logs), its header in every version, the forms a
 // relay or a paste leaves of them, and the roles its process names stand for. Data only: the
-// grammar that reads them is src/core/logs/vllmGrammar.ts.
+// grammar that reads them is ./grammar.ts.
 import { LEVELS } from '../lineShapes';
 
 // The prefix decorate_logs writes in front of every line of a process, an empty one too.
@@ -10,12 +10,14 @@ import { LEVELS } from '../lineShapes';
 // Ray Serve's `(ServeReplica:app:LLMServer:x pid=N)`, `(ServeController pid=N)`, `(ProxyActor pid=N)`, a
 // training framework's `(WorkerDict pid=N)`, `(AsyncvLLMServer pid=N)`) the prefix does not make the line
 // vLLM's: only vLLM's own header behind it does; plain text and other loggers' lines there are the actor's.
-export const VLLM_PROCESS = /^_?(?:APIServer|ApiServer|\w*EngineCore\w*|AsyncLLMEngine|LLMEngine|MQLLMEngine|\w*Vllm\w*|Worker|RayWorker\w*|DPCoordinator|DPSupervisor)(?:[_ -]|$)/;
+export const VLLM_PROCESS = new RegExp(String.raw`^_?(?:APIServer|ApiServer|\w*EngineCore\w*|AsyncLLMEngine|LLMEngine|MQLLMEngine|\w*Vllm\w*`
+  + String.raw`|Worker|RayWorker\w*|DPCoordinator|DPSupervisor)(?:[_ -]|$)`);
 export const VLLM_PREFIX = /^\(((?:[^()]*?[^(),])?) pid=(\d+)(?:, ip=[^()]*)?\)(?: |$)/;
 // vLLM's header in every version: `[path.py:N]` (≥0.8), `file.py:N]` (≤0.7); milliseconds,
 // a year and full paths when a logging config adds them.
 export const VLLM_HEADER = new RegExp(`^(${LEVELS}) (\\d\\d)-(\\d\\d) (\\d\\d):(\\d\\d):(\\d\\d) (\\[?)([^\\]\\s]+):(\\d+)\\] ?`);
-export const VLLM_HEADER_LONG = new RegExp(`^(${LEVELS}) (?:(\\d{4})-)?(\\d\\d)-(\\d\\d)[ T](\\d\\d):(\\d\\d):(\\d\\d)(?:[.,](\\d{1,9}))? (\\[?)([^\\][]+?):(\\d+)\\] ?`);
+export const VLLM_HEADER_LONG = new RegExp(`^(${LEVELS}) (?:(\\d{4})-)?(\\d\\d)-(\\d\\d)[ T](\\d\\d):(\\d\\d):(\\d\\d)(?:[.,](\\d{1,9}))?`
+  + ` (\\[?)([^\\][]+?):(\\d+)\\] ?`);
 export const UVICORN = /^(DEBUG|INFO|WARNING|ERROR|CRITICAL|TRACE):\s+/;
 // A process prefix whose `(` a paste lost: `_AsyncLLMEngine pid=1974) INFO …`.
 export const LOST_PREFIX = /(?:^|[\s(])([A-Za-z_][\w.\- =]*?) pid=(\d+)(?:, ip=[^()]*)?\)[*_`]* ?$/;

@@ -30,3 +30,13 @@ export const VLLM_CHECKOUT: EngineCheckout = {
     new RegExp(String.raw`\bInitializing an? (?:V[01] )?LLM engine \(v${version}\)`),
   ],
 };
+
+/** Path of a vLLM fileinfo (`[fileinfo:lineno]`) relative to the repo, when it is unambiguous. */
+export function vllmPathFromFileinfo(fileinfo: string): string | null {
+  const norm = fileinfo.includes('\\') ? fileinfo.replace(/\\/g, '/') : fileinfo;
+  const i = norm.lastIndexOf('/vllm/');
+  if (i >= 0) return norm.slice(i + 1); // full path from our logging config
+  if (norm.startsWith('vllm/')) return norm;
+  if (norm.includes('...') || !norm.includes('/')) return null; // shrunk or basename: needs a checkout
+  return `vllm/${norm}`;
+}

@@ -1,21 +1,20 @@
 // SGLang's header grammar: configure_logger's dated and 2024 headers, HopLens's logging config, the
 // router's, the request logger's JSON events, and the forms a paste or a log platform leaves of them
-// (a lost `[`, the date taken off, no header at all). The shapes are SGLang's profile
-// (src/engines/sglang/lines.ts); this reads them into a record.
-import { stampUtc } from './civilTime';
-import type { LogRecord } from './model';
-import { newRecord, SEARCH_WINDOW, DATE_ANCHOR, tagRanks, type ParseState } from './parseState';
-import { matchHop } from '../../engines/index';
+// (a lost `[`, the date taken off, no header at all). The shapes are ./lines.ts; this reads them
+// into a record, through the hooks the generic parser calls (EngineGrammar, ../grammar.ts).
+import { stampUtc } from '../civilTime';
+import type { LogRecord } from '../record';
+import { newRecord, tagRanks } from '../record';
+import { DATE_ANCHOR, fractionMs, fractionResolution, printedId, SEARCH_WINDOW, type EngineGrammar, type GrammarState } from '../grammar';
+import type { HopDef } from '../types';
+import { matchHop } from '../index';
 import {
   BARE_REQUEST, BRACKETED_FIELDS_AFTER_DATE, FILE_AFTER_DATE, RANKS_ONLY, SGLANG_2024, SGLANG_HOPLENS, SGLANG_JSON_EVENTS,
   SGLANG_LOST_BRACKET, SGLANG_MAIN, SGLANG_ROUTER,
-} from '../../engines/sglang/lines';
-import { fractionMs, fractionResolution } from './outerPrefix';
-import { normaliseRid } from './requestIds';
-import { nextRecordAt } from './onOneLine';
-import { vllmFollows } from './vllmGrammar';
+} from './lines';
+import { vllmFollows } from '../vllm/grammar';
 
-export function parseSglang(s: string, rec: LogRecord, state: ParseState): boolean {
+export function parseSglang(s: string, rec: LogRecord, state: GrammarState): boolean {
   let m = SGLANG_MAIN.exec(s);
   if (m) {
     rec.engine = 'sglang';
@@ -78,9 +77,9 @@ export function parseSglang(s: string, rec: LogRecord, state: ParseState): boole
  * front of its own words (`[2026-01-26 16:57:25]   ⏳ Still loading...`), not an SGLang line, unless
  * what follows is one of SGLang's hops.
  */
-export function launcherStamp(s: string, at: number, ms: boolean, state: ParseState): boolean {
+export function launcherStamp(s: string, at: number, ms: boolean, state: GrammarState): boolean {
   if (ms || state.detected !== 'vllm' || state.forced !== null) return false;
-  return matchHop('sglang', s.slice(at), null, 'sglang', nextRecordAt) === null;
+  return matchHop('sglang', s.slice(at), null, 'sglang', state.recordEnd) === null;
 }
 
 
@@ -111,7 +110,7 @@ export function parseSglangJsonEvent(s: string, rec: LogRecord): boolean {
   rec.hop = SGLANG_JSON_EVENTS[ev.event];
   rec.process = 'TokenizerManager';
   const rid = typeof ev.rid === 'string' ? ev.rid : Array.isArray(ev.rid) && typeof ev.rid[0] === 'string' ? ev.rid[0] : null;
-  if (rid !== null) rec.rid = normaliseRid('sglang', rid, 'sglang');
+  if (rid !== null) rec.rid = printedId(rid);
   rec.message = s;
   return true;
 }
@@ -122,7 +121,7 @@ export function parseSglangJsonEvent(s: string, rec: LogRecord): boolean {
  * `2025-02-19 11:45:37 TP0] Prefill batch. …`), rec filled; -1 when none. Only a header that is
  * surely SGLang's counts: with a rank tag, or printing a hop.
  */
-export function lostBracketAt(s: string, rec: LogRecord, state: ParseState): number {
+export function lostBracketAt(s: string, rec: LogRecord, state: GrammarState): number {
   if (state.forced === 'vllm') return -1;
   const window = s.length > SEARCH_WINDOW ? s.slice(0, SEARCH_WINDOW) : s;
   if (window.indexOf('] ') < 0) return -1; // most unrecognised lines: no look for a date at all
@@ -142,7 +141,7 @@ export function lostBracketAt(s: string, rec: LogRecord, state: ParseState): num
 
 
 /** Where such a header starts (rec filled), or -1; only when its message is one of SGLang's hops. */
-export function ranksOnlyAt(s: string, rec: LogRecord, state: ParseState): number {
+export function ranksOnlyAt(s: string, rec: LogRecord, state: GrammarState): number {
   if (state.forced === 'vllm') return -1;
   const window = s.length > SEARCH_WINDOW ? s.slice(0, SEARCH_WINDOW) : s;
   if (window.indexOf('] ') < 0) return -1;
@@ -150,7 +149,7 @@ export function ranksOnlyAt(s: string, rec: LogRecord, state: ParseState): numbe
   if (!m) return -1;
   const at = m.index + m[0].length - m[1].length - 2;
   const message = s.slice(m.index + m[0].length);
-  if (matchHop('sglang', message, null, 'sglang', nextRecordAt) === null) return -1;
+  if (matchHop('sglang', message, null, 'sglang', state.recordEnd) === null) return -1;
   const tag = m[1];
   rec.engine = 'sglang'; rec.format = 'sglang';
   rec.process = tag; rec.ranks = tagRanks(tag); rec.role = 'scheduler';
@@ -164,14 +163,14 @@ export function ranksOnlyAt(s: string, rec: LogRecord, state: ParseState): numbe
  * Where SGLang's request-logger message starts in a line with no header (at the line's start or
  * after a wrapper's columns), or -1. Only its own wording with its dataclass or dict counts.
  */
-export function bareRequestAt(s: string, state: ParseState): number {
+export function bareRequestAt(s: string, state: GrammarState): number {
   if (state.forced === 'vllm') return -1;
   const window = s.length > SEARCH_WINDOW ? s.slice(0, SEARCH_WINDOW) : s;
   if (window.indexOf(': obj=') < 0) return -1;
   const m = BARE_REQUEST.exec(window);
   if (!m) return -1;
   const at = m.index === 0 && /[A-Z]/.test(window[0]) ? 0 : m.index + 1;
-  const hm = matchHop('sglang', s.slice(at), null, 'sglang-request', nextRecordAt);
+  const hm = matchHop('sglang', s.slice(at), null, 'sglang-request', state.recordEnd);
   return hm !== null && hm.hop.level.includes('request logger') ? at : -1;
 }
 
@@ -182,3 +181,60 @@ export function isLayoutAfterSglang(message: string): boolean {
   return (c === 91 /* [ */ && /^\[(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\]/.test(message))
     || ((c === 73 || c === 68 || c === 87 || c === 69 || c === 67) && /^(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)[: ]+(?:sglang\.|\S+\.py:\d)/.test(message));
 }
+
+
+/**
+ * Further into a line, only a header that is surely SGLang's counts: its date with a rank tag or
+ * milliseconds; a bare `[date]` only in a log known to be SGLang's, or when the message is one of its hops.
+ */
+function surely(r: LogRecord, state: GrammarState): boolean | undefined {
+  if (r.format !== 'sglang' || r.process !== null || r.timeResolution !== 's') return undefined;
+  return state.detected === 'sglang' || state.forced === 'sglang' || matchHop('sglang', r.message, null, 'sglang', state.recordEnd) !== null;
+}
+
+/** SGLang's header behind another program's `(Name pid=N)` prefix (a Ray actor's), surely its own; `rec` untouched. */
+export function headerBehindPrefix(rest: string, rec: LogRecord, state: GrammarState): boolean {
+  const probe = newRecord(rec.line, rec.offset, '');
+  return parseSglang(rest, probe, state) && (surely(probe, state) ?? true);
+}
+
+/** Its header with the date taken off by a log platform, or its request logger's message alone. */
+function headerlessAt(s: string, rec: LogRecord, state: GrammarState): number {
+  const at = ranksOnlyAt(s, rec, state);
+  if (at >= 0) return at;
+  // The request logger printing its message alone (a release whose formatter was `%(message)s`).
+  const bare = bareRequestAt(s, state);
+  if (bare >= 0) {
+    rec.engine = 'sglang'; rec.format = 'sglang-request'; rec.message = s.slice(bare);
+    if (state.detected === null) state.detected = 'sglang';
+  }
+  return bare;
+}
+
+/** `[YYYY-`: made again only when the year changes (the stamp starts with it). */
+function glueKey(rec: LogRecord, state: GrammarState): string | null {
+  if (rec.format !== 'sglang' && rec.format !== 'sglang-request') return null;
+  const stamp = state.stampKey;
+  if (state.glueYear === '' || !stamp.startsWith(state.glueYear)) { state.glueYear = stamp.slice(0, 5); state.glueKeySglang = `[${state.glueYear}`; }
+  return state.glueKeySglang;
+}
+
+export const SGLANG_GRAMMAR: EngineGrammar = {
+  engine: 'sglang',
+  starts: [
+    { chars: '[', read: parseSglang },
+    { chars: '{', read: (s, rec) => s.indexOf('"event"') !== -1 && parseSglangJsonEvent(s, rec) },
+  ],
+  timeOnly: 'sglang-2024',
+  surely,
+  // Its header that lost its `[` (its date may have looked like a wrapper's time column).
+  lostHeaderAt: lostBracketAt,
+  headerlessAt,
+  // `[date] [INFO] sglang.srt.managers.scheduler: …`: a logging config that kept SGLang's bracketed date.
+  layoutInMessage: (rec) => rec.format === 'sglang' && isLayoutAfterSglang(rec.message),
+  // The request logger's lines, tagged by their hop.
+  retag: (rec: LogRecord, hop: HopDef) => {
+    if (hop.role === 'tokenizer' && hop.level.includes('request logger') && rec.format === 'sglang') rec.format = 'sglang-request';
+  },
+  glueKey,
+};

@@ -1,0 +1,110 @@
+// What an engine's hand-written header grammar (<id>/grammar.ts) is to the line parser: the part of
+// the parser's state it reads and writes (GrammarState), the hooks the generic parser in
+// src/core/logs calls (EngineGrammar), and the stamp arithmetic every grammar shares. The parser
+// asks grammars.ts for the grammars; it never names an engine.
+import type { Engine, HopDef } from './types';
+import type { LogRecord, TimeResolution } from './record';
+import type { RecordEnd } from './index';
+
+export interface ProcessInfo { name: string; role: string | null; ranks: Record<string, number> | null }
+
+/** What the line parser knows of one log that a grammar reads or updates (core/logs/parseState.ts: ParseState). */
+export interface GrammarState {
+  /** Forced engine, or null ('auto': every grammar is tried). */
+  forced: Engine | null;
+  /** First engine recognised in this file. */
+  detected: Engine | null;
+  /** The year and month the log was last written (file mtime), for year-less stamps. */
+  refYear: number;
+  refMonth: number;
+  refDay: number;
+  year: number | null;
+  lastMonth: number;
+  /** A date-less form (SGLang 2024's): day offset for midnight rollover. */
+  dayOffset: number;
+  lastSecondOfDay: number;
+  /** What a record glued onto a line would show of its stamp (a grammar's glueKey): a year's `[YYYY-`, a day's `MM-DD `. */
+  glueYear: string;
+  glueDay: string;
+  glueKeySglang: string;
+  /** Memo of the last timestamp text and its value (consecutive lines share a second). */
+  stampKey: string;
+  stampValue: number;
+  processCache: Map<string, ProcessInfo>;
+  /** Where a message's own words end when another record was pasted after it (the parser's nextRecordAt). */
+  recordEnd: RecordEnd;
+}
+
+/** Reads a header at the start of `s` into `rec`; true when it is this grammar's. */
+export type HeaderReader = (s: string, rec: LogRecord, state: GrammarState) => boolean;
+
+/**
+ * One engine's hand-written grammar: the hooks the generic parser calls, each for one place in
+ * its reading of a line (src/core/logs/parseLine.ts). Every hook is optional but `starts`.
+ */
+export interface EngineGrammar {
+  engine: Engine;
+  /**
+   * Its headers at a line's start, by the line's first character: tried in the grammars' order,
+   * those marked `after` once every grammar's others declined (a relayed form of a header).
+   */
+  starts: ReadonlyArray<{ chars: string; read: HeaderReader; after?: true }>;
+  /** Whether a record it read further into a line is surely its header; undefined: not one of its formats. */
+  surely?: (r: LogRecord, state: GrammarState) => boolean | undefined;
+  /** Where a header of its that lost its opening stands in `s` (rec filled), or -1: tried before custom layouts. */
+  lostHeaderAt?: (s: string, rec: LogRecord, state: GrammarState) => number;
+  /** Where a message of its with its header cut off stands in `s` (rec filled), or -1: tried after custom layouts. */
+  headerlessAt?: (s: string, rec: LogRecord, state: GrammarState) => number;
+  /** What the text in front of its header (`prefix`) says of the record. */
+  fromPrefix?: (rec: LogRecord, prefix: string, state: GrammarState) => void;
+  /** The record's message opens with more fields of a custom layout that kept its header's start. */
+  layoutInMessage?: (rec: LogRecord) => boolean;
+  /** The format of a line its process prefix names with no header after it: the process's plain output (vLLM's `vllm-output`). */
+  plainOutput?: string;
+  /** The format of its header with a time and no date (SGLang 2024's `[HH:MM:SS]`): not told from a time a message names. */
+  timeOnly?: string;
+  /** A multi-line record repeats its header on each line after the engine's multi-line marker. */
+  repeatsHeader?: boolean;
+  /** Once the record's hop is known: the format it then is (its request logger's lines). */
+  retag?: (rec: LogRecord, hop: HopDef) => void;
+  /** What the header of a record glued after this one on its line shows first (its stamp's year or day), or null. */
+  glueKey?: (rec: LogRecord, state: GrammarState) => string | null;
+  /** A line a relay passed on in tracing's layout (dynamo-run), stripped of its level and stamp; rec filled. */
+  relayed?: (file: string | null, lineno: number | null, message: string, rec: LogRecord, state: GrammarState) => boolean;
+}
+
+/** How far into a line its header is looked for (pasted titles, paths and progress bars are shorter). */
+export const SEARCH_WINDOW = 600;
+export const DATE_ANCHOR = /\d{4}-\d\d-\d\d[ T]\d\d:\d\d/g;
+
+/** The most days each month can have (29 February: the year is not known yet). */
+const MONTH_DAYS = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** vLLM / journald stamps have no year: the year the log was written, rolling over Dec -> Jan. */
+export function inferYear(state: GrammarState, month: number, day = 1): number {
+  // An impossible month or day (a garbled stamp: month 84, 30 February) is no evidence of a new year.
+  if (!(month >= 1 && month <= 12) || !(day >= 1 && day <= MONTH_DAYS[month - 1])) return state.year ?? state.refYear;
+  if (state.year === null) {
+    state.year = month > state.refMonth ? state.refYear - 1 : state.refYear;
+  } else if (month < state.lastMonth) {
+    state.year += 1;
+  }
+  state.lastMonth = month;
+  return state.year;
+}
+
+export function fractionMs(frac: string | undefined): number {
+  if (!frac) return 0;
+  return Number((frac + '000').slice(0, 3)) + (frac.length > 3 ? Number('0.' + frac.slice(3, 9).padEnd(6, '0')) : 0);
+}
+
+export function fractionResolution(frac: string | undefined): TimeResolution {
+  if (!frac) return 's';
+  return frac.length <= 3 ? 'ms' : frac.length <= 6 ? 'us' : 'ns';
+}
+
+/** A printed id as its engine chose it: spaces and one pair of quotes around it taken off. */
+export function printedId(raw: string): string {
+  const id = raw.trim();
+  return id.length > 1 && (id[0] === "'" || id[0] === '"') && id[id.length - 1] === id[0] ? id.slice(1, -1) : id;
+}
