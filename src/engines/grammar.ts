@@ -26,7 +26,7 @@ export interface GrammarState {
   /** What a record glued onto a line would show of its stamp (a grammar's glueKey): a year's `[YYYY-`, a day's `MM-DD `. */
   glueYear: string;
   glueDay: string;
-  glueKeySglang: string;
+  glueKeyYear: string;
   /** Memo of the last timestamp text and its value (consecutive lines share a second). */
   stampKey: string;
   stampValue: number;

@@ -56,7 +56,7 @@ export function createParseState(opts: ParseOptions = {}): ParseState {
     refYear: ref.getFullYear(), refMonth: ref.getMonth() + 1, refDay: ref.getDate(),
     year: null, lastMonth: 0, dayOffset: 0, lastSecondOfDay: -1,
     prevCR: false, prevHeader: '', prevRid: null, prevEngine: 'other', sawBareLF: false, layouts: new Map(), unknownLayouts: 0,
-    ahead: null, aheadEpoch: 0, probedLayouts: new Map(), glueYear: '', glueDay: '', glueKeySglang: '',
+    ahead: null, aheadEpoch: 0, probedLayouts: new Map(), glueYear: '', glueDay: '', glueKeyYear: '',
     stampKey: '', stampValue: 0,
     processCache: new Map(),
     recordEnd: nextRecordAt,

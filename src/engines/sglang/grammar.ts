@@ -215,8 +215,8 @@ function headerlessAt(s: string, rec: LogRecord, state: GrammarState): number {
 function glueKey(rec: LogRecord, state: GrammarState): string | null {
   if (rec.format !== 'sglang' && rec.format !== 'sglang-request') return null;
   const stamp = state.stampKey;
-  if (state.glueYear === '' || !stamp.startsWith(state.glueYear)) { state.glueYear = stamp.slice(0, 5); state.glueKeySglang = `[${state.glueYear}`; }
-  return state.glueKeySglang;
+  if (state.glueYear === '' || !stamp.startsWith(state.glueYear)) { state.glueYear = stamp.slice(0, 5); state.glueKeyYear = `[${state.glueYear}`; }
+  return state.glueKeyYear;
 }
 
 export const SGLANG_GRAMMAR: EngineGrammar = {
