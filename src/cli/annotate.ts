@@ -107,7 +107,9 @@ function parseArgs(argv: string[], io: CliIO): Args | number {
     return a;
   }
   if (positional.length !== 1) {
-    io.err(positional.length === 0 ? `hoplens annotate: which log? Give the path of the server's log file.\n\n${USAGE}` : `hoplens annotate: one log at a time (got ${positional.length})\n`);
+    io.err(positional.length === 0
+      ? `hoplens annotate: which log? Give the path of the server's log file.\n\n${USAGE}`
+      : `hoplens annotate: one log at a time (got ${positional.length})\n`);
     return 2;
   }
   a.log = positional[0];
@@ -180,7 +182,10 @@ class Out {
     // Raw bytes when the output takes them; else pure-ASCII output (the common case) decodes as latin1, a plain copy.
     const toBytes = io.outBytes?.bind(io);
     const take = io.outBytesTake?.bind(io);
-    this.bytes = new ByteOut(take ? (b) => take(b) ?? undefined : toBytes ? (b) => toBytes(b) : (b, ascii) => io.out(b.toString(ascii ? 'latin1' : 'utf8')), 4 << 20);
+    const sink: (b: Buffer, ascii: boolean) => Buffer | void = take ? (b) => take(b) ?? undefined
+      : toBytes ? (b: Buffer) => toBytes(b)
+      : (b: Buffer, ascii: boolean) => io.out(b.toString(ascii ? 'latin1' : 'utf8'));
+    this.bytes = new ByteOut(sink, 4 << 20);
   }
   line(s: string): void {
     const o = this.bytes;
@@ -427,7 +432,8 @@ async function annotateInput(args: Args, input: LogInput, io: CliIO): Promise<nu
   if (statements !== null && !args.json) {
     printStatements(statements, out, args.width);
     out.flush();
-    io.out(`\n${shownName}: ${engine ?? 'unknown engine'}, ${result.lines} line(s)${ridFilter !== null ? ` (${ridLines} of request ${forTerminal(ridFilter)})` : ''}, `
+    const ofRequest = ridFilter !== null ? ` (${ridLines} of request ${forTerminal(ridFilter)})` : '';
+    io.out(`\n${shownName}: ${engine ?? 'unknown engine'}, ${result.lines} line(s)${ofRequest}, `
       + `${statements.size} statement(s)${found ? '' : ' (none with a file:line or a hop)'}\n`);
     return found ? 0 : 1;
   }
@@ -548,7 +554,8 @@ async function annotateStores(args: Args, io: CliIO): Promise<number> {
   const found = foundAnything(fleet.result);
   for (const m of fleetMessages(fleet.result, found)) io.err(`hoplens annotate: ${forTerminal(m)}\n`);
   if (!found) {
-    if (args.json) io.out(`${JSON.stringify({ kind: 'summary', request: args.rid, streams: 0, asked: fleet.result.asked, problems: fleet.result.problems.map((p) => p.message) })}\n`);
+    const problems = fleet.result.problems.map((p) => p.message);
+    if (args.json) io.out(`${JSON.stringify({ kind: 'summary', request: args.rid, streams: 0, asked: fleet.result.asked, problems })}\n`);
     else {
       io.out(`No line of request ${forTerminal(args.rid!)} in the store(s).\n`);
       for (const q of fleet.result.asked) io.out(`asked ${forTerminal(q)}\n`);
@@ -558,8 +565,10 @@ async function annotateStores(args: Args, io: CliIO): Promise<number> {
   let best = 1;
   for (const name of fleet.names) {
     const { endpoint, stream } = fleet.streams.get(name)!;
-    if (args.json) io.out(`${JSON.stringify({ kind: 'stream', name, store: `${endpoint.kind}+${endpoint.baseUrl}`, labels: stream.labels, lines: stream.entries.length })}\n`);
-    else io.out(`\n== ${forTerminal(name)} (${forTerminal(Object.entries(stream.labels).map(([k, v]) => `${k}=${v}`).join(', '))}; ${endpoint.kind} at ${forTerminal(endpoint.baseUrl)}) ==\n`);
+    const store = `${endpoint.kind}+${endpoint.baseUrl}`;
+    const labels = Object.entries(stream.labels).map(([k, v]) => `${k}=${v}`).join(', ');
+    if (args.json) io.out(`${JSON.stringify({ kind: 'stream', name, store, labels: stream.labels, lines: stream.entries.length })}\n`);
+    else io.out(`\n== ${forTerminal(name)} (${forTerminal(labels)}; ${endpoint.kind} at ${forTerminal(endpoint.baseUrl)}) ==\n`);
     const code = await annotateInput(args, streamInput(name, stream, fleet.window.endMs), io);
     if (code === 2) return 2;
     best = Math.min(best, code);

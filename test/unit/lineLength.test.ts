@@ -18,7 +18,7 @@ const repo = join(__dirname, '..', '..', '..');
 const MAX_LINE = 160;
 const MAX_WITH_REASON = 20;
 /** Lines over 160 without a reason, left after the rewrap of issue 24 (lowered as the rest is rewrapped). */
-const CEILING = 31;
+const CEILING = 0;
 
 function tsFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {

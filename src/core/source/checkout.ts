@@ -95,7 +95,11 @@ export async function inspectCheckout(dir: string, engine?: Engine,
   }
   const head = await runGit(root, ['rev-parse', '--verify', '-q', 'HEAD^{commit}'], opts);
   if (head.failure === 'git-missing') { info.headProblem = 'git was not found on PATH'; return info; }
-  if (!head.ok) { info.headProblem = /not a git repository/i.test(head.stderr) ? 'not a git repository' : `git rev-parse failed: ${head.stderr.trim().split('\n')[0] ?? ''}`; return info; }
+  if (!head.ok) {
+    const firstLine = head.stderr.trim().split('\n')[0] ?? '';
+    info.headProblem = /not a git repository/i.test(head.stderr) ? 'not a git repository' : `git rev-parse failed: ${firstLine}`;
+    return info;
+  }
   // A site-packages folder inside some unrelated repository must not borrow that repo's HEAD.
   const top = await runGit(root, ['rev-parse', '--show-toplevel'], opts);
   let topReal = top.stdout.trim();
@@ -195,10 +199,14 @@ export async function comparePin(info: CheckoutInfo, opts: { signal?: AbortSigna
   const name = engineProfile(info.engine).label;
   const base: PinStatusBase = { engine: info.engine, head: info.head, pin: pin.sha, ahead: null, behind: null };
   if (info.release) {
-    return { ...base, state: 'unknown', message: `${releaseLabel(info.release)} · release source: the files of that release (${info.root}); line numbers are the release's, the hop table's pin is another version.` };
+    const message = `${releaseLabel(info.release)} · release source: the files of that release (${info.root}); `
+      + "line numbers are the release's, the hop table's pin is another version.";
+    return { ...base, state: 'unknown', message };
   }
   if (!info.head) {
-    return { ...base, state: 'unknown', message: `The ${name} source at ${info.root} has no git commit (${info.headProblem ?? 'unknown'}); HopLens verifies each line by its text instead.` };
+    const message = `The ${name} source at ${info.root} has no git commit (${info.headProblem ?? 'unknown'}); `
+      + 'HopLens verifies each line by its text instead.';
+    return { ...base, state: 'unknown', message };
   }
   if (info.head === pin.sha) return { ...base, state: 'pinned', message: null };
   if (info.head === pin.citationsReadAt) return { ...base, state: 'citations-commit', message: null };
@@ -216,7 +224,8 @@ export async function comparePin(info: CheckoutInfo, opts: { signal?: AbortSigna
     state: 'differs',
     ahead,
     behind,
-    message: `${name} checkout is at ${info.head.slice(0, 10)}${where}; the hop table is pinned to ${pin.sha.slice(0, 10)}. Line numbers are re-anchored by message text, and drift is shown per line.`,
+    message: `${name} checkout is at ${info.head.slice(0, 10)}${where}; the hop table is pinned to ${pin.sha.slice(0, 10)}. `
+      + 'Line numbers are re-anchored by message text, and drift is shown per line.',
   };
 }
 

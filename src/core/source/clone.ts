@@ -30,8 +30,14 @@ function describe(r: GitResult): string {
   return lines.slice(-3).join(' ') || 'git failed without a message';
 }
 
+/** What git prints when the remote cannot be reached (as opposed to a refused or unknown ref). */
+const NETWORK_FAILURE = new RegExp([
+  'could not resolve host', 'unable to access', 'failed to connect', 'connection (?:refused|timed out)', 'network is unreachable',
+  'could not read from remote', 'does not appear to be a git repository', 'repository .* not found',
+].join('|'), 'i');
+
 function isNetwork(r: GitResult): boolean {
-  return /could not resolve host|unable to access|failed to connect|connection (?:refused|timed out)|network is unreachable|could not read from remote|does not appear to be a git repository|repository .* not found/i.test(r.stderr);
+  return NETWORK_FAILURE.test(r.stderr);
 }
 
 /**
@@ -89,7 +95,9 @@ export async function clonePinnedCheckout(engine: Engine, targetDir: string, opt
     // Leave nothing half-made behind: the folder was empty or ours.
     if (created) await fsp.rm(target, { recursive: true, force: true }).catch(() => undefined);
     else {
-      for (const n of await fsp.readdir(target).catch(() => [] as string[])) await fsp.rm(`${target}/${n}`, { recursive: true, force: true }).catch(() => undefined);
+      for (const n of await fsp.readdir(target).catch(() => [] as string[])) {
+        await fsp.rm(`${target}/${n}`, { recursive: true, force: true }).catch(() => undefined);
+      }
     }
     if (e instanceof CloneError) throw e;
     if ((e as Error).name === 'AbortError') throw new CloneError('cancelled', 'clone cancelled');

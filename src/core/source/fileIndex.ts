@@ -21,7 +21,8 @@ export async function listPythonFiles(root: string, packageDir: string, opts: Li
   const max = opts.maxFiles ?? 200_000;
   const ext = opts.ext ?? '.py';
   if (opts.git) {
-    const r = await runGit(root, ['ls-files', '-z', '--cached', '--others', '--exclude-standard', '--', packageDir], { signal: opts.signal, timeoutMs: 30_000 });
+    const args = ['ls-files', '-z', '--cached', '--others', '--exclude-standard', '--', packageDir];
+    const r = await runGit(root, args, { signal: opts.signal, timeoutMs: 30_000 });
     if (r.ok) {
       const files = [...new Set(r.stdout.split('\0').filter((f) => f.endsWith(ext)))];
       return files.slice(0, max).sort();

@@ -6,8 +6,14 @@
 //   await r.indexReady       → after this, resolve() never reads a file on the calling thread
 //   r.resolve({ engine, fileinfo, lineno, message, hop, continuation })
 //     → { path, line, verified, drift, method } | null   (synchronous, ~0.3 µs on repeated lines)
-export { createSourceResolver, defaultCacheDir, SourceResolverError, type CheckoutSourceResolver, type StatementDescription, type ResolverOptions, type IndexState } from './resolver';
-export { detectCheckout, inspectCheckout, discoverCheckouts, comparePin, type CheckoutInfo, type CheckoutLayout, type PinStatus, type PinState } from './checkout';
+export {
+  createSourceResolver, defaultCacheDir, SourceResolverError,
+  type CheckoutSourceResolver, type StatementDescription, type ResolverOptions, type IndexState,
+} from './resolver';
+export {
+  detectCheckout, inspectCheckout, discoverCheckouts, comparePin,
+  type CheckoutInfo, type CheckoutLayout, type PinStatus, type PinState,
+} from './checkout';
 export { FileIndex, listPythonFiles } from './fileIndex';
 export { findLogStatements, type LogStatement, type MessageVariant } from './logStatements';
 export { compilePattern, matchesPattern, patternText, WILD, type Pattern, type CompiledPattern } from './messagePattern';

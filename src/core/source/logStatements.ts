@@ -197,12 +197,15 @@ function logMethodAliases(toks: Tok[]): Set<string> {
     if (prev.text === '(' || prev.text === ',') {
       // A parameter default (or a keyword argument): exactly `name=<receiver>.<level method>` up to `,` or `)`.
       const m = toks[i + 4];
-      if (toks[i + 2].kind === 'name' && /log/i.test(toks[i + 2].text) && toks[i + 3]?.text === '.' && m?.kind === 'name' && LEVEL_METHOD.test(m.text) && (toks[i + 5]?.text === ',' || toks[i + 5]?.text === ')')) names.add(toks[i].text);
+      const receiver = toks[i + 2].kind === 'name' && /log/i.test(toks[i + 2].text) && toks[i + 3]?.text === '.';
+      const endsThere = toks[i + 5]?.text === ',' || toks[i + 5]?.text === ')';
+      if (receiver && m?.kind === 'name' && LEVEL_METHOD.test(m.text) && endsThere) names.add(toks[i].text);
       continue;
     }
     if (!(prev.kind === 'nl' || prev.text === ':')) continue;
     for (let j = i + 2; j < toks.length && toks[j].kind !== 'nl'; j++) {
-      if (toks[j].text === '.' && toks[j + 1]?.kind === 'name' && LEVEL_METHOD.test(toks[j + 1].text) && /log/i.test(toks[j - 1]?.text ?? '') && toks[j + 2]?.text !== '(') {
+      const levelMethod = toks[j + 1]?.kind === 'name' && LEVEL_METHOD.test(toks[j + 1].text);
+      if (toks[j].text === '.' && levelMethod && /log/i.test(toks[j - 1]?.text ?? '') && toks[j + 2]?.text !== '(') {
         names.add(toks[i].text);
         break;
       }
@@ -486,7 +489,8 @@ function templateText(tokens: Tok[], ctx: Scope, nameDepth: number): Seg[] | nul
     }
     return segs;
   }
-  if (head.kind === 'name' && tokens[1]?.text === '.' && (tokens[2]?.text === 'substitute' || tokens[2]?.text === 'safe_substitute') && tokens[3]?.text === '(') {
+  const substitute = tokens[2]?.text === 'substitute' || tokens[2]?.text === 'safe_substitute';
+  if (head.kind === 'name' && tokens[1]?.text === '.' && substitute && tokens[3]?.text === '(') {
     if (nameDepth >= 2) return [WILD];
     return ctx.value(head.text, nameDepth + 1) ?? [WILD];
   }
@@ -600,7 +604,8 @@ class Scope {
   private branchBetween(from: number, to: number, col: number): boolean {
     for (let i = from + 1; i < to; i++) {
       const t = this.toks[i];
-      if (t.kind === 'name' && t.col < col && this.toks[i - 1].kind === 'nl' && (t.text === 'else' || t.text === 'elif' || t.text === 'except' || t.text === 'case')) return true;
+      const branch = t.text === 'else' || t.text === 'elif' || t.text === 'except' || t.text === 'case';
+      if (t.kind === 'name' && t.col < col && this.toks[i - 1].kind === 'nl' && branch) return true;
     }
     return false;
   }

@@ -215,7 +215,9 @@ function pipFailure(spec: ReleaseSpec, r: RunResult): ReleaseSourceError {
   if (/No matching distribution found|Could not find a version that satisfies/i.test(text)) {
     // Every index lists some release of vllm and sglang: none at all is an index pip could not read.
     if (/from versions: none\)/.test(text)) {
-      return new ReleaseSourceError(`pip cannot reach its package index (offline?), or the index has no ${spec.engine}: ${spec.engine}==${spec.version} was not fetched`, 'offline');
+      const message = `pip cannot reach its package index (offline?), or the index has no ${spec.engine}: `
+        + `${spec.engine}==${spec.version} was not fetched`;
+      return new ReleaseSourceError(message, 'offline');
     }
     return new ReleaseSourceError(`${spec.engine}==${spec.version} is not a release the package index has a wheel of`, 'not-found');
   }

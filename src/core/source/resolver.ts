@@ -8,7 +8,10 @@ import { HOP_TABLES } from '../../engines';
 import { nextRecordAt } from '../logs/parseLine';
 import { comparePin, inspectCheckout, type CheckoutInfo, type PinStatus } from './checkout';
 import { FileIndex, listPythonFiles } from './fileIndex';
-import { compilePattern, droppedFit, labelledFields, labelsInValues, matchesPattern, shortenedWeight, patternLines, patternText, wildcardSpans, WILD, type CompiledPattern } from './messagePattern';
+import {
+  compilePattern, droppedFit, labelledFields, labelsInValues, matchesPattern, shortenedWeight, patternLines, patternText, wildcardSpans, WILD,
+  type CompiledPattern,
+} from './messagePattern';
 import { wordsMissingFromStatement } from './claims';
 import { movedFrom, movesOf } from './moves';
 import { PINS, type HopCitation } from './pins';
@@ -151,7 +154,9 @@ export async function createSourceResolver(checkoutDir: string, engine: Engine, 
   const files = await listPythonFiles(info.root, info.packageDir, { git: info.head !== null, signal: opts.signal });
   if (files.length === 0) throw new SourceResolverError(`${info.root} has no Python files under ${info.packageDir}/`);
   if (info.layout === 'repo') {
-    for (const dir of PINS[engine].rustDirs) files.push(...(await listPythonFiles(info.root, dir, { git: info.head !== null, signal: opts.signal, ext: '.rs' })));
+    for (const dir of PINS[engine].rustDirs) {
+      files.push(...(await listPythonFiles(info.root, dir, { git: info.head !== null, signal: opts.signal, ext: '.rs' })));
+    }
   }
   opts.onProgress?.('files', { done: files.length, total: files.length });
   const pin = await comparePin(info, { signal: opts.signal });
@@ -315,11 +320,16 @@ class Resolver implements CheckoutSourceResolver {
     if (!best) return null;
     const fields = best.missing.map((l) => l.replace(/^[,;:\s]+|[:\s]+$/g, '')).filter((x) => x !== '').slice(0, 4).map((w) => `\`${w}\``).join(', ');
     const what = fields ? `this statement prints ${fields}, which the line does not show` : 'its literal text differs from the line';
-    const loc: SourceLocation = { path: best.path, line: best.s.line, verified: false, drift: 0, method: 'changed', changed: true, note: `changed since the release that printed the line: ${what}` };
+    const loc: SourceLocation = {
+      path: best.path, line: best.s.line, verified: false, drift: 0, method: 'changed', changed: true,
+      note: `${CHANGED_SINCE}: ${what}`,
+    };
     if (printed && !named.includes(best.path)) {
       const move = moves.find((m) => m.to === best!.path);
       if (move) return { ...loc, movedFrom: move.from, note: `moved from ${move.from} (in ${move.when}) and ${loc.note}` };
-      if (named.length > 0 || printed.includes('/')) return { ...loc, similar: true, note: `a similar statement, lower confidence: the line names another file, and ${loc.note}` };
+      if (named.length > 0 || printed.includes('/')) {
+        return { ...loc, similar: true, note: `a similar statement, lower confidence: the line names another file, and ${loc.note}` };
+      }
     }
     return loc;
   }
@@ -335,9 +345,14 @@ class Resolver implements CheckoutSourceResolver {
     const printed = q.fileinfo || (q.module ? this.pathOfModule(q.module) : null);
     if (printed && !this.fileCandidates(printed).includes(found.path)) {
       const move = movedFrom(this.engine, printed, found.path);
-      if (move) return { ...found, verified: false, drift: 0, movedFrom: move.from, note: `moved from ${move.from} (in ${move.when}); the line was printed there, by an older release` };
+      if (move) {
+        const note = `moved from ${move.from} (in ${move.when}); the line was printed there, by an older release`;
+        return { ...found, verified: false, drift: 0, movedFrom: move.from, note };
+      }
       const name = printed.slice(printed.replace(/\\/g, '/').lastIndexOf('/') + 1);
-      return { ...found, verified: false, drift: 0, similar: true, note: `a similar statement, lower confidence: the line names ${name}, and this statement is in another file (another code path or release prints this text)` };
+      const note = `a similar statement, lower confidence: the line names ${name}, `
+        + 'and this statement is in another file (another code path or release prints this text)';
+      return { ...found, verified: false, drift: 0, similar: true, note };
     }
     const stmt = this.statementAt(found);
     if (!stmt) return found;
@@ -349,7 +364,7 @@ class Resolver implements CheckoutSourceResolver {
       const missing = wordsMissingFromStatement(this.engine, q.hop, stmt.variants.map((v) => v.p), message);
       if (missing.length) {
         const shown = missing.slice(0, 4).map((w) => `\`${w}\``).join(', ');
-        return { ...found, verified: false, changed: true, note: `changed since the release that printed the line: the line shows ${shown}, which this statement does not print` };
+        return { ...found, verified: false, changed: true, note: `${CHANGED_SINCE}: the line shows ${shown}, which this statement does not print` };
       }
     }
     // A statement of labelled fields whose value holds another label (`lora_request: None,
@@ -359,7 +374,7 @@ class Resolver implements CheckoutSourceResolver {
       const extra = labelsInValues(c.whole, q.message.endsWith('\r') ? q.message.slice(0, -1) : q.message);
       if (extra.length === 0) return found;
       const shown = extra.slice(0, 4).map((w) => `\`${w}\``).join(', ');
-      return { ...found, verified: false, changed: true, note: `changed since the release that printed the line: the line shows ${shown}, which this statement does not print` };
+      return { ...found, verified: false, changed: true, note: `${CHANGED_SINCE}: the line shows ${shown}, which this statement does not print` };
     }
     return found;
   }
@@ -918,8 +933,16 @@ const MAX_CANDIDATES = 8;
 const TIE_LIMIT = 24;
 /** Literal characters a cut-short line must still show of a statement to be verified by them. */
 const CUT_MIN_WEIGHT = 12;
+/** How every "changed since" note opens. */
+const CHANGED_SINCE = 'changed since the release that printed the line';
 /** A line of a Python traceback as `logger.exception` / `exc_info=True` prints it after the message. */
-const TRACEBACK_LINE = /^(?:Traceback \(most recent call last\):|\s+File "[^"]+", line \d+(?:, in \S.*)?|\s+\S.*|(?:During handling of the above exception, another exception occurred|The above exception was the direct cause of the following exception):|[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt)(?:: .*)?)$/;
+const TRACEBACK_LINE = new RegExp(`^(?:${[
+  /Traceback \(most recent call last\):/,
+  /\s+File "[^"]+", line \d+(?:, in \S.*)?/,
+  /\s+\S.*/,
+  /(?:During handling of the above exception, another exception occurred|The above exception was the direct cause of the following exception):/,
+  /[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt)(?:: .*)?/,
+].map((r) => r.source).join('|')})$`);
 /** A message with its numbers blanked and its tail cut: lines printed by one statement mostly share it. */
 function messageShape(message: string): string {
   return (message.length > SHAPE_CHARS ? message.slice(0, SHAPE_CHARS) : message).replace(/\d+/g, '0');

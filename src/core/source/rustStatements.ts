@@ -25,7 +25,12 @@ function codeMask(src: string): Uint8Array {
       let depth = 0;
       let j = i;
       for (; j < src.length; j++) {
-        if (src[j] === '/' && src[j + 1] === '*') { depth++; j++; } else if (src[j] === '*' && src[j + 1] === '/') { depth--; j++; if (depth === 0) { j++; break; } }
+        if (src[j] === '/' && src[j + 1] === '*') {
+          depth++; j++;
+        } else if (src[j] === '*' && src[j + 1] === '/') {
+          depth--; j++;
+          if (depth === 0) { j++; break; }
+        }
       }
       code.fill(0, i, j);
       i = j;
@@ -69,7 +74,8 @@ function literalText(lit: string): string | null {
   if (raw) return raw[2];
   const m = /^b?"([\s\S]*)"$/.exec(lit);
   if (!m) return null;
-  return m[1].replace(/\\(?:\r?\n\s*|u\{([0-9a-fA-F]{1,6})\}|x([0-9a-fA-F]{2})|(.))/g, (_all, u: string | undefined, x: string | undefined, c: string | undefined) => {
+  const ESCAPE = /\\(?:\r?\n\s*|u\{([0-9a-fA-F]{1,6})\}|x([0-9a-fA-F]{2})|(.))/g;
+  return m[1].replace(ESCAPE, (_all, u: string | undefined, x: string | undefined, c: string | undefined) => {
     if (u) return String.fromCodePoint(parseInt(u, 16));
     if (x) return String.fromCharCode(parseInt(x, 16));
     if (c === undefined) return '';
