@@ -13,12 +13,38 @@ import type { EngineCoreTrace } from './engineCoreTrace';
 import { contentFrameWriteMs, type FakeSchedule } from './schedule';
 import type { FakeEngineOptions, WriteTrace } from './server';
 
-// Token texts, with multi-byte UTF-8 (é, 数, an emoji) so clients meet split sequences.
-const TOKENS = [
-  'Hello', '!', ' How', ' can', ' I', ' help', ' you', ' today', '?', ' Café', ' 数', '字', ' 🙂', ' one', ',', ' two', ',', ' three', '.', '\n',
-];
+// The reply's token texts: a greeting with multi-byte UTF-8 (é, 数, an emoji) so clients meet
+// split sequences, then the prompt's first words, so a changed prompt changes the reply (the same
+// prompt, the same reply); a prompt with no words gets a count instead. The reply repeats from its
+// start when max_tokens or the schedule asks for more tokens than it has.
+const GREETING = ['Hello', '!', ' How', ' can', ' I', ' help', ' you', ' today', '?', ' Café', ' 数', '字', ' 🙂'];
+const NO_WORDS = [' one', ',', ' two', ',', ' three', '.', '\n'];
+/** How many of the prompt's words the reply names. */
+const NAMED_WORDS = 6;
 
-function tokenId(i: number): number { return 1000 + (i % TOKENS.length); }
+/** The reply to a prompt whose text is `prompt`: the greeting, then `You said: "<its first words>…"`. */
+export function replyTokens(prompt: string): string[] {
+  const words = prompt.split(/\s+/).filter((w) => w !== '');
+  if (words.length === 0) return [...GREETING, ...NO_WORDS];
+  const named = words.slice(0, NAMED_WORDS).map((w, i) => (i === 0 ? ` "${w}` : ` ${w}`));
+  return [...GREETING, ' You', ' said', ':', ...named, words.length > NAMED_WORDS ? '…"' : '"', '\n'];
+}
+
+/** The text a user typed: a chat's last user message, a completion's prompt, /generate's text. */
+function userText(api: StreamCtx['api'], body: Record<string, unknown>): string {
+  const part = (p: unknown): string => {
+    const t = typeof p === 'string' ? p : (p as { text?: unknown } | null)?.text;
+    return typeof t === 'string' ? t : '';
+  };
+  const text = (v: unknown): string => (typeof v === 'string' ? v : Array.isArray(v) ? v.map(part).join(' ') : '');
+  if (api === 'generate') return text(body.text);
+  if (api === 'completions') return text(body.prompt);
+  const messages = Array.isArray(body.messages) ? body.messages as { role?: unknown; content?: unknown }[] : [];
+  const user = messages.filter((m) => m && m.role === 'user').at(-1);
+  return user ? text(user.content) : '';
+}
+
+function tokenId(i: number, n: number): number { return 1000 + (i % n); }
 
 /** Qwen3's end-of-turn token (<|im_end|>): what SGLang reports as `matched` when the model stopped on its own. */
 const EOS_TOKEN_ID = 151645;
@@ -104,6 +130,8 @@ interface StreamPlan {
   temperature: number;
   promptText: string;
   promptTokens: number;
+  /** The reply's token texts (replyTokens of the user's text). */
+  tokens: string[];
   includeUsage: boolean;
   continuous: boolean;
   reply: ReplyLength;
@@ -129,6 +157,7 @@ function planStream(c: StreamCtx): StreamPlan {
   return {
     maxTokens, temperature, promptText,
     promptTokens: Math.max(1, Math.ceil(promptText.length / 4)),
+    tokens: replyTokens(userText(c.api, c.body)),
     includeUsage,
     continuous: s.usage && streamOptions.continuous_usage_stats === true && (c.engine === 'sglang' || includeUsage),
     reply: replyLength(s, maxTokens),
@@ -291,7 +320,8 @@ class StreamReply {
     const k = s.tokensPerFrame;
     let textNow = '';
     const upTo = Math.min((i + 1) * k, this.p.reply.tokens);
-    for (let tok = i * k; tok < upTo; tok++) { textNow += TOKENS[tok % TOKENS.length]; this.ids.push(tokenId(tok)); }
+    const tokens = this.p.tokens;
+    for (let tok = i * k; tok < upTo; tok++) { textNow += tokens[tok % tokens.length]; this.ids.push(tokenId(tok, tokens.length)); }
     this.full += textNow;
     this.pending += sse(this.contentChunk(i, textNow, upTo));
     this.pendingFrames++;
