@@ -506,22 +506,8 @@ export class RequestTracker {
 
   /** contextFor()'s lines, as marks on their hops' string ids instead of a list. */
   private markContext(t0: number | null, t1: number | null, res: TimeResolution, firstLine: number, lastLine: number, marks: Int32Array, mark: number): void {
-    const { size, line: lines, time: times, hop: hops } = this.batch;
-    if (!this.keepContext || size === 0) return;
-    const CAP = 50;
-    const slack = res === 's' ? 1000 : 0;
-    const lo = t0 === null ? NaN : t0 - slack, hi = t1 === null ? NaN : t1 + slack;
-    let a = 0, b = size;
-    while (a < b) { const m = (a + b) >> 1; if (lines[m] < firstLine) a = m + 1; else b = m; }
-    while (a > 0 && !Number.isNaN(lo) && times[a - 1] >= lo && firstLine - lines[a - 1] < 10000) a--;
-    let n = 0;
-    for (let i = a; i < size && n < CAP; i++) {
-      const line = lines[i];
-      const t = times[i];
-      const inside = Number.isNaN(t) ? line >= firstLine && line <= lastLine : !Number.isNaN(hi) && t >= lo && t <= hi;
-      if (!inside && line > lastLine && (Number.isNaN(t) || Number.isNaN(hi) || t > hi)) break;
-      if (inside) { marks[hops[i]] = mark; n++; }
-    }
+    const hops = this.batch.hop;
+    this.contextLines(t0, t1, res, firstLine, lastLine, (i) => { marks[hops[i]] = mark; });
   }
 
   private missingFor(acc: Acc, seenAnywhere: Set<string>, context: ContextLine[] | null): MissingHop[] {
@@ -555,9 +541,19 @@ export class RequestTracker {
   }
 
   private contextFor(t0: number | null, t1: number | null, res: TimeResolution, firstLine: number, lastLine: number): ContextLine[] {
-    const { size, line: lines, time: times, hop: hops } = this.batch;
-    if (!this.keepContext || size === 0) return [];
+    const { line: lines, time: times, hop: hops } = this.batch;
     const out: ContextLine[] = [];
+    this.contextLines(t0, t1, res, firstLine, lastLine, (i) => {
+      const t = times[i];
+      out.push({ line: lines[i], hop: this.cols.str(hops[i])!, time: Number.isNaN(t) ? null : t });
+    });
+    return out;
+  }
+
+  /** The batch lines printed during a request (at most 50), each handed to `take` by its index, in file order. */
+  private contextLines(t0: number | null, t1: number | null, res: TimeResolution, firstLine: number, lastLine: number, take: (i: number) => void): void {
+    const { size, line: lines, time: times } = this.batch;
+    if (!this.keepContext || size === 0) return;
     const CAP = 50;
     // Batch lines are in file order: binary search the first one at or after the request's first line
     // minus the slack of whole-second stamps, then take those inside the window.
@@ -567,14 +563,14 @@ export class RequestTracker {
     while (a < b) { const m = (a + b) >> 1; if (lines[m] < firstLine) a = m + 1; else b = m; }
     // Step back over lines printed just before the request inside the same (coarse) second.
     while (a > 0 && !Number.isNaN(lo) && times[a - 1] >= lo && firstLine - lines[a - 1] < 10000) a--;
-    for (let i = a; i < size && out.length < CAP; i++) {
+    let n = 0;
+    for (let i = a; i < size && n < CAP; i++) {
       const line = lines[i];
       const t = times[i];
       // Lines without a stamp (uvicorn access lines) are placed by position in the file.
       const inside = Number.isNaN(t) ? line >= firstLine && line <= lastLine : !Number.isNaN(hi) && t >= lo && t <= hi;
       if (!inside && line > lastLine && (Number.isNaN(t) || Number.isNaN(hi) || t > hi)) break;
-      if (inside) out.push({ line, hop: this.cols.str(hops[i])!, time: Number.isNaN(t) ? null : t });
+      if (inside) { take(i); n++; }
     }
-    return out;
   }
 }

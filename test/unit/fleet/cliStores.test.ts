@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import * as http from 'node:http';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { AddressInfo } from 'node:net';
+import { json, store, type Seen } from './loopbackStore';
 import { REPO, runCli } from '../cli/cliProcess';
 
 const RID = 'pd-0003';
@@ -18,28 +18,6 @@ const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 /** The decode pod's lines of the request, as a log shipper stored them a millisecond apart an hour ago. */
 const DECODE = readFileSync(join(REPO, 'test', 'fixtures', 'timeline', 'pd-run', 'decode.log'), 'utf8').split('\n')
   .filter((l) => l.includes(RID)).map((text, i) => ({ ns: NOW_NS - 3600n * 1_000_000_000n + BigInt(i) * 1_000_000n, text }));
-
-interface Seen { path: string; query: URLSearchParams; headers: http.IncomingHttpHeaders }
-
-async function store(answer: (s: Seen, res: http.ServerResponse) => void): Promise<{ base: string; seen: Seen[]; close(): Promise<void> }> {
-  const seen: Seen[] = [];
-  const server = http.createServer((req, res) => {
-    const u = new URL(req.url ?? '/', 'http://127.0.0.1');
-    const s = { path: u.pathname, query: u.searchParams, headers: req.headers };
-    seen.push(s);
-    answer(s, res);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  return {
-    base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen,
-    close: () => new Promise<void>((r) => { server.close(() => r()); server.closeAllConnections(); }),
-  };
-}
-
-function json(res: http.ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'Content-Type': 'application/json' });
-  res.end(JSON.stringify(body));
-}
 
 /** The environment without any HOPLENS_* the developer's shell may hold, plus `vars`. */
 function env(vars: Record<string, string>): NodeJS.ProcessEnv {

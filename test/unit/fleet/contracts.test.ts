@@ -4,36 +4,13 @@
 // Also: store URLs and time windows as a user types them.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { json, store } from './loopbackStore';
 import { TempoClient, requestTraceQl } from '../../../src/core/fleet/tempo';
 import { LokiClient, requestLogQl } from '../../../src/core/fleet/loki';
 import { parseStoreUrl } from '../../../src/core/fleet/model';
 import { parseWindow } from '../../../src/core/fleet/window';
 import { FleetError } from '../../../src/core/fleet/http';
 import { traceAttributeValues, logSearchTerms } from '../../../src/core/fleet/requestIds';
-
-interface Seen { path: string; query: URLSearchParams; headers: http.IncomingHttpHeaders }
-
-async function store(answer: (s: Seen, res: http.ServerResponse) => void): Promise<{ base: string; seen: Seen[]; close(): Promise<void> }> {
-  const seen: Seen[] = [];
-  const server = http.createServer((req, res) => {
-    const u = new URL(req.url ?? '/', 'http://127.0.0.1');
-    const s = { path: u.pathname, query: u.searchParams, headers: req.headers };
-    seen.push(s);
-    answer(s, res);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  return {
-    base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen,
-    close: () => new Promise<void>((r) => { server.close(() => r()); server.closeAllConnections(); }),
-  };
-}
-
-function json(res: http.ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'Content-Type': 'application/json' });
-  res.end(JSON.stringify(body));
-}
 
 const WINDOW = { startMs: Date.UTC(2026, 11, 2, 9, 0, 0), endMs: Date.UTC(2026, 11, 2, 10, 0, 0) };
 

@@ -9,7 +9,7 @@ import '../fakes/register';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { json, store, type Seen } from './loopbackStore';
 import { asked, messages, registered, replies, shownWith } from '../fakes/vscode';
 import { FleetCommands, fleetLoginKey, fleetTokenKey } from '../../../src/features/fleet/fleetCommand';
 import { parseStoreUrl } from '../../../src/core/fleet/model';
@@ -19,28 +19,6 @@ const quiet = { trace() {}, debug() {}, info() {}, warn() {}, error() {} };
 const NOW_NS = BigInt(Date.now()) * 1_000_000n;
 const T0_NS = NOW_NS - 3600n * 1_000_000_000n;
 const TRACE = '2f3e0cee77ae5dc9c17ade3689eb2e54';
-
-interface Seen { path: string; query: URLSearchParams; headers: http.IncomingHttpHeaders }
-
-async function store(answer: (s: Seen, res: http.ServerResponse) => void): Promise<{ base: string; seen: Seen[]; close(): Promise<void> }> {
-  const seen: Seen[] = [];
-  const server = http.createServer((req, res) => {
-    const u = new URL(req.url ?? '/', 'http://127.0.0.1');
-    const s = { path: u.pathname, query: u.searchParams, headers: req.headers };
-    seen.push(s);
-    answer(s, res);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  return {
-    base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen,
-    close: () => new Promise<void>((r) => { server.close(() => r()); server.closeAllConnections(); }),
-  };
-}
-
-function json(res: http.ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'Content-Type': 'application/json' });
-  res.end(JSON.stringify(body));
-}
 
 /** What a multi-tenant Loki or Tempo answers a query without X-Scope-OrgID. */
 function noOrgId(res: http.ServerResponse): void {
