@@ -760,15 +760,31 @@ class Resolver implements CheckoutSourceResolver {
     const fs = this.statementsOf(cit.path);
     if (!fs) return null;
     let best: { s: IndexedStatement; line: number; w: number } | null = null;
+    let bestAtCitation = false;
+    const fits: Array<{ line: number; w: number }> = [];
     for (const s of fs.all) {
       const { w } = this.bestVariant(s, message);
       if (w < 0) continue;
       const line = this.reportedLine(s);
       const atCitation = line === cit.line || s.line === cit.line;
       if (!atCitation && (w === 0 || !specificEnough(w, message))) continue;
+      fits.push({ line, w });
       const d = atCitation ? 0 : Math.abs(line - cit.line);
       const bd = best ? (best.line === cit.line || best.s.line === cit.line ? 0 : Math.abs(best.line - cit.line)) : Infinity;
-      if (!best || d < bd || (d === bd && w > best.w)) best = { s, line: atCitation ? cit.line : line, w };
+      if (!best || d < bd || (d === bd && w > best.w)) { best = { s, line: atCitation ? cit.line : line, w }; bestAtCitation = atCitation; }
+    }
+    const chosen = best;
+    if (chosen !== null && !bestAtCitation) {
+      // Not at the table's line (another release): when another statement of the file prints this text as
+      // specifically (vLLM 0.34's `Added request %s.` for a request and for each child of an n>1 one),
+      // being nearer the table's line does not tell which printed it.
+      const tied = fits.filter((f) => f.w === chosen.w).map((f) => ({ path: cit.path, line: f.line })).sort((a, b) => a.line - b.line);
+      if (tied.length > 1 && tied.length <= MAX_CANDIDATES) {
+        return {
+          path: tied[0].path, line: tied[0].line, verified: false, drift: 0, method: 'hop-table', candidates: tied,
+          note: `${tied.length} statements of ${cit.path} print this text and nothing in the line tells which one printed it`,
+        };
+      }
     }
     if (!best) {
       // The hop's line cut short: the statement of the cited file that prints what it still shows, nearest the citation.
