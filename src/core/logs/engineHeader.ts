@@ -4,13 +4,16 @@
 import type { LogRecord } from './model';
 import { HEADER_ANCHOR, newRecord, SEARCH_WINDOW, type ParseState } from './parseState';
 import { GRAMMARS, grammarAllowed, HEADER_STARTS } from '../../engines/grammars';
+import { engineProfile } from '../../engines/registry';
 import { hasColour, stripColour } from './colour';
 import { quotedRecord } from './quotedRecord';
 import { tracingJsonLine } from './tracingJson';
+import { pythonJsonLine } from './pythonJson';
 
 /**
  * Try the engines' grammars at the start of `s` (the readers its first character calls, in the
- * grammars' order: src/engines/grammars.ts), then tracing's JSON layout; fill `rec` and return true on a match.
+ * grammars' order: src/engines/grammars.ts), then tracing's JSON layout, then a Python logging record in
+ * JSON; fill `rec` and return true on a match.
  */
 export function parseEngine(s: string, rec: LogRecord, state: ParseState): boolean {
   const c = s.charCodeAt(0);
@@ -22,7 +25,34 @@ export function parseEngine(s: string, rec: LogRecord, state: ParseState): boole
       if ((any || grammarAllowed(start.grammar, state)) && start.read(s, rec, state)) return true;
     }
   }
-  return c === 123 /* { */ && parseTracingJson(s, rec, state);
+  return c === 123 /* { */ && (parseTracingJson(s, rec, state) || parsePythonJson(s, rec, state));
+}
+
+/** A Python logging record in JSON of an engine's logger (vLLM's `--logging-config.formatter json`): read as a custom layout's line. */
+function parsePythonJson(s: string, rec: LogRecord, state: ParseState): boolean {
+  const j = pythonJsonLine(s);
+  if (j === null) return false;
+  // uvicorn's records (its access line, the V10 hop) are the engine's in a log known to be its, as in the text layout.
+  const engine = j.engine ?? state.forced ?? state.detected;
+  if (engine === null || (state.forced !== null && engine !== state.forced)) return false;
+  // A message with the engine's own header in it (an export quoting the text line) is read as that line.
+  const inner = newRecord(rec.line, rec.offset, '');
+  if (HEADER_STARTS[j.message.charCodeAt(0)] !== undefined && parseEngine(j.message, inner, state)) return false;
+  rec.engine = engine; rec.format = j.engine === null ? 'uvicorn' : `${engine}-custom`;
+  rec.time = j.time; rec.timeResolution = j.timeResolution;
+  if (j.timeIsUtc) rec.timeIsUtc = true;
+  rec.level = j.level ?? rec.level; rec.pid = j.pid ?? rec.pid;
+  rec.fileinfo = j.file; rec.lineno = j.lineno;
+  if (j.logger) rec.logger = j.logger;
+  if (j.func) rec.func = j.func;
+  if (j.process) {
+    rec.process = j.process;
+    for (const [shape, role] of engineProfile(engine).processRoles) if (shape.test(j.process)) { rec.role = role; break; }
+  }
+  if (j.engine === null && rec.role === null) rec.role = 'api-server';
+  rec.message = j.message;
+  if (state.detected === null && j.engine !== null) state.detected = j.engine;
+  return true;
 }
 
 

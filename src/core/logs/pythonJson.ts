@@ -11,7 +11,8 @@ import { fractionMs, fractionResolution, zoned } from './outerPrefix';
 import { engineOf } from './pythonLayout';
 
 export interface PythonJsonLine {
-  engine: Engine;
+  /** null: the engine's web server (uvicorn's loggers), whose lines are the engine's in a log known to be its. */
+  engine: Engine | null;
   time: number | null;
   timeResolution: ReturnType<typeof fractionResolution> | null;
   timeIsUtc: boolean;
@@ -40,8 +41,8 @@ function intOf(v: unknown): number | null {
 }
 
 /**
- * The line read as a Python logging record in JSON whose logger (or path) is an engine's; null
- * when it is none: another program's JSON, a record without a message, or one whose message
+ * The line read as a Python logging record in JSON whose logger (or path) is an engine's, or
+ * uvicorn's (engine null: the server the engine runs); null when it is none: another program's JSON, a record without a message, or one whose message
  * carries an engine's own header (an export quoting the text line, read as that line).
  */
 export function pythonJsonLine(s: string): PythonJsonLine | null {
@@ -55,7 +56,7 @@ export function pythonJsonLine(s: string): PythonJsonLine | null {
   const logger = str(r.name) ?? str(r.logger) ?? str(r.logger_name);
   const path = str(r.pathname);
   const engine = (logger !== null ? engineOf(logger) : null) ?? (path !== null ? engineOf(path) : null);
-  if (engine === null) return null;
+  if (engine === null && (logger === null || !/^uvicorn(?:\.|$)/.test(logger))) return null;
   const nl = raw.indexOf('\n');
   const message = (nl < 0 ? raw : raw.slice(0, nl)).replace(/\r$/, '');
   const levelName = str(r.levelname) ?? str(r.level);

@@ -118,7 +118,7 @@ export function rustEngine(target: string): Engine | null {
  * The engine a logger name or a path names (its profile's `loggerNames`); when two do (an engine
  * installed under a folder named after the other), the one named last: the module's own package.
  */
-function engineOf(name: string): Engine | null {
+export function engineOf(name: string): Engine | null {
   const n = name.replace(/\\/g, '/');
   let found: EngineProfile | null = null;
   for (const p of ENGINE_PROFILES) {
