@@ -12,7 +12,7 @@ import { findRustLogStatements } from './rustStatements';
 import { compilePattern, matchesPattern, patternLines, shortenedWeight, type CompiledPattern, type Pattern } from './messagePattern';
 
 /** Bump when the index layout or the parser's output changes: old cache files are ignored. */
-export const INDEX_FORMAT = 11;
+export const INDEX_FORMAT = 12;
 /** Larger .py files are skipped (generated tables, vendored blobs), with a reason in the index. */
 export const MAX_SOURCE_BYTES = 4 * 1024 * 1024;
 /**
