@@ -50,7 +50,7 @@ const CLASS = {
   'batch-2026-sglang': '26.4 SGLang batch lines 2025-26', 'candidates-sglang': '26.4 same text, several statements',
   'yearless-vllm': '26.4 [MM-DD time][file:N] year-less (vLLM)', 'yearless-sglang': '26.4 [MM-DD time][file:N] year-less (SGLang)',
   'changed-vllm': '26.5 changed since (field gained/lost)', 'mined3-vllm': '26.d Ray Serve, KServe, web pastes (vLLM)',
-  'json-vllm': '26.d vLLM JSON records (formatter json, 0.34)',
+  'json-vllm': '26.d vLLM JSON records (formatter json, 0.34)', 'wrappers-vllm': '26.d KServe, production-stack, vLLM router beside vLLM',
 };
 
 function run(cli, file, checkoutDir) {
