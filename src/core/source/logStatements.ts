@@ -454,6 +454,8 @@ function evalOperand(tokens: Tok[], ctx: Scope, nameDepth: number): Seg[] {
   if (template) return template;
   if (tokens.length === 1 && tokens[0].kind === 'name' && tokens[0].text === ctx.param) return [PARAM];
   if (tokens.length === 1 && tokens[0].kind === 'name' && nameDepth < 2) return ctx.value(tokens[0].text, nameDepth + 1) ?? [WILD];
+  const joined = joinedList(tokens, ctx, nameDepth);
+  if (joined) return joined;
   let k = 0;
   const segs: Seg[] = [];
   while (k < tokens.length && tokens[k].kind === 'str') {
@@ -475,6 +477,28 @@ function evalOperand(tokens: Tok[], ctx: Scope, nameDepth: number): Seg[] {
   if (next.text === '%') return convertLiterals(segs, applyPercentFormat);
   if (next.text === '.' && tokens[k + 1]?.text === 'format') return convertLiterals(segs, applyBraceFormat);
   return [WILD];
+}
+
+/**
+ * `", ".join(parts)` of a list literal assigned in the function (vLLM 0.11.2+'s stats line:
+ * `log_parts = ["Avg prompt throughput: %.1f tokens/s", …]`, parts appended under conditions, then
+ * `log_fn(self.log_prefix + ", ".join(log_parts), *log_args)`): its items joined by the separator,
+ * and a wildcard after them when the list is appended to or extended before the call. null: not
+ * that shape (or a list built otherwise: inserted into, reassigned, a comprehension).
+ */
+function joinedList(tokens: Tok[], ctx: Scope, nameDepth: number): Seg[] | null {
+  if (tokens.length !== 6 || tokens[0].kind !== 'str' || tokens[1].text !== '.' || tokens[2].text !== 'join') return null;
+  if (tokens[3].text !== '(' || tokens[4].kind !== 'name' || tokens[5].text !== ')' || tokens[0].str!.parts.some((p) => p === WILD)) return null;
+  const list = ctx.listLiteral(tokens[4].text);
+  if (list === null || list.items.length === 0) return null;
+  const sep = tokens[0].str!.parts.join('');
+  const segs: Seg[] = [];
+  list.items.forEach((item, i) => {
+    if (i > 0) segs.push({ lit: sep, logFmt: true, line: tokens[0].line });
+    segs.push(...evalExpr(item, ctx, nameDepth));
+  });
+  if (list.grows) segs.push(WILD);
+  return segs;
 }
 
 /**
@@ -617,6 +641,63 @@ class Scope {
       if (t.kind === 'name' && t.col < col && this.toks[i - 1].kind === 'nl' && branch) return true;
     }
     return false;
+  }
+
+  /**
+   * The items of the one list literal `name = [ … ]` (or `name: T = [ … ]`) assigned in the function before the
+   * call, and whether `name.append(…)` / `.extend(…)` / `+=` may add to its end before it; null when the list is
+   * assigned otherwise or more than once, or inserted into.
+   */
+  listLiteral(name: string): { items: Tok[][]; grows: boolean } | null {
+    const toks = this.toks;
+    let items: Tok[][] | null = null;
+    let grows = false;
+    for (let i = this.functionStart(); i < this.callIdx - 1; i++) {
+      const t = toks[i];
+      if (t.kind !== 'name' || t.text !== name) continue;
+      const prev = toks[i - 1];
+      const next = toks[i + 1]?.text;
+      if (prev?.text === '.') continue;
+      if (next === '.' ) {
+        const method = toks[i + 2]?.text;
+        if (method === 'append' || method === 'extend') { if (items !== null) grows = true; continue; }
+        if (method === 'insert' || method === 'clear' || method === 'pop' || method === 'remove' || method === 'sort' || method === 'reverse') return null;
+        continue;
+      }
+      if (next === '+=') { if (items === null) return null; grows = true; continue; }
+      if (!(prev && (prev.kind === 'nl' || prev.text === ':' || prev.text === ';'))) continue;
+      let eq = i + 1;
+      if (toks[eq]?.text === ':') {
+        // An annotation: `log_parts: list[str] = [`.
+        let depth = 0;
+        for (eq = i + 2; eq < this.callIdx; eq++) {
+          const x = toks[eq];
+          if (x.text === '(' || x.text === '[' || x.text === '{') depth++;
+          else if (x.text === ')' || x.text === ']' || x.text === '}') depth--;
+          else if (depth === 0 && (x.text === '=' || x.kind === 'nl')) break;
+        }
+      }
+      if (toks[eq]?.text !== '=') continue;
+      if (items !== null || toks[eq + 1]?.text !== '[') return null;
+      const found: Tok[][] = [];
+      let cur: Tok[] = [];
+      let depth = 0;
+      let j = eq + 2;
+      for (; j < this.callIdx; j++) {
+        const x = toks[j];
+        if (x.kind === 'nl') continue;
+        if (x.text === '(' || x.text === '[' || x.text === '{') depth++;
+        else if (x.text === ')' || x.text === ']' || x.text === '}') { if (depth === 0) break; depth--; }
+        else if (depth === 0 && x.text === ',') { if (cur.length) found.push(cur); cur = []; continue; }
+        else if (depth === 0 && x.kind === 'name' && x.text === 'for') return null;
+        cur.push(x);
+      }
+      if (cur.length) found.push(cur);
+      if (j >= this.callIdx) return null;
+      items = found;
+      i = j;
+    }
+    return items === null ? null : { items, grows };
   }
 
   assignments(name: string, allBranches: boolean, nameDepth = 1): Array<{ segs: Seg[]; openEnded: boolean; col: number; at: number }> {

@@ -28,10 +28,9 @@ const NOT_A_STATEMENT: Record<string, string> = { V10: 'uvicorn prints the acces
  * Releases that print the hop where resolution does not find it yet, and why (read in the release).
  * Asserted to stay unresolved: when one resolves, the entry must go.
  */
-const KNOWN_GAPS: Record<string, string> = {
-  'vllm 0.11.2 V5': 'v1/metrics/loggers.py:197 builds the stats format from a list (`log_parts`) joined at run time: no literal for the index',
-  'vllm 0.34.0 V5': 'the stats format is built from `log_parts` at run time, as in 0.11.2',
-};
+// (none left: vLLM 0.11.2's and 0.34.0's V5, the stats format joined from `log_parts` at run time, resolve since
+// the index reads `", ".join(parts)` of a list literal.)
+const KNOWN_GAPS: Record<string, string> = {};
 
 /** A message the hop prints, from each wording's example, else from its format string. */
 function messagesOf(h: HopDef): string[] {
@@ -80,7 +79,9 @@ test('every hop resolves in each real release that prints it, and in no other', 
       let found: string | null = null;
       for (const message of messagesOf(h)) {
         const loc = r.resolve({ engine: spec.engine, fileinfo: null, lineno: null, message, hop: h.id, level: null, module: null });
-        if (loc?.verified) { found = `${loc.path}:${loc.line}`; break; }
+        // Several statements of the hop's file printing the same text (V2 and V7 in async_llm.py: generate() and
+        // encode(), a request and each child of an n>1 one): with no line printed they are its candidates.
+        if (loc?.verified || (loc?.candidates?.length ?? 0) > 1) { found = `${loc!.path}:${loc!.line}`; break; }
       }
       const expected = expectedIn(h, spec.version);
       if (KNOWN_GAPS[key]) {
