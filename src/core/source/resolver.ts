@@ -532,7 +532,7 @@ class Resolver implements CheckoutSourceResolver {
     }
     if (q.fileinfo && q.lineno !== null && q.lineno !== undefined) {
       const r = this.byFileinfo(q.fileinfo, q.lineno, message, continuation, true, q.level);
-      if (r && r.verified) return r;
+      if (r && (r.verified || r.candidates)) return r;
       fallback = r;
       // The file exists but its statement is gone: still try the hop table and the index,
       // then settle for the printed line, unverified.
@@ -706,7 +706,18 @@ class Resolver implements CheckoutSourceResolver {
     // 2. The checkout is at another commit: the same statement elsewhere in the file, or in
     //    any file the printed name fits (a basename several files share).
     const moved = !continuation && searchMoved ? this.searchFiles(cands, message, lineno) : null;
-    if (moved) return { path: moved.path, line: moved.line, verified: true, drift: moved.line - lineno, method: 'fileinfo+literal' };
+    if (moved) {
+      // Two statements print this text as specifically and neither is at the printed line (vLLM 0.34.0's
+      // `Added request %s.` at 575 and 601 for a line printed at 382): the nearer one is a guess.
+      const tied = this.tiedInFiles(cands, message, moved.w);
+      if (tied.length > 1 && tied.length <= MAX_CANDIDATES && !clearlyNearest(tied.filter((t) => t.path === moved.path).map((t) => t.line), lineno)) {
+        return {
+          path: tied[0].path, line: tied[0].line, verified: false, drift: 0, method: 'fileinfo+literal', candidates: tied,
+          note: `${tied.length} statements print this text, none at the printed line: nothing in the line tells which one printed it`,
+        };
+      }
+      return { path: moved.path, line: moved.line, verified: true, drift: moved.line - lineno, method: 'fileinfo+literal' };
+    }
     // 3. Unverified: the printed line of the likeliest file (one with a logging call there).
     if (!this.index && !this.syncFileReads) {
       return { path: cands[0], line: lineno, verified: false, drift: 0, method: 'fileinfo', note: 'the checkout is still being indexed' };
@@ -779,7 +790,7 @@ class Resolver implements CheckoutSourceResolver {
       // specifically (vLLM 0.34's `Added request %s.` for a request and for each child of an n>1 one),
       // being nearer the table's line does not tell which printed it.
       const tied = fits.filter((f) => f.w === chosen.w).map((f) => ({ path: cit.path, line: f.line })).sort((a, b) => a.line - b.line);
-      if (tied.length > 1 && tied.length <= MAX_CANDIDATES) {
+      if (tied.length > 1 && tied.length <= MAX_CANDIDATES && !clearlyNearest(tied.map((t) => t.line), cit.line)) {
         return {
           path: tied[0].path, line: tied[0].line, verified: false, drift: 0, method: 'hop-table', candidates: tied,
           note: `${tied.length} statements of ${cit.path} print this text and nothing in the line tells which one printed it`,
@@ -943,6 +954,15 @@ const PRINTED_LEVELS = new Map([
 ]);
 
 const SHAPE_CHARS = 160;
+/**
+ * Of statements of one file that print the same text, whether the one nearest `line` is surely the one (a checkout a few
+ * commits from the printing server: within 20 lines, and the next over three times as far). Else the nearer is a guess.
+ */
+function clearlyNearest(lines: readonly number[], line: number): boolean {
+  const d = lines.map((l) => Math.abs(l - line)).sort((a, b) => a - b);
+  return d.length < 2 || (d[0] <= 20 && d[1] > 3 * d[0]);
+}
+
 /** At most this many statements are offered as a line's candidates (more: no answer at all). */
 const MAX_CANDIDATES = 8;
 /** Statements with the same words a line is chosen among (more: no claim). */

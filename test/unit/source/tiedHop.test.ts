@@ -42,3 +42,13 @@ test('the same line with its file and line printed is verified at that statement
   const aborted = vllm.resolve({ engine: 'vllm', fileinfo: null, lineno: null, message: 'Aborted request(s) chatcmpl-1-a0c3.', hop: 'V8', module: 'vllm.v1.engine.async_llm' });
   assert.deepEqual([aborted?.path, aborted?.line, aborted?.verified], ['vllm/v1/engine/async_llm.py', 973, true]);
 });
+
+test('a line printed at a number neither statement is at: candidates, unless one is clearly the nearer (a checkout a few commits away)', () => {
+  // vllm-project/vllm#34503's server printed `[async_llm.py:382]`: 575 and 601 are both some 200 lines away.
+  const far = vllm.resolve({ engine: 'vllm', fileinfo: 'async_llm.py', lineno: 382, message: ADDED, hop: 'V2' });
+  assert.equal(far?.verified, false);
+  assert.deepEqual(far?.candidates?.map((c) => c.line), [575, 601]);
+  // Printed at 598: 601 is 3 lines away, 575 is 23: the statement a few commits moved.
+  const near = vllm.resolve({ engine: 'vllm', fileinfo: 'async_llm.py', lineno: 598, message: ADDED, hop: 'V2' });
+  assert.deepEqual([near?.line, near?.verified, near?.candidates], [601, true, undefined]);
+});
