@@ -11,7 +11,9 @@ export { fractionMs, fractionResolution, inferYear };
 
 export interface OuterStamp { time: number; res: TimeResolution; utc: boolean }
 
-const W_DOCKER = /^(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(?:[.,](\d+))?(Z|[+-]\d\d:?\d\d) /;
+// docker/kubectl `--timestamps`; with `stdout F ` / `stderr P ` after it, a container log file in the CRI format
+// (containerd's /var/log/pods/…: stream and full/partial tag).
+const W_DOCKER = /^(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(?:[.,](\d+))?(Z|[+-]\d\d:?\d\d) ((?:stdout|stderr) [FP] )?/;
 // An aggregator's or viewer's time column: ISO time or epoch seconds/milliseconds, then a tab or `|`.
 const W_TIME_COLUMN = /^(?:(\d{4})-(\d\d)-(\d\d)[T ](\d\d):(\d\d):(\d\d)(?:[.,](\d+))?(Z|[+-]\d\d:?\d\d)?|(1\d{9}(?:\d{3})?)(?:\.(\d+))?)(?:\t+| +\| ?| *\t *)/;
 const W_BRACKET_ISO = /^\[(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(?:[.,](\d+))?(Z|[+-]\d\d:?\d\d)?\] ?/;
@@ -100,7 +102,7 @@ export function stripWrapper(s: string, state: ParseState, wrappers: string[], s
     if ((m = W_DOCKER.exec(s))) {
       const t = zoned(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6])) + fractionMs(m[7]), m[8]);
       stamp.v = { time: t, res: fractionResolution(m[7]), utc: true };
-      wrappers.push('docker');
+      wrappers.push(m[9] ? 'cri' : 'docker');
       return s.slice(m[0].length);
     }
     if ((m = W_TIME_COLUMN.exec(s))) {
