@@ -51,7 +51,7 @@ const CLASS = {
   'yearless-vllm': '26.4 [MM-DD time][file:N] year-less (vLLM)', 'yearless-sglang': '26.4 [MM-DD time][file:N] year-less (SGLang)',
   'changed-vllm': '26.5 changed since (field gained/lost)', 'mined3-vllm': '26.d Ray Serve, KServe, web pastes (vLLM)',
   'json-vllm': '26.d vLLM JSON records (formatter json, 0.34)', 'wrappers-vllm': '26.d KServe, production-stack, vLLM router beside vLLM',
-  'newest-vllm': '26.d 2026 lines against 0.34.0 (joined stats, ties)', 'mined4-sglang': '26.d SGLang 2025-26 pastes (SWA, P/D, cut middles)',
+  'newest-vllm': '26.d 2026 lines against 0.34.0 (joined stats, ties)', 'mined4-sglang': '26.d SGLang 2025-26 pastes (SWA, P/D, cut middles)', 'json-sglang': '26.d SGLang JSON records (logging config)',
 };
 
 function run(cli, file, checkoutDir) {
