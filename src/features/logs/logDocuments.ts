@@ -54,6 +54,12 @@ export interface LogDocumentDeps {
   referenceTime?(uri: vscode.Uri): number | undefined;
 }
 
+/** Edits remembered between two reads of a session, one by one. */
+const MAX_EDITS_KEPT = 256;
+
+/** Resolves once the event loop went round: an immediate set from I/O would run before its timers and I/O. */
+const afterOneRound = (): Promise<void> => new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve)));
+
 /**
  * The lowest offset edited after version `since` (Infinity: none), from the change events seen;
  * undefined when an edit gave no offset or its event has not arrived yet (`version` is ahead).
@@ -62,8 +68,12 @@ function editedFrom(entry: Entry, version: number, since: number): number | unde
   entry.edits = entry.edits.filter((e) => e.version > since);
   const last = entry.edits.length > 0 ? entry.edits[entry.edits.length - 1].version : since;
   if (last < version) return undefined;
+  return lowest(entry.edits);
+}
+
+function lowest(edits: readonly { from: number | undefined }[]): number | undefined {
   let from = Infinity;
-  for (const e of entry.edits) {
+  for (const e of edits) {
     if (e.from === undefined) return undefined;
     from = Math.min(from, e.from);
   }
@@ -84,9 +94,12 @@ export class LogDocumentService extends Disposable implements LogDocuments {
       const entry = this.entries.get(e.document.uri.toString());
       if (!entry || e.contentChanges.length === 0) return;
       // Offsets of the text before this edit: the lowest tells whether the edit is an append.
-      const offsets = e.contentChanges.map((c) => c.rangeOffset);
-      const from = offsets.every((x) => typeof x === 'number') ? Math.min(...offsets) : undefined;
+      let from: number | undefined = Infinity;
+      for (const c of e.contentChanges) from = typeof c.rangeOffset === 'number' && from !== undefined ? Math.min(from, c.rangeOffset) : undefined;
       entry.edits.push({ version: e.document.version, from });
+      // Not read for long (a sync under way, a document too long to annotate): one edit of them all,
+      // its lowest offset, which at worst starts the session over once more than needed.
+      if (entry.edits.length > MAX_EDITS_KEPT) entry.edits = [{ version: e.document.version, from: lowest(entry.edits) }];
       this.track(e.document);
     }));
     this._register(vscode.workspace.onDidCloseTextDocument((d) => {
@@ -213,9 +226,9 @@ export class LogDocumentService extends Disposable implements LogDocuments {
   }
 
   private async sync(entry: Entry, doc: vscode.TextDocument): Promise<void> {
-    // A turn later, not inside the task that handed the document over: VS Code's copy of a big
-    // log is 100–300 ms of its own, and the first slice made that task longer still.
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    // Not right after the task that handed the document over or its edit (VS Code's copy of a
+    // big log is 100–300 ms of its own): once the event loop went round, its timers and I/O ran.
+    await afterOneRound();
     try {
       const report = await entry.session.syncText(this.snapshot(entry, doc), this.syncOptions(doc));
       if (report.lines > 20_000) {

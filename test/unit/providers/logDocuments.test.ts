@@ -161,3 +161,23 @@ test('a log with CRLF line ends is read whole (an offset could fall between \\r 
   assert.deepEqual(ann.session.records, (await freshRecords(doc.content)).records);
   logs.dispose();
 });
+
+test('hundreds of edits before the session reads again (one in the middle among them): the records of a fresh open', async () => {
+  const logs = service();
+  const doc = new InMemoryDocument(Uri.file('/logs/burst.log'), LINES.join('\n') + '\n');
+  const asDoc = doc as unknown as vscode.TextDocument;
+  events.openDocument.fire(doc);
+  const ann = (await logs.settled(asDoc))!;
+  try {
+    for (let i = 0; i < 400; i++) {
+      const line = LINES[i % LINES.length].replace('myrun-0001', `myrun-${5000 + i}`) + '\n';
+      if (i === 150) {
+        const at = doc.content.indexOf('myrun-0001');
+        edit(doc, at, at + 'myrun-0001'.length, 'myrun-0002'); // same length, early in the text
+      } else edit(doc, doc.content.length, doc.content.length, line);
+    }
+    await logs.settled(asDoc);
+    assert.deepEqual({ records: ann.session.records, requests: ann.session.tracker.all() }, await freshRecords(doc.content));
+    assert.ok(ann.session.tracker.get('chatcmpl-myrun-0002'), 'the edit early in the text was seen');
+  } finally { logs.dispose(); }
+});
