@@ -4,9 +4,10 @@
 // log one per file, `hoplens annotate` one per run, and a timeline across logs can hold several.
 //
 // A session grows by appends only: an edit that is not an append starts it over (`generation`
-// changes). Text arrives as a whole document (syncText: only the new part is parsed, in slices
-// of a time budget so the caller's thread is never blocked for long) or as byte chunks
-// (appendBytes: files, pipes, standard input).
+// changes). Text arrives from a document (syncText: only the new part is parsed, in slices of a
+// time budget so the caller's thread is never blocked for long; a document read by ranges is
+// never copied whole, and its edit offsets tell an append from any other edit) or as byte
+// chunks (appendBytes: files, pipes, standard input).
 import type { Engine, LogRecord } from '../logs/model';
 import { createParseState, parseLine, primeState, type ParseState } from '../logs/parseLine';
 import { RequestTracker } from '../logs/requests';
