@@ -18,7 +18,7 @@
 // ignored) and are deleted at the end unless --keep; with --keep they are reused next time.
 // Each scenario's CPU profile is kept there as <scenario>-<run>.cpuprofile (open it in DevTools).
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { availableParallelism, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -57,7 +57,12 @@ async function logInputs() {
   // The generator's lines average 194 bytes.
   const lines = Math.round((LOG_MB * 1e6) / 194);
   const meta = join(dataDir, `log-${lines}.json`);
-  if (existsSync(meta) && existsSync(path) && appendPaths.every((p) => existsSync(p))) return JSON.parse(readFileSync(meta, 'utf8'));
+  if (existsSync(meta) && existsSync(path) && appendPaths.every((p) => existsSync(p))) {
+    // A run appends to the log: kept for the next run, it is cut back to the generated lines.
+    const m = JSON.parse(readFileSync(meta, 'utf8'));
+    if (statSync(path).size > m.bytes) truncateSync(path, m.bytes);
+    if (statSync(path).size === m.bytes) return m;
+  }
   const whole = join(dataDir, 'whole.log');
   process.stdout.write(`generating a ${LOG_MB} MB log (${lines.toLocaleString()} lines + ${APPENDS} × ${APPEND_LINES} to append) … `);
   await generateVllmLog(whole, lines + APPENDS * APPEND_LINES);

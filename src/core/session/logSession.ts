@@ -4,9 +4,10 @@
 // log one per file, `hoplens annotate` one per run, and a timeline across logs can hold several.
 //
 // A session grows by appends only: an edit that is not an append starts it over (`generation`
-// changes). Text arrives as a whole document (syncText: only the new part is parsed, in slices
-// of a time budget so the caller's thread is never blocked for long) or as byte chunks
-// (appendBytes: files, pipes, standard input).
+// changes). Text arrives from a document (syncText: only the new part is parsed, in slices of a
+// time budget so the caller's thread is never blocked for long; a document read by ranges is
+// never copied whole, and its edit offsets tell an append from any other edit) or as byte
+// chunks (appendBytes: files, pipes, standard input).
 import type { Engine, LogRecord } from '../logs/model';
 import { createParseState, parseLine, primeState, type ParseState } from '../logs/parseLine';
 import { RequestTracker } from '../logs/requests';
@@ -47,6 +48,33 @@ export interface LogSessionOptions {
 export interface TextSnapshot {
   readonly version: number;
   getText(): string;
+  /**
+   * Parts of the text without a copy of all of it. When given, syncText reads only what it has
+   * not read, a slice per turn: asking a 50 MB document for its whole text again on each append
+   * held the editor's extension host 115–272 ms (issue 28).
+   */
+  readonly ranges?: TextRanges;
+}
+
+/** A document's text read by character offsets (an editor document: its lines are joined only for the range asked). */
+export interface TextRanges {
+  /** Characters in the document now. */
+  length(): number;
+  /** Characters [from, to) of the document now. */
+  text(from: number, to: number): string;
+  /**
+   * The lowest character offset edited after version `since` (offsets of the text of `since`):
+   * Infinity when nothing was edited, undefined when not known. Known, an edit inside what was
+   * read starts the session over even when it keeps the length; unknown, the session compares the
+   * last characters it read (an edit that keeps length and tail goes unnoticed).
+   */
+  editedFrom?(since: number): number | undefined;
+}
+
+/** One version of a document as catchUp reads it: its length and its characters by offset. */
+interface Reading {
+  length: number;
+  text(from: number, to: number): string;
 }
 
 export interface SyncOptions {
@@ -168,9 +196,10 @@ export class LogSession {
 
   /**
    * Parse appended text; returns the records of the lines it completed. `following`: text known to
-   * come after it (the rest of a document parsed in slices), for a layout first seen partway.
+   * come after it (the rest of a document parsed in slices), for a layout first seen partway; a
+   * function is asked for at most that many characters, only when the parser looks ahead.
    */
-  appendText(text: string, following = ''): LogRecord[] {
+  appendText(text: string, following: string | ((maxChars: number) => string) = ''): LogRecord[] {
     if (this.lineNo === 0 && this.pending === '') primeState(this.state, text.length > PRIME_CHARS ? text.slice(0, PRIME_CHARS) : text);
     const out: LogRecord[] = [];
     this.consumed += text.length;
@@ -182,7 +211,8 @@ export class LogSession {
     this.state.aheadEpoch++;
     this.state.ahead = (max) => {
       const own = data.slice(next, next + max);
-      return own.length < max && following ? own + following.slice(0, max - own.length) : own;
+      if (own.length >= max || !following) return own;
+      return own + (typeof following === 'string' ? following.slice(0, max - own.length) : following(max - own.length));
     };
     for (;;) {
       const nl = data.indexOf('\n', pos);
@@ -288,28 +318,26 @@ export class LogSession {
     let lines = 0;
     let tooLong = false;
     while (doc.version !== this.synced && !this.closed) {
+      const since = this.synced;
       this.synced = doc.version;
-      let text = doc.getText();
-      if (o.maxChars !== undefined && text.length > o.maxChars) {
+      const reading = this.read(doc, o);
+      if (reading === null) {
         if (this.consumed > 0 || this.records.length > 0) this.reset();
         tooLong = true;
         break;
       }
-      // The last line without a newline is still a line the user sees: take it as complete. If the
-      // writer later continues that same line, the text no longer extends what was read, and the
-      // session starts over, so nothing is mis-parsed.
-      if (o.completeLastLine && text.length > 0 && !text.endsWith('\n')) text += '\n';
-      if (!this.extends(text)) this.reset();
+      if (!this.keeps(reading, since === -1 ? undefined : doc.ranges?.editedFrom?.(since))) this.reset();
       let pos = this.consumed;
-      while (pos < text.length && !this.closed) {
+      while (pos < reading.length && !this.closed) {
         const sliceStart = clock.now();
-        while (pos < text.length && clock.now() - sliceStart < budget) {
-          const end = Math.min(text.length, pos + sliceChars);
-          lines += this.appendText(text.slice(pos, end), text.slice(end, end + PRIME_CHARS)).length;
+        while (pos < reading.length && clock.now() - sliceStart < budget) {
+          const end = Math.min(reading.length, pos + sliceChars);
+          const following = (max: number) => reading.text(end, Math.min(reading.length, end + max));
+          lines += this.appendText(reading.text(pos, end), following).length;
           pos = end;
         }
         this.parseMs += clock.now() - sliceStart;
-        if (pos < text.length) {
+        if (pos < reading.length) {
           // Show what is parsed so far, but not after every slice: each event makes every
           // provider of the document run again.
           if (o.onProgress && clock.now() - lastEvent > (o.progressEveryMs ?? 1000)) { lastEvent = clock.now(); o.onProgress(); }
@@ -319,6 +347,40 @@ export class LogSession {
       }
     }
     return { lines, wallMs: clock.now() - started, parseMs: this.parseMs - parseBefore, tooLong };
+  }
+
+  /**
+   * The document's current version as catchUp reads it, or null when it is too long (maxChars).
+   * With ranges nothing is copied here: each slice is read when parsed (the version unchanged).
+   */
+  private read(doc: TextSnapshot, o: SyncOptions): Reading | null {
+    const r = doc.ranges;
+    if (!r) {
+      let text = doc.getText();
+      if (o.maxChars !== undefined && text.length > o.maxChars) return null;
+      // The last line without a newline is still a line the user sees: take it as complete. If the
+      // writer later continues that same line, the text no longer extends what was read, and the
+      // session starts over, so nothing is mis-parsed.
+      if (o.completeLastLine && text.length > 0 && !text.endsWith('\n')) text += '\n';
+      return { length: text.length, text: (from, to) => text.slice(from, to) };
+    }
+    const length = r.length();
+    if (o.maxChars !== undefined && length > o.maxChars) return null;
+    if (!o.completeLastLine || length === 0 || r.text(length - 1, length) === '\n') return { length, text: (from, to) => r.text(from, to) };
+    // As above: a last line without a newline, read as if it had one.
+    return { length: length + 1, text: (from, to) => (to > length ? r.text(from, length) + '\n' : r.text(from, to)) };
+  }
+
+  /**
+   * Does `reading` start with the text read so far? `editedFrom`: the lowest offset edited since
+   * (undefined: not known, the last characters read are compared).
+   */
+  private keeps(reading: Reading, editedFrom: number | undefined): boolean {
+    if (reading.length < this.consumed) return false;
+    const probeFrom = this.consumed - this.tail.length;
+    if (editedFrom !== undefined && editedFrom >= this.consumed) return true;
+    if (editedFrom !== undefined && editedFrom < probeFrom) return false;
+    return reading.text(probeFrom, this.consumed) === this.tail;
   }
 
   // ---- what a line is -------------------------------------------------------------------------

@@ -68,23 +68,57 @@ export class TabInputText { constructor(readonly uri: Uri) {} }
 export class RelativePattern { constructor(readonly base: Uri, readonly pattern: string) {} }
 export enum ConfigurationTarget { Global = 1, Workspace = 2, WorkspaceFolder = 3 }
 
-/** A text document held in memory; `setText` is an edit (its version moves on). */
+export enum EndOfLine { LF = 1, CRLF = 2 }
+
+/**
+ * A text document held in memory; `setText` is an edit (its version moves on). It counts what is
+ * read from it: the whole text, and the characters of ranges (a reader of big logs reads little).
+ */
 export class InMemoryDocument {
   version = 1;
   languageId = 'log';
+  eol = EndOfLine.LF;
+  /** Calls of getText() without a range. */
+  wholeTextReads = 0;
+  /** Characters read by getText(range). */
+  rangeCharsRead = 0;
   private lines: string[];
-  constructor(readonly uri: Uri, private text: string) { this.lines = text.split('\n'); }
+  private starts: number[] = [];
+  constructor(readonly uri: Uri, private text: string) { this.lines = []; this.split(); }
   get fileName(): string { return this.uri.path; }
   get lineCount(): number { return this.lines.length; }
+  /** The text, for a test's own look (not counted as a read). */
+  get content(): string { return this.text; }
   getText(range?: Range): string {
-    if (!range) return this.text;
-    return this.lines[range.start.line].slice(range.start.character, range.end.character);
+    if (!range) { this.wholeTextReads++; return this.text; }
+    const part = this.text.slice(this.offsetAt(range.start), this.offsetAt(range.end));
+    this.rangeCharsRead += part.length;
+    return part;
   }
   lineAt(i: number): { text: string; range: Range } {
     const text = this.lines[i];
     return { text, range: new Range(i, 0, i, text.length) };
   }
-  setText(text: string): void { this.text = text; this.lines = text.split('\n'); this.version++; }
+  offsetAt(p: Position): number {
+    const line = Math.max(0, Math.min(this.lines.length - 1, p.line));
+    return this.starts[line] + Math.max(0, Math.min(this.lines[line].length, p.character));
+  }
+  positionAt(offset: number): Position {
+    let lo = 0;
+    let hi = this.starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.starts[mid] <= offset) lo = mid; else hi = mid - 1;
+    }
+    return new Position(lo, Math.max(0, Math.min(this.lines[lo].length, offset - this.starts[lo])));
+  }
+  setText(text: string): void { this.text = text; this.split(); this.version++; }
+  private split(): void {
+    this.lines = this.text.split('\n');
+    this.starts = [];
+    let at = 0;
+    for (const l of this.lines) { this.starts.push(at); at += l.length + 1; }
+  }
 }
 
 /** An editor showing a document: its visible lines and the decorations set on it. */

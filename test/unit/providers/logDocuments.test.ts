@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type * as vscode from 'vscode';
-import { events, InMemoryDocument, Uri } from '../fakes/vscode';
-import { LogDocumentService } from '../../../src/features/logs/logDocuments';
+import { EndOfLine, events, InMemoryDocument, Uri } from '../fakes/vscode';
+import { LogDocumentService, type LogDocumentAnnotation } from '../../../src/features/logs/logDocuments';
 import { RecordSourceLocator } from '../../../src/core/source/locate';
 
 const LINES = readFileSync(join(__dirname, '..', '..', '..', '..', 'test', 'fixtures', 'logs', 'vllm_info_chat_and_abort.log'), 'utf8')
@@ -79,11 +79,15 @@ test('only server logs get a session, unless the user asks to annotate a documen
 test('a log over 300,000 lines with large-file optimisations on is marked: VS Code shows it no CodeLens', async () => {
   const text = Array.from({ length: 300_001 }, (_, i) => LINES[i % LINES.length]).join('\n');
   const big = new InMemoryDocument(Uri.file('/logs/big.log'), text);
-  const on = await service(true).settled(big as unknown as vscode.TextDocument);
+  const withOptimisations = service(true);
+  const on = await withOptimisations.settled(big as unknown as vscode.TextDocument);
   assert.equal(on!.noCodeLens, true);
   assert.equal(on!.chars, text.length);
-  const off = await service(false).settled(new InMemoryDocument(Uri.file('/logs/big2.log'), text) as unknown as vscode.TextDocument);
+  withOptimisations.dispose();
+  const without = service(false);
+  const off = await without.settled(new InMemoryDocument(Uri.file('/logs/big2.log'), text) as unknown as vscode.TextDocument);
   assert.equal(off!.noCodeLens, false);
+  without.dispose();
 });
 
 test('vLLM\'s year-less stamps take the year of the file\'s last write, as on the command line: a log last written on 2 January has its 31 December lines in the year before', async () => {
@@ -99,4 +103,81 @@ test('vLLM\'s year-less stamps take the year of the file\'s last write, as on th
   const when = new Date(ann.session.records[0].time!);
   assert.deepEqual([when.getFullYear(), when.getMonth() + 1, when.getDate()], [2024, 12, 31]);
   logs.dispose();
+});
+
+/** An edit as VS Code reports it: the offset and length of the replaced text (in the text before the edit). */
+function edit(doc: InMemoryDocument, from: number, to: number, insert: string): void {
+  const before = doc.content;
+  doc.setText(before.slice(0, from) + insert + before.slice(to));
+  events.changeDocument.fire({ document: doc, contentChanges: [{ rangeOffset: from, rangeLength: to - from, text: insert }] });
+}
+
+async function freshRecords(text: string) {
+  const logs = service();
+  const ann = (await logs.settled(new InMemoryDocument(Uri.file('/logs/fresh.log'), text) as unknown as vscode.TextDocument))!;
+  logs.dispose();
+  return { records: ann.session.records, requests: ann.session.tracker.all() };
+}
+
+test('a growing log is read by ranges: never its whole text, after an append only the appended lines, the same records as a fresh open', async () => {
+  const logs = service();
+  const many = Array.from({ length: 400 }, (_, i) => LINES[i % LINES.length].replace('myrun-0001', `myrun-${1000 + Math.floor(i / LINES.length)}`));
+  const doc = new InMemoryDocument(Uri.file('/logs/served.log'), many.slice(0, 300).join('\n') + '\n');
+  const asDoc = doc as unknown as vscode.TextDocument;
+  events.openDocument.fire(doc);
+  const ann = (await logs.settled(asDoc))!;
+  try { await appendsAndAnEdit(logs, doc, many, ann); } finally { logs.dispose(); }
+});
+
+async function appendsAndAnEdit(logs: LogDocumentService, doc: InMemoryDocument, many: string[], ann: LogDocumentAnnotation) {
+  const asDoc = doc as unknown as vscode.TextDocument;
+  assert.equal(ann.chars, doc.content.length, 'its size is known on first sight');
+  doc.wholeTextReads = 0;
+  for (const [from, to] of [[300, 340], [340, 400]]) {
+    doc.rangeCharsRead = 0;
+    const more = many.slice(from, to).join('\n') + '\n';
+    edit(doc, doc.content.length, doc.content.length, more);
+    await logs.settled(asDoc);
+    assert.equal(doc.wholeTextReads, 0, 'the whole text is not asked for again');
+    assert.ok(doc.rangeCharsRead <= 2 * more.length, `${doc.rangeCharsRead} characters read for ${more.length} appended`);
+    assert.equal(ann.session.records.length, to);
+    assert.deepEqual({ records: ann.session.records, requests: ann.session.tracker.all() }, await freshRecords(doc.content));
+  }
+  // An edit in the middle that keeps the length: a fresh open's records, not the old ones.
+  const at = doc.content.indexOf('myrun-1003');
+  edit(doc, at, at + 'myrun-1003'.length, 'myrun-7777');
+  await logs.settled(asDoc);
+  assert.deepEqual({ records: ann.session.records, requests: ann.session.tracker.all() }, await freshRecords(doc.content));
+  assert.ok(ann.session.tracker.get('chatcmpl-myrun-7777'), 'the request under its new id is listed');
+}
+
+test('a log with CRLF line ends is read whole (an offset could fall between \\r and \\n), with the same records', async () => {
+  const logs = service();
+  const doc = new InMemoryDocument(Uri.file('/logs/windows.log'), LINES.join('\n') + '\n');
+  doc.eol = EndOfLine.CRLF;
+  events.openDocument.fire(doc);
+  const ann = (await logs.settled(doc as unknown as vscode.TextDocument))!;
+  assert.equal(doc.wholeTextReads, 1);
+  assert.deepEqual(ann.session.records, (await freshRecords(doc.content)).records);
+  logs.dispose();
+});
+
+test('hundreds of edits before the session reads again (one in the middle among them): the records of a fresh open', async () => {
+  const logs = service();
+  const doc = new InMemoryDocument(Uri.file('/logs/burst.log'), LINES.join('\n') + '\n');
+  const asDoc = doc as unknown as vscode.TextDocument;
+  events.openDocument.fire(doc);
+  const ann = (await logs.settled(asDoc))!;
+  try {
+    for (let i = 0; i < 400; i++) {
+      const line = LINES[i % LINES.length].replace('myrun-0001', `myrun-${5000 + i}`) + '\n';
+      if (i === 150) {
+        const at = doc.content.indexOf('myrun-0001');
+        edit(doc, at, at + 'myrun-0001'.length, 'myrun-0002'); // same length, early in the text
+      } else edit(doc, doc.content.length, doc.content.length, line);
+    }
+    await logs.settled(asDoc);
+    assert.deepEqual({ records: ann.session.records, requests: ann.session.tracker.all() }, await freshRecords(doc.content));
+    assert.ok(ann.session.tracker.get('chatcmpl-myrun-0002'), 'the edit early in the text was seen');
+  } finally { logs.dispose(); }
 });
