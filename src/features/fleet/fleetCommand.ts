@@ -77,6 +77,8 @@ interface FleetSearch {
   lineLimit: number;
   /** Fetch More asks the log stores only: the spans the trace stores gave the first time are kept. */
   carried?: { spans: OtlpSpan[]; traceIds: string[] };
+  /** Fetch More: the search whose documents (one per pod) get the longer answer, rather than new ones beside them. */
+  continues?: number;
 }
 
 /** The stores named in the settings, or the first setting that names one wrongly. */
@@ -135,10 +137,22 @@ function namesRequest(request: string): (text: string) => boolean {
   return (text) => mentionsRequest(text, needles, (id) => match(id) !== null);
 }
 
+/** A stream's identity across searches: its store and its labels (a pod's container), whatever its lines. */
+function streamKey(store: StoreEndpoint, s: RemoteLogStream): string {
+  return JSON.stringify([store.kind, store.baseUrl, Object.keys(s.labels).sort().map((k) => [k, s.labels[k]])]);
+}
+
+/** The documents of one search: each stream's URI (Fetch More fills the same ones) and the names taken. */
+interface SearchDocuments { folder: string; taken: Set<string>; byStream: Map<string, vscode.Uri> }
+
 /** The read-only documents: each search's streams, by URI, as the stores returned their lines. */
 export class FleetDocuments implements vscode.TextDocumentContentProvider {
   private readonly texts = new Map<string, string>();
   private readonly docs = new Map<string, FleetDocument>();
+  private readonly searches = new Map<number, SearchDocuments>();
+  private readonly changed = new vscode.EventEmitter<vscode.Uri>();
+  /** A document's lines were replaced (Fetch More): VS Code asks for its text again, an open tab shows the longer text. */
+  readonly onDidChange = this.changed.event;
   private search = 0;
 
   provideTextDocumentContent(uri: vscode.Uri): string {
@@ -168,17 +182,30 @@ export class FleetDocuments implements vscode.TextDocumentContentProvider {
     };
   }
 
-  /** One URI per stream of the result, named after its pod; a new search gets new URIs (no stale tab keeps old lines). */
-  add(requestLabel: string, result: FleetResult, referenceTime: number): { uri: vscode.Uri; lines: number }[] {
-    this.search++;
-    const taken = new Set<string>();
-    const folder = requestLabel.replace(/[^\w.@:-]+/g, '_').slice(0, 120) || 'request';
-    const out: { uri: vscode.Uri; lines: number }[] = [];
+  /**
+   * One URI per stream of the result, named after its pod. A new search gets new URIs (no stale
+   * tab keeps old lines); `continuing` (Fetch More) is the search whose documents the result
+   * fills: a pod it had keeps its URI and gets the longer answer's lines, older and newer
+   * together (its open tab is told to show them), a pod it lacked gets a URI beside them.
+   */
+  add(requestLabel: string, result: FleetResult, referenceTime: number, continuing?: number): {
+    search: number; docs: { uri: vscode.Uri; lines: number; replaced: boolean }[]; all: vscode.Uri[];
+  } {
+    const earlier = continuing === undefined ? undefined : this.searches.get(continuing);
+    const search = earlier && continuing !== undefined ? continuing : ++this.search;
+    const into: SearchDocuments = earlier ?? {
+      folder: requestLabel.replace(/[^\w.@:-]+/g, '_').slice(0, 120) || 'request', taken: new Set<string>(), byStream: new Map(),
+    };
+    this.searches.set(search, into);
+    const out: { uri: vscode.Uri; lines: number; replaced: boolean }[] = [];
     const names = namesRequest(requestLabel);
     for (const store of result.logs) {
       for (const s of store.streams) {
         if (s.entries.length === 0) continue;
-        const uri = vscode.Uri.parse(`${FLEET_SCHEME}:/${folder}/${documentName(s, taken)}.log`).with({ query: `search=${this.search}` });
+        const key = streamKey(store.endpoint, s);
+        const had = into.byStream.get(key);
+        const uri = had ?? vscode.Uri.parse(`${FLEET_SCHEME}:/${into.folder}/${documentName(s, into.taken)}.log`).with({ query: `search=${search}` });
+        into.byStream.set(key, uri);
         const lines: StoreLine[] = [];
         const naming: Array<{ line: number; text: string }> = [];
         for (const e of s.entries) {
@@ -189,10 +216,11 @@ export class FleetDocuments implements vscode.TextDocumentContentProvider {
         }
         this.texts.set(uri.toString(), s.entries.map((e) => e.text).join('\n') + '\n');
         this.docs.set(uri.toString(), { label: s.name, lines, referenceTime, request: requestLabel, naming });
-        out.push({ uri, lines: s.entries.length });
+        if (had) this.changed.fire(uri);
+        out.push({ uri, lines: s.entries.length, replaced: had !== undefined });
       }
     }
-    return out;
+    return { search, docs: out, all: [...into.byStream.values()] };
   }
 
   /** A document's request and the lines (entries' first lines) that name it, for the Requests view's plain lines. */
@@ -202,6 +230,8 @@ export class FleetDocuments implements vscode.TextDocumentContentProvider {
   }
 
   forget(uri: vscode.Uri): void { this.texts.delete(uri.toString()); this.docs.delete(uri.toString()); }
+
+  dispose(): void { this.changed.dispose(); }
 }
 
 /** A bad setting or a failed query, as a plain error message. */
@@ -220,6 +250,7 @@ export class FleetCommands implements vscode.Disposable {
 
   constructor(private readonly deps: FleetCommandDeps) {
     this.disposables = [
+      this.documents,
       vscode.workspace.registerTextDocumentContentProvider(FLEET_SCHEME, this.documents),
       vscode.workspace.onDidCloseTextDocument((d) => { if (d.uri.scheme === FLEET_SCHEME) this.documents.forget(d.uri); }),
       vscode.commands.registerCommand(CommandIds.findRequestInFleet, (arg?: unknown) => this.find(arg)),
@@ -338,8 +369,9 @@ export class FleetCommands implements vscode.Disposable {
       void vscode.window.showInformationMessage(text);
       return [];
     }
-    const docs = this.documents.add(label, result, window.endMs);
-    this.last = { label, uris: docs.map((d) => d.uri), spans: result.spans };
+    const added = this.documents.add(label, result, window.endMs, search.continues);
+    const docs = added.docs;
+    this.last = { label, uris: added.all, spans: result.spans };
     for (const [i, d] of docs.entries()) {
       let doc = await vscode.workspace.openTextDocument(d.uri);
       if (doc.languageId !== 'log') doc = await vscode.languages.setTextDocumentLanguage(doc, 'log');
@@ -364,7 +396,7 @@ export class FleetCommands implements vscode.Disposable {
         if (pick === timeline) void this.timeline();
         if (pick === fetchMore) {
           const carried = { spans: result.spans, traceIds: result.traceIds };
-          void this.run({ ...search, lineLimit: more, stores: { traces: [], logs: search.stores.logs }, carried });
+          void this.run({ ...search, lineLimit: more, stores: { traces: [], logs: search.stores.logs }, carried, continues: added.search });
         }
       });
     return docs.map((d) => d.uri);

@@ -206,7 +206,9 @@ describe('Find Request in the Fleet… with multi-tenant Loki and Tempo (documen
         traces: [`tempo+${traces.base}`], logs: [`loki+${s.base}`], selector: '{namespace="serving"}', window: '24h', lineLimit: 10,
       };
       replies.push('Fetch More');
-      await commands.find('chatcmpl-req-more-4');
+      const changed: string[] = [];
+      const listening = commands.documents.onDidChange((u) => changed.push(u.toString()));
+      const first = await commands.find('chatcmpl-req-more-4');
       assert.deepEqual(shownWith.map((x) => x.doc.getText().split('\n').length - 1), [10], 'the newest 10 lines: all from decode-0');
       assert.equal(messages[0].kind, 'warning');
       assert.match(messages[0].text, /: 10 line\(s\) from 1 pod\(s\); 1 span\(s\) in trace\(s\) [0-9a-f]{32}\. Cut by the limit of 10 lines per log store: /);
@@ -218,8 +220,16 @@ describe('Find Request in the Fleet… with multi-tenant Loki and Tempo (documen
         kind: 'info', text: `HopLens: chatcmpl-req-more-4: 35 line(s) from 2 pod(s); 1 span(s) in trace(s) ${TRACE}.`, buttons: ['Show Timeline'],
       }, 'the span found the first time is kept');
       assert.equal(traces.seen.filter((x) => x.path === '/api/search').length, 1, 'Fetch More asks the log stores only');
+      listening.dispose();
       const again = shownWith.slice(1).map((x) => [x.doc.uri.path.split('/').pop(), x.doc.getText().split('\n').length - 1]);
       assert.deepEqual(again, [['decode-0-vllm.log', 30], ['prefill-0-vllm.log', 5]]);
+      // One view per pod: decode-0's document is the same URI, its provider told VS Code its text changed (an open tab
+      // shows the older and newer lines together); prefill-0, which the first answer lacked, is a document beside it.
+      assert.equal(shownWith[1].doc.uri.toString(), first[0].toString(), 'Fetch More fills the same document, not a second one');
+      assert.deepEqual(changed, [first[0].toString()]);
+      assert.equal(commands.documents.provideTextDocumentContent(first[0]).split('\n').length - 1, 30);
+      assert.equal(shownWith[2].doc.uri.query, first[0].query, 'the new pod is in the same search');
+      assert.equal(new Set(shownWith.map((x) => x.doc.uri.toString())).size, 2, 'two pods, two documents in all');
       assert.equal(shownWith[1].doc.getText().split('\n')[0], lines[0].text, 'the oldest line is there now');
       assert.deepEqual(s.seen.map((x) => x.query.get('limit')), ['10', '40'], 'same query, the higher limit');
       assert.equal(s.seen[0].query.get('start'), s.seen[1].query.get('start'), 'same window');
