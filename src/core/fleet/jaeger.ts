@@ -22,8 +22,11 @@ export const DEFAULT_FAN_OUT_BUDGET_MS = 60_000;
 /** Traces per search: one request is one trace, a retried one a few. */
 const TRACES_PER_SEARCH = 20;
 
-/** An engine's, a router's or a gateway's service by its name: asked first when not every service can be. */
-const ENGINE_SERVICE = /vllm|sglang|llm|engine|prefill|decode|router|gateway|dynamo|serving|inference|model|lmcache|mooncake|nixl|aibrix/i;
+/**
+ * An engine's, a router's or a gateway's service by its name: asked first when not every service
+ * can be. `unknown_service…` is what vLLM files its spans under without OTEL_SERVICE_NAME.
+ */
+const ENGINE_SERVICE = /^unknown_service|vllm|sglang|llm|engine|prefill|decode|router|gateway|dynamo|serving|inference|model|lmcache|mooncake|nixl|aibrix/i;
 
 /**
  * The services to ask, at most `max`: engine-like names first (vllm-decode, sglang-router…), then
@@ -72,12 +75,15 @@ export class JaegerClient implements TraceStoreClient {
   private readonly maxServices: number;
   private readonly parallel: number;
   private readonly budgetMs: number;
+  private readonly only: readonly string[] | undefined;
 
   constructor(readonly endpoint: StoreEndpoint, opts: ClientOptions = {}) {
     this.http = new StoreHttp(opts);
     this.maxServices = Math.max(1, Math.floor(opts.maxServices ?? DEFAULT_MAX_SERVICES));
     this.parallel = Math.max(1, Math.floor(opts.parallelSearches ?? DEFAULT_PARALLEL_SEARCHES));
     this.budgetMs = Math.max(1, opts.fanOutBudgetMs ?? DEFAULT_FAN_OUT_BUDGET_MS);
+    const only = [...new Set((opts.services ?? []).map((s) => s.trim()).filter((s) => s !== ''))];
+    this.only = only.length ? only : undefined;
   }
 
   private async getJson(path: string, signal?: AbortSignal): Promise<unknown> {
@@ -135,8 +141,8 @@ export class JaegerClient implements TraceStoreClient {
   async findByRequestId(requestIds: readonly string[], window: TimeWindow, signal?: AbortSignal): Promise<TraceAnswer> {
     const values = [...new Set(requestIds.flatMap((r) => traceAttributeValues(r)))];
     if (values.length === 0) throw new FleetError('bad-url', 'no request id to look up');
-    const services = await this.services(signal);
-    const { ask, skipped } = servicesToAsk(services, this.maxServices);
+    const services = this.only ? [...this.only] : await this.services(signal);
+    const { ask, skipped } = this.only ? { ask: services, skipped: [] } : servicesToAsk(services, this.maxServices);
     const searches: Array<{ service: string; attr: string; value: string }> = [];
     for (const service of ask) for (const attr of REQUEST_ID_ATTRIBUTES) for (const value of values) searches.push({ service, attr, value });
     // A service whose search failed (down, slow, half an answer) is not asked again: its other searches fail with that reason at once.
@@ -170,9 +176,9 @@ export class JaegerClient implements TraceStoreClient {
     }
     const spans: OtlpSpan[] = [];
     for (const [id, v1] of found) spans.push(...await this.traceOrCopy(id, v1, signal));
-    const where = services.length
-      ? `${skipped.length ? `${ask.length} of ${services.length}` : services.length} service(s): ${ask.join(', ')}`
-      : 'no service (Jaeger lists none)';
+    const where = this.only ? `${ask.length === 1 ? `service "${ask[0]}"` : `services ${ask.join(', ')}`} only (as set)`
+      : services.length ? `${skipped.length ? `${ask.length} of ${services.length}` : services.length} service(s): ${ask.join(', ')}`
+        : 'no service (Jaeger lists none)';
     const span = `${new Date(window.startMs).toISOString()} – ${new Date(window.endMs).toISOString()}`;
     return {
       spans, traceIds: [...found.keys()], notes: this.fanOutNotes(services.length, ask, skipped, unfinished, failed),

@@ -81,8 +81,12 @@ interface FleetSearch {
   continues?: number;
 }
 
-/** The stores named in the settings, or the first setting that names one wrongly. */
-function configuredStores(c: HopLensConfig['fleet']): { traces: StoreEndpoint[]; logs: StoreEndpoint[] } {
+/**
+ * The stores named in the settings, or the first setting that names one wrongly. With no
+ * hoplens.fleet.traces, the older hoplens.traces.queryUrl (Show Engine Timing's lookup) is read as
+ * a Jaeger trace store, so a setting made before the fleet keeps finding spans.
+ */
+export function configuredStores(c: Pick<HopLensConfig, 'fleet' | 'traces'>): { traces: StoreEndpoint[]; logs: StoreEndpoint[] } {
   const read = (urls: string[], setting: string, kinds: string[]) => urls.map((u) => {
     let e: StoreEndpoint;
     try { e = parseStoreUrl(u); } catch (err) { throw new FleetError('bad-url', `${setting}: ${(err as Error).message}`); }
@@ -90,7 +94,12 @@ function configuredStores(c: HopLensConfig['fleet']): { traces: StoreEndpoint[];
     if (!kinds.includes(e.kind)) throw new FleetError('bad-url', `${setting}: "${u}" is a ${e.kind} store; this setting takes ${takes}`);
     return e;
   });
-  return { traces: read(c.traces, 'hoplens.fleet.traces', ['jaeger', 'tempo']), logs: read(c.logs, 'hoplens.fleet.logs', ['victorialogs', 'loki']) };
+  // Tests and older callers may pass the fleet settings alone.
+  const legacy = (c.traces as Partial<HopLensConfig['traces']> | undefined)?.queryUrl?.trim() ?? '';
+  const traces = c.fleet.traces.length || !legacy
+    ? read(c.fleet.traces, 'hoplens.fleet.traces', ['jaeger', 'tempo'])
+    : read([`jaeger+${legacy}`], 'hoplens.traces.queryUrl (read as a Jaeger store while hoplens.fleet.traces is empty)', ['jaeger']);
+  return { traces, logs: read(c.fleet.logs, 'hoplens.fleet.logs', ['victorialogs', 'loki']) };
 }
 
 function fleetWindow(setting: string, nowMs: number): TimeWindow {
@@ -278,7 +287,7 @@ export class FleetCommands implements vscode.Disposable {
   async find(arg?: unknown): Promise<vscode.Uri[]> {
     const settings = this.deps.settings.current.fleet;
     let stores: { traces: StoreEndpoint[]; logs: StoreEndpoint[] };
-    try { stores = configuredStores(settings); } catch (e) { showError(e); return []; }
+    try { stores = configuredStores(this.deps.settings.current); } catch (e) { showError(e); return []; }
     if (!stores.traces.length && !stores.logs.length) { this.noStores(); return []; }
     let query = queryOfArgument(arg);
     if (!query) {
@@ -421,7 +430,7 @@ export class FleetCommands implements vscode.Disposable {
   /** Keeps a bearer token, or a user and password, for one store in the secret storage, or removes them. */
   async setCredentials(): Promise<void> {
     let stores: { traces: StoreEndpoint[]; logs: StoreEndpoint[] };
-    try { stores = configuredStores(this.deps.settings.current.fleet); } catch (e) { showError(e); return; }
+    try { stores = configuredStores(this.deps.settings.current); } catch (e) { showError(e); return; }
     const all = [...stores.traces, ...stores.logs];
     if (!all.length) { this.noStores(); return; }
     const items = all.map((e) => ({ label: forWorkbench(`${e.kind}+${e.baseUrl}`), endpoint: e }));

@@ -5,7 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type * as http from 'node:http';
-import { fleetBinariesOrSkip, startJaeger, type JaegerServer } from '../../harness/fleetServers';
+import { fleetBinariesOrSkip, otlpSpanOf, startJaeger, type JaegerServer } from '../../harness/fleetServers';
 import { JaegerClient, servicesToAsk } from '../../../src/core/fleet/jaeger';
 import { findRequestInFleet } from '../../../src/core/fleet/find';
 import { parseStoreUrl } from '../../../src/core/fleet/model';
@@ -20,17 +20,7 @@ const TRACE_OTHER = '7a2190356c3fc94b8b6e1f3a0d5f5e01';
 const OTHER_SERVICES = Array.from({ length: 10 }, (_, i) => `batch-etl-${String(i).padStart(2, '0')}`);
 
 function resourceSpans(service: string, traceId: string, spanId: string, attrs: Record<string, string>, startMs: number): unknown {
-  const ns = (ms: number): string => (BigInt(Math.floor(ms)) * 1_000_000n).toString();
-  return {
-    resource: { attributes: [{ key: 'service.name', value: { stringValue: service } }] },
-    scopeSpans: [{
-      scope: { name: 'test' },
-      spans: [{
-        traceId, spanId, name: 'llm_request', kind: 2, startTimeUnixNano: ns(startMs), endTimeUnixNano: ns(startMs + 200),
-        attributes: Object.entries(attrs).map(([key, v]) => ({ key, value: { stringValue: v } })),
-      }],
-    }],
-  };
+  return otlpSpanOf(service, { traceId, spanId, attrs, startMs });
 }
 
 test('servicesToAsk: engine-like names first, each group in name order, the rest left out past the cap', () => {
