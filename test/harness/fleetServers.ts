@@ -223,3 +223,9 @@ export function otlpSpanOf(service: string, span: {
     }],
   };
 }
+
+/** A VictoriaLogs started for a test file, or undefined (the one-line reason on stderr) where the fleet tools are missing. */
+export async function victoriaLogsOrSkip(): Promise<VictoriaLogsServer | undefined> {
+  const bins = fleetBinariesOrSkip({ skip: (why) => process.stderr.write(`${why}\n`) });
+  return bins ? startVictoriaLogs(bins.victorialogs) : undefined;
+}
