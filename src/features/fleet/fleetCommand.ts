@@ -5,7 +5,8 @@
 // answer says which stores were asked over which window; a result cut by hoplens.fleet.lineLimit
 // says so and offers Fetch More. A bearer token or a user and password per store URL live in
 // SecretStorage (HopLens: Set Fleet Store Credentials…), never in settings; the tenant of a
-// multi-tenant Loki or Tempo (X-Scope-OrgID) is the setting hoplens.fleet.tenant, VictoriaLogs'
+// multi-tenant Loki or Tempo (X-Scope-OrgID) is the store entry's own (`{ "url", "tenant" }`) or the
+// setting hoplens.fleet.tenant, VictoriaLogs'
 // (AccountID, ProjectID) hoplens.fleet.victoriaLogsTenant. Each document also tells the Requests
 // view which of its lines name the request without being hops (plainLines).
 import * as vscode from 'vscode';
@@ -252,6 +253,21 @@ function windowText(w: TimeWindow): string {
   return `${new Date(w.startMs).toISOString()} – ${new Date(w.endMs).toISOString()}`;
 }
 
+/**
+ * The store entries' own tenants by store (`kind+baseUrl`). A Jaeger entry takes none; a URL
+ * written wrong is left to configuredStores, which names it.
+ */
+function storeTenantsOf(list: ReadonlyArray<{ url: string; tenant: string }>): Map<string, { url: string; tenant: string }> {
+  const out = new Map<string, { url: string; tenant: string }>();
+  for (const t of list) {
+    let e: StoreEndpoint;
+    try { e = parseStoreUrl(t.url); } catch { continue; }
+    if (e.kind === 'jaeger') throw new FleetError('bad-url', `hoplens.fleet.traces: "${t.url}" has a tenant, which a Jaeger store does not take`);
+    out.set(`${e.kind}+${e.baseUrl}`, t);
+  }
+  return out;
+}
+
 export class FleetCommands implements vscode.Disposable {
   readonly documents = new FleetDocuments();
   private readonly disposables: vscode.Disposable[];
@@ -307,20 +323,25 @@ export class FleetCommands implements vscode.Disposable {
 
   /**
    * Each store's client options: its credentials from the secret storage, the tenant for Loki and
-   * Tempo (X-Scope-OrgID) or VictoriaLogs (AccountID, ProjectID), the time bound. Throws for a
-   * tenant setting written wrong.
+   * Tempo (X-Scope-OrgID) or VictoriaLogs (AccountID, ProjectID) — the store entry's own
+   * (`{ "url", "tenant" }`) over hoplens.fleet.tenant / hoplens.fleet.victoriaLogsTenant — and
+   * the time bound. Throws for a tenant written wrong or given to a store that takes none.
    */
   private async clientOptionsFor(all: readonly StoreEndpoint[]): Promise<(e: StoreEndpoint) => ClientOptions> {
-    const tenant = this.deps.settings.current.fleet.tenant?.trim() || undefined;
-    const vlTenant = parseVictoriaLogsTenant(this.deps.settings.current.fleet.victoriaLogsTenant ?? '', 'hoplens.fleet.victoriaLogsTenant');
+    const settings = this.deps.settings.current.fleet;
+    const tenant = settings.tenant?.trim() || undefined;
+    const vlTenant = parseVictoriaLogsTenant(settings.victoriaLogsTenant ?? '', 'hoplens.fleet.victoriaLogsTenant');
+    const own = storeTenantsOf(settings.storeTenants ?? []);
     const creds = new Map<string, ClientOptions['credentials']>();
     for (const e of all) {
       const token = (await this.deps.secrets.get(fleetTokenKey(e))) || undefined;
       const login = token ? undefined : parseLogin(await this.deps.secrets.get(fleetLoginKey(e)));
-      const orgId = takesTenant(e) ? tenant : undefined;
+      const mine = own.get(`${e.kind}+${e.baseUrl}`);
+      const orgId = takesTenant(e) ? mine?.tenant ?? tenant : undefined;
+      const vl = e.kind === 'victorialogs' && mine ? parseVictoriaLogsTenant(mine.tenant, `the tenant of "${mine.url}"`) : vlTenant;
       const c = {
         ...(token ? { bearerToken: token } : {}), ...(login ?? {}), ...(orgId ? { orgId } : {}),
-        ...(e.kind === 'victorialogs' && vlTenant ? vlTenant : {}),
+        ...(e.kind === 'victorialogs' && vl ? vl : {}),
       };
       creds.set(`${e.kind}+${e.baseUrl}`, Object.keys(c).length ? c : undefined);
     }
@@ -357,7 +378,8 @@ export class FleetCommands implements vscode.Disposable {
   /** A store's problem, with where to fix it when it refused the credentials or wants a tenant. */
   private problemText(p: FleetResult['problems'][number]): string {
     if (p.kind !== 'auth') return p.message;
-    const tenant = takesTenant(p.endpoint) ? '; its tenant (X-Scope-OrgID) is the setting hoplens.fleet.tenant' : '';
+    const tenant = takesTenant(p.endpoint)
+      ? '; its tenant (X-Scope-OrgID) is the store entry\'s "tenant" ({ "url": …, "tenant": … }) or the setting hoplens.fleet.tenant' : '';
     return `${p.message} (HopLens: Set Fleet Store Credentials… keeps its token or user and password${tenant})`;
   }
 
@@ -441,7 +463,7 @@ export class FleetCommands implements vscode.Disposable {
       { label: 'User and password', how: 'login' as const, description: 'Authorization: Basic …' },
       { label: 'Remove the stored credentials', how: 'remove' as const },
     ];
-    const tenantNote = takesTenant(picked.endpoint) ? ' (its tenant, X-Scope-OrgID, is the setting hoplens.fleet.tenant)' : '';
+    const tenantNote = takesTenant(picked.endpoint) ? ' (its tenant, X-Scope-OrgID, is its entry\'s "tenant" or the setting hoplens.fleet.tenant)' : '';
     const how = await vscode.window.showQuickPick(kinds, { title: `HopLens: how ${forWorkbench(picked.label)} takes credentials${tenantNote}` });
     if (!how) return;
     const tokenKey = fleetTokenKey(picked.endpoint);
