@@ -26,8 +26,34 @@ export interface HopLensConfig {
   callTraces: { perfettoMaxBytes: number };
   traces: { receiverHost: string; receiverPort: number; queryUrl: string; queryService: string };
   export: { includePromptsAndOutputs: boolean };
-  /** The stores Find Request in the Fleet… asks, as the user wrote them (`kind+http://host:port`); parsed where used. */
-  fleet: { traces: string[]; logs: string[]; selector: string; window: string; tenant?: string; victoriaLogsTenant?: string; lineLimit?: number };
+  /**
+   * The stores Find Request in the Fleet… asks, as the user wrote them (`kind+http://host:port`); parsed where used.
+   * `storeTenants`: the tenants given per store entry (`{ "url": …, "tenant": … }`), over `tenant` / `victoriaLogsTenant`.
+   */
+  fleet: {
+    traces: string[]; logs: string[]; selector: string; window: string; tenant?: string; victoriaLogsTenant?: string; lineLimit?: number;
+    storeTenants?: StoreTenant[];
+  };
+}
+
+/** A fleet store entry's own tenant: its URL as written and the tenant (X-Scope-OrgID, or VictoriaLogs' ACCOUNT[:PROJECT]). */
+export interface StoreTenant { url: string; tenant: string }
+
+/** A fleet store entry as written: a URL, or `{ "url": …, "tenant": … }` (a tenant for that store alone). */
+function entryOf(e: unknown): { url: string; tenant?: string } | undefined {
+  if (typeof e === 'string') return e.trim() ? { url: e } : undefined;
+  if (!e || typeof e !== 'object') return undefined;
+  const { url, tenant } = e as { url?: unknown; tenant?: unknown };
+  if (typeof url !== 'string' || !url.trim()) return undefined;
+  return typeof tenant === 'string' && tenant.trim() ? { url, tenant: tenant.trim() } : { url };
+}
+
+function storeUrls(list: readonly unknown[]): string[] {
+  return (Array.isArray(list) ? list : []).map(entryOf).filter((e) => e !== undefined).map((e) => e.url);
+}
+
+function storeTenants(list: readonly unknown[]): StoreTenant[] {
+  return (Array.isArray(list) ? list : []).map(entryOf).flatMap((e) => (e?.tenant ? [{ url: e.url, tenant: e.tenant }] : []));
 }
 
 function readConfig(): HopLensConfig {
@@ -58,8 +84,9 @@ function readConfig(): HopLensConfig {
     callTraces: { perfettoMaxBytes: Math.max(1, c.get('callTraces.perfettoMaxMegabytes', 100)) * 1024 * 1024 },
     export: { includePromptsAndOutputs: c.get('export.includePromptsAndOutputs', false) },
     fleet: {
-      traces: [...c.get<string[]>('fleet.traces', [])].filter((u) => typeof u === 'string' && u.trim() !== ''),
-      logs: [...c.get<string[]>('fleet.logs', [])].filter((u) => typeof u === 'string' && u.trim() !== ''),
+      traces: storeUrls(c.get<unknown[]>('fleet.traces', [])),
+      logs: storeUrls(c.get<unknown[]>('fleet.logs', [])),
+      storeTenants: [...storeTenants(c.get<unknown[]>('fleet.traces', [])), ...storeTenants(c.get<unknown[]>('fleet.logs', []))],
       selector: c.get('fleet.selector', ''),
       window: c.get('fleet.window', '24h') || '24h',
       tenant: c.get('fleet.tenant', '').trim(),

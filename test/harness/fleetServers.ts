@@ -202,3 +202,30 @@ export async function startJaeger(bin: string): Promise<JaegerServer> {
     },
   };
 }
+
+/**
+ * One span of `service` as OTLP JSON's resourceSpans entry (what a vLLM or SGLang exporter sends):
+ * an `llm_request` server span of `durationMs` from `startMs`, its attributes strings or doubles.
+ */
+export function otlpSpanOf(service: string, span: {
+  traceId: string; spanId: string; startMs: number; durationMs?: number; attrs: Record<string, string | number>; scope?: string;
+}): unknown {
+  const ns = (ms: number): string => (BigInt(Math.floor(ms)) * 1_000_000n).toString();
+  return {
+    resource: { attributes: [{ key: 'service.name', value: { stringValue: service } }] },
+    scopeSpans: [{
+      scope: { name: span.scope ?? 'test' },
+      spans: [{
+        traceId: span.traceId, spanId: span.spanId, name: 'llm_request', kind: 2,
+        startTimeUnixNano: ns(span.startMs), endTimeUnixNano: ns(span.startMs + (span.durationMs ?? 200)),
+        attributes: Object.entries(span.attrs).map(([key, v]) => ({ key, value: typeof v === 'number' ? { doubleValue: v } : { stringValue: v } })),
+      }],
+    }],
+  };
+}
+
+/** A VictoriaLogs started for a test file, or undefined (the one-line reason on stderr) where the fleet tools are missing. */
+export async function victoriaLogsOrSkip(): Promise<VictoriaLogsServer | undefined> {
+  const bins = fleetBinariesOrSkip({ skip: (why) => process.stderr.write(`${why}\n`) });
+  return bins ? startVictoriaLogs(bins.victorialogs) : undefined;
+}

@@ -57,6 +57,8 @@ export interface ClientOptions {
   parallelSearches?: number;
   /** Jaeger: no search of the fan-out starts after this long (ms). */
   fanOutBudgetMs?: number;
+  /** Jaeger: search these services only, without asking /api/services (hoplens.traces.queryService); unset: every service. */
+  services?: readonly string[];
 }
 
 export interface TraceAnswer {

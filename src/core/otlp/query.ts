@@ -1,5 +1,8 @@
-// Fetch one request's spans from a tracing backend the team already runs (Jaeger or Tempo),
-// by gen_ai.request.id, instead of receiving them ourselves (`hoplens.traces.queryUrl`).
+// What `hoplens.traces.queryUrl` needs below the fleet's clients: which backend an address is
+// (Tempo answers /api/echo, Jaeger /api/services), Jaeger's v1 JSON turned into OTLP spans (the
+// fleet's Jaeger client decodes its v1 answers with it), and Tempo's search by tag. The lookup
+// itself (queryRequestSpans) is core/fleet/traceLookup.ts: Jaeger through the fleet's one Jaeger
+// client (v3 by trace id falling back to v1, every service searched).
 import { decodeOtlpJson, intOf, msOfNanos, OtlpDecodeError } from './decode';
 import type { AttrValue, OtlpSpan, SpanEvent, SpanLink, SpanStatus } from './types';
 
@@ -27,6 +30,8 @@ export interface TraceQueryResult {
   spans: OtlpSpan[];
   /** Which query ran, in words, for the view ("Jaeger at …: gen_ai.request.id=… in services …"). */
   query: string;
+  /** How far the search went where it did not go everywhere (a service that failed, services not asked). */
+  notes?: string[];
 }
 
 export class TraceQueryError extends Error {
@@ -36,7 +41,7 @@ export class TraceQueryError extends Error {
   }
 }
 
-const DEFAULT_TIMEOUT_MS = 10_000;
+export const DEFAULT_TIMEOUT_MS = 10_000;
 
 async function getText(url: string, timeoutMs: number, accept = 'application/json'): Promise<{ status: number; text: string }> {
   let res: Response;
@@ -67,7 +72,8 @@ async function getJson(url: string, timeoutMs: number): Promise<unknown> {
   }
 }
 
-function trimBase(base: string): string {
+/** The address without trailing slashes; throws unless it is http(s). */
+export function trimBase(base: string): string {
   let b = base.trim();
   if (!/^https?:\/\//i.test(b)) throw new TraceQueryError(`hoplens.traces.queryUrl must start with http:// or https:// (got "${base}")`);
   while (b.endsWith('/')) b = b.slice(0, -1);
@@ -92,15 +98,7 @@ export async function detectBackend(baseUrl: string, timeoutMs = DEFAULT_TIMEOUT
   throw new TraceQueryError(`${base} does not look like Jaeger or Tempo: ${reason}`);
 }
 
-export async function queryRequestSpans(opts: TraceQueryOptions): Promise<TraceQueryResult> {
-  const base = trimBase(opts.baseUrl);
-  const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  if (opts.requestId.trim() === '') throw new TraceQueryError('no request id to look up');
-  const backend = !opts.backend || opts.backend === 'auto' ? await detectBackend(base, timeoutMs) : opts.backend;
-  return backend === 'jaeger' ? queryJaeger(base, opts, timeoutMs) : queryTempo(base, opts, timeoutMs);
-}
-
-// ---- Jaeger (query service HTTP API, /api/traces) ----
+// ---- Jaeger's v1 JSON (query service HTTP API, /api/traces) ----
 
 export interface JaegerKV { key: string; type?: string; value: unknown }
 export interface JaegerSpan {
@@ -109,66 +107,6 @@ export interface JaegerSpan {
   tags?: JaegerKV[]; logs?: Array<{ timestamp: number; fields?: JaegerKV[] }>; processID?: string;
 }
 export interface JaegerTrace { traceID: string; spans?: JaegerSpan[]; processes?: Record<string, { serviceName?: string; tags?: JaegerKV[] }> }
-
-/** Jaeger searches one service at a time; this many are asked at once. */
-const JAEGER_PARALLEL_SERVICES = 4;
-/** A Jaeger with more services than this is searched in the likeliest ones only (and says so). */
-const JAEGER_MAX_SERVICES = 60;
-
-/** vLLM's likely names first, Jaeger's own last. */
-function servicesInOrder(services: string[]): string[] {
-  const rank = (s: string): number => (/vllm/i.test(s) ? 0 : /^unknown_service/.test(s) ? 1 : /^jaeger/.test(s) ? 3 : 2);
-  return [...new Set(services)].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
-}
-
-async function queryJaeger(base: string, opts: TraceQueryOptions, timeoutMs: number): Promise<TraceQueryResult> {
-  const endUs = Date.now() * 1000;
-  const startUs = endUs - (opts.lookbackMs ?? 7 * 24 * 3600 * 1000) * 1000;
-  const tag = `gen_ai.request.id=${opts.requestId}`;
-  let services: string[];
-  let skipped = 0;
-  if (opts.service && opts.service.trim() !== '') services = [opts.service.trim()];
-  else {
-    const listed = await getJson(`${base}/api/services`, timeoutMs) as { data?: unknown };
-    const all = servicesInOrder(Array.isArray(listed.data) ? listed.data.filter((x): x is string => typeof x === 'string' && x !== '') : []);
-    services = all.slice(0, JAEGER_MAX_SERVICES);
-    skipped = all.length - services.length;
-  }
-  const searchOne = async (service: string): Promise<JaegerTrace[]> => {
-    const params = new URLSearchParams({
-      service,
-      tags: JSON.stringify({ 'gen_ai.request.id': opts.requestId }),
-      start: String(startUs), end: String(endUs), limit: '20',
-    });
-    type Answer = { data?: JaegerTrace[] | null; errors?: Array<{ msg?: string }> | null };
-    const body = await getJson(`${base}/api/traces?${params.toString()}`, timeoutMs) as Answer;
-    if (body.errors && body.errors.length && !(body.data && body.data.length)) {
-      throw new TraceQueryError(`Jaeger: ${body.errors.map((e) => e.msg ?? JSON.stringify(e)).join('; ')}`);
-    }
-    return Array.isArray(body.data) ? body.data : [];
-  };
-  const traces: JaegerTrace[] = [];
-  const foundIn: string[] = [];
-  const tried: string[] = [];
-  for (let i = 0; i < services.length && traces.length === 0; i += JAEGER_PARALLEL_SERVICES) {
-    const batch = services.slice(i, i + JAEGER_PARALLEL_SERVICES);
-    tried.push(...batch);
-    const results = await Promise.all(batch.map(searchOne));
-    results.forEach((r, j) => { if (r.length) { foundIn.push(batch[j]); traces.push(...r); } });
-  }
-  // The same trace can hold spans of several services: keep each trace once.
-  const unique = [...new Map(traces.map((t) => [normaliseHexId(t.traceID, 32), t])).values()];
-  const spans: OtlpSpan[] = [];
-  for (const t of unique) for (const s of t.spans ?? []) spans.push(jaegerSpanToOtlp(s, t.processes ?? {}));
-  const where = opts.service && opts.service.trim() !== '' ? `service "${services[0]}" (hoplens.traces.queryService)`
-    : services.length === 0 ? 'no service (Jaeger lists none yet)'
-      : `${tried.length} of ${services.length + skipped} service(s): ${tried.join(', ')}${skipped ? ` (${skipped} more not searched)` : ''}`;
-  const outcome = foundIn.length ? `found in ${foundIn.join(', ')}` : 'no trace found';
-  return {
-    backend: 'jaeger', traceIds: unique.map((t) => normaliseHexId(t.traceID, 32)), spans,
-    query: `Jaeger at ${base}: tag ${tag} in ${where}; ${outcome}`,
-  };
-}
 
 function normaliseHexId(id: string, len: number): string {
   return String(id ?? '').toLowerCase().padStart(len, '0');
@@ -253,7 +191,8 @@ export function jaegerSpanToOtlp(s: JaegerSpan, processes: Record<string, { serv
 
 // ---- Tempo (/api/search by tag, then /api/traces/{id} as OTLP JSON) ----
 
-async function queryTempo(base: string, opts: TraceQueryOptions, timeoutMs: number): Promise<TraceQueryResult> {
+/** Tempo's search by tag (logfmt, every service unless `opts.service`), then each trace as OTLP JSON. */
+export async function queryTempo(base: string, opts: TraceQueryOptions, timeoutMs: number): Promise<TraceQueryResult> {
   // logfmt values, quoted because request ids may contain '-' and other separators. Tempo
   // searches every service unless service.name is given.
   const service = opts.service?.trim() ?? '';

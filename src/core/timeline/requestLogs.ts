@@ -30,6 +30,7 @@ import { keyMatcher, queryKeys, requestKey } from './requestKey';
 import { idNeedle, mentionsRequest } from '../logs/requestIds';
 import { routerLineOf, type RouterLine } from './routerLog';
 import { resolutionSpanMs } from './model';
+import { StoreTimedStamps } from './storeStamps';
 import { RequestStamps, STAMP, type Stamp, type StampReader, type StampSlot } from './requestStamps';
 
 export { STAMP, type StampSlot } from './requestStamps';
@@ -371,7 +372,9 @@ async function readOne(source: LogSource, path: string, keys: readonly string[],
       : engine !== null ? 'engine' : routerLines > 0 ? 'router' : 'other';
     const byKey = new Map<string, string[]>();
     groupByKey(tracker, byKey);
-    const stamps = new LogStamps(tracker, byKey, routerStamps);
+    const logStamps = new LogStamps(tracker, byKey, routerStamps);
+    // A store's own stamp of each line, where it reads as the pod's clock, sharpens the printed ones.
+    const stamps = storeTimes.size ? new StoreTimedStamps(logStamps, (line) => storeTimes.get(line) ?? null) : logStamps;
     for (const c of collected.values()) {
       const firstRid = c.records.find((r) => !r.continuation)?.rid ?? null;
       c.group = firstRid !== null ? tracker.get(firstRid) : null;

@@ -5,7 +5,8 @@
 // answer says which stores were asked over which window; a result cut by hoplens.fleet.lineLimit
 // says so and offers Fetch More. A bearer token or a user and password per store URL live in
 // SecretStorage (HopLens: Set Fleet Store Credentials…), never in settings; the tenant of a
-// multi-tenant Loki or Tempo (X-Scope-OrgID) is the setting hoplens.fleet.tenant, VictoriaLogs'
+// multi-tenant Loki or Tempo (X-Scope-OrgID) is the store entry's own (`{ "url", "tenant" }`) or the
+// setting hoplens.fleet.tenant, VictoriaLogs'
 // (AccountID, ProjectID) hoplens.fleet.victoriaLogsTenant. Each document also tells the Requests
 // view which of its lines name the request without being hops (plainLines).
 import * as vscode from 'vscode';
@@ -77,10 +78,16 @@ interface FleetSearch {
   lineLimit: number;
   /** Fetch More asks the log stores only: the spans the trace stores gave the first time are kept. */
   carried?: { spans: OtlpSpan[]; traceIds: string[] };
+  /** Fetch More: the search whose documents (one per pod) get the longer answer, rather than new ones beside them. */
+  continues?: number;
 }
 
-/** The stores named in the settings, or the first setting that names one wrongly. */
-function configuredStores(c: HopLensConfig['fleet']): { traces: StoreEndpoint[]; logs: StoreEndpoint[] } {
+/**
+ * The stores named in the settings, or the first setting that names one wrongly. With no
+ * hoplens.fleet.traces, the older hoplens.traces.queryUrl (Show Engine Timing's lookup) is read as
+ * a Jaeger trace store, so a setting made before the fleet keeps finding spans.
+ */
+export function configuredStores(c: Pick<HopLensConfig, 'fleet' | 'traces'>): { traces: StoreEndpoint[]; logs: StoreEndpoint[] } {
   const read = (urls: string[], setting: string, kinds: string[]) => urls.map((u) => {
     let e: StoreEndpoint;
     try { e = parseStoreUrl(u); } catch (err) { throw new FleetError('bad-url', `${setting}: ${(err as Error).message}`); }
@@ -88,7 +95,12 @@ function configuredStores(c: HopLensConfig['fleet']): { traces: StoreEndpoint[];
     if (!kinds.includes(e.kind)) throw new FleetError('bad-url', `${setting}: "${u}" is a ${e.kind} store; this setting takes ${takes}`);
     return e;
   });
-  return { traces: read(c.traces, 'hoplens.fleet.traces', ['jaeger', 'tempo']), logs: read(c.logs, 'hoplens.fleet.logs', ['victorialogs', 'loki']) };
+  // Tests and older callers may pass the fleet settings alone.
+  const legacy = (c.traces as Partial<HopLensConfig['traces']> | undefined)?.queryUrl?.trim() ?? '';
+  const traces = c.fleet.traces.length || !legacy
+    ? read(c.fleet.traces, 'hoplens.fleet.traces', ['jaeger', 'tempo'])
+    : read([`jaeger+${legacy}`], 'hoplens.traces.queryUrl (read as a Jaeger store while hoplens.fleet.traces is empty)', ['jaeger']);
+  return { traces, logs: read(c.fleet.logs, 'hoplens.fleet.logs', ['victorialogs', 'loki']) };
 }
 
 function fleetWindow(setting: string, nowMs: number): TimeWindow {
@@ -135,10 +147,22 @@ function namesRequest(request: string): (text: string) => boolean {
   return (text) => mentionsRequest(text, needles, (id) => match(id) !== null);
 }
 
+/** A stream's identity across searches: its store and its labels (a pod's container), whatever its lines. */
+function streamKey(store: StoreEndpoint, s: RemoteLogStream): string {
+  return JSON.stringify([store.kind, store.baseUrl, Object.keys(s.labels).sort().map((k) => [k, s.labels[k]])]);
+}
+
+/** The documents of one search: each stream's URI (Fetch More fills the same ones) and the names taken. */
+interface SearchDocuments { folder: string; taken: Set<string>; byStream: Map<string, vscode.Uri> }
+
 /** The read-only documents: each search's streams, by URI, as the stores returned their lines. */
 export class FleetDocuments implements vscode.TextDocumentContentProvider {
   private readonly texts = new Map<string, string>();
   private readonly docs = new Map<string, FleetDocument>();
+  private readonly searches = new Map<number, SearchDocuments>();
+  private readonly changed = new vscode.EventEmitter<vscode.Uri>();
+  /** A document's lines were replaced (Fetch More): VS Code asks for its text again, an open tab shows the longer text. */
+  readonly onDidChange = this.changed.event;
   private search = 0;
 
   provideTextDocumentContent(uri: vscode.Uri): string {
@@ -168,17 +192,30 @@ export class FleetDocuments implements vscode.TextDocumentContentProvider {
     };
   }
 
-  /** One URI per stream of the result, named after its pod; a new search gets new URIs (no stale tab keeps old lines). */
-  add(requestLabel: string, result: FleetResult, referenceTime: number): { uri: vscode.Uri; lines: number }[] {
-    this.search++;
-    const taken = new Set<string>();
-    const folder = requestLabel.replace(/[^\w.@:-]+/g, '_').slice(0, 120) || 'request';
-    const out: { uri: vscode.Uri; lines: number }[] = [];
+  /**
+   * One URI per stream of the result, named after its pod. A new search gets new URIs (no stale
+   * tab keeps old lines); `continuing` (Fetch More) is the search whose documents the result
+   * fills: a pod it had keeps its URI and gets the longer answer's lines, older and newer
+   * together (its open tab is told to show them), a pod it lacked gets a URI beside them.
+   */
+  add(requestLabel: string, result: FleetResult, referenceTime: number, continuing?: number): {
+    search: number; docs: { uri: vscode.Uri; lines: number; replaced: boolean }[]; all: vscode.Uri[];
+  } {
+    const earlier = continuing === undefined ? undefined : this.searches.get(continuing);
+    const search = earlier && continuing !== undefined ? continuing : ++this.search;
+    const into: SearchDocuments = earlier ?? {
+      folder: requestLabel.replace(/[^\w.@:-]+/g, '_').slice(0, 120) || 'request', taken: new Set<string>(), byStream: new Map(),
+    };
+    this.searches.set(search, into);
+    const out: { uri: vscode.Uri; lines: number; replaced: boolean }[] = [];
     const names = namesRequest(requestLabel);
     for (const store of result.logs) {
       for (const s of store.streams) {
         if (s.entries.length === 0) continue;
-        const uri = vscode.Uri.parse(`${FLEET_SCHEME}:/${folder}/${documentName(s, taken)}.log`).with({ query: `search=${this.search}` });
+        const key = streamKey(store.endpoint, s);
+        const had = into.byStream.get(key);
+        const uri = had ?? vscode.Uri.parse(`${FLEET_SCHEME}:/${into.folder}/${documentName(s, into.taken)}.log`).with({ query: `search=${search}` });
+        into.byStream.set(key, uri);
         const lines: StoreLine[] = [];
         const naming: Array<{ line: number; text: string }> = [];
         for (const e of s.entries) {
@@ -189,10 +226,11 @@ export class FleetDocuments implements vscode.TextDocumentContentProvider {
         }
         this.texts.set(uri.toString(), s.entries.map((e) => e.text).join('\n') + '\n');
         this.docs.set(uri.toString(), { label: s.name, lines, referenceTime, request: requestLabel, naming });
-        out.push({ uri, lines: s.entries.length });
+        if (had) this.changed.fire(uri);
+        out.push({ uri, lines: s.entries.length, replaced: had !== undefined });
       }
     }
-    return out;
+    return { search, docs: out, all: [...into.byStream.values()] };
   }
 
   /** A document's request and the lines (entries' first lines) that name it, for the Requests view's plain lines. */
@@ -202,6 +240,8 @@ export class FleetDocuments implements vscode.TextDocumentContentProvider {
   }
 
   forget(uri: vscode.Uri): void { this.texts.delete(uri.toString()); this.docs.delete(uri.toString()); }
+
+  dispose(): void { this.changed.dispose(); }
 }
 
 /** A bad setting or a failed query, as a plain error message. */
@@ -213,6 +253,21 @@ function windowText(w: TimeWindow): string {
   return `${new Date(w.startMs).toISOString()} – ${new Date(w.endMs).toISOString()}`;
 }
 
+/**
+ * The store entries' own tenants by store (`kind+baseUrl`). A Jaeger entry takes none; a URL
+ * written wrong is left to configuredStores, which names it.
+ */
+function storeTenantsOf(list: ReadonlyArray<{ url: string; tenant: string }>): Map<string, { url: string; tenant: string }> {
+  const out = new Map<string, { url: string; tenant: string }>();
+  for (const t of list) {
+    let e: StoreEndpoint;
+    try { e = parseStoreUrl(t.url); } catch { continue; }
+    if (e.kind === 'jaeger') throw new FleetError('bad-url', `hoplens.fleet.traces: "${t.url}" has a tenant, which a Jaeger store does not take`);
+    out.set(`${e.kind}+${e.baseUrl}`, t);
+  }
+  return out;
+}
+
 export class FleetCommands implements vscode.Disposable {
   readonly documents = new FleetDocuments();
   private readonly disposables: vscode.Disposable[];
@@ -220,6 +275,7 @@ export class FleetCommands implements vscode.Disposable {
 
   constructor(private readonly deps: FleetCommandDeps) {
     this.disposables = [
+      this.documents,
       vscode.workspace.registerTextDocumentContentProvider(FLEET_SCHEME, this.documents),
       vscode.workspace.onDidCloseTextDocument((d) => { if (d.uri.scheme === FLEET_SCHEME) this.documents.forget(d.uri); }),
       vscode.commands.registerCommand(CommandIds.findRequestInFleet, (arg?: unknown) => this.find(arg)),
@@ -247,7 +303,7 @@ export class FleetCommands implements vscode.Disposable {
   async find(arg?: unknown): Promise<vscode.Uri[]> {
     const settings = this.deps.settings.current.fleet;
     let stores: { traces: StoreEndpoint[]; logs: StoreEndpoint[] };
-    try { stores = configuredStores(settings); } catch (e) { showError(e); return []; }
+    try { stores = configuredStores(this.deps.settings.current); } catch (e) { showError(e); return []; }
     if (!stores.traces.length && !stores.logs.length) { this.noStores(); return []; }
     let query = queryOfArgument(arg);
     if (!query) {
@@ -267,20 +323,25 @@ export class FleetCommands implements vscode.Disposable {
 
   /**
    * Each store's client options: its credentials from the secret storage, the tenant for Loki and
-   * Tempo (X-Scope-OrgID) or VictoriaLogs (AccountID, ProjectID), the time bound. Throws for a
-   * tenant setting written wrong.
+   * Tempo (X-Scope-OrgID) or VictoriaLogs (AccountID, ProjectID) — the store entry's own
+   * (`{ "url", "tenant" }`) over hoplens.fleet.tenant / hoplens.fleet.victoriaLogsTenant — and
+   * the time bound. Throws for a tenant written wrong or given to a store that takes none.
    */
   private async clientOptionsFor(all: readonly StoreEndpoint[]): Promise<(e: StoreEndpoint) => ClientOptions> {
-    const tenant = this.deps.settings.current.fleet.tenant?.trim() || undefined;
-    const vlTenant = parseVictoriaLogsTenant(this.deps.settings.current.fleet.victoriaLogsTenant ?? '', 'hoplens.fleet.victoriaLogsTenant');
+    const settings = this.deps.settings.current.fleet;
+    const tenant = settings.tenant?.trim() || undefined;
+    const vlTenant = parseVictoriaLogsTenant(settings.victoriaLogsTenant ?? '', 'hoplens.fleet.victoriaLogsTenant');
+    const own = storeTenantsOf(settings.storeTenants ?? []);
     const creds = new Map<string, ClientOptions['credentials']>();
     for (const e of all) {
       const token = (await this.deps.secrets.get(fleetTokenKey(e))) || undefined;
       const login = token ? undefined : parseLogin(await this.deps.secrets.get(fleetLoginKey(e)));
-      const orgId = takesTenant(e) ? tenant : undefined;
+      const mine = own.get(`${e.kind}+${e.baseUrl}`);
+      const orgId = takesTenant(e) ? mine?.tenant ?? tenant : undefined;
+      const vl = e.kind === 'victorialogs' && mine ? parseVictoriaLogsTenant(mine.tenant, `the tenant of "${mine.url}"`) : vlTenant;
       const c = {
         ...(token ? { bearerToken: token } : {}), ...(login ?? {}), ...(orgId ? { orgId } : {}),
-        ...(e.kind === 'victorialogs' && vlTenant ? vlTenant : {}),
+        ...(e.kind === 'victorialogs' && vl ? vl : {}),
       };
       creds.set(`${e.kind}+${e.baseUrl}`, Object.keys(c).length ? c : undefined);
     }
@@ -317,7 +378,8 @@ export class FleetCommands implements vscode.Disposable {
   /** A store's problem, with where to fix it when it refused the credentials or wants a tenant. */
   private problemText(p: FleetResult['problems'][number]): string {
     if (p.kind !== 'auth') return p.message;
-    const tenant = takesTenant(p.endpoint) ? '; its tenant (X-Scope-OrgID) is the setting hoplens.fleet.tenant' : '';
+    const tenant = takesTenant(p.endpoint)
+      ? '; its tenant (X-Scope-OrgID) is the store entry\'s "tenant" ({ "url": …, "tenant": … }) or the setting hoplens.fleet.tenant' : '';
     return `${p.message} (HopLens: Set Fleet Store Credentials… keeps its token or user and password${tenant})`;
   }
 
@@ -338,8 +400,9 @@ export class FleetCommands implements vscode.Disposable {
       void vscode.window.showInformationMessage(text);
       return [];
     }
-    const docs = this.documents.add(label, result, window.endMs);
-    this.last = { label, uris: docs.map((d) => d.uri), spans: result.spans };
+    const added = this.documents.add(label, result, window.endMs, search.continues);
+    const docs = added.docs;
+    this.last = { label, uris: added.all, spans: result.spans };
     for (const [i, d] of docs.entries()) {
       let doc = await vscode.workspace.openTextDocument(d.uri);
       if (doc.languageId !== 'log') doc = await vscode.languages.setTextDocumentLanguage(doc, 'log');
@@ -364,7 +427,7 @@ export class FleetCommands implements vscode.Disposable {
         if (pick === timeline) void this.timeline();
         if (pick === fetchMore) {
           const carried = { spans: result.spans, traceIds: result.traceIds };
-          void this.run({ ...search, lineLimit: more, stores: { traces: [], logs: search.stores.logs }, carried });
+          void this.run({ ...search, lineLimit: more, stores: { traces: [], logs: search.stores.logs }, carried, continues: added.search });
         }
       });
     return docs.map((d) => d.uri);
@@ -389,7 +452,7 @@ export class FleetCommands implements vscode.Disposable {
   /** Keeps a bearer token, or a user and password, for one store in the secret storage, or removes them. */
   async setCredentials(): Promise<void> {
     let stores: { traces: StoreEndpoint[]; logs: StoreEndpoint[] };
-    try { stores = configuredStores(this.deps.settings.current.fleet); } catch (e) { showError(e); return; }
+    try { stores = configuredStores(this.deps.settings.current); } catch (e) { showError(e); return; }
     const all = [...stores.traces, ...stores.logs];
     if (!all.length) { this.noStores(); return; }
     const items = all.map((e) => ({ label: forWorkbench(`${e.kind}+${e.baseUrl}`), endpoint: e }));
@@ -400,7 +463,7 @@ export class FleetCommands implements vscode.Disposable {
       { label: 'User and password', how: 'login' as const, description: 'Authorization: Basic …' },
       { label: 'Remove the stored credentials', how: 'remove' as const },
     ];
-    const tenantNote = takesTenant(picked.endpoint) ? ' (its tenant, X-Scope-OrgID, is the setting hoplens.fleet.tenant)' : '';
+    const tenantNote = takesTenant(picked.endpoint) ? ' (its tenant, X-Scope-OrgID, is its entry\'s "tenant" or the setting hoplens.fleet.tenant)' : '';
     const how = await vscode.window.showQuickPick(kinds, { title: `HopLens: how ${forWorkbench(picked.label)} takes credentials${tenantNote}` });
     if (!how) return;
     const tokenKey = fleetTokenKey(picked.endpoint);

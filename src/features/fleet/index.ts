@@ -15,8 +15,8 @@ export function register(context: vscode.ExtensionContext, services: FeatureServ
   // The walkthrough's fleet step shows only once a store is configured (a `when` clause cannot
   // test an array setting for emptiness, so the feature says it as a context key).
   const sayConfigured = () => {
-    const { traces, logs } = services.settings.current.fleet;
-    void vscode.commands.executeCommand('setContext', 'hoplens.fleetConfigured', traces.length + logs.length > 0);
+    const { fleet: { traces, logs }, traces: { queryUrl } } = services.settings.current;
+    void vscode.commands.executeCommand('setContext', 'hoplens.fleetConfigured', traces.length + logs.length > 0 || queryUrl.trim() !== '');
   };
   sayConfigured();
   return { api: undefined, disposables: [commands, services.settings.onDidChange(sayConfigured)] };

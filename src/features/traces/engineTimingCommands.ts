@@ -7,7 +7,7 @@ import type { EngineTimingService } from './engineTimingService';
 import type { LogSessions } from '../shared/logSessions';
 import type { TracedShared } from '../shared/contracts';
 import { readCollectorFile } from '../../core/otlp/collectorFile';
-import { queryRequestSpans } from '../../core/otlp/query';
+import { queryRequestSpans } from '../../core/fleet/traceLookup';
 import { requestToShow } from '../../core/request/choice';
 import type { HopLensSettings } from '../../config';
 import { forWorkbench } from '../../core/text/workbench';
@@ -72,7 +72,8 @@ export function registerEngineTimingCommands({ service, logs, traced, settings }
           const found = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title },
             () => queryRequestSpans({ baseUrl: queryUrl, requestId: rid, service: queryService }));
           service.store.add(found.spans);
-          lookup = found.query;
+          lookup = [found.query, ...(found.notes ?? [])].join(' ');
+          if (found.notes?.length) void vscode.window.showWarningMessage(`HopLens: ${forWorkbench(found.notes.join(' '), 1000)}`);
         } catch (e) {
           lookup = `lookup failed: ${(e as Error).message}`;
           void vscode.window.showWarningMessage(`HopLens: ${forWorkbench((e as Error).message)}`);

@@ -10,10 +10,10 @@ import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as http from 'node:http';
 import { json, store, type Seen } from './loopbackStore';
-import { asked, messages, registered, replies, shownWith } from '../fakes/vscode';
+import { asked, configValues, messages, registered, replies, shownWith } from '../fakes/vscode';
 import { FleetCommands, fleetLoginKey, fleetTokenKey } from '../../../src/features/fleet/fleetCommand';
 import { parseStoreUrl } from '../../../src/core/fleet/model';
-import type { HopLensConfig } from '../../../src/config';
+import { HopLensSettings, type HopLensConfig } from '../../../src/config';
 
 const quiet = { trace() {}, debug() {}, info() {}, warn() {}, error() {} };
 const NOW_NS = BigInt(Date.now()) * 1_000_000n;
@@ -136,7 +136,8 @@ describe('Find Request in the Fleet… with multi-tenant Loki and Tempo (documen
       replies.push((items: Array<{ how: string }>) => items.find((i) => i.how === 'login'), 'alice', 'pa:ss wörd');
       await registered.get('hoplens.setFleetCredentials')!();
       assert.deepEqual(JSON.parse(secrets.get(fleetLoginKey(parseStoreUrl(url)))!), { username: 'alice', password: 'pa:ss wörd' });
-      assert.match(String((asked[0].options as { title: string }).title), /tenant, X-Scope-OrgID, is the setting hoplens\.fleet\.tenant/);
+      assert.match(String((asked[0].options as { title: string }).title),
+        /tenant, X-Scope-OrgID, is its entry's "tenant" or the setting hoplens\.fleet\.tenant/);
       assert.deepEqual(messages.at(-1), { kind: 'info', text: `HopLens: user and password stored for ${url}.` });
       messages.length = 0;
       const opened = await commands.find('chatcmpl-req-loki-1');
@@ -160,7 +161,8 @@ describe('Find Request in the Fleet… with multi-tenant Loki and Tempo (documen
       assert.equal(s.seen[0].headers['x-scope-orgid'], undefined, 'no tenant header when none is set');
       const w = messages.find((m) => m.kind === 'warning');
       assert.ok(w, JSON.stringify(messages));
-      assert.match(w.text, /needs a tenant \(HTTP 401 "no org id"\).*its tenant \(X-Scope-OrgID\) is the setting hoplens\.fleet\.tenant/);
+      assert.match(w.text,
+        /needs a tenant \(HTTP 401 "no org id"\).*its tenant \(X-Scope-OrgID\) is the store entry's "tenant" .* or the setting hoplens\.fleet\.tenant/);
       assert.match(messages.at(-1)!.text, /^HopLens: nothing found for chatcmpl-req-loki-2 over /);
       messages.length = 0;
       fleet = { ...fleet, tenant: 'team-a' };
@@ -206,7 +208,9 @@ describe('Find Request in the Fleet… with multi-tenant Loki and Tempo (documen
         traces: [`tempo+${traces.base}`], logs: [`loki+${s.base}`], selector: '{namespace="serving"}', window: '24h', lineLimit: 10,
       };
       replies.push('Fetch More');
-      await commands.find('chatcmpl-req-more-4');
+      const changed: string[] = [];
+      const listening = commands.documents.onDidChange((u) => changed.push(u.toString()));
+      const first = await commands.find('chatcmpl-req-more-4');
       assert.deepEqual(shownWith.map((x) => x.doc.getText().split('\n').length - 1), [10], 'the newest 10 lines: all from decode-0');
       assert.equal(messages[0].kind, 'warning');
       assert.match(messages[0].text, /: 10 line\(s\) from 1 pod\(s\); 1 span\(s\) in trace\(s\) [0-9a-f]{32}\. Cut by the limit of 10 lines per log store: /);
@@ -218,11 +222,52 @@ describe('Find Request in the Fleet… with multi-tenant Loki and Tempo (documen
         kind: 'info', text: `HopLens: chatcmpl-req-more-4: 35 line(s) from 2 pod(s); 1 span(s) in trace(s) ${TRACE}.`, buttons: ['Show Timeline'],
       }, 'the span found the first time is kept');
       assert.equal(traces.seen.filter((x) => x.path === '/api/search').length, 1, 'Fetch More asks the log stores only');
+      listening.dispose();
       const again = shownWith.slice(1).map((x) => [x.doc.uri.path.split('/').pop(), x.doc.getText().split('\n').length - 1]);
       assert.deepEqual(again, [['decode-0-vllm.log', 30], ['prefill-0-vllm.log', 5]]);
+      // One view per pod: decode-0's document is the same URI, its provider told VS Code its text changed (an open tab
+      // shows the older and newer lines together); prefill-0, which the first answer lacked, is a document beside it.
+      assert.equal(shownWith[1].doc.uri.toString(), first[0].toString(), 'Fetch More fills the same document, not a second one');
+      assert.deepEqual(changed, [first[0].toString()]);
+      assert.equal(commands.documents.provideTextDocumentContent(first[0]).split('\n').length - 1, 30);
+      assert.equal(shownWith[2].doc.uri.query, first[0].query, 'the new pod is in the same search');
+      assert.equal(new Set(shownWith.map((x) => x.doc.uri.toString())).size, 2, 'two pods, two documents in all');
       assert.equal(shownWith[1].doc.getText().split('\n')[0], lines[0].text, 'the oldest line is there now');
       assert.deepEqual(s.seen.map((x) => x.query.get('limit')), ['10', '40'], 'same query, the higher limit');
       assert.equal(s.seen[0].query.get('start'), s.seen[1].query.get('start'), 'same window');
     } finally { await s.close(); await traces.close(); }
+  });
+
+  test('a tenant per store entry ({ "url", "tenant" }) over hoplens.fleet.tenant; plain URLs keep the setting\'s', async () => {
+    const lines = podLines('decode-0', 'req-ten-5', 2, 0);
+    const [a, b] = [await store(lokiAnswer(lines, () => true)), await store(lokiAnswer(lines, () => true))];
+    const keys = ['hoplens.fleet.logs', 'hoplens.fleet.traces', 'hoplens.fleet.tenant', 'hoplens.fleet.selector'];
+    let settings: HopLensSettings | undefined;
+    let own: FleetCommands | undefined;
+    try {
+      configValues.set('hoplens.fleet.logs', [`loki+${a.base}`, { url: `loki+${b.base}/`, tenant: ' team-b ' }]);
+      configValues.set('hoplens.fleet.tenant', 'team-a');
+      configValues.set('hoplens.fleet.selector', '{namespace="serving"}');
+      settings = new HopLensSettings();
+      assert.deepEqual(settings.current.fleet.logs, [`loki+${a.base}`, `loki+${b.base}/`], 'the entries\' URLs, as written');
+      own = new FleetCommands({ ...deps, settings });
+      await own.find('chatcmpl-req-ten-5');
+      assert.deepEqual([a.seen.map((x) => x.headers['x-scope-orgid']), b.seen.map((x) => x.headers['x-scope-orgid'])], [['team-a'], ['team-b']]);
+      // A Jaeger store takes no tenant: said plainly, nothing asked.
+      own.dispose();
+      configValues.set('hoplens.fleet.traces', [{ url: 'jaeger+http://127.0.0.1:1', tenant: 'x' }]);
+      settings.dispose();
+      settings = new HopLensSettings();
+      own = new FleetCommands({ ...deps, settings });
+      messages.length = 0;
+      await own.find('chatcmpl-req-ten-5');
+      assert.deepEqual([a.seen.map((x) => x.headers['x-scope-orgid']), b.seen.map((x) => x.headers['x-scope-orgid'])],
+        [['team-a'], ['team-b']]);
+      assert.equal(a.seen.length, 1, 'nothing asked');
+    } finally {
+      own?.dispose(); settings?.dispose();
+      for (const k of keys) configValues.delete(k);
+      await a.close(); await b.close();
+    }
   });
 });
