@@ -23,7 +23,7 @@ import { vllmFastPath } from '../logs/fastVllm';
 import { citedSource } from '../source/locate';
 import { redactMessage } from '../session/requestExport';
 import { LogSession } from '../session/logSession';
-import { readLogStream } from '../session/logStream';
+import { readLogStream, SHARED_THREAD, Turns, type Pace } from '../session/logStream';
 import { findHop } from '../../engines/index';
 import type { SourceLocation } from '../source/types';
 import { keyMatcher, queryKeys, requestKey } from './requestKey';
@@ -98,6 +98,17 @@ function groupByKey(tracker: RequestTracker, byKey: Map<string, string[]>, seen 
     if (list) list.push(rid); else byKey.set(k, [rid]);
   }
   return n;
+}
+
+/** groupByKey for a whole index, giving the thread's event loop a turn whenever `turns` says one is due (60,000 requests: 30–60 ms). */
+async function groupByKeyPaced(tracker: RequestTracker, byKey: Map<string, string[]>, turns: Turns): Promise<void> {
+  let n = 0;
+  for (const rid of tracker.rids()) {
+    const k = requestKey(rid);
+    const list = byKey.get(k);
+    if (list) list.push(rid); else byKey.set(k, [rid]);
+    if ((++n & 1023) === 0 && turns.due()) await turns.take();
+  }
 }
 
 /** The stamps of the requests with these ids in `tracker` into `row` of `into`. */
@@ -208,6 +219,11 @@ export interface ReadRequestOptions {
   openLog?: (path: string) => OpenLogSession | undefined | Promise<OpenLogSession | undefined>;
   /** Logs that are not files (a log store's streams), by the name given in `paths`: read through their LogSource. */
   sources?: ReadonlyMap<string, LogSource>;
+  /**
+   * How the reading shares its thread (default SHARED_THREAD: the editor's extension host stays
+   * responsive); null: each chunk in one pass, as `hoplens annotate` reads.
+   */
+  pace?: Pace | null;
 }
 
 /**
@@ -364,13 +380,14 @@ async function readOne(source: LogSource, path: string, keys: readonly string[],
       newTracker: (forced, o) => (tracker = new TimelineTracker(forced, o)),
       fast: (state, t) => noteProcesses(state, useFast ? vllmFastPath(state, t, null, undefined, leave, needles) : null, processes),
     });
-    const result = await readLogStream(session, input.chunks(), opts.signal);
+    const pace = opts.pace === undefined ? SHARED_THREAD : opts.pace;
+    const result = await readLogStream(session, input.chunks(), opts.signal, pace ?? undefined);
     const engine = result.engine;
     // A router's log: its lines are SGLang's (the router is part of SGLang) but name no engine hop.
     const kind: RequestLogs['kind'] = routerLines > 0 && tracker.requestCount === 0 ? 'router'
       : engine !== null ? 'engine' : routerLines > 0 ? 'router' : 'other';
     const byKey = new Map<string, string[]>();
-    groupByKey(tracker, byKey);
+    if (pace === null) groupByKey(tracker, byKey); else await groupByKeyPaced(tracker, byKey, new Turns(pace));
     const stamps = new LogStamps(tracker, byKey, routerStamps);
     for (const c of collected.values()) {
       const firstRid = c.records.find((r) => !r.continuation)?.rid ?? null;
