@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { loadTimeline } from '../../../src/core/timeline/load';
 import { buildTimeline, buildTimelinePaced } from '../../../src/core/timeline/build';
 import { readRequestLogs } from '../../../src/core/timeline/requestLogs';
+import { LogSession } from '../../../src/core/session/logSession';
 import { SHARED_THREAD, type Pace } from '../../../src/core/session/logStream';
 import type { LogSource } from '../../../src/core/logs/logSource';
 import { stage } from './fixtures';
@@ -104,4 +105,29 @@ test('lining up the clocks over every shared request gives the event loop turns,
   } finally { p.stop(); }
   assert.ok(turns >= 3, `the probe's turns while the timeline was built: ${turns}`);
   assert.deepEqual(paced, buildTimeline(src));
+});
+
+test('logs open in the editor: their sessions are searched with turns of the event loop between slices, and give the disk\'s timeline', async () => {
+  // A smaller set (60 copies, 37,000 lines, 8 MB): the editor keeps every record of an open log.
+  const { dir, texts } = bigSet(60);
+  const files = FILES.map((f) => join(dir, f));
+  const sessions = new Map(files.map((f, i) => {
+    const s = new LogSession({ engine: 'auto', referenceTime: WRITTEN });
+    s.syncTextNow(texts[i]);
+    return [f, s];
+  }));
+  const query = 'chatcmpl-pd30-0017';
+  const p = probe();
+  let turns: number;
+  let logs;
+  try {
+    // No file is read (no I/O to wait for): every turn the probe gets is one the search gave.
+    logs = await readRequestLogs(files, query, { openLog: (f) => sessions.get(f), pace: { ...SHARED_THREAD, budgetMs: 1 } });
+    turns = p.ticks();
+  } finally { p.stop(); }
+  assert.ok(turns >= 3, `the probe's turns while the open logs were searched: ${turns}`);
+  assert.ok(logs.logs.every((l) => l.records.length + l.mentions.length > 0));
+  const fromSessions = buildTimeline({ query, logs, threads: [], userOffsets: new Map(), warnings: [] });
+  const fromDisk = (await loadTimeline({ query, logs: files })).timeline;
+  assert.deepEqual(fromSessions, fromDisk);
 });
