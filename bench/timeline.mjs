@@ -7,7 +7,9 @@
 // Two sets of `--lines` lines in all: the 1M-line vLLM log of bench/annotate.mjs (one file), and
 // a router + prefill + decode set (three files, every request in all three, clocks off by
 // −1.25 s and +2.7 s) generated here. Plus, in process, the editor's path: the set read once
-// (the request index), then the timeline built from it, as a view does each time it opens.
+// (the request index; at the editor's pace, in slices with turns of the event loop between),
+// then the timeline built from it, as a view does each time it opens: in one go and at the
+// editor's pace (checked to be the same timeline).
 // Inputs go to bench/data/ (git-ignored) and are deleted at the end unless --keep.
 import { spawnSync } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, statSync, unlinkSync } from 'node:fs';
@@ -77,8 +79,8 @@ async function main() {
 
   // In process: the set read once (its request index), then the timeline built from it.
   const lib = join(dataDir, 'timeline-lib.cjs');
-  await esbuild.build({ stdin: { contents: "export { readRequestLogs } from './src/core/timeline/requestLogs'; export { buildTimeline } from './src/core/timeline/build';", resolveDir: root, loader: 'ts' }, bundle: true, platform: 'node', format: 'cjs', outfile: lib, logLevel: 'warning' });
-  const { readRequestLogs, buildTimeline } = createRequire(import.meta.url)(lib);
+  await esbuild.build({ stdin: { contents: "export { readRequestLogs } from './src/core/timeline/requestLogs'; export { buildTimeline, buildTimelinePaced } from './src/core/timeline/build';", resolveDir: root, loader: 'ts' }, bundle: true, platform: 'node', format: 'cjs', outfile: lib, logLevel: 'warning' });
+  const { readRequestLogs, buildTimeline, buildTimelinePaced } = createRequire(import.meta.url)(lib);
   console.log('');
   for (const s of sets) {
     const reads = [], builds = [];
@@ -89,14 +91,21 @@ async function main() {
       reads.push(Number(process.hrtime.bigint() - t0) / 1e6);
     }
     let t = null;
+    const paced = [];
+    // Alternating: the build in one go (the command line's before the editor's pace) and the editor's, in slices with turns between.
     for (let i = 0; i < 9; i++) {
-      const t0 = process.hrtime.bigint();
+      let t0 = process.hrtime.bigint();
       t = buildTimeline({ query: s.rid, logs });
       builds.push(Number(process.hrtime.bigint() - t0) / 1e6);
+      t0 = process.hrtime.bigint();
+      const p = await buildTimelinePaced({ query: s.rid, logs });
+      paced.push(Number(process.hrtime.bigint() - t0) / 1e6);
+      if (JSON.stringify(p) !== JSON.stringify(t)) throw new Error(`${s.name}: the paced build gave another timeline than the build in one go`);
     }
     const items = t.lanes.reduce((n, l) => n + l.items.length, 0);
     const shared = Math.min(...logs.logs.map((l) => l.stamps.size));
-    console.log(`in process, ${s.name}: read once (the index) ${median(reads).toFixed(0)} ms; the timeline from it ${median(builds).toFixed(1)} ms (${items} items, clocks from ${shared.toLocaleString()} shared requests) = ${(median(builds) / median(reads)).toFixed(4)} of a read`);
+    console.log(`in process, ${s.name}: read once (the index) ${median(reads).toFixed(0)} ms; the timeline from it ${median(builds).toFixed(1)} ms (${items} items, clocks from ${shared.toLocaleString()} shared requests) = ${(median(builds) / median(reads)).toFixed(4)} of a read; `
+      + `paced (the editor's) ${median(paced).toFixed(1)} ms = ${(median(paced) / median(builds)).toFixed(2)}× in one go`);
   }
   unlinkSync(lib);
   if (!KEEP) { unlinkSync(single); rmSync(pdDir, { recursive: true, force: true }); console.log('deleted the generated logs (use --keep to keep them)'); }

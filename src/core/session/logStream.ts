@@ -4,8 +4,51 @@ import { createReadStream, promises as fsp } from 'node:fs';
 import type { Engine, LogRecord } from '../logs/model';
 import { checkLogFile, looksBinary } from '../logs/scanner';
 import { LogSession, type LogSessionOptions } from './logSession';
+import { monotonicClock, type Clock } from '../clock';
 
 const CHUNK = 1024 * 1024;
+
+/**
+ * How a long piece of work shares the thread it runs on (the editor's extension host): it works
+ * for about `budgetMs`, then gives the event loop a turn (`turn`: setImmediate, which timers and
+ * I/O get in before, and which is never clamped as a chain of `setTimeout(0)` is).
+ */
+export interface Pace {
+  budgetMs: number;
+  clock: Clock;
+  turn(): Promise<void>;
+}
+
+/** 12 ms of work a turn: well under the 50 ms a user notices, with room for a slice that runs long on a busy machine. */
+export const SHARED_THREAD: Pace = { budgetMs: 12, clock: monotonicClock, turn: () => new Promise<void>((r) => setImmediate(r)) };
+
+/** A pace's turns: `due()` says this turn's budget is spent, `take()` gives the event loop its turn. */
+export class Turns {
+  private since: number;
+  /** Turns given so far. */
+  taken = 0;
+  constructor(readonly pace: Pace = SHARED_THREAD) { this.since = pace.clock.now(); }
+  due(): boolean { return this.pace.clock.now() - this.since >= this.pace.budgetMs; }
+  async take(): Promise<void> {
+    await this.pace.turn();
+    this.taken++;
+    this.since = this.pace.clock.now();
+  }
+  /** Gives a turn when one is due. */
+  async breathe(): Promise<void> { if (this.due()) await this.take(); }
+}
+
+/**
+ * Bytes parsed between two looks at the clock when a stream is read at a pace: about 2 ms of a
+ * router's lines (the string parser's slowest, ~30 ms a MB), so a turn overruns its budget little.
+ */
+const PACED_SLICE = 64 * 1024;
+/**
+ * The first slice of a paced read: the session learns the engine and its layouts from the first
+ * bytes it is given (logSession.ts primes its parser on up to 256 K of them), so it gets as many
+ * as an unpaced read's first chunk gives it.
+ */
+const PACED_FIRST_SLICE = 256 * 1024;
 
 export interface ScanResult {
   lines: number;
@@ -17,15 +60,26 @@ export interface ScanResult {
 
 /**
  * Read a stream of log bytes through a session to its end (the session learns the engine and
- * its layouts from the first chunk, never waiting for more: a pipe may be live).
+ * its layouts from the first chunk, never waiting for more: a pipe may be live). With a `pace`,
+ * each chunk is parsed in slices and the thread's event loop gets a turn whenever the pace's
+ * budget is spent (the editor: a megabyte of a router's lines is 30–200 ms of parsing).
  */
-export async function readLogStream(session: LogSession, chunks: AsyncIterable<Buffer>, signal?: AbortSignal): Promise<ScanResult> {
+export async function readLogStream(session: LogSession, chunks: AsyncIterable<Buffer>, signal?: AbortSignal, pace?: Pace): Promise<ScanResult> {
   const lines0 = session.linesParsed;
   let bytes = 0;
+  const turns = pace ? new Turns(pace) : null;
+  let first = true;
   for await (const chunk of chunks) {
     if (signal?.aborted) break;
-    bytes += chunk.length;
-    session.appendBytes(chunk, false);
+    if (turns === null) { bytes += chunk.length; session.appendBytes(chunk, false); continue; }
+    for (let at = 0; at < chunk.length && !signal?.aborted;) {
+      const slice = chunk.subarray(at, at + (first ? PACED_FIRST_SLICE : PACED_SLICE));
+      first = false;
+      session.appendBytes(slice, false);
+      at += slice.length;
+      bytes += slice.length;
+      await turns.breathe();
+    }
   }
   const partialTail = session.pendingBytes;
   session.end();

@@ -10,8 +10,9 @@ import type { TraceFileInfo } from '../calltrace/types';
 import type { TimeResolution } from '../logs/model';
 import type { RequestTimeline, TimelineClock, TimelineItem, TimelineLane } from './model';
 import { resolutionSpanMs } from './model';
-import { solveOffsets } from './clockOffsets';
-import { collectOrderings, inferRoles } from './clockRules';
+import { solveOffsets, type OrderingSet } from './clockOffsets';
+import { collectOrderings, collectOrderingsPaced, inferRoles, type LogRole, type RuleSources } from './clockRules';
+import { SHARED_THREAD, Turns, type Pace } from '../session/logStream';
 import type { ClientRequest } from './clientRequest';
 import { clientKey } from './clientRequest';
 import { queryKeys } from './requestKey';
@@ -266,23 +267,45 @@ function drawnWarnings(clocks: readonly TimelineClock[], reference: string, logs
   return out;
 }
 
-export function buildTimeline(src: TimelineSources, opts: BuildOptions = {}): RequestTimeline {
+/** The request's join key, each log's role for it, and what the clock rules read: a build's first step. */
+function clockSources(src: TimelineSources): { key: string; roles: LogRole[]; rules: RuleSources } {
   const logs = src.logs.logs;
   const client = src.client ?? null;
   const spans = src.spans ?? null;
   const key = src.logs.key || (client ? clientKey(client) : queryKeys(src.query)[0] ?? '');
+  const roles = inferRoles(logs);
+  const rules: RuleSources = {
+    key, logs: logs.map((log, i) => ({ domain: logClockId(i), log, role: roles[i] })),
+    client: client ? { domain: 'client', request: client } : null,
+    spans: spans ? { domain: 'otlp', store: spans } : null,
+  };
+  return { key, roles, rules };
+}
+
+export function buildTimeline(src: TimelineSources, opts: BuildOptions = {}): RequestTimeline {
+  const clocks = clockSources(src);
+  return placeTimeline(src, opts, clocks, collectOrderings(clocks.rules));
+}
+
+/**
+ * buildTimeline on a thread that must stay responsive (the editor's extension host): the
+ * orderings over every request the logs share, most of a build's work, are worked out in slices
+ * with turns of the event loop between them. The same timeline.
+ */
+export async function buildTimelinePaced(src: TimelineSources, opts: BuildOptions = {}, pace: Pace = SHARED_THREAD): Promise<RequestTimeline> {
+  const clocks = clockSources(src);
+  return placeTimeline(src, opts, clocks, await collectOrderingsPaced(clocks.rules, new Turns(pace)));
+}
+
+function placeTimeline(src: TimelineSources, opts: BuildOptions, { key, roles }: ReturnType<typeof clockSources>, orderings: OrderingSet): RequestTimeline {
+  const logs = src.logs.logs;
+  const client = src.client ?? null;
+  const spans = src.spans ?? null;
   const warnings = [...(src.warnings ?? [])];
   const includeText = opts.includeText === true;
   const labels = labelsOf(logs);
 
   // ---- clocks
-  const roles = inferRoles(logs);
-  const logSides = logs.map((log, i) => ({ domain: logClockId(i), log, role: roles[i] }));
-  const orderings = collectOrderings({
-    key, logs: logSides,
-    client: client ? { domain: 'client', request: client } : null,
-    spans: spans ? { domain: 'otlp', store: spans } : null,
-  });
   const view = spans ? requestEngineView(spans, key) : null;
   const firstWithLines = logs.findIndex((l) => l.records.length > 0 || l.mentions.length > 0);
   const routerIndex = logs.findIndex((l, i) => roles[i] === 'router' && l.mentions.length > 0);

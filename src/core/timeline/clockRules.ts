@@ -32,6 +32,7 @@ import { STAMP, type StampReader, type StampSlot } from './requestStamps';
 import { requestKey } from './requestKey';
 import type { ClientRequest } from './clientRequest';
 import { firstFrameMs } from './clientRequest';
+import type { Turns } from '../session/logStream';
 
 /** What a log file is, for this request: decides which rules apply. */
 export type LogRole = 'router' | 'prefill' | 'decode' | 'instance' | 'unknown';
@@ -107,16 +108,23 @@ function spanPid(t: EngineTiming): number | null {
 
 const NS_MS = 0.000001;
 
-/** Every ordering the sources allow, over every request they share. */
-export function collectOrderings(src: RuleSources): OrderingSet {
-  const set = new OrderingSet();
+/** Requests looked at between two looks at the clock in collectOrderingsPaced (a few ms of work). */
+const KEYS_PER_LOOK = 512;
+
+/**
+ * The orderings of every request the sources share, into `set`, as steps: it yields after every
+ * KEYS_PER_LOOK requests, so one caller runs it through and another in slices.
+ */
+function* orderingSteps(src: RuleSources, set: OrderingSet): Generator<void, void, void> {
   const logs = src.logs;
   // Pairs of log files, over the requests both have.
   for (let i = 0; i < logs.length; i++) {
     for (let j = i + 1; j < logs.length; j++) {
       const [a, b] = logs[i].log.stamps.size <= logs[j].log.stamps.size ? [logs[i], logs[j]] : [logs[j], logs[i]];
       const ab = set.pair(a.domain, b.domain), ba = set.pair(b.domain, a.domain);
+      let n = 0;
       for (const key of a.log.stamps.keys()) {
+        if (++n % KEYS_PER_LOOK === 0) yield;
         const rb = b.log.stamps.find(key);
         if (rb < 0) continue;
         const ra = a.log.stamps.find(key);
@@ -127,6 +135,25 @@ export function collectOrderings(src: RuleSources): OrderingSet {
   }
   if (src.spans) spanRules(set, src, src.spans.domain, src.spans.store);
   if (src.client) clientRules(set, src, src.client.domain, src.client.request);
+}
+
+/** Every ordering the sources allow, over every request they share. */
+export function collectOrderings(src: RuleSources): OrderingSet {
+  const set = new OrderingSet();
+  for (const step of orderingSteps(src, set)) void step;
+  return set;
+}
+
+/**
+ * The same orderings, worked out in slices: the thread's event loop gets a turn whenever the
+ * pace's budget is spent (a million-line set shares some 60,000 requests: half a second of work).
+ */
+export async function collectOrderingsPaced(src: RuleSources, turns: Turns): Promise<OrderingSet> {
+  const set = new OrderingSet();
+  for (const step of orderingSteps(src, set)) {
+    void step;
+    if (turns.due()) await turns.take();
+  }
   return set;
 }
 

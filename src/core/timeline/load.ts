@@ -9,7 +9,8 @@ import { SpanStore } from '../otlp/engineTiming';
 import { NotOtlpError, readCollectorFile } from '../otlp/collectorFile';
 import { discoverTraceFiles } from '../calltrace/discovery';
 import { openTraceFolder } from '../calltrace/callTraceIndex';
-import { buildTimeline, logClockId, type TracedThread } from './build';
+import { buildTimelinePaced, logClockId, type TracedThread } from './build';
+import type { Pace } from '../session/logStream';
 import type { RequestTimeline } from './model';
 import type { ClientRequest } from './clientRequest';
 import { readRequestLogs, type OpenLogSession } from './requestLogs';
@@ -39,6 +40,8 @@ export interface LoadTimelineOptions {
   openLog?: (path: string) => OpenLogSession | undefined | Promise<OpenLogSession | undefined>;
   /** Logs in `logs` that are not files (a store's streams, one per pod), read through their source. */
   sources?: ReadonlyMap<string, LogSource>;
+  /** How the work shares its thread: long passes (the logs read, the clocks lined up) give the event loop turns (default SHARED_THREAD). */
+  pace?: Pace;
 }
 
 export interface LoadedTimeline {
@@ -65,7 +68,7 @@ export async function loadTimeline(o: LoadTimelineOptions): Promise<LoadedTimeli
   for (const [k, v] of o.userOffsets ?? []) userOffsets.set(clockForOffset(k, o.logs.map((l) => (typeof l === 'string' ? l : l.stream.key))), v);
   const warnings: string[] = [];
 
-  const logs = await readRequestLogs(o.logs, o.query, { engine: o.engine, signal: o.signal, openLog: o.openLog, sources: o.sources });
+  const logs = await readRequestLogs(o.logs, o.query, { engine: o.engine, signal: o.signal, openLog: o.openLog, sources: o.sources, pace: o.pace });
 
   let spans: SpanStore | null = o.otlpFiles?.length ? null : o.spans ?? null;
   if (o.otlpFiles?.length && o.spans) { spans = new SpanStore(); spans.add(o.spans.spans()); }
@@ -118,7 +121,7 @@ export async function loadTimeline(o: LoadTimelineOptions): Promise<LoadedTimeli
     }
   }
 
-  const timeline = buildTimeline({ query: o.query, logs, client: o.client ?? null, spans, threads, userOffsets, warnings },
-    { includeText: o.includeText, maxCalls: o.maxCalls });
+  const timeline = await buildTimelinePaced({ query: o.query, logs, client: o.client ?? null, spans, threads, userOffsets, warnings },
+    { includeText: o.includeText, maxCalls: o.maxCalls }, o.pace);
   return { timeline, linesRead: logs.logs.map((l) => l.lines), spans: spans?.stats().spans ?? 0, traceFiles };
 }

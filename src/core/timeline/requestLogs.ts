@@ -23,7 +23,7 @@ import { vllmFastPath } from '../logs/fastVllm';
 import { citedSource } from '../source/locate';
 import { redactMessage } from '../session/requestExport';
 import { LogSession } from '../session/logSession';
-import { readLogStream } from '../session/logStream';
+import { readLogStream, SHARED_THREAD, Turns, type Pace } from '../session/logStream';
 import { findHop } from '../../engines/index';
 import type { SourceLocation } from '../source/types';
 import { keyMatcher, queryKeys, requestKey } from './requestKey';
@@ -89,14 +89,19 @@ class TimelineTracker extends RequestTracker {
 
 }
 
-/** Adds the requests of `tracker` from the `seen`th on (in the order it met them) to `byKey`, by join key; returns how many it has. */
-function groupByKey(tracker: RequestTracker, byKey: Map<string, string[]>, seen = 0): number {
+/**
+ * Adds the requests of `tracker` from the `seen`th on (in the order it met them) to `byKey`, by
+ * join key; returns how many it has. With `turns`, the event loop gets a turn whenever one is
+ * due (60,000 requests are 30–60 ms of work).
+ */
+async function groupByKey(tracker: RequestTracker, byKey: Map<string, string[]>, turns: Turns | null, seen = 0): Promise<number> {
   let n = 0;
   for (const rid of tracker.rids()) {
     if (n++ < seen) continue;
     const k = requestKey(rid);
     const list = byKey.get(k);
     if (list) list.push(rid); else byKey.set(k, [rid]);
+    if (turns !== null && (n & 1023) === 0 && turns.due()) await turns.take();
   }
   return n;
 }
@@ -209,6 +214,11 @@ export interface ReadRequestOptions {
   openLog?: (path: string) => OpenLogSession | undefined | Promise<OpenLogSession | undefined>;
   /** Logs that are not files (a log store's streams), by the name given in `paths`: read through their LogSource. */
   sources?: ReadonlyMap<string, LogSource>;
+  /**
+   * How the reading shares its thread (default SHARED_THREAD: the editor's extension host stays
+   * responsive); null: each chunk in one pass, as `hoplens annotate` reads.
+   */
+  pace?: Pace | null;
 }
 
 /**
@@ -365,13 +375,14 @@ async function readOne(source: LogSource, path: string, keys: readonly string[],
       newTracker: (forced, o) => (tracker = new TimelineTracker(forced, o)),
       fast: (state, t) => noteProcesses(state, useFast ? vllmFastPath(state, t, null, undefined, leave, needles) : null, processes),
     });
-    const result = await readLogStream(session, input.chunks(), opts.signal);
+    const pace = opts.pace === undefined ? SHARED_THREAD : opts.pace;
+    const result = await readLogStream(session, input.chunks(), opts.signal, pace ?? undefined);
     const engine = result.engine;
     // A router's log: its lines are SGLang's (the router is part of SGLang) but name no engine hop.
     const kind: RequestLogs['kind'] = routerLines > 0 && tracker.requestCount === 0 ? 'router'
       : engine !== null ? 'engine' : routerLines > 0 ? 'router' : 'other';
     const byKey = new Map<string, string[]>();
-    groupByKey(tracker, byKey);
+    await groupByKey(tracker, byKey, pace === null ? null : new Turns(pace));
     const logStamps = new LogStamps(tracker, byKey, routerStamps);
     // A store's own stamp of each line, where it reads as the pod's clock, sharpens the printed ones.
     const stamps = storeTimes.size ? new StoreTimedStamps(logStamps, (line) => storeTimes.get(line) ?? null) : logStamps;
@@ -426,6 +437,8 @@ interface SessionExtras {
   /** The request index's ids by join key, and how many of its ids that is. */
   ridsByKey: Map<string, string[]>;
   ridsSeen: number;
+  /** The catching up under way (catchUp): one at a time, so no record is noted twice. */
+  update: Promise<void>;
 }
 
 const sessionExtras = new WeakMap<OpenLogSession, SessionExtras>();
@@ -454,7 +467,20 @@ function noteRecord(x: SessionExtras, rec: LogRecord): void {
   }
 }
 
-function extrasOf(session: OpenLogSession): SessionExtras {
+/** Notes the records appended since `x` last looked, and groups the index's new requests; gives turns when due. */
+async function catchUp(x: SessionExtras, session: OpenLogSession, turns: Turns | null): Promise<void> {
+  const records = x.records;
+  for (let i = x.scanned; i < records.length; i++) {
+    const rec = records[i];
+    noteRecord(x, rec);
+    if (rec.glued) for (const g of rec.glued) noteRecord(x, g);
+    x.scanned = i + 1;
+    if (turns !== null && (i & 1023) === 1023 && turns.due()) await turns.take();
+  }
+  if (session.tracker.requestCount !== x.ridsSeen) x.ridsSeen = await groupByKey(x.tracker, x.ridsByKey, turns, x.ridsSeen);
+}
+
+async function extrasOf(session: OpenLogSession, turns: Turns | null): Promise<SessionExtras> {
   let x = sessionExtras.get(session);
   if (!x || x.generation !== session.generation || x.records !== session.records || x.tracker !== session.tracker || x.scanned > session.records.length) {
     x = {
@@ -462,17 +488,14 @@ function extrasOf(session: OpenLogSession): SessionExtras {
       processes: new Map(), lastProcess: null, lastPid: null,
       batch: { line: [], time: [], res: [], hop: [], proc: [], role: [] }, isBatchHop: new Map(),
       routerLines: 0, routerStamps: new RequestStamps(), routerMentions: new Map(), ridsByKey: new Map(), ridsSeen: 0,
+      update: Promise.resolve(),
     };
     sessionExtras.set(session, x);
   }
-  const records = session.records;
-  for (let i = x.scanned; i < records.length; i++) {
-    const rec = records[i];
-    noteRecord(x, rec);
-    if (rec.glued) for (const g of rec.glued) noteRecord(x, g);
-  }
-  x.scanned = records.length;
-  if (session.tracker.requestCount !== x.ridsSeen) x.ridsSeen = groupByKey(session.tracker, x.ridsByKey, x.ridsSeen);
+  const extras = x;
+  const done = x.update.then(() => catchUp(extras, session, turns));
+  x.update = done.catch(() => undefined);
+  await done;
   return x;
 }
 
@@ -488,10 +511,10 @@ function hitOf(rec: LogRecord, matchKey: (rid: string) => string | null): string
  * The same as readOne, from an open log's session: the request's records are found through its
  * request index (no line of the log is looked at for them), the rest from the cache above.
  */
-function fromSession(
-  session: OpenLogSession, path: string, keys: readonly string[],
-): { log: Omit<RequestLogs, 'records' | 'group'>; collected: Map<string, Collected> } {
-  const x = extrasOf(session);
+async function fromSession(
+  session: OpenLogSession, path: string, keys: readonly string[], turns: Turns | null,
+): Promise<{ log: Omit<RequestLogs, 'records' | 'group'>; collected: Map<string, Collected> }> {
+  const x = await extrasOf(session, turns);
   const { records, tracker } = session;
   const matchKey = keyMatcher(keys);
   const collected = new Map<string, Collected>(keys.map((k) => [k, { records: [], mentions: [] }]));
@@ -519,7 +542,9 @@ function fromSession(
   }
   // Lines naming the request without being its hops (no request index holds them): one look at each record.
   const named = new Set<string>();
-  for (const rec of records) {
+  for (let i = 0; i < records.length; i++) {
+    if (turns !== null && (i & 1023) === 1023 && turns.due()) await turns.take();
+    const rec = records[i];
     if (rec.rid !== null || rec.continuation || rec.engine === 'other' || rec.role === 'router') continue;
     const k = mentionedKey(rec, keys, matchKey);
     if (k !== null) { collected.get(k)!.records.push(rec); named.add(k); }
@@ -577,7 +602,8 @@ export async function readRequestLogs(sources: readonly (string | LogSource)[], 
     const key = typeof given === 'string' ? given : given.stream.key;
     const open = (source.current ? await source.current() : undefined) ?? (opts.openLog ? await opts.openLog(key) : undefined);
     // A session that keeps no records (a large log's streamed view) has not the request's lines: the file has.
-    read.push(open && holdsEveryRecord(open) ? fromSession(open, key, keys) : await readOne(source, key, keys, opts));
+    const turns = opts.pace === null ? null : new Turns(opts.pace ?? SHARED_THREAD);
+    read.push(open && holdsEveryRecord(open) ? await fromSession(open, key, keys, turns) : await readOne(source, key, keys, opts));
   }
   // The literal reading of the query wins when it has lines anywhere (see queryKeys).
   const count = (k: string): number => read.reduce((n, r) => n + r.collected.get(k)!.records.length + r.collected.get(k)!.mentions.length, 0);
