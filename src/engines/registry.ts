@@ -144,6 +144,11 @@ export function engineProfiles(): EngineProfile[] {
   return [...ENGINE_PROFILES];
 }
 
+/** The engine whose server alone answers a request API (`sglang-generate`), if one does. */
+export function apiOwner(api: string): EngineProfile | undefined {
+  return ENGINE_PROFILES.find((p) => p.request?.ownApis?.includes(api) === true);
+}
+
 /** An engine's clock traits; none for a log of no known engine. */
 export function clockTraits(engine: string | null): EngineClockTraits {
   return engine !== null && isEngine(engine) ? engineProfile(engine).clock ?? {} : {};
