@@ -14,8 +14,9 @@ import { readLogStream } from '../core/session/logStream';
 import { RecordJsonWriter } from '../core/session/recordJson';
 import { RecordSourceLocator, type CheckoutResolver } from '../core/source/locate';
 import { idNeedle, mentionsRequest, ridQueryMatcher } from '../core/logs/requestIds';
-import { ByteOut, vllmFastPath } from '../core/logs/fastVllm';
-import type { FastPathCounters } from '../core/logs/fastVllm';
+import { ByteOut } from '../core/logs/byteOut';
+import { fastPathFor } from '../engines/grammars';
+import type { FastPathCounters } from '../engines/fastPath';
 import { findHop, getHopTable } from '../engines/index';
 import { StatementTable, statementJson, statementTime } from '../core/logs/statements';
 import { ENGINE_IDS, engineChoiceWords, isEngine } from '../engines/registry';
@@ -354,12 +355,12 @@ async function scanLog(args: Args, input: LogInput, io: CliIO, out: Out, resolve
     }
   };
 
-  // Common vLLM lines skip the string parser entirely: with plain `--json` the fast path writes
+  // An engine's common lines (its grammar's fast path: vLLM's) skip the string parser entirely: with plain `--json` the fast path writes
   // their output itself; with `--rid` it only feeds the tracker (every line counts towards the
   // summary) and leaves the request's own lines to the parser, which prints them as before.
   const fastCounters: FastPathCounters = { handled: 0, unmatched: 0 };
   // With --summary it counts each line under its statement instead of writing it (with --rid: only the request's lines, which it leaves to the parser).
-  const useFast = args.engine !== 'sglang' && (wanted !== null || ((args.json || statements !== null) && !args.unmatched && resolver === null));
+  const useFast = (wanted !== null || ((args.json || statements !== null) && !args.unmatched && resolver === null));
   const fastOut = wanted === null && statements === null ? out.bytes : null;
   // A summary of the whole log needs no request index: the fast path counts statements only (its summary says no more).
   const summaryOnly = statements !== null && wanted === null;
@@ -369,8 +370,10 @@ async function scanLog(args: Args, input: LogInput, io: CliIO, out: Out, resolve
     keepRecords: false,
     keepContext: true,
     onRecord,
-    fast: useFast ? (state, tracker) => vllmFastPath(state, summaryOnly ? null : tracker, fastOut, fastCounters, wanted,
-      wanted === null ? null : needles.map((n) => Buffer.from(n, 'latin1')), summaryOnly ? statements : null) : undefined,
+    fast: useFast ? (state, tracker) => fastPathFor(state, {
+      tracker: summaryOnly ? null : tracker, out: fastOut, counters: fastCounters, leaveToParser: wanted,
+      leaveMentions: wanted === null ? null : needles.map((n) => Buffer.from(n, 'latin1')), statements: summaryOnly ? statements : null,
+    }) : undefined,
   });
   let result;
   try {

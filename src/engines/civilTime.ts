@@ -1,6 +1,8 @@
 // A printed date and time as epoch milliseconds, or NaN when no calendar has it (month 84,
 // hour 25, 31 February). Date.UTC rolls such fields into another date (month 84 of 2026 is
-// December 2032): a line with an impossible stamp keeps no time rather than a wrong one.
+// December 2032): a line with an impossible stamp keeps no time rather than a wrong one. And a
+// time as ISO 8601 at its stamp's resolution (formatTime), as annotate --json prints it.
+import type { TimeResolution } from './record';
 
 const DAYS = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
@@ -31,4 +33,19 @@ export function stampUtc(year: number, month: number, day: number, hour: number,
 /** The words a hover shows for a line whose stamp was impossible, from the stamp as printed. */
 export function impossibleStampNote(problem: string): string {
   return `the line's timestamp names no real time (${problem}), so its time is unknown`;
+}
+
+function pad2(n: number): string { return n < 10 ? `0${n}` : `${n}`; }
+
+/** ISO 8601 at the stamp's own resolution; "Z" only when the zone is known. */
+export function formatTime(ms: number, res: TimeResolution, utc: boolean): string {
+  const d = new Date(Math.floor(ms));
+  let s = `${d.getUTCFullYear()}-${pad2(d.getUTCMonth() + 1)}-${pad2(d.getUTCDate())}`
+    + `T${pad2(d.getUTCHours())}:${pad2(d.getUTCMinutes())}:${pad2(d.getUTCSeconds())}`;
+  if (res !== 's') {
+    const frac = ms / 1000 - Math.floor(ms / 1000);
+    const digits = res === 'ms' ? 3 : 6;
+    s += '.' + Math.round(frac * 10 ** digits).toString().padStart(digits, '0').slice(0, digits);
+  }
+  return utc ? s + 'Z' : s;
 }

@@ -5,6 +5,7 @@
 import type { Engine, HopDef } from './types';
 import type { LogRecord, TimeResolution } from './record';
 import type { RecordEnd } from './index';
+import type { FastPath } from './fastPath';
 
 export interface ProcessInfo { name: string; role: string | null; ranks: Record<string, number> | null }
 
@@ -49,6 +50,12 @@ export interface EngineGrammar {
    * those marked `after` once every grammar's others declined (a relayed form of a header).
    */
   starts: ReadonlyArray<{ chars: string; read: HeaderReader; after?: true }>;
+  /**
+   * Where its header may start further into a line (behind a wrapper, a paste, another record): a
+   * regular expression's source matching at its first character (a lookahead for the rest is
+   * cheapest), joined with the other grammars' into the parser's one anchor (grammars.ts: HEADER_ANCHORS).
+   */
+  anchor?: string;
   /** Whether a record it read further into a line is surely its header; undefined: not one of its formats. */
   surely?: (r: LogRecord, state: GrammarState) => boolean | undefined;
   /** Where a header of its that lost its opening stands in `s` (rec filled), or -1: tried before custom layouts. */
@@ -71,6 +78,11 @@ export interface EngineGrammar {
   glueKey?: (rec: LogRecord, state: GrammarState) => string | null;
   /** A line a relay passed on in tracing's layout (dynamo-run), stripped of its level and stamp; rec filled. */
   relayed?: (file: string | null, lineno: number | null, message: string, rec: LogRecord, state: GrammarState) => boolean;
+  /**
+   * Its common lines read from their bytes, declining the rest to the parser with the same output
+   * either way (./fastPath.ts; vLLM's: vllm/fastPath.ts). The core asks grammars.ts: fastPathFor.
+   */
+  fastPath?: FastPath;
 }
 
 /** How far into a line its header is looked for (pasted titles, paths and progress bars are shorter). */

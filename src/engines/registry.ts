@@ -3,6 +3,7 @@
 // an engine without a hand-written grammar in src/core/logs) the shapes of its log lines. A new
 // engine is a folder src/engines/<id>/ with a profile registered here (ARCHITECTURE.md).
 import type { Engine, EngineCheckout, EngineClockTraits, EngineLogging, EnginePin, EngineRequestApi, EngineTracing, HopTable, MissingReason } from './types';
+import type { EngineGrammar } from './grammar';
 import { VLLM_PROFILE } from './vllm/profile';
 import { SGLANG_PROFILE } from './sglang/profile';
 
@@ -41,6 +42,11 @@ export interface EngineProfile {
   clock?: EngineClockTraits;
   /** Header shapes for the generic reader; the built-in engines' grammars are hand-written (<id>/grammar.ts). */
   lineShapes?: readonly LineShape[];
+  /**
+   * A hand-written header grammar of its own (src/engines/grammar.ts: EngineGrammar), tried after
+   * the built-in ones, for an engine registered at run time (the built-in engines' are listed in grammars.ts).
+   */
+  grammar?: EngineGrammar;
   /** A Python logger name or a path whose module is this engine's (a custom layout's %(name)s or %(pathname)s). */
   loggerNames?: RegExp;
   /** The Rust crates whose tracing targets are this engine's lines (SGLang's router: `sglang_router_rs`, …). */
@@ -60,18 +66,51 @@ export interface EngineProfile {
 }
 
 const BUILT_IN: readonly EngineProfile[] = [VLLM_PROFILE, SGLANG_PROFILE];
+/** The registry itself: the profiles by id, built-in first, then in the order they were registered. */
 const profiles = new Map<string, EngineProfile>(BUILT_IN.map((p) => [p.id, p]));
-/** Hop tables by engine; kept in step with the registry (the hop matcher reads it on every line). */
-export const HOP_TABLES: Record<Engine, HopTable> = Object.fromEntries(BUILT_IN.map((p) => [p.id, p.hops])) as Record<Engine, HopTable>;
-/** Pins by engine, for the engines whose profile has one; kept in step with the registry. */
-export const PINS: Record<Engine, EnginePin> = Object.fromEntries(BUILT_IN.flatMap((p) => (p.pin ? [[p.id, p.pin]] : []))) as Record<Engine, EnginePin>;
+
+// Views of the map for the code that asks on every line (derived from it by `derive`; read them, do not change them).
+/** Hop tables by engine (the hop matcher reads it on every line). */
+export const HOP_TABLES = {} as Record<Engine, HopTable>;
+/** Pins by engine, for the engines whose profile has one. */
+export const PINS = {} as Record<Engine, EnginePin>;
 /** The registered profiles that carry line shapes (none of the built-ins): what the generic reader tries. */
 export const SHAPED_PROFILES: EngineProfile[] = [];
+/** The engines known, built-in first, in the order they were registered. */
+export const ENGINE_IDS: Engine[] = [];
+/** Their profiles, in the same order (for the parser's per-line questions). */
+export const ENGINE_PROFILES: EngineProfile[] = [];
 
-/** The engines known, built-in first, in the order they were registered (kept in step; read it, do not change it). */
-export const ENGINE_IDS: Engine[] = BUILT_IN.map((p) => p.id);
-/** Their profiles, in the same order (kept in step, for the parser's per-line questions; read it, do not change it). */
-export const ENGINE_PROFILES: EngineProfile[] = [...BUILT_IN];
+let generation = 0;
+const listeners: (() => void)[] = [];
+
+/** Rebuilds every view above from the map, in place (their readers hold them), and tells the listeners. */
+function derive(): void {
+  const all = [...profiles.values()];
+  ENGINE_PROFILES.splice(0, ENGINE_PROFILES.length, ...all);
+  ENGINE_IDS.splice(0, ENGINE_IDS.length, ...all.map((p) => p.id));
+  SHAPED_PROFILES.splice(0, SHAPED_PROFILES.length, ...all.filter((p) => p.lineShapes?.length));
+  // Only what left is deleted (a delete slows the object's property reads: the built-ins never leave).
+  for (const id of Object.keys(HOP_TABLES) as Engine[]) if (!profiles.has(id)) delete HOP_TABLES[id];
+  for (const id of Object.keys(PINS) as Engine[]) if (profiles.get(id)?.pin === undefined) delete PINS[id];
+  for (const p of all) {
+    HOP_TABLES[p.id] = p.hops;
+    if (p.pin) PINS[p.id] = p.pin;
+  }
+  generation++;
+  for (const listener of listeners) listener();
+}
+derive();
+
+/** How many times the registry changed: a cache built from the profiles is stale when this moved. */
+export function registryGeneration(): number {
+  return generation;
+}
+
+/** Calls `listener` after each registration and removal (what src/engines/grammars.ts rebuilds its tables with). */
+export function onRegistryChange(listener: () => void): void {
+  listeners.push(listener);
+}
 
 /** The engines known, built-in first, in the order they were registered. */
 export function engineIds(): Engine[] {
@@ -102,7 +141,12 @@ export function isEngine(name: unknown): name is Engine {
 
 /** The registered profiles, built-in first, in the order they were registered. */
 export function engineProfiles(): EngineProfile[] {
-  return ENGINE_IDS.map((id) => profiles.get(id)!);
+  return [...ENGINE_PROFILES];
+}
+
+/** The engine whose server alone answers a request API (`sglang-generate`), if one does. */
+export function apiOwner(api: string): EngineProfile | undefined {
+  return ENGINE_PROFILES.find((p) => p.request?.ownApis?.includes(api) === true);
 }
 
 /** An engine's clock traits; none for a log of no known engine. */
@@ -123,19 +167,11 @@ export function engineProfile(id: Engine): EngineProfile {
 export function registerEngine(profile: EngineProfile): () => void {
   if (profiles.has(profile.id)) throw new Error(`engine '${profile.id}' is already registered`);
   profiles.set(profile.id, profile);
-  ENGINE_IDS.push(profile.id);
-  ENGINE_PROFILES.push(profile);
-  HOP_TABLES[profile.id] = profile.hops;
-  if (profile.lineShapes?.length) SHAPED_PROFILES.push(profile);
-  if (profile.pin) PINS[profile.id] = profile.pin;
+  derive();
   return () => {
-    delete PINS[profile.id];
+    if (profiles.get(profile.id) !== profile) return;
     profiles.delete(profile.id);
-    ENGINE_IDS.splice(ENGINE_IDS.indexOf(profile.id), 1);
-    ENGINE_PROFILES.splice(ENGINE_PROFILES.indexOf(profile), 1);
-    delete HOP_TABLES[profile.id];
-    const i = SHAPED_PROFILES.indexOf(profile);
-    if (i >= 0) SHAPED_PROFILES.splice(i, 1);
+    derive();
   };
 }
 

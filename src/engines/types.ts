@@ -104,6 +104,8 @@ export interface EngineRequestApi {
   idHeader?: string;
   /** The body field that carries the request's id. */
   idBodyField: string;
+  /** The request APIs (Send Traced Request's `api`) only this engine's server answers. */
+  ownApis?: readonly string[];
   /** The ids the server prints for a request whose id the client chose; absent: printed as chosen (`<id>_<i>` children). */
   serverIds?: (base: string, api: ApiKind) => ServerIds;
 }

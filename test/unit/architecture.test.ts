@@ -95,19 +95,18 @@ test('the import scan sees the forms the sources use, and a module placed above 
 
 /**
  * The core reaches an engine's knowledge through the registry and the grammars (src/engines/registry.ts,
- * grammars.ts, index.ts), never an engine's own folder: the byte fast path (fastVllm.ts, vLLM's by
- * design) takes vLLM's process names and printed paths through these two re-exports only.
+ * grammars.ts, index.ts), never an engine's own folder: not even the byte fast path, which is a hook of
+ * the engine's grammar (src/engines/vllm/fastPath.ts) the core asks for through grammars.ts.
  */
-const ENGINE_FOLDER_ALLOWED = new Set(['src/core/logs/fileinfo.ts', 'src/core/logs/parseLine.ts']);
 const ENGINE_FOLDER = /(?:^|\/)engines\/[^/]+\//;
 
-test("no module of src/core imports an engine's own folder (src/engines/<id>/), but the fast path's two re-exports", () => {
+test("no module of src/core imports an engine's own folder (src/engines/<id>/)", () => {
   const offenders: string[] = [];
   for (const file of tsFiles(join(repo, 'src', 'core'))) {
     const rel = relative(repo, file).split(/[\\/]/).join('/');
     for (const m of readFileSync(file, 'utf8').matchAll(IMPORT_FROM)) {
       const target = relative(join(repo, 'src'), join(file, '..', m[1])).split(/[\\/]/).join('/');
-      if (ENGINE_FOLDER.test(target) && !ENGINE_FOLDER_ALLOWED.has(rel)) offenders.push(`${rel} → ${target}`);
+      if (ENGINE_FOLDER.test(target)) offenders.push(`${rel} → ${target}`);
     }
   }
   assert.deepEqual(offenders, [], `ask the registry or the grammars instead:\n${offenders.join('\n')}`);

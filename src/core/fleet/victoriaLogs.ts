@@ -28,7 +28,7 @@ export function requestLogsQl(terms: readonly string[], selector?: string): stri
   return `${sel ? `${sel} ` : ''}(${filters.join(' OR ')})`;
 }
 
-/** `{container="vllm",namespace="serving",pod="decode-0"}` → labels. */
+/** `{container="server",namespace="serving",pod="decode-0"}` → labels. */
 export function parseStreamLabels(stream: string): Record<string, string> {
   const out: Record<string, string> = {};
   const re = /([A-Za-z0-9_.:-]+)="((?:[^"\\]|\\.)*)"/g;

@@ -2,7 +2,7 @@
 // first character, the hot path), or further in behind anything (findHeader), quoted in an export
 // (unquoteRecord); and what counts as surely an engine's header further into a line.
 import type { LogRecord } from './model';
-import { HEADER_ANCHOR, newRecord, SEARCH_WINDOW, type ParseState } from './parseState';
+import { HEADER_ANCHORS, newRecord, SEARCH_WINDOW, type ParseState } from './parseState';
 import { GRAMMARS, grammarAllowed, HEADER_STARTS } from '../../engines/grammars';
 import { engineProfile } from '../../engines/registry';
 import { hasColour, stripColour } from './colour';
@@ -73,14 +73,15 @@ function parseTracingJson(s: string, rec: LogRecord, state: ParseState): boolean
 /** The first position after 0 where an engine's header starts (rec filled), or -1. */
 export function findHeader(s: string, rec: LogRecord, state: ParseState): number {
   const window = s.length > SEARCH_WINDOW ? s.slice(0, SEARCH_WINDOW) : s;
-  HEADER_ANCHOR.lastIndex = 1;
-  for (let m = HEADER_ANCHOR.exec(window); m; m = HEADER_ANCHOR.exec(window)) {
+  const anchor = HEADER_ANCHORS.header;
+  anchor.lastIndex = 1;
+  for (let m = anchor.exec(window); m; m = anchor.exec(window)) {
     const probe = newRecord(rec.line, rec.offset, '');
     if (parseEngine(s.slice(m.index), probe, state) && surelyEngines(probe, state)) {
       Object.assign(rec, probe);
       return m.index;
     }
-    HEADER_ANCHOR.lastIndex = m.index + 1;
+    anchor.lastIndex = m.index + 1;
   }
   return -1;
 }

@@ -8,7 +8,7 @@
 //     line parsed; a streamed file's replica of its request index). A consumer uses it and reads
 //     nothing again: one read model per log.
 //   - `open()`: a read from the start, once. Files, pipes and standard input hand over bytes, so
-//     the byte fast path (fastVllm.ts) keeps its speed; a store hands over lines in batches, each
+//     an engine's byte fast path (vllm/fastPath.ts) keeps its speed; a store hands over lines in batches, each
 //     with the store's own timestamp when it keeps one (a log line's text may carry no time, or a
 //     time of another clock).
 // A source never parses: LogSession does, the same way for every source.

@@ -3,7 +3,7 @@
 // follows as records of their own, nextRecordAt ends a message's own words there (for the hop
 // matcher and the resolver).
 import type { LogRecord } from './model';
-import { createParseState, HEADER_ANCHOR, newRecord, WORDS_ANCHOR, type ParseState } from './parseState';
+import { createParseState, HEADER_ANCHORS, newRecord, type ParseState } from './parseState';
 import { LEVELS } from '../../engines/lineShapes';
 import { parseEngine, surelyEngines } from './engineHeader';
 import { grammarOf, isPlainOutput, isTimeOnly } from '../../engines/grammars';
@@ -20,13 +20,13 @@ export function gluedAt(msg: string, rec: LogRecord, state: ParseState): number 
   const key = grammarOf(rec.engine)?.glueKey?.(rec, state) ?? null;
   if (key === null) return -1;
   if (key.length !== 6 || msg.indexOf(key) < 0) return -1;
-  return recordHeaderAt(msg.length > 64 * 1024 ? msg.slice(0, 64 * 1024) : msg, HEADER_ANCHOR, state,
+  return recordHeaderAt(msg.length > 64 * 1024 ? msg.slice(0, 64 * 1024) : msg, HEADER_ANCHORS.header, state,
     (probe) => probe.message.length > 0 && surelyEngines(probe, state));
 }
 
 /**
  * The first place after 0 in `s` where a record's header starts, as the engine grammars read it
- * (an anchor `anchor` finds: HEADER_ANCHOR's source), followed by a space, and that
+ * (an anchor `anchor` finds: HEADER_ANCHORS' source), followed by a space, and that
  * `accept` takes; or -1. The one reading of "another record starts here" on a pasted line: gluedAt
  * parses what it finds as a record, nextRecordAt ends a message's own words there.
  */
@@ -71,7 +71,7 @@ export function nextRecordAt(message: string): number {
   let at = tail ? tail.index : -1;
   if (wordsState === null || wordsState.processCache.size > 256) wordsState = createParseState();
   // After a space; a time-only header (SGLang's 2024 `[HH:MM:SS]`) has no date to tell it from a time a message names.
-  const header = recordHeaderAt(message, WORDS_ANCHOR, wordsState, (probe, p) => message.charCodeAt(p - 1) === 32 && !isTimeOnly(probe.format));
+  const header = recordHeaderAt(message, HEADER_ANCHORS.words, wordsState, (probe, p) => message.charCodeAt(p - 1) === 32 && !isTimeOnly(probe.format));
   if (header > 0 && (at < 0 || header - 1 < at)) at = header - 1;
   return at > 0 ? at : -1;
 }

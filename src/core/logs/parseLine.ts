@@ -24,7 +24,6 @@ import { anyShapedEngine, parseShaped } from './shapedGrammar';
 
 export { inferYear } from './outerPrefix';
 export { createParseState, processInfo, type ParseOptions, type ParseState, type ProcessInfo } from './parseState';
-export { VLLM_PROCESS } from '../../engines/vllm/lines';
 export { nextRecordAt } from './onOneLine';
 
 // Ray's dedup count; the first one of a session adds a note on how to turn deduplication off.

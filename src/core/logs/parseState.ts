@@ -1,10 +1,9 @@
 // What the line parser knows of one log while it reads it (ParseState: the part the engines'
-// grammars share is GrammarState, src/engines/grammar.ts), the record it starts each line with,
+// grammars share is GrammarState, src/engines/grammar.ts, and their fast paths FastPathState), the record it starts each line with,
 // and what every part of the parser shares: the anchors where a header may start further into a
 // line, the process names' roles and ranks.
 import type { Engine } from './model';
-import { LEVELS } from '../../engines/lineShapes';
-import type { GrammarState } from '../../engines/grammar';
+import type { FastPathState } from '../../engines/fastPath';
 import { nextRecordAt } from './onOneLine';
 
 export { DATE_ANCHOR, SEARCH_WINDOW, type ProcessInfo } from '../../engines/grammar';
@@ -12,18 +11,11 @@ export { newRecord, tagRanks } from '../../engines/record';
 // The `(Name pid=N)` prefix's process names (the fast path and the timeline read them as the parser does).
 export { processInfo } from '../../engines/grammars';
 
-export interface ParseState extends GrammarState {
-  /** Continuation detection: did the previous line end in the multi-line marker, and what was its header. */
-  prevCR: boolean;
+export interface ParseState extends FastPathState {
+  /** Continuation detection: the previous line's header (prevCR: did it end in the multi-line marker). */
   prevHeader: string;
   prevRid: string | null;
   prevEngine: Engine | 'other';
-  /**
-   * A line ended in a bare LF. Until one does, the file is taken for CRLF (Windows, `docker
-   * logs` of a `-t` container) and a CR at a line's end is its line ending; after one, a CR
-   * at the end is vLLM's multi-line marker (`\r\n` + the header repeated).
-   */
-  sawBareLF: boolean;
   /**
    * Custom logging layouts (by their field signature) known to be an engine's: a line of the
    * layout named the engine (its logger or path) or printed one of its hops.
@@ -63,16 +55,9 @@ export function createParseState(opts: ParseOptions = {}): ParseState {
   };
 }
 
-
-// Where an engine header may start further into a line: a process prefix, a level and a date,
-// a bracketed date (the built-in engines' headers: vLLM's and SGLang's).
-export const HEADER_ANCHOR = new RegExp(
-  `\\((?=[^()]{0,80}? pid=\\d)|(?:${LEVELS}) (?=(?:\\d{4}-)?\\d\\d-\\d\\d[ T]\\d\\d:)`
-  + `|\\[(?=(?:\\d{4}-\\d\\d-\\d\\d[ T])?\\d\\d:\\d\\d:\\d\\d|Router \\()`,
-  'g',
-);
+// Where an engine header may start further into a line (each grammar's `anchor`, joined): `header`
+// for findHeader and gluedAt, `words` for nextRecordAt (it may run while gluedAt's loop holds
+// `header`'s place: surelyEngines asks the hop table). Rebuilt when an engine registers.
+export { HEADER_ANCHORS } from '../../engines/grammars';
 /** Where a custom layout's date may start: with its year, or without it (`[%(asctime)s]` with vLLM's datefmt). */
 export const LAYOUT_DATE_ANCHOR = /(?<![\d-])(?:\d{4}-)?\d\d-\d\d[ T]\d\d:\d\d/g;
-// nextRecordAt's own anchor (it may run while gluedAt's loop holds HEADER_ANCHOR's place: surelyEngines
-// asks the hop table).
-export const WORDS_ANCHOR = new RegExp(HEADER_ANCHOR.source, 'g');

@@ -8,7 +8,7 @@
 // statement can be found and verified.
 import { stampUtc } from './civilTime';
 import type { Engine, TimeResolution } from './model';
-import { ENGINE_PROFILES, type EngineProfile } from '../../engines/registry';
+import { ENGINE_PROFILES, registryGeneration, type EngineProfile } from '../../engines/registry';
 import type { ParseState } from './parseState';
 import { fractionMs, fractionResolution, inferYear, zoned } from './outerPrefix';
 
@@ -70,14 +70,14 @@ const AFTER_FIELD = /\s*(?:[:\]|)\-,]|$)/y;
 // of SGLang's router, followed by `: `. Rust lines are never Python logging's, so their engine comes
 // from the target alone (see rustEngine), never from a layout learnt from other lines.
 // The crate roots are the engines' profiles' (`rustCrates`), made again when an engine is registered.
-let rustTargets: { engines: number; target: RegExp; owner: Map<string, Engine> } | null = null;
+let rustTargets: { generation: number; target: RegExp; owner: Map<string, Engine> } | null = null;
 
 function rustTargetRules(): { target: RegExp; owner: Map<string, Engine> } {
-  if (rustTargets?.engines !== ENGINE_PROFILES.length) {
+  if (rustTargets?.generation !== registryGeneration()) {
     const owner = new Map<string, Engine>();
     for (const p of ENGINE_PROFILES) for (const c of p.rustCrates ?? []) if (!owner.has(c)) owner.set(c, p.id);
     const roots = [...owner.keys()].map((c) => `|${c}`).join('');
-    rustTargets = { engines: ENGINE_PROFILES.length, owner, target: new RegExp(String.raw`((?:[A-Za-z_]\w*::)+[A-Za-z_]\w*${roots})(?=:(?:\s|$))`, 'y') };
+    rustTargets = { generation: registryGeneration(), owner, target: new RegExp(String.raw`((?:[A-Za-z_]\w*::)+[A-Za-z_]\w*${roots})(?=:(?:\s|$))`, 'y') };
   }
   return rustTargets;
 }

@@ -7,18 +7,12 @@
 import type { Engine } from './model';
 import type { ApiKind, HopDef, ServerIds } from '../../engines/types';
 import { engineProfile } from '../../engines/registry';
+import { externalFromInternal } from '../../engines/ids';
 
 export type { ApiKind, ServerIds };
 
-const ENGINE_SUFFIX = /-[0-9a-f]{8}$/;
-const CHILD_PREFIX = /^\d+_/;
-
-/** External form of a vLLM id printed by an engine-side line. */
-export function externalFromInternal(id: string): string {
-  let s = id;
-  if (CHILD_PREFIX.test(s)) s = s.replace(CHILD_PREFIX, '');
-  return s.replace(ENGINE_SUFFIX, '');
-}
+// The external form of an engine-side id (in the bottom layer: an engine's byte fast path takes it too).
+export { externalFromInternal };
 
 /** Normalise one id as printed by a hop whose id kind is known. */
 export function normaliseRid(engine: Engine, raw: string, kind: NonNullable<HopDef['ridKind']>): string {

@@ -5,6 +5,7 @@ import type { Engine, LogRecord, TimeResolution } from './model';
 import { getHopTable, findHop } from '../../engines/index';
 import type { HopDef, MissingKind } from '../../engines/index';
 import { ENGINE_IDS, engineProfile } from '../../engines/registry';
+import type { HopSink } from '../../engines/fastPath';
 
 export interface Delta {
   ms: number;
@@ -235,7 +236,7 @@ class BatchColumns {
   }
 }
 
-export class RequestTracker {
+export class RequestTracker implements HopSink {
   /** Request id → its order of first sight (the index into heads). */
   private readonly byRid = new Map<string, number>();
   private heads = new Heads();

@@ -2,6 +2,7 @@
 // over-long lines are parsed from their first bytes only; invalid UTF-8 decodes to U+FFFD;
 // binary files are refused. A LogSession (core/session) drives it.
 import { promises as fsp } from 'node:fs';
+import type { FastLineHandler } from '../../engines/fastPath';
 
 /** Lines longer than this are truncated for parsing (but counted, and their bytes skipped). */
 export const LINE_PARSE_CAP = 64 * 1024;
@@ -15,8 +16,8 @@ export function looksBinary(sample: Uint8Array): boolean {
   return sample.indexOf(0) !== -1;
 }
 
-/** Handles one line from its bytes `[start, end)`; false hands it to the string parser. */
-export type FastLineHandler = (buf: Buffer, start: number, end: number, lineNo: number, offset: number) => boolean;
+// A line handler from its bytes `[start, end)` (an engine's fast path); false hands the line to the string parser.
+export type { FastLineHandler };
 
 /**
  * Incremental byte-level line splitter. Feed chunks; complete lines go to `onLine`

@@ -2,12 +2,13 @@
 // counted under the statement that printed it, `fileinfo:lineno` as the log names it with its
 // hop and level, and when it first and last printed. It answers "which statement floods my
 // log" in one pass, the work a user otherwise asks of lnav's `GROUP BY src_file, src_line`.
-// Both the byte fast path (fastVllm.ts) and records from parseLine count into one table.
+// Both an engine's byte fast path (its StatementSink, src/engines/fastPath.ts) and records from
+// parseLine count into one table.
 import type { LogRecord, TimeResolution } from './model';
 import { formatTime } from './jsonText';
+import type { StatementSink, StatementSource } from '../../engines/fastPath';
 
-/** Where a statement's source is, as `--summary --json` prints it. */
-export interface StatementSource { path: string; line: number; verified: boolean }
+export type { StatementSource };
 
 /** One statement: the lines that share fileinfo, lineno, hop and level. */
 export interface Statement {
@@ -30,7 +31,7 @@ export interface Statement {
   readonly example: string;
 }
 
-export class StatementTable {
+export class StatementTable implements StatementSink<Statement> {
   private readonly byKey = new Map<string, Statement>();
   /** Lines counted. */
   lines = 0;

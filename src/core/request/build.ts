@@ -1,7 +1,7 @@
 // What we send: URL, headers and body for each API, and the request id in the places
 // each engine reads it (vLLM: `X-Request-Id` header, then body `request_id`; SGLang: body `rid`).
 import type { Api, Engine, RequestSpec } from './types';
-import { engineChoiceWords, engineProfile, isEngine } from '../../engines/registry';
+import { apiOwner, engineChoiceWords, engineProfile, isEngine } from '../../engines/registry';
 
 export interface TraceOptions {
   /** Server base URL, e.g. http://127.0.0.1:8000 */
@@ -81,7 +81,8 @@ export function validateOptions(o: TraceOptions): string[] {
   if (o.requestId !== undefined && !/^[A-Za-z0-9._:-]{1,200}$/.test(o.requestId)) {
     problems.push(`request id '${o.requestId}' may only use letters, digits and . _ : - (it goes into a header and into log lines)`);
   }
-  if (o.api === 'sglang-generate' && o.engine === 'vllm') problems.push(`api sglang-generate needs an SGLang server (engine is vllm)`);
+  const owner = o.api === undefined ? undefined : apiOwner(o.api);
+  if (owner !== undefined && isEngine(o.engine) && o.engine !== owner.id) problems.push(`api ${o.api} needs an ${owner.label} server (engine is ${o.engine})`);
   return problems;
 }
 

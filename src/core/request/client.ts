@@ -1,6 +1,6 @@
 // One traced streaming request, end to end: detect the engine, pick the model, send,
 // record every frame with its socket arrival time, and say clearly what went wrong.
-import { engineProfile, engineProfiles, isEngine, type EngineProfile } from '../../engines/registry';
+import { apiOwner, engineProfile, engineProfiles, isEngine, type EngineProfile } from '../../engines/registry';
 import { buildRequest, DEFAULTS, joinUrl, redactUrl, serverRootUrl, validateOptions, type TraceOptions } from './build';
 import { httpStatusError, makeError, networkError, serverErrorMessage } from './errors';
 import { computeMetrics, type TraceMetrics } from './metrics';
@@ -173,8 +173,10 @@ export async function sendTracedRequest(options: TraceOptions, deps: TraceDeps =
   } else {
     engine = o.engine;
   }
-  if (requestedApi === 'sglang-generate' && engine !== 'sglang') {
-    const wrongEngine = makeError('bad-input', 'The sglang-generate API needs an SGLang server, and this one is vLLM.', 'Use api chat or completions.');
+  const owner = apiOwner(requestedApi);
+  if (owner !== undefined && engine !== owner.id) {
+    const problem = `The ${requestedApi} API needs an ${owner.label} server, and this one is ${engineProfile(engine).label}.`;
+    const wrongEngine = makeError('bad-input', problem, 'Use api chat or completions.');
     return finish(emptyRecord(o, engine, requestedApi, o.model ?? '', requestId, wrongEngine, Date.now(), traceContext));
   }
 

@@ -34,8 +34,8 @@ export interface LogSessionOptions {
   sources?: SourceLocator | null;
   /** Sees each record the string parser makes, in order (the CLI prints them). */
   onRecord?: (rec: LogRecord) => void;
-  /** A byte-level fast path for appendBytes (fastVllm.ts); the lines it takes make no record. */
-  fast?: (state: ParseState, tracker: RequestTracker) => FastLineHandler;
+  /** A byte-level fast path for appendBytes (an engine's: src/engines/grammars.ts, fastPathFor); the lines it takes make no record. */
+  fast?: (state: ParseState, tracker: RequestTracker) => FastLineHandler | null;
   /** appendBytes keeps the byte offset of every Nth line start (a power of two), to cut slices of big files. */
   offsetSampleEvery?: number;
   /** An identity for the caller (a document URI, a path): sessions of several logs side by side. */

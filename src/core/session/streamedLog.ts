@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { LogSession } from './logSession';
 import { LogFileFeed } from './logStream';
 import { RequestTracker, type TrackerDelta, type TrackerMark } from '../logs/requests';
-import { vllmFastPath } from '../logs/fastVllm';
+import { fastPathFor } from '../../engines/grammars';
 import type { Engine } from '../logs/model';
 
 /** Every 1024th line's offset is kept, to cut slices around a line without reading from the top. */
@@ -31,7 +31,7 @@ export interface StreamDelta {
 export class StreamedLogReader {
   private readonly session = new LogSession({
     engine: 'auto', keepRecords: false, offsetSampleEvery: OFFSET_SAMPLE_EVERY,
-    fast: (state, tracker) => vllmFastPath(state, tracker, null),
+    fast: (state, tracker) => fastPathFor(state, { tracker }),
     newTracker: (forced, opts) => new RequestTracker(forced, { ...opts, journal: true }),
   });
   private readonly feed: LogFileFeed;

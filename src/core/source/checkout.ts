@@ -13,7 +13,7 @@ export interface CheckoutLayout {
   engine: Engine;
   /** "repo": a git clone of the engine; "site-packages": an installed package's parent folder. */
   layout: 'repo' | 'site-packages';
-  /** Folder of the Python package, relative to the root ("vllm", "python/sglang", "sglang"). */
+  /** Folder of the Python package, relative to the root (vLLM's vllm; SGLang's python/sglang in a clone, sglang installed). */
   packageDir: string;
 }
 

@@ -50,7 +50,7 @@ export async function listPythonFiles(root: string, packageDir: string, opts: Li
 export class FileIndex {
   readonly files: ReadonlySet<string>;
   private readonly byBase = new Map<string, string[]>();
-  /** `vllm` or `sglang`: the package name that marks where a printed path enters the checkout. */
+  /** The engine's package name (vLLM's vllm, SGLang's sglang): it marks where a printed path enters the checkout. */
   private readonly pkgName: string;
   /** Checkout path of the package's parent ("" for vLLM, "python/" for an SGLang repo). */
   private readonly pkgParent: string;

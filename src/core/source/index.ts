@@ -1,7 +1,7 @@
 // Source resolution: log line → the checkout line that printed it. Everything here is
 // plain Node (no vscode); the editor and the CLI call the same functions.
 //
-//   const r = await createSourceResolver(dir, 'vllm', { statementIndex: 'background', cacheDir, workerScript });
+//   const r = await createSourceResolver(dir, engine, { statementIndex: 'background', cacheDir, workerScript });
 //   r.pin.message            → say once when HEAD is not the pin (null at the pin)
 //   await r.indexReady       → after this, resolve() never reads a file on the calling thread
 //   r.resolve({ engine, fileinfo, lineno, message, hop, continuation })

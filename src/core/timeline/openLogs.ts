@@ -12,6 +12,7 @@
 import type { Engine, LogRecord } from '../logs/model';
 import { keyMatcher, queryKeys, requestKey } from './requestKey';
 import { routerLineOf } from './routerLog';
+import { engineProfile, isEngine } from '../../engines/registry';
 
 /** What the editor's session of an open log can tell without reading the file again. */
 export interface OpenLogView {
@@ -60,7 +61,8 @@ function timeRange(records: OpenLogView['records']): { first: number; last: numb
 
 function routerIds(log: OpenLogView): Set<string> {
   const out = new Set<string>();
-  if (log.engine === 'vllm') return out;
+  // An engine with no router of its own (no Rust crates) prints no router lines.
+  if (log.engine !== null && isEngine(log.engine) && engineProfile(log.engine).rustCrates === undefined) return out;
   for (const rec of log.records) {
     if (!rec) continue;
     const id = routerLineOf(rec)?.requestId;

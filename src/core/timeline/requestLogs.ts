@@ -19,7 +19,7 @@ import { pathLogSource } from '../logs/pathSource';
 import { holdsEveryRecord, type LogReadModel, type LogSource } from '../logs/logSource';
 import { processInfo, type ParseState } from '../logs/parseLine';
 import { RequestTracker, type RequestGroup } from '../logs/requests';
-import { vllmFastPath } from '../logs/fastVllm';
+import { fastPathFor } from '../../engines/grammars';
 import { citedSource } from '../source/locate';
 import { redactMessage } from '../session/requestExport';
 import { LogSession } from '../session/logSession';
@@ -365,7 +365,6 @@ async function readOne(source: LogSource, path: string, keys: readonly string[],
     };
     const leave = (rid: string): boolean => matchKey(rid) !== null;
     const needles = keys.map((k) => Buffer.from(idNeedle(k), 'latin1'));
-    const useFast = opts.engine !== 'sglang';
     const session = new LogSession({
       engine: opts.engine ?? 'auto',
       referenceTime: input.referenceTime,
@@ -373,7 +372,7 @@ async function readOne(source: LogSource, path: string, keys: readonly string[],
       keepContext: true,
       onRecord,
       newTracker: (forced, o) => (tracker = new TimelineTracker(forced, o)),
-      fast: (state, t) => noteProcesses(state, useFast ? vllmFastPath(state, t, null, undefined, leave, needles) : null, processes),
+      fast: (state, t) => noteProcesses(state, fastPathFor(state, { tracker: t, leaveToParser: leave, leaveMentions: needles }), processes),
     });
     const pace = opts.pace === undefined ? SHARED_THREAD : opts.pace;
     const result = await readLogStream(session, input.chunks(), opts.signal, pace ?? undefined);

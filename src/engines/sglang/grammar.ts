@@ -221,6 +221,8 @@ function glueKey(rec: LogRecord, state: GrammarState): string | null {
 
 export const SGLANG_GRAMMAR: EngineGrammar = {
   engine: 'sglang',
+  // Further into a line: its bracketed date and time (or the time alone), or the router's `[Router (`.
+  anchor: String.raw`\[(?=(?:\d{4}-\d\d-\d\d[ T])?\d\d:\d\d:\d\d|Router \()`,
   starts: [
     { chars: '[', read: parseSglang },
     { chars: '{', read: (s, rec) => s.indexOf('"event"') !== -1 && parseSglangJsonEvent(s, rec) },

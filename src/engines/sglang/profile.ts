@@ -17,7 +17,7 @@ export const SGLANG_PROFILE: EngineProfile = {
   checkout: SGLANG_CHECKOUT,
   logging: SGLANG_LOGGING,
   // A vLLM server has no /get_server_info.
-  request: { answersOnly: ['/get_server_info', '/server_info'], idBodyField: 'rid' },
+  request: { answersOnly: ['/get_server_info', '/server_info'], idBodyField: 'rid', ownApis: ['sglang-generate'] },
   clock: { requestLoggerApart: true },
   ridsVerbatim: true,
   loggerNames: /^sglang(?:\.|$)|\/sglang\//,

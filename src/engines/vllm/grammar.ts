@@ -2,17 +2,19 @@
 // every version (with the year, fraction and full path a logging config adds), behind a
 // VLLM_LOGGING_PREFIX, stripped by a relay, and after another tool's stamp; what its process names
 // stand for. The shapes are ./lines.ts; this reads them into a record, through the hooks the
-// generic parser calls (EngineGrammar, ../grammar.ts).
+// generic parser calls (EngineGrammar, ../grammar.ts); its byte fast path is ./fastPath.ts.
 import { stampUtc } from '../civilTime';
 import type { LogRecord } from '../record';
 import { tagRanks } from '../record';
 import { fractionMs, fractionResolution, inferYear, type EngineGrammar, type GrammarState, type ProcessInfo } from '../grammar';
 import { matchHop } from '../index';
+import { LEVELS } from '../lineShapes';
 import {
   LEVEL_DATE, LOGGING_PREFIX_WINDOW, LOST_PREFIX, STRIPPED_VLLM, UVICORN, VLLM_HEADER, VLLM_HEADER_LONG, VLLM_INDEXED_PROCESS, VLLM_PREFIX,
   VLLM_PROCESS, VLLM_PROCESS_ROLES,
 } from './lines';
 import { headerBehindPrefix } from '../sglang/grammar';
+import { vllmFastPath } from './fastPath';
 
 /** What a `(Name pid=N)` prefix's process name stands for: its role, ranks and index (memoised in the state). */
 export function processInfo(state: GrammarState, name: string): ProcessInfo {
@@ -189,6 +191,8 @@ function relayed(file: string | null, lineno: number | null, message: string, re
 
 export const VLLM_GRAMMAR: EngineGrammar = {
   engine: 'vllm',
+  // Further into a line: its process prefix, or a level and a date.
+  anchor: String.raw`\((?=[^()]{0,80}? pid=\d)|(?:${LEVELS}) (?=(?:\d{4}-)?\d\d-\d\d[ T]\d\d:)`,
   starts: [
     { chars: '(', read: parsePrefixed },
     { chars: 'IDWEC', read: parseVllmHeader },
@@ -202,4 +206,7 @@ export const VLLM_GRAMMAR: EngineGrammar = {
   repeatsHeader: true,
   glueKey,
   relayed,
+  // The common line shape read from its bytes (./fastPath.ts), for annotate --json and the streamed logs.
+  fastPath: (state, o) => vllmFastPath(state, o.tracker ?? null, o.out ?? null, o.counters, o.leaveToParser ?? null,
+    o.leaveMentions ?? null, o.statements ?? null),
 };

@@ -5,6 +5,7 @@ import * as vscode from 'vscode';
 import type { LogSessions } from './logDocuments';
 import { sourceTarget } from './sourceService';
 import type { LogRecord } from '../../core/logs/model';
+import { engineProfile } from '../../engines/registry';
 import type { LocatedSource } from '../../core/source/locate';
 import { isWindowed, lineWindows, visibleLines, WINDOW_SLACK_LINES } from './visibleWindow';
 import { ServedWindows } from '../../core/session/servedWindows';
@@ -89,8 +90,10 @@ export class FileInfoLinkProvider implements vscode.DocumentLinkProvider<FileInf
       for (const { part, record: rec, start, end } of first.glued ? session.lineParts(i, text.length) : [{ part: 1, record: first, start: 0,
         end: text.length }]) {
         if (rec.engine === 'other') continue;
-        // No file:line printed (SGLang's own layout, or a layout that prints the logger's name): the statement found for the text.
-        if ((rec.engine === 'sglang' || rec.logger !== undefined) && rec.fileinfo === null && rec.hop === null && !rec.continuation) {
+        // No file:line printed (an engine whose own layout prints none, as SGLang's, or a layout that prints the
+        // logger's name): the statement found for the text.
+        const unplaced = rec.logger !== undefined || engineProfile(rec.engine).resolvesUnplacedLines === true;
+        if (unplaced && rec.fileinfo === null && rec.hop === null && !rec.continuation) {
           // A line located before costs nothing; a new one is a search of the index, within the pass's budget.
           let src = session.knownSource(i, part);
           if (src === undefined) {

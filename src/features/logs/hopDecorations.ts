@@ -8,6 +8,7 @@
 import * as vscode from 'vscode';
 import type { LogSessions } from './logDocuments';
 import { hopLabel, hopLabels, hopLabelWidth } from './hopPresentation';
+import { ENGINE_IDS } from '../../engines/registry';
 import { Disposable } from '../../util/dispose';
 
 const MARGIN_LINES = 200;
@@ -44,7 +45,7 @@ export class HopDecorations extends Disposable {
     const tracker = session.tracker;
     const deltas: vscode.DecorationOptions[] = [];
     const notes: vscode.DecorationOptions[] = [];
-    const noteWidth = ann.noCodeLens ? hopLabelWidth(session.engine ?? 'vllm') + 1 : 0;
+    const noteWidth = ann.noCodeLens ? hopLabelWidth(session.engine ?? ENGINE_IDS[0]) + 1 : 0;
     const groups = new Map<string, ReturnType<typeof tracker.get>>();
     for (const visible of editor.visibleRanges) {
       const from = Math.max(0, visible.start.line - MARGIN_LINES);

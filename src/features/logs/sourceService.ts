@@ -4,6 +4,7 @@
 import * as vscode from 'vscode';
 import { join } from 'node:path';
 import type { Engine } from '../../core/logs/model';
+import { engineIds } from '../../engines/registry';
 import { CheckoutSet, type CheckoutPlaces, type OpenCheckout } from '../../core/source/checkouts';
 import { RecordSourceLocator, type LocatedSource, type SourceLocator } from '../../core/source/locate';
 import type { CheckoutSourceResolver } from '../../core/source/index';
@@ -200,7 +201,7 @@ export class SourceService extends Disposable {
   /** Removes the cached release sources; an engine resolving in one goes back to its checkout. */
   removeReleaseSources(): number {
     const root = releaseCacheRoot();
-    for (const engine of ['vllm', 'sglang'] as const) {
+    for (const engine of engineIds()) {
       if (this.checkouts.chosenSource(engine)?.startsWith(root)) this.checkouts.useSource(engine, null);
     }
     this.checkouts.dropReleaseSources();

@@ -4,7 +4,8 @@ import { createParseState, parseLine } from '../../../src/core/logs/parseLine';
 import { RequestTracker } from '../../../src/core/logs/requests';
 import { RecordJsonWriter } from '../../../src/core/session/recordJson';
 import { citedSource } from '../../../src/core/source/locate';
-import { ByteOut, vllmFastPath } from '../../../src/core/logs/fastVllm';
+import { ByteOut } from '../../../src/core/logs/byteOut';
+import { vllmFastPath } from '../../../src/engines/vllm/fastPath';
 
 export function fastJson(lines: string[], referenceTime: number): { json: string[]; counts: Record<string, number>; handled: number } {
   const st = createParseState({ referenceTime });

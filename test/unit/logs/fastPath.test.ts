@@ -8,7 +8,7 @@ import { createParseState, parseLine } from '../../../src/core/logs/parseLine';
 import { RequestTracker } from '../../../src/core/logs/requests';
 import { RecordJsonWriter } from '../../../src/core/session/recordJson';
 import { citedSource } from '../../../src/core/source/locate';
-import { vllmFastPath } from '../../../src/core/logs/fastVllm';
+import { vllmFastPath } from '../../../src/engines/vllm/fastPath';
 import { fastJson as fastJsonAt } from './fastJson';
 import { ridQueryMatcher } from '../../../src/core/logs/requestIds';
 import { StatementTable, statementJson } from '../../../src/core/logs/statements';

@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { annotateText, LogSession } from '../../../src/core/session/logSession';
-import { vllmFastPath } from '../../../src/core/logs/fastVllm';
+import { vllmFastPath } from '../../../src/engines/vllm/fastPath';
 import type { LogRecord } from '../../../src/core/logs/model';
 
 const NOTE = [
