@@ -34,6 +34,7 @@ export const CommandIds = {
   openSource: 'hoplens.openSource',
   revealLogLine: 'hoplens.revealLogLine',
   largeLogOptions: 'hoplens.largeLogOptions',
+  openWalkthroughFile: 'hoplens.walkthrough.openFile',
 } as const;
 
 export type CommandId = (typeof CommandIds)[keyof typeof CommandIds];
