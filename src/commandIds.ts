@@ -35,6 +35,7 @@ export const CommandIds = {
   revealLogLine: 'hoplens.revealLogLine',
   largeLogOptions: 'hoplens.largeLogOptions',
   openWalkthroughFile: 'hoplens.walkthrough.openFile',
+  walkthroughTimeline: 'hoplens.walkthrough.showTimeline',
 } as const;
 
 export type CommandId = (typeof CommandIds)[keyof typeof CommandIds];

@@ -1,9 +1,10 @@
-// The walkthrough's button command in a real extension host: the demo's log opens beside the
-// editor that was active (the walkthrough, when its button is clicked) at the step's line; a
-// path out of the workspace opens nothing and says why.
+// The walkthrough's button commands in a real extension host: the demo's log opens beside the
+// editor that was active (the walkthrough, when its button is clicked) at the step's line, a path
+// out of the workspace opens nothing; the timeline step shows the request traced last, unasked.
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { fixture, hoplens, until } from './fixture';
+import type { TracedRequest } from '../../src/core/request/index';
 
 describe('Walkthrough: the command behind its Open buttons', () => {
   before(async () => { await hoplens(); });
@@ -34,5 +35,17 @@ describe('Walkthrough: the command behind its Open buttons', () => {
       assert.equal(await vscode.commands.executeCommand('hoplens.walkthrough.openFile', path, line), undefined, path);
     }
     assert.equal(vscode.window.visibleTextEditors.length, 0, 'no editor opened');
+  });
+
+  it('the timeline step shows the timeline of the request traced last, with no prompt', async () => {
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    const traced = await vscode.commands.executeCommand<TracedRequest>('hoplens.sendTracedRequest', { interactive: false, maxTokens: 6 });
+    assert.equal(traced.record.error, null, JSON.stringify(traced.record.error));
+    const shown = await vscode.commands.executeCommand<string | undefined>('hoplens.walkthrough.showTimeline');
+    assert.equal(shown, traced.record.logRequestId);
+    const tab = await until('the timeline tab', () => vscode.window.tabGroups.all.flatMap((g) => g.tabs)
+      .find((t) => t.input instanceof vscode.TabInputWebview && t.label.startsWith('Timeline ')));
+    assert.ok(tab);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 });
