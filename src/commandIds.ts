@@ -34,6 +34,8 @@ export const CommandIds = {
   openSource: 'hoplens.openSource',
   revealLogLine: 'hoplens.revealLogLine',
   largeLogOptions: 'hoplens.largeLogOptions',
+  openWalkthroughFile: 'hoplens.walkthrough.openFile',
+  walkthroughTimeline: 'hoplens.walkthrough.showTimeline',
 } as const;
 
 export type CommandId = (typeof CommandIds)[keyof typeof CommandIds];

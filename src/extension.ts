@@ -9,6 +9,7 @@ import * as sendFeature from './features/send/index';
 import * as callTracesFeature from './features/callTraces/index';
 import * as timelineFeature from './features/timeline/index';
 import * as fleetFeature from './features/fleet/index';
+import * as walkthroughFeature from './features/walkthrough/index';
 import type { TimelineService } from './features/timeline/index';
 import type { FeatureServices } from './features/shared/contracts';
 import { logsApi, callTracesApi, tracedRequestsApi, engineTimingApi, type HopLensLogsApi, type HopLensCallTracesApi, type HopLensTracedRequestsApi,
@@ -40,7 +41,8 @@ export function activate(context: vscode.ExtensionContext): HopLensApi {
   const callTraces = callTracesFeature.register(context, services);
   const timelines = timelineFeature.register(context, services);
   const fleet = fleetFeature.register(context, services);
-  for (const feature of [logs, engineTiming, tracedRequests, callTraces, timelines, fleet]) context.subscriptions.push(...feature.disposables);
+  const walkthrough = walkthroughFeature.register(context, services);
+  for (const feature of [logs, engineTiming, tracedRequests, callTraces, timelines, fleet, walkthrough]) context.subscriptions.push(...feature.disposables);
   log.info(`HopLens ${context.extension.packageJSON.version} activated`);
   return {
     version: String(context.extension.packageJSON.version), logs: logsApi(logs.api),

@@ -1,5 +1,6 @@
 // A user's session in VS Code (code-server) in Chromium: the packaged .vsix installed in a
 // fresh profile, a workspace folder opened, and the actions a person takes, each with a timeout.
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page, Locator } from 'playwright-core';
@@ -449,5 +450,61 @@ export function useWorkbench(options: () => SessionOptions = () => ({})): () => 
   return () => {
     if (!session) throw new Error('the workbench session did not start');
     return session;
+  };
+}
+
+/** `npm run demo` running in its own process group, as in a terminal, once it printed its URL. */
+export interface RunningDemo {
+  /** The workbench URL it printed (with ?folder=). */
+  readonly url: string;
+  /** The demo workspace. */
+  readonly root: string;
+  /** Its streaming server (vLLM's API). */
+  readonly engineUrl: string;
+  readonly codeServerPid: number;
+  readonly enginePid: number;
+  readonly pid: number;
+  /** Everything it printed so far. */
+  output(): string;
+  /** Ctrl+C; resolves with its exit code, or 'hung' after `timeoutMs`. */
+  interrupt(timeoutMs?: number): Promise<number | null | 'hung'>;
+  /** SIGKILL to its group if it still runs (for an `after` hook). */
+  kill(): void;
+}
+
+/**
+ * Starts `npm run demo` and waits (up to `timeoutMs`) for the URL it prints. `env` adds to the
+ * environment (e.g. HOPLENS_DEMO_PREBUILT=1 when the caller has just compiled and packaged).
+ */
+export async function startNpmDemo(env: Record<string, string> = {}, timeoutMs = 300_000): Promise<RunningDemo> {
+  const demo = spawn('npm', ['run', 'demo'], { cwd: REPO_ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  let output = '';
+  demo.stdout!.on('data', (d) => { output += d; });
+  demo.stderr!.on('data', (d) => { output += d; });
+  const exited = new Promise<number | null>((resolve) => demo.once('exit', (code) => resolve(code)));
+  const kill = () => { if (demo.pid !== undefined && demo.exitCode === null) { try { process.kill(-demo.pid, 'SIGKILL'); } catch { /* gone */ } } };
+  const started = Date.now();
+  let m: RegExpExecArray | null;
+  while (!(m = /^\s+(http:\/\/127\.0\.0\.1:\d+\/\?folder=\S+)$/m.exec(output))) {
+    if (demo.exitCode !== null || Date.now() - started > timeoutMs) {
+      kill();
+      throw new Error(`npm run demo ${demo.exitCode !== null ? `exited (${demo.exitCode})` : `printed no URL in ${timeoutMs} ms`}:\n${output}`);
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  const pids = /code-server pid (\d+) .*streaming server pid (\d+), workspace (\S+)/.exec(output);
+  const engine = /streaming server \(vLLM API\) at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+  if (!pids || !engine) { kill(); throw new Error(`npm run demo did not name what it started:\n${output}`); }
+  return {
+    url: m[1], root: pids[3], engineUrl: engine[1], codeServerPid: Number(pids[1]), enginePid: Number(pids[2]), pid: demo.pid!,
+    output: () => output,
+    kill,
+    async interrupt(ms = 60_000) {
+      process.kill(-demo.pid!, 'SIGINT');
+      let timer: NodeJS.Timeout | undefined;
+      const code = await Promise.race([exited, new Promise<'hung'>((r) => { timer = setTimeout(() => r('hung'), ms); })]);
+      clearTimeout(timer);
+      return code;
+    },
   };
 }
