@@ -41,3 +41,10 @@ test('the lens step lands on the Added line of the demo log', () => {
   assert.equal(path, 'logs/vllm.log');
   assert.match(log[line - 1], /\[async_llm\.py:439\] Added request chatcmpl-myrun-0001-/);
 });
+
+test('the lens step is done when a source opens: on the key Open Source sets (a lens click is never seen as onCommand)', () => {
+  const step = manifest.contributes.walkthroughs[0].steps.find((s) => s.id === 'clickLens')! as Step & { completionEvents: string[] };
+  assert.ok(step.completionEvents.includes('onContext:hoplens.sourceOpened'), 'completed on the context key');
+  const commands = readFileSync(join(repo, 'src', 'features', 'logs', 'logCommands.ts'), 'utf8');
+  assert.match(commands, /SOURCE_OPENED_KEY = 'hoplens\.sourceOpened'/);
+});

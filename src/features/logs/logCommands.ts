@@ -18,6 +18,9 @@ import type { HopLensSettings } from '../../config';
 import { forWorkbench } from '../../core/text/workbench';
 import type { Logger } from '../../logging';
 
+/** Set once a source was opened from a log (lens, link or hover): the walkthrough's lens step. */
+export const SOURCE_OPENED_KEY = 'hoplens.sourceOpened';
+
 export interface LogCommandDeps {
   logs: LogDocuments;
   /** Opens a located source (the checkout file, or the browser). */
@@ -117,10 +120,15 @@ export function registerLogCommands(deps: LogCommandDeps): vscode.Disposable {
       const root = src.file !== null && src.file.endsWith(src.location.path) ? src.file.slice(0, src.file.length - src.location.path.length) : null;
       const location = { ...src.location, path: picked.c.path, line: picked.c.line };
       await sources.open({ ...src, location, file: root !== null ? root + picked.c.path : null });
+      sourceOpened();
       return;
     }
     await sources.open(src);
+    sourceOpened();
   };
+  // The walkthrough's "Click a lens" step is done on this key: a lens passes arguments that are not
+  // JSON (a Uri, the located source), so the workbench runs it under an id its onCommand: never sees.
+  const sourceOpened = () => { void vscode.commands.executeCommand('setContext', SOURCE_OPENED_KEY, true); };
 
   const sourceOfLine = async (uri: vscode.Uri, line0: number, part: number): Promise<LocatedSource | null> => {
     const doc = documentFor(uri) ?? await vscode.workspace.openTextDocument(uri);

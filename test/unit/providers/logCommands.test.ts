@@ -87,6 +87,20 @@ test('Open Source from a lens opens the source the lens carried, without asking 
   t.dispose();
 });
 
+test('opening a source from a log sets the key the walkthrough\'s lens step is done on; a line without one does not', async () => {
+  const t = setUp();
+  await t.logs.settled(t.doc as unknown as vscode.TextDocument);
+  const keySet = () => executed.filter((c) => c.id === 'setContext' && c.args[0] === 'hoplens.sourceOpened' && c.args[1] === true).length;
+  executed.length = 0;
+  await t.run('hoplens.openSource', t.doc.uri, 0);
+  assert.equal(keySet(), 0, 'no source opened: the step is not done');
+  const carried: LocatedSource = { engine: 'vllm', file: '/src/vllm/vllm/v1/engine/async_llm.py', url: null,
+    location: { path: 'vllm/v1/engine/async_llm.py', line: 439, verified: true, drift: 0, method: 'exact' } };
+  await t.run('hoplens.openSource', t.doc.uri, 0, 1, carried);
+  assert.equal(keySet(), 1);
+  t.dispose();
+});
+
 test('Annotate This Log: a document with no hops says so, and the Requests view shows it', async () => {
   const t = setUp();
   const notes = new InMemoryDocument(Uri.file('/notes/notes.txt'), 'just text\nno engine here\n');
