@@ -4,38 +4,22 @@
 // one place the rest of the code asks about engines.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { registerEngine, engineIds, isEngine } from '../../../src/engines/registry';
+import { engineIds, isEngine } from '../../../src/engines/registry';
 import { createParseState, detectEngine, parseLine } from '../../../src/core/logs/parseLine';
 import { bufferIO } from '../../../src/cli/io';
 import { runMap } from '../../../src/cli/map';
-import { runAnnotate } from '../../../src/cli/annotate';
 import { TOYLLM, TOYLLM_PROFILE } from './toyllm/profile';
+import { TOYLLM_LINES_READ, TOYLLM_LOG, annotateJson, recordFields, whileRegistered } from './toyllmTesting';
 
-const LOG = [
-  '2026-12-02 17:20:01.123 toyllm[frontend:4242] INFO serve.py:88 | accepted request req-7',
-  '2026-12-02 17:20:01.130 toyllm[runner:4243] DEBUG loop.py:12 | step 1 took 3 ms',
-  '2026-12-02 17:20:01.456 toyllm[runner:4243] INFO run.py:31 | finished request req-7 in 333 ms',
-];
+const LOG = TOYLLM_LOG;
 
-function withToyllm(fn: () => Promise<void> | void): () => Promise<void> {
-  return async () => {
-    const unregister = registerEngine(TOYLLM_PROFILE);
-    try { await fn(); } finally { unregister(); }
-  };
-}
+const withToyllm = (fn: () => Promise<void> | void) => whileRegistered(TOYLLM_PROFILE, fn);
 
 test('a made-up engine registered from its folder: its lines parse, its hops are tagged with their ids', withToyllm(() => {
   assert.ok(isEngine('toyllm') && engineIds().includes(TOYLLM));
   const state = createParseState({ referenceTime: Date.UTC(2026, 11, 2) });
   const recs = LOG.map((l, i) => parseLine(l, i + 1, 0, state));
-  assert.deepEqual(recs.map((r) => [r.engine, r.format, r.process, r.pid, r.role, r.level, r.fileinfo, r.lineno, r.hop, r.rid]), [
-    ['toyllm', 'toyllm', 'frontend', 4242, 'frontend', 'INFO', 'serve.py', 88, 'T1', 'req-7'],
-    ['toyllm', 'toyllm', 'runner', 4243, 'runner', 'DEBUG', 'loop.py', 12, null, null],
-    ['toyllm', 'toyllm', 'runner', 4243, 'runner', 'INFO', 'run.py', 31, 'T2', 'req-7'],
-  ]);
+  assert.deepEqual(recs.map(recordFields), TOYLLM_LINES_READ);
   assert.equal(recs[0].time, Date.UTC(2026, 11, 2, 17, 20, 1, 123));
   assert.equal(recs[0].timeResolution, 'ms');
   assert.equal(recs[1].message, 'step 1 took 3 ms');
@@ -50,18 +34,10 @@ test('hoplens map --engine toyllm prints its hop table; annotate --json tags its
   assert.match(io.stdout, /T2 +runner +toyllm\/run\.py:31 +INFO +The runner sent the last token\./);
   assert.match(io.stdout, /toyllm serve --log-requests\n$/);
 
-  const dir = mkdtempSync(join(tmpdir(), 'hoplens-toyllm-'));
-  try {
-    const log = join(dir, 'toyllm.log');
-    writeFileSync(log, LOG.join('\n') + '\n');
-    const out = bufferIO();
-    assert.equal(await runAnnotate([log, '--json'], out), 0, out.stderr);
-    const rows = out.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-    const hops = rows.filter((r) => r.hop !== undefined && r.hop !== null).map((r) => [r.hop, r.rid, r.engine]);
-    assert.deepEqual(hops, [['T1', 'req-7', 'toyllm'], ['T2', 'req-7', 'toyllm']]);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const { code, stderr, rows } = await annotateJson(LOG);
+  assert.equal(code, 0, stderr);
+  const hops = rows.filter((r) => r.hop !== undefined && r.hop !== null).map((r) => [r.hop, r.rid, r.engine]);
+  assert.deepEqual(hops, [['T1', 'req-7', 'toyllm'], ['T2', 'req-7', 'toyllm']]);
 }));
 
 test('without the registration the same log is no engine\'s, and map refuses the name', async () => {

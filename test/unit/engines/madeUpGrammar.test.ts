@@ -5,42 +5,24 @@
 // ToyLLM: the parser's tables (grammars.ts) and the registry's views are derived from what is registered.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { ENGINE_IDS, ENGINE_PROFILES, HOP_TABLES, SHAPED_PROFILES, engineProfiles, registerEngine } from '../../../src/engines/registry';
 import { GRAMMARS, HEADER_ANCHORS } from '../../../src/engines/grammars';
 import { createParseState, detectEngine, parseLine } from '../../../src/core/logs/parseLine';
-import { bufferIO } from '../../../src/cli/io';
-import { runAnnotate } from '../../../src/cli/annotate';
 import { TOYLLM } from './toyllm/profile';
+import { TOYLLM_LINES_READ, TOYLLM_LOG, annotateJson, recordFields, whileRegistered } from './toyllmTesting';
 import { TOYLLM_GRAMMAR, TOYLLM_WITH_GRAMMAR } from './toyllm/grammar';
 
-const LOG = [
-  '2026-12-02 17:20:01.123 toyllm[frontend:4242] INFO serve.py:88 | accepted request req-7',
-  '2026-12-02 17:20:01.130 toyllm[runner:4243] DEBUG loop.py:12 | step 1 took 3 ms',
-  '2026-12-02 17:20:01.456 toyllm[runner:4243] INFO run.py:31 | finished request req-7 in 333 ms',
-];
+const LOG = TOYLLM_LOG;
 
-const fields = (r: ReturnType<typeof parseLine>) => [r.engine, r.format, r.process, r.pid, r.role, r.level, r.fileinfo, r.lineno, r.hop, r.rid];
 
-function withGrammar(fn: () => Promise<void> | void): () => Promise<void> {
-  return async () => {
-    const unregister = registerEngine(TOYLLM_WITH_GRAMMAR);
-    try { await fn(); } finally { unregister(); }
-  };
-}
+const withGrammar = (fn: () => Promise<void> | void) => whileRegistered(TOYLLM_WITH_GRAMMAR, fn);
 
 test('a registered engine\'s own grammar reads its lines: engine detected, hops tagged with their request ids', withGrammar(() => {
   assert.ok(GRAMMARS.includes(TOYLLM_GRAMMAR), 'the registration hands the grammar to the parser');
   assert.ok(!SHAPED_PROFILES.some((p) => p.id === TOYLLM), 'no line shapes: the grammar alone reads its lines');
   const state = createParseState({ referenceTime: Date.UTC(2026, 11, 2) });
   const recs = LOG.map((l, i) => parseLine(l, i + 1, 0, state));
-  assert.deepEqual(recs.map(fields), [
-    ['toyllm', 'toyllm', 'frontend', 4242, 'frontend', 'INFO', 'serve.py', 88, 'T1', 'req-7'],
-    ['toyllm', 'toyllm', 'runner', 4243, 'runner', 'DEBUG', 'loop.py', 12, null, null],
-    ['toyllm', 'toyllm', 'runner', 4243, 'runner', 'INFO', 'run.py', 31, 'T2', 'req-7'],
-  ]);
+  assert.deepEqual(recs.map(recordFields), TOYLLM_LINES_READ);
   assert.equal(recs[2].time, Date.UTC(2026, 11, 2, 17, 20, 1, 456));
   assert.equal(recs[2].timeResolution, 'ms');
   assert.equal(recs[1].message, 'step 1 took 3 ms');
@@ -51,28 +33,20 @@ test('a registered engine\'s own grammar reads its lines: engine detected, hops 
 test('its header further into a line is found through its anchor (a pod\'s name in front)', withGrammar(() => {
   const state = createParseState({ referenceTime: Date.UTC(2026, 11, 2) });
   const rec = parseLine(`frontend-0 ${LOG[0]}`, 1, 0, state);
-  assert.deepEqual(fields(rec), ['toyllm', 'toyllm', 'frontend', 4242, 'frontend', 'INFO', 'serve.py', 88, 'T1', 'req-7']);
+  assert.deepEqual(recordFields(rec), ['toyllm', 'toyllm', 'frontend', 4242, 'frontend', 'INFO', 'serve.py', 88, 'T1', 'req-7']);
   assert.equal(rec.message, 'accepted request req-7');
   assert.match(HEADER_ANCHORS.header.source, /toyllm\\\[/, 'the parser\'s anchor holds the grammar\'s');
 }));
 
 test('hoplens annotate --json: its hops, ids and cited statements, with no --engine', withGrammar(async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'hoplens-toyllm-grammar-'));
-  try {
-    const log = join(dir, 'toyllm.log');
-    writeFileSync(log, LOG.join('\n') + '\n');
-    const out = bufferIO();
-    assert.equal(await runAnnotate([log, '--json'], out), 0, out.stderr);
-    const rows = out.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-    const lines = rows.filter((r) => r.kind === 'line');
-    assert.deepEqual(lines.map((r) => [r.line, r.engine, r.hop, r.rid, r.source]), [
-      [1, 'toyllm', 'T1', 'req-7', { path: 'toyllm/serve.py', line: 88, verified: false, drift: 0 }],
-      [2, 'toyllm', null, null, null],
-      [3, 'toyllm', 'T2', 'req-7', { path: 'toyllm/run.py', line: 31, verified: false, drift: 0 }],
-    ]);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const { code, stderr, rows } = await annotateJson(LOG);
+  assert.equal(code, 0, stderr);
+  const lines = rows.filter((r) => r.kind === 'line');
+  assert.deepEqual(lines.map((r) => [r.line, r.engine, r.hop, r.rid, r.source]), [
+    [1, 'toyllm', 'T1', 'req-7', { path: 'toyllm/serve.py', line: 88, verified: false, drift: 0 }],
+    [2, 'toyllm', null, null, null],
+    [3, 'toyllm', 'T2', 'req-7', { path: 'toyllm/run.py', line: 31, verified: false, drift: 0 }],
+  ]);
 }));
 
 test('taking the registration back takes the grammar, its anchor and the registry\'s views with it', () => {
