@@ -122,7 +122,7 @@ export async function runCalltrace(argv: string[], io: CliIO): Promise<number> {
     return 2;
   }
 
-  const index = await openTraceFolder(a.dir, { discovery: { maxDepth: a.maxDepth, followLinksOutside: a.followLinks } });
+  const index = await openTraceFolder(a.dir, { mainThreadLane: true, discovery: { maxDepth: a.maxDepth, followLinksOutside: a.followLinks } });
   const summaries = index.threadSummaries();
   const fileCount = index.threads.size;
   const skipped = skippedNote(index.discovery.skipped, a);

@@ -28,6 +28,11 @@ export interface OpenTraceOptions {
   mode?: 'worker' | 'in-process';
   /** Path of the bundled worker (dist/calltraceIndex.js); found next to this file by default. */
   workerPath?: string;
+  /**
+   * This thread indexes files too, with blocking reads, beside concurrency − 1 workers (one file: no worker at all),
+   * which saves a worker's start-up. Only for a process with nothing else to do (the CLI), never in the editor.
+   */
+  mainThreadLane?: boolean;
   /** Files indexed at once (default: min(2, CPUs)). */
   concurrency?: number;
   /** Calls stored as tree nodes over the whole folder (~57 bytes each); shared out by file size. Default 3.5 M. */
@@ -214,18 +219,20 @@ export async function openTraceFolder(paths: string | readonly string[], options
 
   const workerPath = options.mode === 'in-process' ? null : options.workerPath ?? findWorkerScript();
   const concurrency = Math.max(1, Math.min(options.concurrency ?? (workerPath ? Math.min(2, availableParallelism()) : 1), Math.max(1, files.length)));
-  const pool = workerPath ? new IndexWorkerPool(workerPath, concurrency) : null;
-  const indexOne = pool
-    ? (f: TraceFileInfo) => pool.index(f, capFor(f), report, options.signal)
-    : (f: TraceFileInfo) => indexInProcess(f, capFor(f), report, options.signal);
+  // The last lane is this thread's own when asked: the workers' lanes start first, so they read while this one blocks.
+  const selfLane = workerPath !== null && options.mainThreadLane === true ? concurrency - 1 : -1;
+  const pool = workerPath && concurrency - (selfLane >= 0 ? 1 : 0) > 0 ? new IndexWorkerPool(workerPath, concurrency) : null;
+  const indexOne = (f: TraceFileInfo, lane: number): Promise<ThreadTrace> => pool && lane !== selfLane
+    ? pool.index(f, capFor(f), report, options.signal)
+    : indexInProcess(f, capFor(f), report, options.signal, lane === selfLane);
 
   let next = 0;
-  const runLane = async (): Promise<void> => {
+  const runLane = async (lane: number): Promise<void> => {
     while (next < files.length) {
       const f = files[next++];
       const entry = index.threads.get(f.path)!;
       try {
-        entry.trace = await indexOne(f);
+        entry.trace = await indexOne(f, lane);
       } catch (e) {
         if (e instanceof CancelledError) throw e;
         entry.error = (e as Error).message;
@@ -234,17 +241,20 @@ export async function openTraceFolder(paths: string | readonly string[], options
     }
   };
   try {
-    await Promise.all(Array.from({ length: concurrency }, runLane));
+    await Promise.all(Array.from({ length: concurrency }, (_, lane) => runLane(lane)));
   } finally {
     await pool?.close();
   }
   return index;
 }
 
-async function indexInProcess(f: TraceFileInfo, maxNodes: number, report: (p: string, b: number) => void, signal?: AbortSignal): Promise<ThreadTrace> {
+async function indexInProcess(
+  f: TraceFileInfo, maxNodes: number, report: (p: string, b: number) => void, signal?: AbortSignal, blocking = false,
+): Promise<ThreadTrace> {
   const trace = new ThreadTrace({ maxNodes, expectedCalls: estimateCalls(f.size) });
   await readTraceFile(f.path, trace, {
     signal,
+    blocking,
     onProgress: (b) => report(f.path, b),
   });
   return trace;
