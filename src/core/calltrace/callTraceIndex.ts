@@ -20,6 +20,8 @@ import type {
 const BYTES_PER_CALL_ESTIMATE = 400;
 /** Even a small file among huge ones keeps this many nodes. */
 const MIN_NODES_PER_THREAD = 200_000;
+/** A folder smaller than this is read on the main thread alone when it may (a worker's start-up, ~40 ms, buys nothing). */
+const MAIN_THREAD_ONLY_BYTES = 32 * 1024 * 1024;
 
 export interface OpenTraceOptions {
   onProgress?: (progress: IndexProgress) => void;
@@ -30,7 +32,8 @@ export interface OpenTraceOptions {
   workerPath?: string;
   /**
    * This thread indexes files too, with blocking reads, beside concurrency − 1 workers (one file: no worker at all),
-   * which saves a worker's start-up. Only for a process with nothing else to do (the CLI), never in the editor.
+   * which saves a worker's start-up; a folder under 32 MB is then read by this thread alone unless `concurrency` is given.
+   * Only for a process with nothing else to do (the CLI), never in the editor.
    */
   mainThreadLane?: boolean;
   /** Files indexed at once (default: min(2, CPUs)). */
@@ -218,7 +221,9 @@ export async function openTraceFolder(paths: string | readonly string[], options
   for (const f of files) index.threads.set(f.path, { key: f.path, file: f, trace: null, error: null });
 
   const workerPath = options.mode === 'in-process' ? null : options.workerPath ?? findWorkerScript();
-  const concurrency = Math.max(1, Math.min(options.concurrency ?? (workerPath ? Math.min(2, availableParallelism()) : 1), Math.max(1, files.length)));
+  const alone = options.mainThreadLane === true && totalBytes < MAIN_THREAD_ONLY_BYTES;
+  const lanes = options.concurrency ?? (workerPath && !alone ? Math.min(2, availableParallelism()) : 1);
+  const concurrency = Math.max(1, Math.min(lanes, Math.max(1, files.length)));
   // The last lane is this thread's own when asked: the workers' lanes start first, so they read while this one blocks.
   const selfLane = workerPath !== null && options.mainThreadLane === true ? concurrency - 1 : -1;
   const pool = workerPath && concurrency - (selfLane >= 0 ? 1 : 0) > 0 ? new IndexWorkerPool(workerPath, concurrency) : null;

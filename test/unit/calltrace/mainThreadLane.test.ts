@@ -38,7 +38,10 @@ test('with this thread as one lane, a real two-thread trace gives the same trees
   assert.equal(lane.started, 1);
   assert.deepEqual(treeOf(lane.result), treeOf(workers.result));
   assert.ok(lane.result.threadSummaries().every((s) => s.stats.calls > 0 && s.stats.calls === s.stats.returns));
-  // One lane only: no worker at all.
+  // A small folder (or one lane) is read by this thread alone: no worker at all.
+  const small = await countingWorkers(() => openTraceFolder(py.outDir, { mainThreadLane: true }));
+  assert.equal(small.started, 0);
+  assert.deepEqual(treeOf(small.result), treeOf(workers.result));
   const alone = await countingWorkers(() => openTraceFolder(py.outDir, { concurrency: 1, mainThreadLane: true }));
   assert.equal(alone.started, 0);
   assert.deepEqual(treeOf(alone.result), treeOf(workers.result));
