@@ -21,7 +21,9 @@ export async function queryRequestSpans(opts: TraceQueryOptions): Promise<TraceQ
   const backend = !opts.backend || opts.backend === 'auto' ? await detectBackend(base, timeoutMs) : opts.backend;
   const service = opts.service?.trim();
   const clientOpts = { timeoutMs, services: service ? [service] : undefined };
-  const client = backend === 'tempo' ? new TempoClient({ kind: 'tempo', baseUrl: base }, clientOpts) : new JaegerClient({ kind: 'jaeger', baseUrl: base }, clientOpts);
+  const client = backend === 'tempo'
+    ? new TempoClient({ kind: 'tempo', baseUrl: base }, clientOpts)
+    : new JaegerClient({ kind: 'jaeger', baseUrl: base }, clientOpts);
   const endMs = Date.now();
   try {
     const a = await client.findByRequestId([opts.requestId.trim()], { startMs: endMs - (opts.lookbackMs ?? DEFAULT_LOOKBACK_MS), endMs });
