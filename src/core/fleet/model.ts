@@ -57,7 +57,7 @@ export interface ClientOptions {
   parallelSearches?: number;
   /** Jaeger: no search of the fan-out starts after this long (ms). */
   fanOutBudgetMs?: number;
-  /** Jaeger: search these services only, without asking /api/services (hoplens.traces.queryService); unset: every service. */
+  /** Search these services only (hoplens.traces.queryService): Jaeger without asking /api/services, Tempo in its TraceQL; unset: every service. */
   services?: readonly string[];
 }
 

@@ -16,24 +16,31 @@ export function traceqlString(s: string): string {
   return `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
 }
 
-/** The TraceQL spanset filter that finds a request's spans under any of its id values. */
-export function requestTraceQl(values: readonly string[]): string {
+/**
+ * The TraceQL spanset filter that finds a request's spans under any of its id values; with
+ * services (hoplens.traces.queryService), only spans whose resource is one of them.
+ */
+export function requestTraceQl(values: readonly string[], services: readonly string[] = []): string {
   const terms: string[] = [];
   for (const attr of REQUEST_ID_ATTRIBUTES) for (const v of values) terms.push(`span.${attr} = ${traceqlString(v)}`);
-  return `{ ${terms.join(' || ')} }`;
+  if (services.length === 0) return `{ ${terms.join(' || ')} }`;
+  const named = services.map((s) => `resource.service.name = ${traceqlString(s)}`).join(' || ');
+  return `{ (${terms.join(' || ')}) && (${named}) }`;
 }
 
 export class TempoClient implements TraceStoreClient {
   private readonly http: StoreHttp;
+  private readonly services: readonly string[];
 
   constructor(readonly endpoint: StoreEndpoint, opts: ClientOptions = {}) {
     this.http = new StoreHttp(opts);
+    this.services = (opts.services ?? []).map((s) => s.trim()).filter((s) => s !== '');
   }
 
   async findByRequestId(requestIds: readonly string[], window: TimeWindow, signal?: AbortSignal): Promise<TraceAnswer> {
     const values = [...new Set(requestIds.flatMap((r) => traceAttributeValues(r)))];
     if (values.length === 0) throw new FleetError('bad-url', 'no request id to look up');
-    const q = requestTraceQl(values);
+    const q = requestTraceQl(values, this.services);
     const params = new URLSearchParams({
       q, start: String(Math.floor(window.startMs / 1000)), end: String(Math.ceil(window.endMs / 1000)), limit: String(TRACES_PER_SEARCH),
     });

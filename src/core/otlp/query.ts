@@ -1,9 +1,8 @@
 // What `hoplens.traces.queryUrl` needs below the fleet's clients: which backend an address is
-// (Tempo answers /api/echo, Jaeger /api/services), Jaeger's v1 JSON turned into OTLP spans (the
-// fleet's Jaeger client decodes its v1 answers with it), and Tempo's search by tag. The lookup
-// itself (queryRequestSpans) is core/fleet/traceLookup.ts: Jaeger through the fleet's one Jaeger
-// client (v3 by trace id falling back to v1, every service searched).
-import { decodeOtlpJson, intOf, msOfNanos, OtlpDecodeError } from './decode';
+// (Tempo answers /api/echo, Jaeger /api/services), and Jaeger's v1 JSON turned into OTLP spans (the
+// fleet's Jaeger client decodes its v1 answers with it). The lookup itself (queryRequestSpans) is
+// core/fleet/traceLookup.ts, through the fleet's one Jaeger and one Tempo client.
+import { intOf, msOfNanos } from './decode';
 import type { AttrValue, OtlpSpan, SpanEvent, SpanLink, SpanStatus } from './types';
 
 export type TraceBackend = 'jaeger' | 'tempo';
@@ -60,16 +59,6 @@ async function getText(url: string, timeoutMs: number, accept = 'application/jso
     throw new TraceQueryError(`reading the answer from ${url} failed: ${(e as Error).message}`);
   }
   return { status: res.status, text };
-}
-
-async function getJson(url: string, timeoutMs: number): Promise<unknown> {
-  const { status, text } = await getText(url, timeoutMs);
-  if (status < 200 || status >= 300) throw new TraceQueryError(`HTTP ${status} from ${url}: ${text.slice(0, 200).trim()}`);
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new TraceQueryError(`${url} did not answer JSON: ${text.slice(0, 120).trim()}`);
-  }
 }
 
 /** The address without trailing slashes; throws unless it is http(s). */
@@ -186,33 +175,5 @@ export function jaegerSpanToOtlp(s: JaegerSpan, processes: Record<string, { serv
     resource,
     scope,
     scopeVersion,
-  };
-}
-
-// ---- Tempo (/api/search by tag, then /api/traces/{id} as OTLP JSON) ----
-
-/** Tempo's search by tag (logfmt, every service unless `opts.service`), then each trace as OTLP JSON. */
-export async function queryTempo(base: string, opts: TraceQueryOptions, timeoutMs: number): Promise<TraceQueryResult> {
-  // logfmt values, quoted because request ids may contain '-' and other separators. Tempo
-  // searches every service unless service.name is given.
-  const service = opts.service?.trim() ?? '';
-  const tag = `${service ? `service.name=${JSON.stringify(service)} ` : ''}gen_ai.request.id=${JSON.stringify(opts.requestId)}`;
-  const search = await getJson(`${base}/api/search?tags=${encodeURIComponent(tag)}&limit=20`, timeoutMs) as { traces?: Array<{ traceID?: string }> };
-  const ids = (search.traces ?? []).map((t) => t.traceID).filter((x): x is string => typeof x === 'string' && x !== '');
-  const spans: OtlpSpan[] = [];
-  for (const id of ids) {
-    const body = await getJson(`${base}/api/traces/${encodeURIComponent(id)}`, timeoutMs) as { trace?: unknown };
-    try {
-      // /api/traces answers {batches:[…]}; /api/v2/traces wraps TracesData in {trace:{…}}.
-      spans.push(...decodeOtlpJson(body && typeof body === 'object' && 'trace' in body ? body.trace : body).spans);
-    } catch (e) {
-      if (e instanceof OtlpDecodeError) throw new TraceQueryError(`Tempo trace ${id} is not OTLP JSON: ${e.message}`);
-      throw e;
-    }
-  }
-  return {
-    backend: 'tempo', traceIds: ids.map((i) => normaliseHexId(i, 32)), spans,
-    query: `Tempo at ${base}: search tags ${tag} (${service ? 'one service' : 'all services'}); `
-      + (ids.length ? `${ids.length} trace(s) found` : 'no trace found'),
   };
 }

@@ -15,6 +15,8 @@ import type { HopLensConfig } from '../../config';
 import type { Logger } from '../../logging';
 import { findRequestInFleet, foundAnything, type FleetResult } from '../../core/fleet/find';
 import { FleetError, parseVictoriaLogsTenant } from '../../core/fleet/http';
+import { detectBackend } from '../../core/fleet/traceLookup';
+import type { TraceBackend } from '../../core/otlp/query';
 import {
   DEFAULT_LINE_LIMIT, MAX_LINE_LIMIT, parseStoreUrl, type ClientOptions, type RemoteLogStream, type StoreEndpoint, type TimeWindow,
 } from '../../core/fleet/model';
@@ -85,9 +87,12 @@ interface FleetSearch {
 /**
  * The stores named in the settings, or the first setting that names one wrongly. With no
  * hoplens.fleet.traces, the older hoplens.traces.queryUrl (Show Engine Timing's lookup) is read as
- * a Jaeger trace store, so a setting made before the fleet keeps finding spans.
+ * a trace store of `legacyKind` (what the address answered as: FleetCommands detects it; Jaeger
+ * unless told), so a setting made before the fleet keeps finding spans.
  */
-export function configuredStores(c: Pick<HopLensConfig, 'fleet' | 'traces'>): { traces: StoreEndpoint[]; logs: StoreEndpoint[] } {
+export function configuredStores(
+  c: Pick<HopLensConfig, 'fleet' | 'traces'>, legacyKind: TraceBackend = 'jaeger',
+): { traces: StoreEndpoint[]; logs: StoreEndpoint[] } {
   const read = (urls: string[], setting: string, kinds: string[]) => urls.map((u) => {
     let e: StoreEndpoint;
     try { e = parseStoreUrl(u); } catch (err) { throw new FleetError('bad-url', `${setting}: ${(err as Error).message}`); }
@@ -95,12 +100,19 @@ export function configuredStores(c: Pick<HopLensConfig, 'fleet' | 'traces'>): { 
     if (!kinds.includes(e.kind)) throw new FleetError('bad-url', `${setting}: "${u}" is a ${e.kind} store; this setting takes ${takes}`);
     return e;
   });
-  // Tests and older callers may pass the fleet settings alone.
-  const legacy = (c.traces as Partial<HopLensConfig['traces']> | undefined)?.queryUrl?.trim() ?? '';
+  const legacy = legacyQueryUrl(c);
+  const named = legacyKind === 'tempo' ? 'Tempo' : 'Jaeger';
   const traces = c.fleet.traces.length || !legacy
     ? read(c.fleet.traces, 'hoplens.fleet.traces', ['jaeger', 'tempo'])
-    : read([`jaeger+${legacy}`], 'hoplens.traces.queryUrl (read as a Jaeger store while hoplens.fleet.traces is empty)', ['jaeger']);
+    : read([`${legacyKind}+${legacy}`], `hoplens.traces.queryUrl (read as a ${named} store while hoplens.fleet.traces is empty)`, [legacyKind]);
   return { traces, logs: read(c.fleet.logs, 'hoplens.fleet.logs', ['victorialogs', 'loki']) };
+}
+
+/** hoplens.traces.queryUrl when Find Request in the Fleet… reads it (hoplens.fleet.traces empty), else ''. */
+function legacyQueryUrl(c: Pick<HopLensConfig, 'fleet' | 'traces'>): string {
+  // Tests and older callers may pass the fleet settings alone.
+  const url = (c.traces as Partial<HopLensConfig['traces']> | undefined)?.queryUrl?.trim() ?? '';
+  return c.fleet.traces.length ? '' : url;
 }
 
 function fleetWindow(setting: string, nowMs: number): TimeWindow {
@@ -272,6 +284,7 @@ export class FleetCommands implements vscode.Disposable {
   readonly documents = new FleetDocuments();
   private readonly disposables: vscode.Disposable[];
   private last: LastFleetResult | undefined;
+  private readonly legacyKinds = new Map<string, TraceBackend>();
 
   constructor(private readonly deps: FleetCommandDeps) {
     this.disposables = [
@@ -290,6 +303,23 @@ export class FleetCommands implements vscode.Disposable {
     return Number.isFinite(n) ? Math.min(MAX_LINE_LIMIT, Math.max(1, Math.floor(n))) : DEFAULT_LINE_LIMIT;
   }
 
+  /**
+   * The stores the settings name; hoplens.traces.queryUrl (hoplens.fleet.traces empty) as what its
+   * address answers as — Tempo (/api/echo) or Jaeger, Jaeger when neither answers (its client then
+   * says why) — detected once per address.
+   */
+  private async stores(): Promise<{ traces: StoreEndpoint[]; logs: StoreEndpoint[] }> {
+    const c = this.deps.settings.current;
+    const legacy = legacyQueryUrl(c);
+    if (!legacy || !/^https?:\/\//i.test(legacy)) return configuredStores(c);
+    let kind = this.legacyKinds.get(legacy);
+    if (!kind) {
+      kind = await detectBackend(legacy, this.deps.timeoutMs).catch(() => undefined);
+      if (kind) this.legacyKinds.set(legacy, kind);
+    }
+    return configuredStores(c, kind ?? 'jaeger');
+  }
+
   /** Says no store is set, with a button to the settings; the command does not wait for the user to answer it. */
   private noStores(): void {
     const open = 'Open Settings';
@@ -303,7 +333,7 @@ export class FleetCommands implements vscode.Disposable {
   async find(arg?: unknown): Promise<vscode.Uri[]> {
     const settings = this.deps.settings.current.fleet;
     let stores: { traces: StoreEndpoint[]; logs: StoreEndpoint[] };
-    try { stores = configuredStores(this.deps.settings.current); } catch (e) { showError(e); return []; }
+    try { stores = await this.stores(); } catch (e) { showError(e); return []; }
     if (!stores.traces.length && !stores.logs.length) { this.noStores(); return []; }
     let query = queryOfArgument(arg);
     if (!query) {
@@ -452,7 +482,7 @@ export class FleetCommands implements vscode.Disposable {
   /** Keeps a bearer token, or a user and password, for one store in the secret storage, or removes them. */
   async setCredentials(): Promise<void> {
     let stores: { traces: StoreEndpoint[]; logs: StoreEndpoint[] };
-    try { stores = configuredStores(this.deps.settings.current); } catch (e) { showError(e); return; }
+    try { stores = await this.stores(); } catch (e) { showError(e); return; }
     const all = [...stores.traces, ...stores.logs];
     if (!all.length) { this.noStores(); return; }
     const items = all.map((e) => ({ label: forWorkbench(`${e.kind}+${e.baseUrl}`), endpoint: e }));

@@ -123,20 +123,25 @@ test('Jaeger: vLLM without OTEL_SERVICE_NAME is filed under unknown_service; the
   }
 });
 
-test('Tempo: auto-detected, search by tag then the trace as OTLP JSON (batches and v2 shapes)', async () => {
+// The Tempo lookup moved from Tempo's tag search (`/api/search?tags=…`) to the fleet's Tempo client
+// (TraceQL `q=…`, then the trace by id, v2 falling back to v1): the asserted query changed on purpose.
+test('Tempo: auto-detected, a TraceQL search then the trace as OTLP JSON (v1 batches and v2 shapes)', async () => {
   const line = JSON.parse(readFileSync(join(FIXTURES, 'collector_export.jsonl'), 'utf8').split('\n')[0]);
   const srv = await fakeServer((url, res) => {
     if (url.pathname === '/api/echo') { res.writeHead(200, { 'Content-Type': 'text/plain' }); return res.end('echo'); }
     if (url.pathname === '/api/search') {
-      const tags = url.searchParams.get('tags');
-      const id = tags === 'gen_ai.request.id="cmpl-c0ffee02-0"' ? '5b8efff798038103d269b633813fc60c'
-        : tags === 'gen_ai.request.id="chatcmpl-c0ffee01"' ? '4bf92f3577b34da6a3ce929d0e0e4736' : null;
+      const q = url.searchParams.get('q') ?? '';
+      const id = q.startsWith('{ span.gen_ai.request.id = "cmpl-c0ffee02-0" || ') ? '5b8efff798038103d269b633813fc60c'
+        : q.startsWith('{ span.gen_ai.request.id = "chatcmpl-c0ffee01" || ') ? '4bf92f3577b34da6a3ce929d0e0e4736' : null;
       return json(res, 200, { traces: id ? [{ traceID: id, rootServiceName: 'vllm' }] : [], metrics: {} });
     }
+    // A Tempo before 2.5 has no v2 route (Go's plain-text 404); the v1 route answers `batches`.
+    if (url.pathname === '/api/v2/traces/5b8efff798038103d269b633813fc60c') { res.writeHead(404, { 'Content-Type': 'text/plain' }); return res.end('404 page not found\n'); }
     if (url.pathname === '/api/traces/5b8efff798038103d269b633813fc60c') return json(res, 200, { batches: line.resourceSpans });
-    if (url.pathname === '/api/traces/4bf92f3577b34da6a3ce929d0e0e4736') return json(res, 200, { trace: { resourceSpans: line.resourceSpans } });
+    if (url.pathname === '/api/v2/traces/4bf92f3577b34da6a3ce929d0e0e4736') return json(res, 200, { trace: { resourceSpans: line.resourceSpans } });
     json(res, 404, { error: 'not found' });
   });
+  const searches = () => srv.seen.filter((p) => p.startsWith('/api/search?')).map((p) => new URLSearchParams(p.slice('/api/search?'.length)));
   try {
     const r = await queryRequestSpans({ baseUrl: srv.base, requestId: 'cmpl-c0ffee02-0' });
     assert.equal(r.backend, 'tempo');
@@ -144,14 +149,17 @@ test('Tempo: auto-detected, search by tag then the trace as OTLP JSON (batches a
     const store = new SpanStore();
     store.add(r.spans);
     assert.ok(Math.abs(store.timing('cmpl-c0ffee02-0')!.e2eMs! - 900.3) < 1e-9);
-    assert.ok(srv.seen.some((p) => p.startsWith('/api/search?tags=gen_ai.request.id%3D%22cmpl-c0ffee02-0%22')));
+    const first = searches()[0];
+    assert.match(first.get('q') ?? '', /^\{ span\.gen_ai\.request\.id = "cmpl-c0ffee02-0" \|\| .*span\.rid = "cmpl-c0ffee02-0".* \}$/);
+    assert.equal(first.get('tags'), null, 'no tag search any more');
+    assert.ok(Number(first.get('end')) - Number(first.get('start')) >= 7 * 24 * 3600, 'a week back, in unix seconds');
     const v2 = await queryRequestSpans({ baseUrl: srv.base, requestId: 'chatcmpl-c0ffee01', backend: 'tempo' });
     assert.equal(v2.spans.length, 2);
     await queryRequestSpans({ baseUrl: srv.base, requestId: 'chatcmpl-c0ffee01', backend: 'tempo', service: 'vllm' });
-    assert.ok(srv.seen.includes(`/api/search?tags=${encodeURIComponent('service.name="vllm" gen_ai.request.id="chatcmpl-c0ffee01"')}&limit=20`), srv.seen.join(' '));
+    assert.match(searches().at(-1)?.get('q') ?? '', /^\{ \(span\.gen_ai\.request\.id = "chatcmpl-c0ffee01" \|\| .*\) && \(resource\.service\.name = "vllm"\) \}$/);
     const none = await queryRequestSpans({ baseUrl: srv.base, requestId: 'chatcmpl-gone', backend: 'tempo' });
-    assert.deepEqual({ ...none, query: '' }, { backend: 'tempo', traceIds: [], spans: [], query: '' });
-    assert.equal(none.query, `Tempo at ${srv.base}: search tags gen_ai.request.id="chatcmpl-gone" (all services); no trace found`);
+    assert.deepEqual({ ...none, query: '' }, { backend: 'tempo', traceIds: [], spans: [], query: '', notes: [] });
+    assert.match(none.query, new RegExp(`^Tempo at ${srv.base.replace(/\./g, '\\.')}: \\{ span\\.gen_ai\\.request\\.id = "chatcmpl-gone" .*; no trace found$`));
   } finally {
     await srv.close();
   }
@@ -165,7 +173,7 @@ test('clear errors: unreachable, timeout, HTTP error, not a tracing backend, bad
 
   const slow = await fakeServer(() => { /* never answers */ });
   try {
-    await assert.rejects(queryRequestSpans({ baseUrl: slow.base, requestId: 'x', backend: 'tempo', timeoutMs: 200 }), /no answer from .*\/api\/search.* within 200 ms/);
+    await assert.rejects(queryRequestSpans({ baseUrl: slow.base, requestId: 'x', backend: 'tempo', timeoutMs: 200 }), /no (complete )?answer from .*\/api\/search.* within 200 ms/);
   } finally {
     await slow.close();
   }
