@@ -43,12 +43,12 @@ function hasGrammar(engine: Engine): boolean {
 
 /**
  * NVIDIA Dynamo's own `module.funcName` in the layout its engine workers share (`<ISO>Z  INFO module.func: msg`):
- * its SDK's and circus's modules, none an engine's (ai-dynamo/dynamo#1280, #1683, #1871, #847, #839). A line of the
+ * its SDK's and circus's modules, none an engine's (ai-dynamo/dynamo#1280, #1683, #1871, #847, #839, #938). A line of the
  * layout an engine's line taught is not the engine's when it names one of these.
  */
 const WRAPPER_OWN = new RegExp(String.raw`^(?:(?:serve_dynamo|arbiter|sighandler|watcher|planner_service|allocator)\.\w+`
   + String.raw`|serving\.(?:serve_dynamo_graph|create_dynamo_watcher)|loader\.(?:find_and_load_service|_do_import)`
-  + String.raw`|config\.as_args|serve\.serve|frontend\.start_http_server)$`);
+  + String.raw`|config\.as_args|serve\.serve|frontend\.start_http_server|worker\.async_init|logging\.check_required_workers)$`);
 
 /**
  * The engine a custom-layout line belongs to: the one its logger or path names; else the one
