@@ -42,6 +42,15 @@ function hasGrammar(engine: Engine): boolean {
 
 
 /**
+ * NVIDIA Dynamo's own `module.funcName` in the layout its engine workers share (`<ISO>Z  INFO module.func: msg`):
+ * its SDK's and circus's modules, none an engine's (ai-dynamo/dynamo#1280, #1683, #1871, #847, #839, #938). A line of the
+ * layout an engine's line taught is not the engine's when it names one of these.
+ */
+const WRAPPER_OWN = new RegExp(String.raw`^(?:(?:serve_dynamo|arbiter|sighandler|watcher|planner_service|allocator)\.\w+`
+  + String.raw`|serving\.(?:serve_dynamo_graph|create_dynamo_watcher)|loader\.(?:find_and_load_service|_do_import)`
+  + String.raw`|config\.as_args|serve\.serve|frontend\.start_http_server|worker\.async_init|logging\.check_required_workers)$`);
+
+/**
  * The engine a custom-layout line belongs to: the one its logger or path names; else the one
  * a line of the same layout was shown to be; else the one engine whose hop table knows the message.
  * Another library's line in another layout (httpx, a user's service) stays no engine's line.
@@ -49,6 +58,7 @@ function hasGrammar(engine: Engine): boolean {
 function layoutEngine(h: LayoutHeader, message: string, state: ParseState): Engine | null {
   // A Rust line is its target crate's: SGLang's router, or another program's (Dynamo, hyper) in the same layout.
   if (h.rust) return h.engine !== null && (state.forced === null || h.engine === state.forced) ? h.engine : null;
+  if (h.engine === null && h.logger !== null && WRAPPER_OWN.test(h.logger)) return null;
   let engine = h.engine ?? state.layouts.get(h.signature) ?? null;
   if (engine === null) {
     let hops = 0;

@@ -149,14 +149,28 @@ export function matchesPattern(c: CompiledPattern, text: string): boolean {
   if (c.anchoredEnd && last > first) last--;
   for (let i = first; i < last; i++) {
     const at = message.indexOf(lits[i], pos);
-    if (at < 0) return false;
+    if (at < 0 || (i > 0 && swallowsWord(message, pos, at, lits[i]))) return false;
     pos = at + lits[i].length;
   }
   if (c.anchoredEnd && last < lits.length) {
     const tail = lits[lits.length - 1];
-    return message.length - tail.length >= pos && message.endsWith(tail);
+    const at = message.length - tail.length;
+    return at >= pos && message.endsWith(tail) && !(last > 0 && swallowsWord(message, pos, at, tail));
   }
   return true;
+}
+
+/** A word that joins a sentence's words (`Using {x} attention backend`), never the last word of a value. */
+const JOINING_WORD = /\s(?:as|to|for|with|of|in|on|at|by|from|the|an?|and|or|is|are|was)$/;
+
+/**
+ * True when a field's value (message[from, to)) ends in a joining word and the literal after it goes on with a
+ * word: the line's wording has a word the statement lacks (`Using fa3 as attention backend` is not
+ * `Using {backend_name} attention backend`), so the statement did not print it.
+ */
+function swallowsWord(message: string, from: number, to: number, next: string): boolean {
+  if (to - from < 3 || next.charCodeAt(0) !== 32 || !/^ [A-Za-z]/.test(next)) return false;
+  return JOINING_WORD.test(message.slice(Math.max(from, to - 6), to)) && message.slice(from, to).includes(' ');
 }
 
 /**
@@ -168,7 +182,7 @@ export function matchesPattern(c: CompiledPattern, text: string): boolean {
 export function cutShortWeight(c: CompiledPattern, message: string): number {
   const { lits } = c;
   if (lits.length === 0 || !c.anchoredStart) return -1;
-  const weight = prefixWeight(lits, true, message);
+  const weight = prefixWeight(lits, true, message, true);
   // Every literal is there (the weight is all of them): not cut (a full match is matchesPattern's to judge).
   if (weight === lits.reduce((n, l) => n + l.length, 0)) return -1;
   // The text ends as the statement ends, with literals missing before that end: a line printed
@@ -184,7 +198,7 @@ export function cutShortWeight(c: CompiledPattern, message: string): number {
  * values between them; `anchored`: the printed text starts with the first literal), or -1. Unlike
  * cutShortWeight the text may hold every literal (the pattern's own end then follows).
  */
-function prefixWeight(lits: readonly string[], anchored: boolean, text: string): number {
+function prefixWeight(lits: readonly string[], anchored: boolean, text: string, notAtWordEnd = false): number {
   if (lits.length === 0) return anchored ? -1 : 0;
   let pos = 0;
   let weight = 0;
@@ -203,7 +217,10 @@ function prefixWeight(lits: readonly string[], anchored: boolean, text: string):
       const tail = text.slice(pos);
       for (let j = i + 1; j < lits.length; j++) if (lits[j].trim().length >= 4 && tail.includes(lits[j])) return -1;
       for (let k = Math.min(tail.length, lits[i].length - 1); k > 0; k--) {
-        if (tail.endsWith(lits[i].slice(0, k))) return weight + k;
+        if (!tail.endsWith(lits[i].slice(0, k))) continue;
+        // Ending on a literal's whole word that the statement goes on after (`… attention backend` of
+        // `… attention backend for {arch}.`): a line printed in full by another wording, not one cut.
+        return notAtWordEnd && lits[i][k] === ' ' && /\w/.test(lits[i][k - 1]) ? -1 : weight + k;
       }
       return weight;
     }

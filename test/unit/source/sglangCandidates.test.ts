@@ -19,8 +19,8 @@ const PCIE = "Custom allreduce is disabled because it's not supported on more th
 const PCIE_0523 = "CustomAllreduce is disabled because it's not supported on more than two PCIe-only GPUs. To silence this warning, specify disable_custom_all_reduce=True explicitly.";
 const QUICK = 'Custom quick allreduce is disabled because this process group spans across nodes.';
 
-/** Per release: message → the verified statement (`path:line`) or its candidates (`[path:line, …]`, best first). */
-const EXPECTED: Record<string, Array<[string, string | string[]]>> = {
+/** Per release: message → the verified statement (`path:line`), its candidates (`[path:line, …]`, best first) or none (null). */
+const EXPECTED: Record<string, Array<[string, string | string[] | null]>> = {
   '0.4.10.post2': [
     [SERVER_ARGS, [`${SRT}/entrypoints/engine.py:120`, `${SRT}/entrypoints/engine.py:688`]],
     [KV_ARGS, [`${SRT}/disaggregation/mooncake/conn.py:673`, `${SRT}/disaggregation/nixl/conn.py:371`]],
@@ -46,6 +46,12 @@ const EXPECTED: Record<string, Array<[string, string | string[]]>> = {
     // custom_all_reduce_utils.py logs `{cls_name} is disabled …`; the call passing cls_name="CustomAllreduce" prints this text.
     [PCIE_0523, `${SRT}/distributed/device_communicators/custom_all_reduce.py:87`],
     [QUICK, `${SRT}/distributed/device_communicators/quick_all_reduce.py:111`],
+    // An older release's `Using {backend} as attention backend` (helpers-sglang.corpus): not multimodal_gen's
+    // `Using {backend_name} attention backend{reason_suffix}` (its field would hold `fa3 as`), nor model_hook.py's
+    // `Using {backend} as attention backend for {model_arch}.` (a whole line, not one cut short): no statement here.
+    ['Using fa3 as attention backend', null],
+    ['Using fa3 attention backend', 'python/sglang/multimodal_gen/runtime/layers/attention/selector.py:437'],
+    ['Using fa3 as attention backend for Olmo3ForCausalLM.', `${SRT}/arg_groups/model_hook.py:694`],
   ],
 };
 

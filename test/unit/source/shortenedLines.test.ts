@@ -3,7 +3,7 @@
 // it: the opening words, and the closing words after the mark; a contradicting part names nothing.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { compilePattern, elidedWeight, shortenedWeight, WILD } from '../../../src/core/source/messagePattern';
+import { compilePattern, elidedWeight, matchesPattern, shortenedWeight, WILD } from '../../../src/core/source/messagePattern';
 
 // SGLang 0.4's model_runner: f"Load weight end. type={…}, dtype={…}, avail mem={…:.2f} GB"
 const LOAD_END = compilePattern(['Load weight end. type=', WILD, ', dtype=', WILD, ', avail mem=', WILD, ' GB']);
@@ -35,4 +35,17 @@ test('a line printed in full by another wording is no cut line: it ends as the s
   assert.equal(shortenedWeight(V03, v02), -1);
   // The same line cut inside its prompt is still 0.3's, by its opening words.
   assert.equal(shortenedWeight(V03, "Received request cmpl-5f1c6a2f: prompt: 'Hello, my na"), 17 + 10);
+});
+
+test('a field does not swallow a joining word, nor is a line ending on a whole word of the statement cut there', () => {
+  // SGLang 0.5.23's `f"Using {backend_name} attention backend{reason_suffix}"` against an older release's line.
+  const selector = compilePattern(['Using ', WILD, ' attention backend', WILD], true);
+  assert.equal(matchesPattern(selector, 'Using fa3 as attention backend'), false);
+  assert.equal(matchesPattern(selector, 'Using fa3 attention backend'), true);
+  assert.equal(matchesPattern(selector, 'Using flash attn 3 attention backend'), true);
+  // model_hook.py's `f"Using {attention_backend} as attention backend for {model_arch}."`.
+  const hook = compilePattern(['Using ', WILD, ' as attention backend for ', WILD, '.']);
+  assert.equal(shortenedWeight(hook, 'Using fa3 as attention backend'), -1);
+  assert.ok(shortenedWeight(hook, 'Using fa3 as attention back') > 0);
+  assert.ok(shortenedWeight(hook, 'Using fa3 as attention backend fo') > 0);
 });
