@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import * as http from 'node:http';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { json, store, type Seen } from './loopbackStore';
+import { json, store, tempoTraceAnswer, type Seen } from './loopbackStore';
 import { REPO, runCli } from '../cli/cliProcess';
 
 const RID = 'pd-0003';
@@ -95,22 +95,9 @@ test('timeline --traces tempo+…: the token and tenant from the environment rea
       });
     }
     if (q.path === `/api/v2/traces/${TRACE}`) {
-      return json(res, 200, {
-        trace: {
-          resourceSpans: [{
-            resource: { attributes: [{ key: 'service.name', value: { stringValue: 'vllm-decode' } }] },
-            scopeSpans: [{
-              scope: { name: 'vllm.llm_engine' },
-              spans: [{
-                traceId: Buffer.from(TRACE, 'hex').toString('base64'), spanId: Buffer.from('00f067aa0ba902b7', 'hex').toString('base64'),
-                name: 'llm_request', kind: 'SPAN_KIND_SERVER',
-                startTimeUnixNano: String(NOW_NS - 5_000_000_000n), endTimeUnixNano: String(NOW_NS - 4_100_000_000n),
-                attributes: [{ key: 'gen_ai.request.id', value: { stringValue: `chatcmpl-${RID}` } }], status: {},
-              }],
-            }],
-          }],
-        },
-      });
+      return json(res, 200, tempoTraceAnswer(TRACE, {
+        spanId: '00f067aa0ba902b7', startNs: NOW_NS - 5_000_000_000n, endNs: NOW_NS - 4_100_000_000n, rid: `chatcmpl-${RID}`,
+      }));
     }
     json(res, 404, {});
   });

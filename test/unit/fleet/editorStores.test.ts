@@ -9,8 +9,8 @@ import '../fakes/register';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as http from 'node:http';
-import { json, store, type Seen } from './loopbackStore';
-import { asked, configValues, messages, registered, replies, shownWith } from '../fakes/vscode';
+import { json, store, tempoTraceAnswer, type Seen } from './loopbackStore';
+import { asked, configValues, messages, registered, replies, shownWith, secretStorageOver } from '../fakes/vscode';
 import { FleetCommands, fleetLoginKey, fleetTokenKey } from '../../../src/features/fleet/fleetCommand';
 import { parseStoreUrl } from '../../../src/core/fleet/model';
 import { HopLensSettings, type HopLensConfig } from '../../../src/config';
@@ -81,21 +81,9 @@ function tempo(ok: (h: http.IncomingHttpHeaders) => boolean) {
       });
     }
     if (q.path === `/api/v2/traces/${TRACE}`) {
-      return json(res, 200, {
-        trace: {
-          resourceSpans: [{
-            resource: { attributes: [{ key: 'service.name', value: { stringValue: 'vllm-decode' } }] },
-            scopeSpans: [{
-              scope: { name: 'vllm.llm_engine' },
-              spans: [{
-                traceId: Buffer.from(TRACE, 'hex').toString('base64'), spanId: Buffer.from('563d623c76514f8e', 'hex').toString('base64'),
-                name: 'llm_request', kind: 'SPAN_KIND_SERVER', startTimeUnixNano: String(T0_NS), endTimeUnixNano: String(T0_NS + 557_000_000n),
-                attributes: [{ key: 'gen_ai.request.id', value: { stringValue: 'chatcmpl-req-tempo-3' } }], status: {},
-              }],
-            }],
-          }],
-        },
-      });
+      return json(res, 200, tempoTraceAnswer(TRACE, {
+        spanId: '563d623c76514f8e', startNs: T0_NS, endNs: T0_NS + 557_000_000n, rid: 'chatcmpl-req-tempo-3',
+      }));
     }
     json(res, 404, {});
   };
@@ -110,11 +98,7 @@ describe('Find Request in the Fleet… with multi-tenant Loki and Tempo (documen
   before(() => {
     deps = {
       settings: { get current() { return { fleet } as HopLensConfig; } },
-      secrets: {
-        get: async (k: string) => secrets.get(k),
-        store: async (k: string, v: string) => { secrets.set(k, v); },
-        delete: async (k: string) => { secrets.delete(k); },
-      },
+      secrets: secretStorageOver(secrets),
       log: quiet, timeoutMs: 3000,
     };
     commands = new FleetCommands(deps);

@@ -29,6 +29,31 @@ export function json(res: http.ServerResponse, status: number, body: unknown): v
   res.end(JSON.stringify(body));
 }
 
+/**
+ * Tempo's answer to `/api/v2/traces/{id}` as its API documents it: `{trace: {resourceSpans}}` in
+ * OTLP's protobuf JSON (ids base64, the kind by name), one engine span carrying the request id.
+ */
+export function tempoTraceAnswer(trace: string, span: {
+  spanId: string; startNs: bigint; endNs: bigint; rid: string; service?: string;
+}): unknown {
+  return {
+    trace: {
+      resourceSpans: [{
+        resource: { attributes: [{ key: 'service.name', value: { stringValue: span.service ?? 'vllm-decode' } }] },
+        scopeSpans: [{
+          scope: { name: 'vllm.llm_engine' },
+          spans: [{
+            traceId: Buffer.from(trace, 'hex').toString('base64'), spanId: Buffer.from(span.spanId, 'hex').toString('base64'),
+            name: 'llm_request', kind: 'SPAN_KIND_SERVER',
+            startTimeUnixNano: String(span.startNs), endTimeUnixNano: String(span.endNs),
+            attributes: [{ key: 'gen_ai.request.id', value: { stringValue: span.rid } }], status: {},
+          }],
+        }],
+      }],
+    },
+  };
+}
+
 export interface ProxyHooks {
   /** Answers a request itself (an error, a stall, half a body) instead of passing it on: true when it did. */
   answer?: (s: Seen, res: http.ServerResponse) => boolean;

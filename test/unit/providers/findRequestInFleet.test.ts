@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type * as vscode from 'vscode';
-import { executed, messages, registered, replies, shownWith } from '../fakes/vscode';
+import { executed, messages, registered, replies, shownWith, secretStorageOver } from '../fakes/vscode';
 import { fleetBinariesOrSkip, freePort, startVictoriaLogs, type VictoriaLogsServer } from '../../harness/fleetServers';
 import { FleetCommands, fleetTokenKey } from '../../../src/features/fleet/fleetCommand';
 import { LogDocumentService } from '../../../src/features/logs/logDocuments';
@@ -45,11 +45,7 @@ describe('Find Request in the Fleet… against a real VictoriaLogs', { concurren
     await vl.ingest(rows);
     deps = {
       settings: { get current() { return { fleet } as HopLensConfig; } },
-      secrets: {
-        get: async (k: string) => secrets.get(k),
-        store: async (k: string, v: string) => { secrets.set(k, v); },
-        delete: async (k: string) => { secrets.delete(k); },
-      },
+      secrets: secretStorageOver(secrets),
       log: quiet, timeoutMs: 3000,
     };
     commands = new FleetCommands(deps);

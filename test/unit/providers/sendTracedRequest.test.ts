@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type * as vscode from 'vscode';
-import { asked, env, executed, messages, panels, replies, shownWith, Uri, workspace, registered } from '../fakes/vscode';
+import { asked, env, executed, messages, panels, replies, shownWith, Uri, workspace, registered, secretStorageOver } from '../fakes/vscode';
 import { TracedRequestCommands } from '../../../src/features/send/sendTracedRequestCommand';
 import { HopLensSettings, type HopLensConfig } from '../../../src/config';
 import { LogDocumentService } from '../../../src/features/logs/logDocuments';
@@ -40,8 +40,7 @@ function setUp(overrides: { server?: Partial<HopLensConfig['server']>; serverLog
   const secrets = new Map<string, string>();
   const context = {
     extensionUri: Uri.file('/ext'),
-    secrets: { get: async (k: string) => secrets.get(k), store: async (k: string, v: string) => { secrets.set(k, v); },
-      delete: async (k: string) => { secrets.delete(k); } },
+    secrets: secretStorageOver(secrets),
   } as unknown as vscode.ExtensionContext;
   const logs = new LogDocumentService({ log: quiet, sources: new RecordSourceLocator({ ready: () => null }), largeFileOptimizations: () => true });
   const requests = new RequestsViewProvider();
