@@ -16,6 +16,7 @@ import { lineParts, partAt, type LinePart } from '../logs/lineParts';
 import { findHop, type HopDef } from '../../engines/index';
 import type { LocatedSource, SourceLocator } from '../source/locate';
 import { monotonicClock, type Clock } from '../clock';
+import { SHARED_THREAD } from './pace';
 
 /** Text read ahead to prime the parser (see primeState). */
 const PRIME_CHARS = 256 * 1024;
@@ -115,7 +116,7 @@ export interface ResolvedHop {
 export type LogSessionView = Pick<LogSession, 'key' | 'engine' | 'records' | 'tracker' | 'generation' | 'parseMs' | 'linesParsed'
   | 'hasHops' | 'hopLines' | 'record' | 'hop' | 'source' | 'hopAt'>;
 
-const nextTurn = (): Promise<void> => new Promise<void>((r) => setImmediate(r));
+const nextTurn = SHARED_THREAD.turn;
 
 export class LogSession {
   readonly key: string;

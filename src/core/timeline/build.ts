@@ -12,7 +12,7 @@ import type { RequestTimeline, TimelineClock, TimelineItem, TimelineLane } from 
 import { resolutionSpanMs } from './model';
 import { solveOffsets, type OrderingSet } from './clockOffsets';
 import { collectOrderings, collectOrderingsPaced, inferRoles, type LogRole, type RuleSources } from './clockRules';
-import { SHARED_THREAD, Turns, type Pace } from '../session/logStream';
+import { SHARED_THREAD, Turns, type Pace } from '../session/pace';
 import type { ClientRequest } from './clientRequest';
 import { clientKey } from './clientRequest';
 import { queryKeys } from './requestKey';

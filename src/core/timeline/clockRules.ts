@@ -32,7 +32,7 @@ import { STAMP, type StampReader, type StampSlot } from './requestStamps';
 import { requestKey } from './requestKey';
 import type { ClientRequest } from './clientRequest';
 import { firstFrameMs } from './clientRequest';
-import type { Turns } from '../session/logStream';
+import type { Turns } from '../session/pace';
 
 /** What a log file is, for this request: decides which rules apply. */
 export type LogRole = 'router' | 'prefill' | 'decode' | 'instance' | 'unknown';

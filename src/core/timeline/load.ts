@@ -10,7 +10,7 @@ import { NotOtlpError, readCollectorFile } from '../otlp/collectorFile';
 import { discoverTraceFiles } from '../calltrace/discovery';
 import { openTraceFolder } from '../calltrace/callTraceIndex';
 import { buildTimelinePaced, logClockId, type TracedThread } from './build';
-import type { Pace } from '../session/logStream';
+import type { Pace } from '../session/pace';
 import type { RequestTimeline } from './model';
 import type { ClientRequest } from './clientRequest';
 import { readRequestLogs, type OpenLogSession } from './requestLogs';

@@ -9,6 +9,7 @@ import { Disposable } from '../../util/dispose';
 import type { Logger } from '../../logging';
 import { SLICE_SCHEME } from './largeLogs';
 import { NOT_SYNCED_ABOVE_CHARS, mebibytes, vscodeShowsNoCodeLens } from '../../core/session/editorLimits';
+import { SHARED_THREAD } from '../../core/session/pace';
 
 /** Documents from this many lines on are worth a line in the output channel when they arrive. */
 const BIG_LOG_LINES = 5_000;
@@ -17,7 +18,7 @@ const BIG_LOG_LINES = 5_000;
  * two looks at the clock: at 25 ms and 128 K a slice with a garbage collection in it held the
  * host over 50 ms (issue 28).
  */
-const SLICE_BUDGET_MS = 12;
+const SLICE_BUDGET_MS = SHARED_THREAD.budgetMs;
 const SLICE_CHARS = 32 * 1024;
 
 export type { LogDocumentAnnotation, LogSessions, LogDocuments } from '../shared/logSessions';

@@ -11,7 +11,7 @@ import { loadTimeline } from '../../../src/core/timeline/load';
 import { buildTimeline, buildTimelinePaced } from '../../../src/core/timeline/build';
 import { readRequestLogs } from '../../../src/core/timeline/requestLogs';
 import { LogSession } from '../../../src/core/session/logSession';
-import { SHARED_THREAD, type Pace } from '../../../src/core/session/logStream';
+import { SHARED_THREAD, type Pace } from '../../../src/core/session/pace';
 import type { LogSource } from '../../../src/core/logs/logSource';
 import { stage } from './fixtures';
 
