@@ -62,6 +62,19 @@ export function makeDelta(fromMs: number, toMs: number, resA: TimeResolution, re
   return { ms, resolution, text: formatDelta(ms, resolution) };
 }
 
+/** A request's hops in file order, each given the time since the last hop before it that had a time (its sincePrevious). */
+export class SincePrevious {
+  private prev: number | null = null;
+  private prevRes: TimeResolution = 'ns';
+  /** The delta of a hop stamped `t` (null when it has no time or none before it had one); `t` is then the previous. */
+  next(t: number | null, res: TimeResolution): Delta | null {
+    if (t === null) return null;
+    const d = this.prev !== null ? makeDelta(this.prev, t, this.prevRes, res) : null;
+    this.prev = t; this.prevRes = res;
+    return d;
+  }
+}
+
 export function formatDelta(ms: number, resolution: TimeResolution): string {
   const neg = ms < 0 ? '-' : '';
   const a = Math.abs(ms);
@@ -426,21 +439,18 @@ export class RequestTracker implements HopSink {
   private describe(acc: Acc, seenAnywhere: Set<string>): RequestGroup {
     const hops: RequestHop[] = [];
     let first: number | null = null, firstRes: TimeResolution = 'ns';
-    let prev: number | null = null, prevRes: TimeResolution = 'ns';
+    const since = new SincePrevious();
     for (let i = 0; i < acc.lines.length; i++) {
       const t = Number.isNaN(acc.times[i]) ? null : acc.times[i];
       const res = RES_ORDER[acc.res[i]];
       const h: RequestHop = {
         line: acc.lines[i], hop: acc.hops[i], process: acc.procs[i], role: acc.roles[i],
         time: t, resolution: t === null ? null : res,
-        sincePrevious: t !== null && prev !== null ? makeDelta(prev, t, prevRes, res) : null,
+        sincePrevious: since.next(t, res),
         sinceFirst: t !== null && first !== null ? makeDelta(first, t, firstRes, res) : null,
       };
       hops.push(h);
-      if (t !== null) {
-        if (first === null) { first = t; firstRes = res; }
-        prev = t; prevRes = res;
-      }
+      if (t !== null && first === null) { first = t; firstRes = res; }
     }
     const [t0, t1, r] = this.bounds(acc);
     const context = this.contextFor(t0, t1, r, acc.lines[0], acc.lines[acc.lines.length - 1]);

@@ -11,8 +11,7 @@
 import * as vscode from 'vscode';
 import type { LogSessions } from './logDocuments';
 import type { LogSession } from '../../core/session/logSession';
-import { makeDelta, type Delta } from '../../core/logs/requests';
-import type { TimeResolution } from '../../core/logs/model';
+import { SincePrevious, type Delta } from '../../core/logs/requests';
 import { hopLabel, hopLabels, hopLabelWidth } from './hopPresentation';
 import { ENGINE_IDS } from '../../engines/registry';
 import { Disposable } from '../../util/dispose';
@@ -121,17 +120,16 @@ export class HopDecorations extends Disposable {
       lo = Math.min(lo, line + 1); hi = Math.max(hi, line + 1);
     }
     for (const [rid, byLine] of out) {
-      // The same delta as the tracker's description gives: from the last entry before that had a time.
-      let prev: number | null = null, prevRes: TimeResolution = 'ns';
+      // The same delta as the tracker's description gives (its SincePrevious rule).
+      const since = new SincePrevious();
       session.tracker.forEachEntry(rid, (hop, line, time, res) => {
         this.work.entriesRead++;
+        const d = since.next(time, res);
         if (line >= lo && line <= hi) {
           const key = `${line}\n${hop}`;
-          const since = time !== null && prev !== null ? makeDelta(prev, time, prevRes, res) : null;
           const list = byLine.get(key);
-          if (list) list.push(since); else byLine.set(key, [since]);
+          if (list) list.push(d); else byLine.set(key, [d]);
         }
-        if (time !== null) { prev = time; prevRes = res; }
       });
     }
     return out;
