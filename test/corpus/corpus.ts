@@ -7,9 +7,11 @@
 //   #! eol: crlf           the log is written with CR LF line endings
 //   #! bom                 the log starts with a UTF-8 byte order mark
 //   #! source: TEXT        where the next lines come from (for the README; not read)
-//   <engine> <hop|-> <path:line|~path:line|-|none> [rid=ID] [moved=PATH] [similar] [changed] [candidates=N] | <the line as printed>
+//   <engine> <hop|-> <path:line|~path:line|-|none> [rid=ID] [moved=PATH] [similar] [changed] [candidates=N] [known-miss] | <the line as printed>
 // engine is vllm, sglang or other; `-` leaves that part unjudged; `none` means no source at all;
 // `~path:line` means shown there but NOT verified (moved=, similar, changed, candidates= say how).
+// `known-miss`: the label is the truth and the tool is known to miss it (the scorer counts the miss; the unit test
+// asserts the miss, so a fix shows up and the marker is then removed).
 // Several records pasted onto one line are labelled in order, joined by ` && `.
 // ⟨ESC⟩ ⟨CR⟩ ⟨TAB⟩ in a line stand for those bytes.
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -30,6 +32,8 @@ export interface CorpusLine {
   rid: string | null;
   /** With a `~path:line` statement: how the unverified answer must be qualified. */
   expect?: { movedFrom?: string; similar?: boolean; changed?: boolean; candidates?: number };
+  /** The tool is known to miss this label (see the file's header). */
+  knownMiss?: boolean;
   text: string;
 }
 
@@ -72,6 +76,7 @@ function readCorpusFile(path: string, name: string): CorpusFile {
       const extra = labels.slice(3);
       const rid = extra.find((l) => l.startsWith('rid='))?.slice(4) ?? null;
       const line: CorpusLine = { n, part: i + 1, engine, hop: hop === '-' ? null : hop, statement: statement === '-' ? null : statement, rid, text };
+      if (extra.includes('known-miss')) line.knownMiss = true;
       if (statement.startsWith('~')) {
         const moved = extra.find((l) => l.startsWith('moved='))?.slice(6);
         const cands = extra.find((l) => l.startsWith('candidates='))?.slice(11);

@@ -4,7 +4,9 @@
 import type { LogRecord } from './model';
 import { HEADER_ANCHORS, newRecord, SEARCH_WINDOW, type ParseState } from './parseState';
 import { GRAMMARS, grammarAllowed, HEADER_STARTS } from '../../engines/grammars';
-import { engineProfile } from '../../engines/registry';
+import { ENGINE_IDS, engineProfile } from '../../engines/registry';
+import { matchHop } from '../../engines/index';
+import type { Engine } from './model';
 import { hasColour, stripColour } from './colour';
 import { quotedRecord } from './quotedRecord';
 import { tracingJsonLine } from './tracingJson';
@@ -33,12 +35,15 @@ function parsePythonJson(s: string, rec: LogRecord, state: ParseState): boolean 
   const j = pythonJsonLine(s);
   if (j === null) return false;
   // uvicorn's records (its access line, the V10 hop) are the engine's in a log known to be its, as in the text layout.
-  const engine = j.engine ?? state.forced ?? state.detected;
-  if (engine === null || (state.forced !== null && engine !== state.forced)) return false;
+  let engine = j.anonymous ? null : j.engine ?? state.forced ?? state.detected;
+  if (!j.anonymous && (engine === null || (state.forced !== null && engine !== state.forced))) return false;
   // A message with the engine's own header in it (an export quoting the text line) is read as that line.
   const inner = newRecord(rec.line, rec.offset, '');
   if (HEADER_STARTS[j.message.charCodeAt(0)] !== undefined && parseEngine(j.message, inner, state)) return false;
-  rec.engine = engine; rec.format = j.engine === null ? 'uvicorn' : `${engine}-custom`;
+  // A record naming no logger is the engine's only when its message is that engine's hop.
+  if (j.anonymous) engine = anonymousEngine(j.message, j.file, state);
+  if (engine === null) return false;
+  rec.engine = engine; rec.format = j.engine === null && !j.anonymous ? 'uvicorn' : `${engine}-custom`;
   rec.time = j.time; rec.timeResolution = j.timeResolution;
   if (j.timeIsUtc) rec.timeIsUtc = true;
   rec.level = j.level ?? rec.level; rec.pid = j.pid ?? rec.pid;
@@ -49,12 +54,28 @@ function parsePythonJson(s: string, rec: LogRecord, state: ParseState): boolean 
     rec.process = j.process;
     for (const [shape, role] of engineProfile(engine).processRoles) if (shape.test(j.process)) { rec.role = role; break; }
   }
-  if (j.engine === null && rec.role === null) rec.role = 'api-server';
+  if (j.engine === null && !j.anonymous && rec.role === null) rec.role = 'api-server';
   rec.message = j.message;
   if (state.detected === null && j.engine !== null) state.detected = j.engine;
   return true;
 }
 
+/**
+ * The engine of a JSON record that names no logger nor path (a formatter printing only `message`): a formatter
+ * set on the root logger prints every library's records in the same keys, so the keys teach nothing; the one
+ * engine whose hop the message is (the engine the log is known to be, when it is known) says it, else no engine.
+ */
+function anonymousEngine(message: string, file: string | null, state: ParseState): Engine | null {
+  const known = state.forced ?? state.detected;
+  let found: Engine | null = null;
+  for (const id of ENGINE_IDS) {
+    if (known !== null && id !== known) continue;
+    if (matchHop(id, message, file, `${id}-custom`) === null) continue;
+    if (found !== null) return null;
+    found = id;
+  }
+  return found;
+}
 
 /** A Rust router in tracing's JSON layout (SGLang's `--log-json`): read as its text layout is (a custom layout's router line). */
 function parseTracingJson(s: string, rec: LogRecord, state: ParseState): boolean {

@@ -11,8 +11,10 @@ import { fractionMs, fractionResolution, zoned } from './outerPrefix';
 import { engineOf } from './pythonLayout';
 
 export interface PythonJsonLine {
-  /** null: the engine's web server (uvicorn's loggers), whose lines are the engine's in a log known to be its. */
+  /** null: the engine's web server (uvicorn's loggers), or a record naming no logger nor path (`anonymous`). */
   engine: Engine | null;
+  /** The record names no logger and no path (a formatter printing only `message`, perhaps a time and level). */
+  anonymous: boolean;
   time: number | null;
   timeResolution: ReturnType<typeof fractionResolution> | null;
   timeIsUtc: boolean;
@@ -42,8 +44,8 @@ function intOf(v: unknown): number | null {
 
 /**
  * The line read as a Python logging record in JSON whose logger (or path) is an engine's, or
- * uvicorn's (engine null: the server the engine runs); null when it is none: another program's JSON, a record without a message, or one whose message
- * carries an engine's own header (an export quoting the text line, read as that line).
+ * uvicorn's (engine null: the server the engine runs), or one that names neither (anonymous: whose it is
+ * is the message's to say); null when it is none: another program's JSON, a record without a message.
  */
 export function pythonJsonLine(s: string): PythonJsonLine | null {
   if (s.indexOf('"message"') < 0 || s.charCodeAt(s.length - 1) !== 125 /* } */) return null;
@@ -56,7 +58,8 @@ export function pythonJsonLine(s: string): PythonJsonLine | null {
   const logger = str(r.name) ?? str(r.logger) ?? str(r.logger_name);
   const path = str(r.pathname);
   const engine = (logger !== null ? engineOf(logger) : null) ?? (path !== null ? engineOf(path) : null);
-  if (engine === null && (logger === null || !/^uvicorn(?:\.|$)/.test(logger))) return null;
+  const anonymous = logger === null && path === null;
+  if (engine === null && !anonymous && (logger === null || !/^uvicorn(?:\.|$)/.test(logger))) return null;
   const nl = raw.indexOf('\n');
   const message = (nl < 0 ? raw : raw.slice(0, nl)).replace(/\r$/, '');
   const levelName = str(r.levelname) ?? str(r.level);
@@ -76,7 +79,7 @@ export function pythonJsonLine(s: string): PythonJsonLine | null {
   const pyProcess = str(r.processName);
   const own = Object.keys(r).find((k) => k.endsWith('_process_name'));
   return {
-    engine, time, timeResolution, timeIsUtc, level, logger,
+    engine, anonymous, time, timeResolution, timeIsUtc, level, logger,
     file: str(r.filename) ?? path, lineno: intOf(r.lineno), func: str(r.funcName), pid: intOf(r.process),
     process: (own !== undefined ? str(r[own]) : null) ?? (pyProcess !== null && pyProcess !== 'MainProcess' ? pyProcess : null),
     message,

@@ -41,6 +41,8 @@ for (const file of corpus) {
       const parts = file.lines.filter((x) => x.n === l.n).length;
       if (l.part === 1 && (r.glued?.length ?? 0) !== parts - 1) wrong.push(`line ${l.n}: ${1 + (r.glued?.length ?? 0)} records, want ${parts}`);
       const engine = r.engine === 'other' ? 'other' : r.engine;
+      const missed = engine !== l.engine || r.hop !== l.hop || (l.rid !== null && r.rid !== l.rid);
+      if (l.knownMiss) { if (!missed) wrong.push(`line ${l.n}: labelled known-miss but now right (remove the marker)`); continue; }
       if (engine !== l.engine) wrong.push(`line ${l.n}: engine ${engine}, want ${l.engine}`);
       if (r.hop !== l.hop) wrong.push(`line ${l.n}: hop ${r.hop}, want ${l.hop}`);
       if (l.rid !== null && r.rid !== l.rid) wrong.push(`line ${l.n}: rid ${r.rid}, want ${l.rid}`);
@@ -63,7 +65,10 @@ for (const file of corpus) {
     const score = emptyScore();
     for (const l of file.lines) scoreLine(score, l, outcomes.get(outcomeKey(l)));
     scoreUnlabelled(score, file, outcomes);
-    assert.deepEqual(score.misses, []);
+    // A known miss must still miss (and claim nothing wrong); every other label must hold.
+    const known = new Set(file.lines.filter((l) => l.knownMiss).map(outcomeKey));
+    assert.deepEqual(score.misses.filter((m) => !known.has(m.n)), []);
+    assert.deepEqual([...known].filter((k) => !score.misses.some((m) => m.n === k)), [], 'labelled known-miss but now right (remove the marker)');
     assert.equal(score.wrong, 0);
   });
 }
