@@ -26,7 +26,7 @@ import { emptyFleetArgs, fleetMessages, foundAnything, queryFleet, takeFleetOpti
 import { parseReleaseSpec, releaseLabel, releaseSource, ReleaseSourceError, statedRelease, type ReleaseSpec } from '../core/source/release';
 
 const USAGE = `usage: hoplens annotate LOG|- [--engine auto|${ENGINE_IDS.join('|')}] [--checkout DIR|vllm==VER] [--rid ID] [--unmatched] [--summary] [--json]
-       hoplens annotate --logs URL --rid ID [--since T] [--until T] [--selector SEL] [--limit N] [--json]
+       hoplens annotate --logs URL [--tenant T] --rid ID [--since T] [--until T] [--selector SEL] [--limit N] [--json]
 
 Label every line of a vLLM or SGLang server log with the hop and the source file:line that
 printed it, group the lines by request, and say which hops are missing and why.
@@ -50,7 +50,9 @@ LOG may be - (standard input: kubectl logs … | hoplens annotate -), a pipe or 
                  {"kind":"stream"} object before each); with --since/--until (RFC 3339 or 2h; default
                  the last 24 h), --selector '{namespace="serving"}' (Loki needs one), --limit N lines.
                  Credentials from the environment only: HOPLENS_VICTORIALOGS_TOKEN / HOPLENS_LOKI_TOKEN,
-                 or HOPLENS_<KIND>_USER + HOPLENS_<KIND>_PASSWORD; HOPLENS_LOKI_ORG_ID
+                 or HOPLENS_<KIND>_USER + HOPLENS_<KIND>_PASSWORD. The store's tenant: --tenant T
+                 after its URL (Loki's X-Scope-OrgID, VictoriaLogs' ACCOUNT[:PROJECT]), else
+                 HOPLENS_LOKI_ORG_ID / HOPLENS_VICTORIALOGS_TENANT
 
 Exit codes: 0 hops found, 1 no hops found, 2 bad input or usage (or the output cannot be written).
 `;
@@ -84,7 +86,7 @@ function parseArgs(argv: string[], io: CliIO): Args | number {
         if (!Number.isInteger(v) || v < 10) { io.err('hoplens annotate: --width needs a number >= 10\n'); return 2; }
         a.width = v; break;
       }
-      case '--logs': case '--since': case '--until': case '--selector': case '--limit': {
+      case '--logs': case '--tenant': case '--since': case '--until': case '--selector': case '--limit': {
         const v = value();
         if (!v) { io.err(`hoplens annotate: ${flag} needs a value\n`); return 2; }
         try {

@@ -5,7 +5,9 @@
 //   HOPLENS_<KIND>_TOKEN (bearer), or HOPLENS_<KIND>_USER + HOPLENS_<KIND>_PASSWORD (basic),
 //   HOPLENS_LOKI_ORG_ID / HOPLENS_TEMPO_ORG_ID (X-Scope-OrgID, the tenant of a multi-tenant store;
 //   `A|B` asks Loki for several), HOPLENS_VICTORIALOGS_TENANT (ACCOUNT[:PROJECT]: VictoriaLogs'
-//   AccountID and ProjectID headers); KIND is JAEGER, TEMPO, VICTORIALOGS or LOKI.
+//   AccountID and ProjectID headers); KIND is JAEGER, TEMPO, VICTORIALOGS or LOKI. A tenant is no
+//   secret: `--tenant T` right after a store's URL gives that store its own, over the variable's
+//   (two Lokis of two tenants: `--logs loki+http://a:3100 --tenant team-a --logs loki+http://b:3100 --tenant team-b`).
 // Each stream a log store answers becomes a log named after its pod (so each pod is a lane with
 // its own clock offset); each store that cannot answer is a plain reason.
 import { findRequestInFleet, foundAnything, type FleetResult } from '../core/fleet/find';
@@ -25,9 +27,12 @@ export const FLEET_HELP = `  --traces URL      a trace store: jaeger+http://HOST
   --selector SEL    the stores' stream selector, e.g. '{namespace="serving"}' (Loki needs one)
   --trace-id ID     also the trace with this W3C trace id (a traced request's traceparent)
   --limit N         at most N lines per log store (default 20000)
+  --tenant T        the tenant of the store named just before it: X-Scope-OrgID for Loki (a|b for
+                    several) and Tempo, ACCOUNT[:PROJECT] for VictoriaLogs, e.g.
+                    --logs loki+http://A:3100 --tenant team-a --logs loki+http://B:3100 --tenant team-b
   credentials come from the environment only: HOPLENS_<KIND>_TOKEN, or HOPLENS_<KIND>_USER and
-  HOPLENS_<KIND>_PASSWORD, and the tenant HOPLENS_LOKI_ORG_ID / HOPLENS_TEMPO_ORG_ID (X-Scope-OrgID),
-  HOPLENS_VICTORIALOGS_TENANT (ACCOUNT[:PROJECT]) (KIND: JAEGER, TEMPO, VICTORIALOGS, LOKI)
+  HOPLENS_<KIND>_PASSWORD (KIND: JAEGER, TEMPO, VICTORIALOGS, LOKI); a store without --tenant takes
+  HOPLENS_LOKI_ORG_ID / HOPLENS_TEMPO_ORG_ID (X-Scope-OrgID) or HOPLENS_VICTORIALOGS_TENANT
 `;
 
 export interface FleetArgs {
@@ -38,10 +43,28 @@ export interface FleetArgs {
   selector?: string;
   traceId?: string;
   limit?: number;
+  /** Each store's own tenant (--tenant after its URL), by the store as given (two stores of one address may have two). */
+  tenants: Map<StoreEndpoint, string>;
+  /** What the last --logs / --traces named: a store (--tenant is for it) or a file (none). */
+  last?: StoreEndpoint | 'file';
 }
 
 export function emptyFleetArgs(): FleetArgs {
-  return { traces: [], logs: [] };
+  return { traces: [], logs: [], tenants: new Map() };
+}
+
+/** `--tenant T` for the store named just before it: a tenant that store takes, written as it takes it. */
+function takeTenant(f: FleetArgs, tenant: string): void {
+  const example = 'e.g. --logs loki+http://HOST:3100 --tenant team-a';
+  const e = f.last;
+  if (e === undefined) throw new FleetError('bad-url', `--tenant goes right after the store it is for (${example})`);
+  if (e === 'file') throw new FleetError('bad-url', `--tenant is a store's tenant, and the --logs before it is a file (${example})`);
+  const store = `${e.kind}+${e.baseUrl}`;
+  if (e.kind === 'jaeger') throw new FleetError('bad-url', `--tenant ${tenant}: ${store} is a Jaeger store, which takes no tenant`);
+  if (f.tenants.has(e)) throw new FleetError('bad-url', `--tenant is given twice for ${store}`);
+  if (e.kind === 'victorialogs') parseVictoriaLogsTenant(tenant, `--tenant for ${store}`);
+  else if (!tenant.trim()) throw new FleetError('bad-url', `--tenant for ${store} is empty`);
+  f.tenants.set(e, tenant.trim());
 }
 
 /** True when `value` names a store rather than a file. */
@@ -58,15 +81,16 @@ export function takeFleetOption(f: FleetArgs, name: string, value: () => string)
     case '--traces': {
       const e = parseStoreUrl(value());
       if (e.kind !== 'jaeger' && e.kind !== 'tempo') throw new FleetError('bad-url', `--traces takes jaeger+… or tempo+… (got ${e.kind}+…)`);
-      f.traces.push(e); return { taken: true };
+      f.traces.push(e); f.last = e; return { taken: true };
     }
     case '--logs': {
       const v = value();
-      if (!isStoreUrl(v)) return { taken: true, file: v };
+      if (!isStoreUrl(v)) { f.last = 'file'; return { taken: true, file: v }; }
       const e = parseStoreUrl(v);
       if (e.kind !== 'victorialogs' && e.kind !== 'loki') throw new FleetError('bad-url', `--logs takes victorialogs+… or loki+… (got ${e.kind}+…)`);
-      f.logs.push(e); return { taken: true };
+      f.logs.push(e); f.last = e; return { taken: true };
     }
+    case '--tenant': takeTenant(f, value()); return { taken: true };
     case '--since': f.since = value(); return { taken: true };
     case '--until': f.until = value(); return { taken: true };
     case '--selector': f.selector = value(); return { taken: true };
@@ -123,7 +147,9 @@ export async function queryFleet(f: FleetArgs, requestId: string, env: NodeJS.Pr
   const window = parseWindow(f.since, f.until, nowMs);
   // A tenant written wrong is the user's to fix (exit 2), not a store's problem.
   if (env.HOPLENS_VICTORIALOGS_TENANT) parseVictoriaLogsTenant(env.HOPLENS_VICTORIALOGS_TENANT, 'HOPLENS_VICTORIALOGS_TENANT');
-  const clientOptions = (e: StoreEndpoint): ClientOptions => ({ credentials: credentialsFromEnv(e.kind, env), timeoutMs: timeoutFromEnv(env) });
+  const clientOptions = (e: StoreEndpoint): ClientOptions => ({
+    credentials: withTenant(e, credentialsFromEnv(e.kind, env), f.tenants.get(e)), timeoutMs: timeoutFromEnv(env),
+  });
   const result = await findRequestInFleet({
     requestId, traceId: f.traceId, traces: f.traces, logs: f.logs, window, selector: f.selector, lineLimit: f.limit, signal, clientOptions,
   });
@@ -142,6 +168,14 @@ export async function queryFleet(f: FleetArgs, requestId: string, env: NodeJS.Pr
   return { result, names, sources, streams, window };
 }
 
+/** The store's own --tenant over the environment's (VictoriaLogs: both AccountID and ProjectID are the flag's). */
+function withTenant(e: StoreEndpoint, c: FleetCredentials | undefined, tenant: string | undefined): FleetCredentials | undefined {
+  if (tenant === undefined) return c;
+  const { orgId: _o, accountId: _a, projectId: _p, ...rest } = c ?? {};
+  if (e.kind === 'victorialogs') return { ...rest, ...parseVictoriaLogsTenant(tenant, `--tenant for ${e.kind}+${e.baseUrl}`) };
+  return { ...rest, orgId: tenant };
+}
+
 function timeoutFromEnv(env: NodeJS.ProcessEnv): number | undefined {
   const v = Number(env.HOPLENS_FLEET_TIMEOUT_MS);
   return Number.isFinite(v) && v > 0 ? Math.min(v, 600_000) : undefined;
@@ -156,7 +190,7 @@ export function fleetMessages(result: FleetResult, found: boolean): string[] {
   const out: string[] = [];
   for (const p of result.problems) {
     const K = p.endpoint.kind.toUpperCase();
-    const tenant = p.endpoint.kind === 'loki' || p.endpoint.kind === 'tempo' ? ` (tenant: HOPLENS_${K}_ORG_ID)` : '';
+    const tenant = p.endpoint.kind === 'loki' || p.endpoint.kind === 'tempo' ? ` (tenant: --tenant T after its URL, or HOPLENS_${K}_ORG_ID)` : '';
     const hint = p.kind === 'auth' ? `; set HOPLENS_${K}_TOKEN, or HOPLENS_${K}_USER and HOPLENS_${K}_PASSWORD${tenant}` : '';
     out.push(`${found ? 'warning: ' : ''}${p.message}${hint}`);
   }

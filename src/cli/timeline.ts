@@ -20,7 +20,8 @@ import { SpanStore } from '../core/otlp/engineTiming';
 import { FleetError } from '../core/fleet/http';
 import { emptyFleetArgs, FLEET_HELP, fleetMessages, hasStores, queryFleet, takeFleetOption, type FleetArgs, type FleetLogs } from './fleet';
 
-const HELP = `usage: hoplens timeline --rid ID [LOG...] [--logs URL]... [--traces URL]... [--since T] [--until T] [--selector SEL]
+const HELP = `usage: hoplens timeline --rid ID [LOG...] [--logs URL [--tenant T]]... [--traces URL [--tenant T]]...
+                        [--since T] [--until T] [--selector SEL]
                         [--otlp FILE]... [--trace-dir DIR]... [--client SEND.json]
                         [--offset FILE=MS]... [--perfetto OUT.json] [--markdown OUT.md] [--include-prompts]
                         [--engine auto|${ENGINE_IDS.join('|')}] [--max-calls N] [--calls] [--json]

@@ -1,7 +1,7 @@
-// What `hoplens.traces.queryUrl` needs below the fleet's clients: which backend an address is
-// (Tempo answers /api/echo, Jaeger /api/services), and Jaeger's v1 JSON turned into OTLP spans (the
-// fleet's Jaeger client decodes its v1 answers with it). The lookup itself (queryRequestSpans) is
-// core/fleet/traceLookup.ts, through the fleet's one Jaeger and one Tempo client.
+// What `hoplens.traces.queryUrl` needs below the fleet's clients: its options, result and error,
+// and Jaeger's v1 JSON turned into OTLP spans (the fleet's Jaeger client decodes its v1 answers
+// with it). The lookup itself (queryRequestSpans) and the check of which backend an address is
+// (detectBackend) are core/fleet/traceLookup.ts, through the fleet's HTTP and its clients.
 import { intOf, msOfNanos } from './decode';
 import type { AttrValue, OtlpSpan, SpanEvent, SpanLink, SpanStatus } from './types';
 
@@ -34,7 +34,8 @@ export interface TraceQueryResult {
 }
 
 export class TraceQueryError extends Error {
-  constructor(message: string) {
+  /** 'auth' when the backend refused the credentials or wants a tenant (the caller says where to set them). */
+  constructor(message: string, readonly kind?: string) {
     super(message);
     this.name = 'TraceQueryError';
   }
@@ -42,49 +43,12 @@ export class TraceQueryError extends Error {
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
 
-async function getText(url: string, timeoutMs: number, accept = 'application/json'): Promise<{ status: number; text: string }> {
-  let res: Response;
-  try {
-    res = await fetch(url, { headers: { Accept: accept }, signal: AbortSignal.timeout(timeoutMs) });
-  } catch (e) {
-    const err = e as Error & { cause?: { code?: string; message?: string } };
-    if (err.name === 'TimeoutError' || err.name === 'AbortError') throw new TraceQueryError(`no answer from ${url} within ${timeoutMs} ms`);
-    const why = err.cause?.code ?? err.cause?.message ?? err.message;
-    throw new TraceQueryError(`cannot reach ${url}: ${why}`);
-  }
-  let text: string;
-  try {
-    text = await res.text();
-  } catch (e) {
-    throw new TraceQueryError(`reading the answer from ${url} failed: ${(e as Error).message}`);
-  }
-  return { status: res.status, text };
-}
-
 /** The address without trailing slashes; throws unless it is http(s). */
 export function trimBase(base: string): string {
   let b = base.trim();
   if (!/^https?:\/\//i.test(b)) throw new TraceQueryError(`hoplens.traces.queryUrl must start with http:// or https:// (got "${base}")`);
   while (b.endsWith('/')) b = b.slice(0, -1);
   return b;
-}
-
-/** Tempo answers /api/echo with "echo"; Jaeger answers /api/services with {data:[…]}. */
-export async function detectBackend(baseUrl: string, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<TraceBackend> {
-  const base = trimBase(baseUrl);
-  const echo = await getText(`${base}/api/echo`, timeoutMs).catch((e: Error) => e);
-  if (!(echo instanceof Error) && echo.status === 200 && echo.text.trim() === 'echo') return 'tempo';
-  const services = await getText(`${base}/api/services`, timeoutMs).catch((e: Error) => e);
-  if (!(services instanceof Error) && services.status === 200) {
-    try {
-      const j = JSON.parse(services.text) as { data?: unknown };
-      if (Array.isArray(j.data)) return 'jaeger';
-    } catch { /* fall through */ }
-  }
-  const reason = echo instanceof Error ? echo.message
-    : services instanceof Error ? services.message
-      : 'neither /api/echo (Tempo) nor /api/services (Jaeger) answered as expected';
-  throw new TraceQueryError(`${base} does not look like Jaeger or Tempo: ${reason}`);
 }
 
 // ---- Jaeger's v1 JSON (query service HTTP API, /api/traces) ----

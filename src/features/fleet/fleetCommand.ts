@@ -16,6 +16,7 @@ import type { Logger } from '../../logging';
 import { findRequestInFleet, foundAnything, type FleetResult } from '../../core/fleet/find';
 import { FleetError, parseVictoriaLogsTenant } from '../../core/fleet/http';
 import { detectBackend } from '../../core/fleet/traceLookup';
+import { fleetLoginKey, fleetTokenKey, queryUrlCredentials, queryUrlEndpoint, storedCredentials, tempoTenantOf } from '../../core/fleet/credentials';
 import type { TraceBackend } from '../../core/otlp/query';
 import {
   DEFAULT_LINE_LIMIT, MAX_LINE_LIMIT, parseStoreUrl, type ClientOptions, type RemoteLogStream, type StoreEndpoint, type TimeWindow,
@@ -28,31 +29,11 @@ import { FLEET_SCHEME } from '../shared/logSessions';
 import type { LineFeed, LogSource, StoreLine } from '../../core/logs/logSource';
 import type { OtlpSpan } from '../../core/otlp/types';
 
-/** The secret a store's bearer token is kept under. */
-export function fleetTokenKey(e: StoreEndpoint): string {
-  return `hoplens.fleet.token:${e.kind}+${e.baseUrl}`;
-}
-
-/** The secret a store's user and password are kept under (JSON `{"username","password"}`). */
-export function fleetLoginKey(e: StoreEndpoint): string {
-  return `hoplens.fleet.login:${e.kind}+${e.baseUrl}`;
-}
+export { fleetLoginKey, fleetTokenKey };
 
 /** The stores that take a tenant (X-Scope-OrgID). */
 function takesTenant(e: StoreEndpoint): boolean {
   return e.kind === 'loki' || e.kind === 'tempo';
-}
-
-/** A stored user and password, or undefined when the secret is missing or not ours. */
-function parseLogin(text: string | undefined): { username: string; password: string } | undefined {
-  if (!text) return undefined;
-  try {
-    const v = JSON.parse(text) as { username?: unknown; password?: unknown };
-    if (typeof v.username !== 'string' || v.username === '') return undefined;
-    return { username: v.username, password: typeof v.password === 'string' ? v.password : '' };
-  } catch {
-    return undefined;
-  }
 }
 
 export interface FleetCommandDeps {
@@ -314,10 +295,19 @@ export class FleetCommands implements vscode.Disposable {
     if (!legacy || !/^https?:\/\//i.test(legacy)) return configuredStores(c);
     let kind = this.legacyKinds.get(legacy);
     if (!kind) {
-      kind = await detectBackend(legacy, this.deps.timeoutMs).catch(() => undefined);
+      kind = await detectBackend(legacy, { timeoutMs: this.deps.timeoutMs, credentials: await this.queryUrlCredentials(legacy) }).catch(() => undefined);
       if (kind) this.legacyKinds.set(legacy, kind);
     }
     return configuredStores(c, kind ?? 'jaeger');
+  }
+
+  /** What the check of hoplens.traces.queryUrl's kind is asked with: the credentials kept for the address, Tempo's tenant. */
+  private async queryUrlCredentials(queryUrl: string): Promise<ClientOptions['credentials']> {
+    const stored = await queryUrlCredentials((k) => this.deps.secrets.get(k), queryUrl);
+    const fleet = this.deps.settings.current.fleet;
+    const at = queryUrlEndpoint(queryUrl, 'tempo');
+    const orgId = at ? tempoTenantOf(at, fleet.storeTenants ?? [], fleet.tenant) : undefined;
+    return stored || orgId ? { ...stored, ...(orgId ? { orgId } : {}) } : undefined;
   }
 
   /** Says no store is set, with a button to the settings; the command does not wait for the user to answer it. */
@@ -364,13 +354,12 @@ export class FleetCommands implements vscode.Disposable {
     const own = storeTenantsOf(settings.storeTenants ?? []);
     const creds = new Map<string, ClientOptions['credentials']>();
     for (const e of all) {
-      const token = (await this.deps.secrets.get(fleetTokenKey(e))) || undefined;
-      const login = token ? undefined : parseLogin(await this.deps.secrets.get(fleetLoginKey(e)));
+      const stored = await storedCredentials((k) => this.deps.secrets.get(k), e);
       const mine = own.get(`${e.kind}+${e.baseUrl}`);
       const orgId = takesTenant(e) ? mine?.tenant ?? tenant : undefined;
       const vl = e.kind === 'victorialogs' && mine ? parseVictoriaLogsTenant(mine.tenant, `the tenant of "${mine.url}"`) : vlTenant;
       const c = {
-        ...(token ? { bearerToken: token } : {}), ...(login ?? {}), ...(orgId ? { orgId } : {}),
+        ...(stored ?? {}), ...(orgId ? { orgId } : {}),
         ...(e.kind === 'victorialogs' && vl ? vl : {}),
       };
       creds.set(`${e.kind}+${e.baseUrl}`, Object.keys(c).length ? c : undefined);
@@ -484,8 +473,16 @@ export class FleetCommands implements vscode.Disposable {
     let stores: { traces: StoreEndpoint[]; logs: StoreEndpoint[] };
     try { stores = await this.stores(); } catch (e) { showError(e); return; }
     const all = [...stores.traces, ...stores.logs];
-    if (!all.length) { this.noStores(); return; }
-    const items = all.map((e) => ({ label: forWorkbench(`${e.kind}+${e.baseUrl}`), endpoint: e }));
+    // Show Engine Timing's lookup reads the credentials kept here for hoplens.traces.queryUrl, also while hoplens.fleet.traces names other stores.
+    const queryUrl = (this.deps.settings.current.traces as Partial<HopLensConfig['traces']> | undefined)?.queryUrl?.trim() ?? '';
+    const lookup = queryUrlEndpoint(queryUrl, this.legacyKinds.get(queryUrl) ?? 'jaeger');
+    const lookupListed = !lookup || stores.traces.some((e) => e.baseUrl === lookup.baseUrl);
+    if (!all.length && lookupListed) { this.noStores(); return; }
+    const items: Array<{ label: string; description?: string; endpoint: StoreEndpoint }> =
+      all.map((e) => ({ label: forWorkbench(`${e.kind}+${e.baseUrl}`), endpoint: e }));
+    if (lookup && !lookupListed) {
+      items.push({ label: forWorkbench(`${lookup.kind}+${lookup.baseUrl}`), description: 'hoplens.traces.queryUrl (Show Engine Timing)', endpoint: lookup });
+    }
     const picked = items.length === 1 ? items[0] : await vscode.window.showQuickPick(items, { title: 'HopLens: which store the credentials are for' });
     if (!picked) return;
     const kinds = [

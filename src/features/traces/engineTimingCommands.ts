@@ -7,7 +7,8 @@ import type { EngineTimingService } from './engineTimingService';
 import type { LogSessions } from '../shared/logSessions';
 import type { TracedShared } from '../shared/contracts';
 import { readCollectorFile } from '../../core/otlp/collectorFile';
-import { queryRequestSpans } from '../../core/fleet/traceLookup';
+import { queryRequestSpans, type TraceLookupOptions } from '../../core/fleet/traceLookup';
+import { queryUrlCredentials, queryUrlEndpoint, tempoTenantOf } from '../../core/fleet/credentials';
 import { requestToShow } from '../../core/request/choice';
 import type { HopLensSettings } from '../../config';
 import { forWorkbench } from '../../core/text/workbench';
@@ -17,9 +18,34 @@ export interface EngineTimingCommandDeps {
   logs: Pick<LogSessions, 'get'>;
   traced: TracedShared;
   settings: Pick<HopLensSettings, 'current'>;
+  /** Where HopLens: Set Fleet Store Credentials… keeps a store's token or user and password (the lookup reads them). */
+  secrets?: Pick<vscode.SecretStorage, 'get'>;
 }
 
-export function registerEngineTimingCommands({ service, logs, traced, settings }: EngineTimingCommandDeps): vscode.Disposable {
+/**
+ * What hoplens.traces.queryUrl is asked with: the token or user and password kept for its address
+ * (the same secrets as Find Request in the Fleet…'s), and a Tempo's tenant — its store entry's own
+ * in hoplens.fleet.traces, else hoplens.fleet.tenant.
+ */
+async function lookupCredentials(
+  queryUrl: string, settings: Pick<HopLensSettings, 'current'>, secrets: Pick<vscode.SecretStorage, 'get'> | undefined,
+): Promise<TraceLookupOptions['credentials']> {
+  const stored = secrets ? await queryUrlCredentials((k) => secrets.get(k), queryUrl) : undefined;
+  const fleet = (settings.current as Partial<HopLensSettings['current']>).fleet;
+  const at = queryUrlEndpoint(queryUrl, 'tempo');
+  const orgId = at && fleet ? tempoTenantOf(at, fleet.storeTenants ?? [], fleet.tenant) : undefined;
+  return stored || orgId ? { ...stored, ...(orgId ? { orgId } : {}) } : undefined;
+}
+
+/** The lookup's failure as the user reads it: a refusal says where the credentials and the tenant are set. */
+function lookupFailure(e: unknown): string {
+  const message = (e as Error).message;
+  if ((e as { kind?: unknown }).kind !== 'auth') return message;
+  return `${message} (HopLens: Set Fleet Store Credentials… keeps the token or user and password for hoplens.traces.queryUrl; `
+    + 'a Tempo\'s tenant, X-Scope-OrgID, is hoplens.fleet.tenant)';
+}
+
+export function registerEngineTimingCommands({ service, logs, traced, settings, secrets }: EngineTimingCommandDeps): vscode.Disposable {
   const pickRid = async (): Promise<string | undefined> => {
     const editor = vscode.window.activeTextEditor;
     const atCursor = editor ? logs.get(editor.document)?.session.record(editor.selection.active.line)?.rid : undefined;
@@ -69,14 +95,15 @@ export function registerEngineTimingCommands({ service, logs, traced, settings }
       if (!service.timing(rid) && queryUrl) {
         try {
           const title = `HopLens: looking up ${forWorkbench(rid)} at ${forWorkbench(queryUrl)}`;
+          const credentials = await lookupCredentials(queryUrl, settings, secrets);
           const found = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title },
-            () => queryRequestSpans({ baseUrl: queryUrl, requestId: rid, service: queryService }));
+            () => queryRequestSpans({ baseUrl: queryUrl, requestId: rid, service: queryService, credentials }));
           service.store.add(found.spans);
           lookup = [found.query, ...(found.notes ?? [])].join(' ');
           if (found.notes?.length) void vscode.window.showWarningMessage(`HopLens: ${forWorkbench(found.notes.join(' '), 1000)}`);
         } catch (e) {
-          lookup = `lookup failed: ${(e as Error).message}`;
-          void vscode.window.showWarningMessage(`HopLens: ${forWorkbench((e as Error).message)}`);
+          lookup = `lookup failed: ${lookupFailure(e)}`;
+          void vscode.window.showWarningMessage(`HopLens: ${forWorkbench(lookupFailure(e), 1000)}`);
         }
       }
       const last = traced.lastResult;

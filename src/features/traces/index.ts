@@ -23,7 +23,7 @@ export function register(context: vscode.ExtensionContext, services: FeatureServ
     disposables: [
       service,
       service.onDidChange(() => logs.requests.refreshSoon()),
-      registerEngineTimingCommands({ service, logs: logs.logs, traced, settings }),
+      registerEngineTimingCommands({ service, logs: logs.logs, traced, settings, secrets: context.secrets }),
     ],
   };
 }

@@ -2,7 +2,8 @@
 // child process) with a multi-tenant Loki and Tempo. Both are AGPL (never built or run here):
 // loopback servers answer exactly as their HTTP API documentation shows, refuse as a multi-tenant
 // store does (401 "no org id"), and record the headers they got. The credentials and tenant come
-// from the environment only; a refusal names the variables to set; a cut answer says --limit.
+// from the environment only, a tenant also from --tenant after a store's URL (each store its own);
+// a refusal names the variables to set; a cut answer says --limit.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as http from 'node:http';
@@ -61,7 +62,7 @@ test('annotate --logs loki+…: user, password and tenant from the environment r
     const noTenant = await runCli(args, { env: env({ HOPLENS_LOKI_USER: 'svc', HOPLENS_LOKI_PASSWORD: 'pw' }) });
     assert.equal(noTenant.code, 1);
     assert.match(noTenant.stderr,
-      /^hoplens annotate: loki at http:\/\/127\.0\.0\.1:\d+: .*needs a tenant \(HTTP 401 "no org id"\).*\(tenant: HOPLENS_LOKI_ORG_ID\)$/m);
+      /^hoplens annotate: loki at http:\/\/127\.0\.0\.1:\d+: .*needs a tenant \(HTTP 401 "no org id"\).*\(tenant: --tenant T after its URL, or HOPLENS_LOKI_ORG_ID\)$/m);
     const badLogin = await runCli(args, { env: env({ HOPLENS_LOKI_ORG_ID: 'serving', HOPLENS_LOKI_TOKEN: 'wrong' }) });
     assert.equal(badLogin.code, 1);
     assert.match(badLogin.stderr, /refused the credentials \(HTTP 401\).*; set HOPLENS_LOKI_TOKEN, or HOPLENS_LOKI_USER and HOPLENS_LOKI_PASSWORD/);
@@ -112,5 +113,62 @@ test('timeline --traces tempo+…: the token and tenant from the environment rea
     const without = await runCli(['timeline', '--rid', RID, '--traces', `tempo+${s.base}`], { env: env({ HOPLENS_TEMPO_TOKEN: 'tk-1' }) });
     assert.equal(without.code, 1);
     assert.match(without.stderr, /needs a tenant .*HOPLENS_TEMPO_ORG_ID/);
+  } finally { await s.close(); }
+});
+
+/** A Loki of one tenant: its lines only to a query with that X-Scope-OrgID, else "no org id" (no header) or nothing (another tenant). */
+function lokiOfTenant(tenant: string, pod: string) {
+  return (q: Seen, res: http.ServerResponse): void => {
+    if (q.path !== '/loki/api/v1/query_range') return json(res, 404, {});
+    const asked = q.headers['x-scope-orgid'];
+    if (!asked) { res.writeHead(401, { 'Content-Type': 'text/plain; charset=utf-8' }); res.end('no org id\n'); return; }
+    const values = asked === tenant ? DECODE.slice(0, 2).map((l) => [String(l.ns), l.text]) : [];
+    json(res, 200, {
+      status: 'success',
+      data: { resultType: 'streams', result: values.length ? [{ stream: { namespace: tenant, pod, container: 'vllm' }, values }] : [], stats: {} },
+    });
+  };
+}
+
+test('--tenant after a store\'s URL: two Lokis of two tenants in one run, each its own; a third store takes HOPLENS_LOKI_ORG_ID', async () => {
+  const [a, b, c] = [await store(lokiOfTenant('team-a', 'decode-a')), await store(lokiOfTenant('team-b', 'decode-b')),
+    await store(lokiOfTenant('shared', 'decode-s'))];
+  try {
+    const args = ['annotate', '--logs', `loki+${a.base}`, '--tenant', 'team-a', '--logs', `loki+${b.base}`, '--tenant=team-b',
+      '--logs', `loki+${c.base}`, '--rid', RID, '--selector', '{namespace=~".+"}', '--json'];
+    const r = await runCli(args, { env: env({ HOPLENS_LOKI_ORG_ID: 'shared' }) });
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual([a, b, c].map((s) => s.seen.map((x) => x.headers['x-scope-orgid'])), [['team-a'], ['team-b'], ['shared']]);
+    const streams = r.stdout.toString('utf8').split('\n').filter((l) => l).map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((o) => o.kind === 'stream').map((o) => o.name).sort();
+    assert.deepEqual(streams, ['decode-a:vllm', 'decode-b:vllm', 'decode-s:vllm'], 'each store\'s lines, found in its tenant');
+
+    // The same on the timeline: one store's --tenant, the other's from the variable.
+    for (const s of [a, b, c]) s.seen.splice(0);
+    const t = await runCli(['timeline', '--rid', RID, '--logs', `loki+${a.base}`, '--tenant', 'team-a', '--logs', `loki+${b.base}`,
+      '--selector', '{namespace=~".+"}', '--json'], { env: env({ HOPLENS_LOKI_ORG_ID: 'team-b' }) });
+    assert.equal(t.code, 0, t.stderr);
+    assert.deepEqual([a, b].map((s) => s.seen.map((x) => x.headers['x-scope-orgid'])), [['team-a'], ['team-b']]);
+  } finally { await a.close(); await b.close(); await c.close(); }
+});
+
+test('--tenant where it cannot go is exit 2 with the reason, before any store is asked', async () => {
+  const s = await store(lokiOfTenant('team-a', 'decode-a'));
+  try {
+    const cases: Array<[string[], RegExp]> = [
+      [['--tenant', 'team-a', '--logs', `loki+${s.base}`], /--tenant goes right after the store it is for \(e\.g\. --logs loki\+http:\/\/HOST:3100 --tenant team-a\)/],
+      [['--logs', 'decode.log', '--tenant', 'team-a'], /--tenant is a store's tenant, and the --logs before it is a file/],
+      [['--logs', `loki+${s.base}`, '--tenant', 'a', '--tenant', 'b'], /--tenant is given twice for loki\+http:\/\/127\.0\.0\.1:\d+/],
+      [['--logs', `victorialogs+${s.base}`, '--tenant', 'team-a'], /--tenant for victorialogs\+http:\/\/127\.0\.0\.1:\d+ "team-a" is not a VictoriaLogs tenant: ACCOUNT or ACCOUNT:PROJECT/],
+      [['--logs', `loki+${s.base}`, '--traces', 'jaeger+http://127.0.0.1:9', '--tenant', 'x'], /--tenant x: jaeger\+http:\/\/127\.0\.0\.1:9 is a Jaeger store, which takes no tenant/],
+    ];
+    for (const [given, why] of cases) {
+      for (const cmd of given.includes('--traces') ? ['timeline'] : ['annotate', 'timeline']) {
+        const r = await runCli([cmd, '--rid', RID, ...given], { env: env({}) });
+        assert.equal(r.code, 2, `${cmd} ${given.join(' ')}: ${r.stderr}`);
+        assert.match(r.stderr, why, `${cmd} ${given.join(' ')}`);
+      }
+    }
+    assert.equal(s.seen.length, 0, 'nothing asked');
   } finally { await s.close(); }
 });

@@ -1,17 +1,19 @@
 // A multi-tenant VictoriaLogs (the real server, on 127.0.0.1): a request's lines shipped to tenant
 // 7:1 (AccountID/ProjectID headers, as a log shipper sends them) are found only when HopLens asks
 // in that tenant: the client's credentials, the editor's hoplens.fleet.victoriaLogsTenant, the
-// CLI's HOPLENS_VICTORIALOGS_TENANT. The default tenant 0:0 holds another pod's lines.
+// CLI's HOPLENS_VICTORIALOGS_TENANT. The default tenant 0:0 holds another pod's lines. A store
+// entry's own tenant (`{ "url", "tenant": "7:3" }` in hoplens.fleet.logs; the CLI's --tenant after
+// its URL) wins over those: tenant 7:3 holds a third pod's lines, found only there.
 import '../fakes/register';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { messages, shownWith } from '../fakes/vscode';
+import { configValues, messages, secretStorageOver, shownWith } from '../fakes/vscode';
 import { fleetBinariesOrSkip, startVictoriaLogs, type VictoriaLogsServer } from '../../harness/fleetServers';
 import { VictoriaLogsClient } from '../../../src/core/fleet/victoriaLogs';
 import { parseStoreUrl } from '../../../src/core/fleet/model';
 import { parseVictoriaLogsTenant } from '../../../src/core/fleet/http';
 import { FleetCommands } from '../../../src/features/fleet/fleetCommand';
-import type { HopLensConfig } from '../../../src/config';
+import { HopLensSettings, type HopLensConfig } from '../../../src/config';
 import { runCli } from '../cli/cliProcess';
 
 const quiet = { trace() {}, debug() {}, info() {}, warn() {}, error() {} };
@@ -46,6 +48,7 @@ describe('a multi-tenant VictoriaLogs (real server)', { concurrency: false }, ()
     vl = await startVictoriaLogs(bins.victorialogs);
     await ship(vl, { AccountID: '7', ProjectID: '1' }, 'decode-7');
     await ship(vl, {}, 'decode-0');
+    await ship(vl, { AccountID: '7', ProjectID: '3' }, 'decode-73');
   });
   after(async () => { await vl?.stop(); });
 
@@ -91,5 +94,44 @@ describe('a multi-tenant VictoriaLogs (real server)', { concurrency: false }, ()
     const bad = await runCli(args, { env: env('7:x') });
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /HOPLENS_VICTORIALOGS_TENANT "7:x" is not a VictoriaLogs tenant/);
+  });
+
+  test('a store entry\'s own tenant ({ "url", "tenant": "7:3" }) over hoplens.fleet.victoriaLogsTenant: that tenant\'s lines only', async (t) => {
+    if (!vl) return t.skip('no fleet tools');
+    const keys = ['hoplens.fleet.logs', 'hoplens.fleet.victoriaLogsTenant'];
+    let settings: HopLensSettings | undefined;
+    let commands: FleetCommands | undefined;
+    const open = async (logs: unknown[]): Promise<string[]> => {
+      commands?.dispose(); settings?.dispose();
+      configValues.set('hoplens.fleet.logs', logs);
+      settings = new HopLensSettings();
+      commands = new FleetCommands({ settings, secrets: secretStorageOver(new Map()), log: quiet, timeoutMs: 3000 });
+      messages.length = 0; shownWith.length = 0;
+      return (await commands.find('chatcmpl-req-tenant-5')).map((u) => u.path.split('/').pop()!);
+    };
+    try {
+      configValues.set('hoplens.fleet.victoriaLogsTenant', '7:1');
+      assert.deepEqual(await open([{ url: `victorialogs+${vl.baseUrl}/`, tenant: '7:3' }]), ['decode-73-vllm.log']);
+      assert.equal(shownWith[0].doc.getText(), `${LINE('decode-73')}\n`);
+      assert.deepEqual(await open([`victorialogs+${vl.baseUrl}`]), ['decode-7-vllm.log'], 'a plain entry: the setting\'s tenant');
+      assert.deepEqual(await open([{ url: `victorialogs+${vl.baseUrl}`, tenant: '7' }]), [], 'tenant 7:0 holds none of them');
+      assert.match(messages.at(-1)!.text, /^HopLens: nothing found for chatcmpl-req-tenant-5 over /);
+    } finally {
+      commands?.dispose(); settings?.dispose();
+      for (const k of keys) configValues.delete(k);
+    }
+  });
+
+  test('annotate --logs victorialogs+… --tenant 7:3: that tenant\'s lines, over HOPLENS_VICTORIALOGS_TENANT', async (t) => {
+    if (!vl) return t.skip('no fleet tools');
+    const pods = async (tenant: string[]): Promise<string[]> => {
+      const r = await runCli(['annotate', '--logs', `victorialogs+${vl!.baseUrl}`, ...tenant, '--rid', 'req-tenant-5', '--json'],
+        { env: { ...process.env, HOPLENS_VICTORIALOGS_TENANT: '7:1' } });
+      assert.equal(r.code, 0, r.stderr);
+      return r.stdout.toString('utf8').split('\n').filter((l) => l).map((l) => JSON.parse(l) as Record<string, unknown>)
+        .filter((o) => o.kind === 'stream').map((o) => (o.labels as Record<string, string>).pod);
+    };
+    assert.deepEqual(await pods(['--tenant', '7:3']), ['decode-73']);
+    assert.deepEqual(await pods([]), ['decode-7']);
   });
 });
