@@ -274,6 +274,11 @@ export class RequestTracker implements HopSink {
   get requestCount(): number { return this.byRid.size; }
   get counts(): ReadonlyMap<string, number> { return this.hopCounts; }
   rids(): IterableIterator<string> { return this.heads.ids.values(); }
+  /** The tracker's own copy of a request id it has seen (the same characters), or undefined. */
+  storedId(rid: string): string | undefined {
+    const ord = this.byRid.get(rid);
+    return ord === undefined ? undefined : this.heads.ids[ord];
+  }
 
   add(rec: LogRecord): void {
     if (rec.hop === null || rec.continuation) return;

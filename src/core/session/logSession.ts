@@ -17,6 +17,7 @@ import { findHop, type HopDef } from '../../engines/index';
 import type { LocatedSource, SourceLocator } from '../source/locate';
 import { monotonicClock, type Clock } from '../clock';
 import { SHARED_THREAD } from './pace';
+import { SharedFields } from './sharedFields';
 
 /** Text read ahead to prime the parser (see primeState). */
 const PRIME_CHARS = 256 * 1024;
@@ -135,6 +136,9 @@ export class LogSession {
   private tail = '';
   private splitter: LineSplitter | null = null;
   private collected: LogRecord[] | null = null;
+  /** The names kept records share (keepRecords). */
+  private shared = new SharedFields();
+  private readonly ridOf = (rid: string): string | undefined => this.tracker.storedId(rid);
   /** Document version whose text is (being) parsed (syncText). */
   private synced = -1;
   private running: Promise<SyncReport> | null = null;
@@ -171,7 +175,7 @@ export class LogSession {
   reset(): void {
     this.state = createParseState({ engine: this.opts.engine ?? 'auto', referenceTime: this.opts.referenceTime });
     this.tracker = this.makeTracker();
-    this.records = []; this.pending = ''; this.lineNo = 0; this.offset = 0; this.consumed = 0; this.tail = '';
+    this.records = []; this.shared = new SharedFields(); this.pending = ''; this.lineNo = 0; this.offset = 0; this.consumed = 0; this.tail = '';
     this.splitter = null;
     this.generation++;
   }
@@ -185,13 +189,15 @@ export class LogSession {
     const rec = parseLine(text, ++this.lineNo, this.offset, this.state);
     if (truncated) rec.truncated = true;
     this.offset += Buffer.byteLength(text) + 1;
-    if (this.opts.keepRecords !== false) this.records.push(rec);
+    const keep = this.opts.keepRecords !== false;
+    if (keep) this.records.push(rec);
     this.tracker.add(rec);
     this.opts.onRecord?.(rec);
     if (rec.glued) {
       // Records pasted onto the same line: each is a record of its own for requests and readers.
-      for (const g of rec.glued) { this.tracker.add(g); this.opts.onRecord?.(g); }
+      for (const g of rec.glued) { this.tracker.add(g); this.opts.onRecord?.(g); if (keep) this.shared.share(g, this.ridOf); }
     }
+    if (keep) this.shared.share(rec, this.ridOf);
     return rec;
   }
 
@@ -367,7 +373,8 @@ export class LogSession {
     }
     const length = r.length();
     if (o.maxChars !== undefined && length > o.maxChars) return null;
-    if (!o.completeLastLine || length === 0 || r.text(length - 1, length) === '\n') return { length, text: (from, to) => r.text(from, to) };
+    // endsWith: in a document with CRLF line ends the last character's range starts before its \r.
+    if (!o.completeLastLine || length === 0 || r.text(length - 1, length).endsWith('\n')) return { length, text: (from, to) => r.text(from, to) };
     // As above: a last line without a newline, read as if it had one.
     return { length: length + 1, text: (from, to) => (to > length ? r.text(from, length) + '\n' : r.text(from, to)) };
   }
@@ -381,7 +388,9 @@ export class LogSession {
     const probeFrom = this.consumed - this.tail.length;
     if (editedFrom !== undefined && editedFrom >= this.consumed) return true;
     if (editedFrom !== undefined && editedFrom < probeFrom) return false;
-    return reading.text(probeFrom, this.consumed) === this.tail;
+    const probe = reading.text(probeFrom, this.consumed);
+    // An offset between a \r and its \n reads from the \r (a document with CRLF line ends).
+    return probe === this.tail || (probe.length === this.tail.length + 1 && probe.charCodeAt(0) === 13 && probe.endsWith(this.tail));
   }
 
   // ---- what a line is -------------------------------------------------------------------------

@@ -181,7 +181,8 @@ export class LogDocumentService extends Disposable implements LogDocuments {
    * The document as its session reads it; its first text also tells what VS Code decided about it.
    * Read by ranges (only what the session has not read, a slice at a time), never as a whole text
    * again: the extension host joins all lines of a document for getText(), 115–272 ms for 50 MB.
-   * Documents with CRLF line ends are read whole (an offset may fall between \r and \n).
+   * With CRLF line ends a slice's end may fall between a \r and its \n: VS Code's positionAt puts
+   * such an offset before the \r, so that slice ends before it and the next one starts with it.
    */
   private snapshot(entry: Entry, doc: vscode.TextDocument): TextSnapshot {
     const seen = (chars: number) => { if (entry.chars < 0) this.firstSight(entry, doc, chars); };
@@ -201,7 +202,7 @@ export class LogDocumentService extends Disposable implements LogDocuments {
         seen(text.length);
         return text;
       },
-      ranges: doc.eol === vscode.EndOfLine.CRLF ? undefined : ranges,
+      ranges,
     };
   }
 

@@ -77,7 +77,7 @@ export enum EndOfLine { LF = 1, CRLF = 2 }
 export class InMemoryDocument {
   version = 1;
   languageId = 'log';
-  eol = EndOfLine.LF;
+  private lineEnd = EndOfLine.LF;
   /** Calls of getText() without a range. */
   wholeTextReads = 0;
   /** Characters read by getText(range). */
@@ -85,6 +85,9 @@ export class InMemoryDocument {
   private lines: string[];
   private starts: number[] = [];
   constructor(readonly uri: Uri, private text: string) { this.lines = []; this.split(); }
+  /** As VS Code's model: with CRLF a line end is two characters, and positionAt puts an offset between them before the \r. */
+  get eol(): EndOfLine { return this.lineEnd; }
+  set eol(e: EndOfLine) { this.lineEnd = e; this.split(); }
   get fileName(): string { return this.uri.path; }
   get lineCount(): number { return this.lines.length; }
   /** The text, for a test's own look (not counted as a read). */
@@ -114,10 +117,11 @@ export class InMemoryDocument {
   }
   setText(text: string): void { this.text = text; this.split(); this.version++; }
   private split(): void {
-    this.lines = this.text.split('\n');
+    const end = this.lineEnd === EndOfLine.CRLF ? '\r\n' : '\n';
+    this.lines = this.text.split(end);
     this.starts = [];
     let at = 0;
-    for (const l of this.lines) { this.starts.push(at); at += l.length + 1; }
+    for (const l of this.lines) { this.starts.push(at); at += l.length + end.length; }
   }
 }
 

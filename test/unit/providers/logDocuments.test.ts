@@ -10,6 +10,7 @@ import type * as vscode from 'vscode';
 import { EndOfLine, events, InMemoryDocument, Uri } from '../fakes/vscode';
 import { LogDocumentService, type LogDocumentAnnotation } from '../../../src/features/logs/logDocuments';
 import { RecordSourceLocator } from '../../../src/core/source/locate';
+import { annotateText } from '../../../src/core/session/logSession';
 
 const LINES = readFileSync(join(__dirname, '..', '..', '..', '..', 'test', 'fixtures', 'logs', 'vllm_info_chat_and_abort.log'), 'utf8')
   .split('\n').filter((l) => l.startsWith('(APIServer'));
@@ -151,14 +152,29 @@ async function appendsAndAnEdit(logs: LogDocumentService, doc: InMemoryDocument,
   assert.ok(ann.session.tracker.get('chatcmpl-myrun-7777'), 'the request under its new id is listed');
 }
 
-test('a log with CRLF line ends is read whole (an offset could fall between \\r and \\n), with the same records', async () => {
+test('a log with CRLF line ends is read by ranges, slices ending between a \\r and its \\n, with the records of a whole read', async () => {
   const logs = service();
-  const doc = new InMemoryDocument(Uri.file('/logs/windows.log'), LINES.join('\n') + '\n');
+  // Enough lines for many 32 K slices; line lengths vary, so slice ends fall on every column, the \r\n among them.
+  const many = Array.from({ length: 3000 }, (_, i) => LINES[i % LINES.length].replace('myrun-0001', `myrun-${100000 + i}`));
+  const text = many.join('\r\n') + '\r\n';
+  const doc = new InMemoryDocument(Uri.file('/logs/windows.log'), text);
   doc.eol = EndOfLine.CRLF;
+  const asDoc = doc as unknown as vscode.TextDocument;
   events.openDocument.fire(doc);
-  const ann = (await logs.settled(doc as unknown as vscode.TextDocument))!;
-  assert.equal(doc.wholeTextReads, 1);
-  assert.deepEqual(ann.session.records, (await freshRecords(doc.content)).records);
+  const ann = (await logs.settled(asDoc))!;
+  assert.equal(doc.wholeTextReads, 0, 'the whole text is not asked for');
+  assert.equal(ann.session.records.length, many.length, 'no line lost or doubled at a slice end');
+  // The reference: the same text read whole (as before), line by line with its \r.
+  const whole = annotateText(text, 'auto');
+  assert.deepEqual(ann.session.records, whole.records);
+  assert.deepEqual(ann.session.tracker.all(), whole.tracker.all());
+  // An append is read alone.
+  const more = LINES.map((l) => l.replace('myrun-0001', 'myrun-appended')).join('\r\n') + '\r\n';
+  edit(doc, text.length, text.length, more);
+  await logs.settled(asDoc);
+  assert.equal(doc.wholeTextReads, 0);
+  assert.deepEqual(ann.session.records, annotateText(text + more, 'auto').records);
+  assert.ok(ann.session.tracker.get('chatcmpl-myrun-appended'));
   logs.dispose();
 });
 

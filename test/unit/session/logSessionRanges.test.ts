@@ -165,3 +165,57 @@ test('the first read of a big text lets the caller\'s other work run between its
   assert.ok(longest <= 256 * 1024, `no read of over 256 K characters at once (longest ${longest})`);
   assert.equal(doc.wholeReads, 0);
 });
+
+/**
+ * A document with CRLF line ends as VS Code's extension host serves it: offsets count two
+ * characters a line end, and an offset between a \r and its \n is read as the one before the \r
+ * (positionAt keeps a position inside its line), so a range may start or end there.
+ */
+class CrlfDoc extends RangedDoc {
+  /** Slice ends asked for that stood between a \r and its \n. */
+  between = 0;
+  constructor(text: string, knowsEdits = true) {
+    super(text, knowsEdits);
+    const inner = this.ranges.text;
+    const inside = (at: number) => at > 0 && this.text.charCodeAt(at - 1) === 13 && this.text.charCodeAt(at) === 10;
+    (this.ranges as { text: TextRanges['text'] }).text = (from, to) => {
+      if (inside(to)) this.between++;
+      return inner(inside(from) ? from - 1 : from, inside(to) ? to - 1 : to);
+    };
+  }
+}
+
+const crlf = (lf: string) => lf.replaceAll('\n', '\r\n');
+
+test('CRLF line ends read by ranges: slices that end between a \\r and its \\n give the records of a whole read', async () => {
+  const text = crlf(vllmLog(30));
+  const whole = new LogSession({ referenceTime: REF });
+  await whole.settled({ version: 1, getText: () => text }, QUICK);
+  let between = 0;
+  for (let sliceChars = 1000; sliceChars < 1040; sliceChars++) {
+    const doc = new CrlfDoc(text);
+    const s = new LogSession({ referenceTime: REF });
+    await s.settled(doc, { ...QUICK, sliceChars });
+    between += doc.between;
+    assert.equal(doc.wholeReads, 0);
+    assert.deepEqual(seen(s), seen(whole), `slices of ${sliceChars}`);
+  }
+  assert.ok(between >= 10, `slice ends fell between a \\r and its \\n ${between} times`);
+});
+
+test('CRLF line ends, edits not known: an append whose probe of the last characters read starts between a \\r and its \\n is still an append', async () => {
+  // The last line is 253 characters: 256 characters before the end stands the \n of the line end before it.
+  const head = `(APIServer pid=1) INFO 08-22 10:00:00 [logger.py:1] `;
+  const text = crlf(vllmLog(10)) + head + 'x'.repeat(253 - head.length) + '\r\n';
+  assert.equal(text.slice(text.length - 257, text.length - 255), '\r\n');
+  const doc = new CrlfDoc(text, false);
+  const s = new LogSession({ referenceTime: REF });
+  await s.settled(doc, QUICK);
+  const generation = s.generation;
+  doc.append(crlf(vllmLog(2, 300)));
+  await s.settled(doc, QUICK);
+  assert.equal(s.generation, generation, 'the session did not start over');
+  const whole = new LogSession({ referenceTime: REF });
+  await whole.settled({ version: 1, getText: () => doc.text }, QUICK);
+  assert.deepEqual(seen(s), seen(whole));
+});
