@@ -58,7 +58,8 @@ if (client > 0) {
 /** Runs the client child with `runs` searches; its JSON answer. */
 function runClient(runs, args) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [fileURLToPath(import.meta.url), '--runs', String(runs), '--client', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const argv = [fileURLToPath(import.meta.url), '--runs', String(runs), '--client', ...args];
+    const child = spawn(process.execPath, argv, { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (b) => { out += b; });
     child.on('error', reject);

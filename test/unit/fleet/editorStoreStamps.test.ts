@@ -2,7 +2,8 @@
 // opens each pod's lines as a document (open in the editor, as a user has them), then Show
 // Timeline builds the timeline through the timeline feature's service. Each pod's lane is read
 // from the fleet's document with the store's stamps of its entries, not from the open document's
-// session (which has none), so, as on the command line (storeClock.test.ts), stamps in the pod's
+// session (which has none, and which the logs feature holds for it while it is open), so, as on
+// the command line (storeClock.test.ts), stamps in the pod's
 // clock narrow each pod's clock-offset bounds, which still hold the true offset. The store is a
 // loopback Loki answering as Loki's HTTP API documents (AGPL: never run here), the lines a
 // prefill/decode run's three logs with their clocks skewed by truth.json's known offsets.
@@ -15,7 +16,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type * as vscode from 'vscode';
 import { json, store, type Seen } from './loopbackStore';
-import { secretStorageOver, shownWith, Uri } from '../fakes/vscode';
+import { secretStorageOver, shownWith, Uri, workspace } from '../fakes/vscode';
 import { FleetCommands } from '../../../src/features/fleet/fleetCommand';
 import { TimelineService } from '../../../src/features/timeline/timelineService';
 import { annotateText } from '../../../src/core/session/logSession';
@@ -95,10 +96,15 @@ async function editorClocks(lines: ReturnType<typeof podLines>): Promise<Map<str
     const opened = await commands.find(`chatcmpl-${RID}`);
     assert.equal(opened.length, 3, 'a document per pod');
     assert.equal(shownWith.length, 3, 'each open in the editor');
+    // Open, as VS Code lists them: a timeline that took an open document's session would find these.
+    workspace.textDocuments.push(...shownWith.map((x) => x.doc));
     assert.equal(await commands.timeline(), true);
     const t = timelines.current!.timeline;
     return new Map(t.clocks.map((c) => [c.label, { min: c.offset.min, max: c.offset.max }]));
-  } finally { commands.dispose(); timelines.dispose(); await s.close(); }
+  } finally {
+    workspace.textDocuments.length = 0;
+    commands.dispose(); timelines.dispose(); await s.close();
+  }
 }
 
 test('Show Timeline on a fleet result in the editor: the store\'s stamps narrow each pod\'s offset bounds, which hold the true offset', async () => {
