@@ -13,7 +13,7 @@ import {
   type CompiledPattern,
 } from './messagePattern';
 import { wordsMissingFromStatement } from './claims';
-import { movedFrom, movesOf } from './moves';
+import { derivedMove, derivedMoveTargets, movedFrom, movedName, movesOf } from './moves';
 import { PINS, type HopCitation } from './pins';
 import {
   buildStatementIndex,
@@ -184,6 +184,9 @@ class Resolver implements CheckoutSourceResolver {
   private readonly candidateMemo = new Map<string, string[]>();
   /** changedStatement's answers by named file, hop, level and message shape. */
   private readonly changedMemo = new Map<string, SourceLocation | null>();
+  /** derivedFrom's answers, and the files a printed name's statements may have moved to. */
+  private readonly movedMemo = new Map<string, string | null>();
+  private readonly targetMemo = new Map<string, Map<string, string[]>>();
   private readonly memoByFile = new Map<string, Map<number, MemoEntry>>();
   private readonly memoByHop = new Map<string, MemoEntry>();
   /** Lines with neither file:line nor hop (SGLang's other statements), by the shape of their text. */
@@ -297,11 +300,12 @@ class Resolver implements CheckoutSourceResolver {
    * literal parts. Shown as changed, never verified.
    */
   private changedStatement(q: SourceQuery, message: string): SourceLocation | null {
-    const printed = q.fileinfo || (q.module ? this.pathOfModule(q.module) : null);
+    const printed = this.printedName(q);
     const named = printed ? this.fileCandidates(printed) : [];
     const moves = printed ? movesOf(this.engine, printed) : [];
     const files = new Set<string>(named);
     for (const m of moves) files.add(m.to);
+    if (printed) for (const list of this.moveTargets(printed).values()) for (const f of list) files.add(f);
     const cit = q.hop ? this.citations[q.hop] : undefined;
     if (cit) files.add(cit.path);
     let best: { s: IndexedStatement; path: string; found: number; missing: string[] } | null = null;
@@ -327,6 +331,11 @@ class Resolver implements CheckoutSourceResolver {
     if (printed && !named.includes(best.path)) {
       const move = moves.find((m) => m.to === best!.path);
       if (move) return { ...loc, movedFrom: move.from, note: `moved from ${move.from} (in ${move.when}) and ${loc.note}` };
+      const derived = derivedMove(this.engine, printed, best.path);
+      if (derived && this.moveTargets(printed).size === 1) {
+        const from = movedName(printed, derived);
+        return { ...loc, movedFrom: from, note: `moved from ${from} into ${best.path} and ${loc.note}` };
+      }
       if (named.length > 0 || printed.includes('/')) {
         return { ...loc, similar: true, note: `a similar statement, lower confidence: the line names another file, and ${loc.note}` };
       }
@@ -342,14 +351,20 @@ class Resolver implements CheckoutSourceResolver {
    */
   private qualified(q: SourceQuery, found: SourceLocation | null): SourceLocation | null {
     if (!found || !found.verified || q.engine !== this.engine) return found;
-    const printed = q.fileinfo || (q.module ? this.pathOfModule(q.module) : null);
+    const printed = this.printedName(q);
     if (printed && !this.fileCandidates(printed).includes(found.path)) {
       const move = movedFrom(this.engine, printed, found.path);
       if (move) {
         const note = `moved from ${move.from} (in ${move.when}); the line was printed there, by an older release`;
         return { ...found, verified: false, drift: 0, movedFrom: move.from, note };
       }
-      const name = printed.slice(printed.replace(/\\/g, '/').lastIndexOf('/') + 1);
+      const name = baseName(printed);
+      const from = this.derivedFrom(q, printed, found);
+      if (from) {
+        const note = `moved from ${from} into ${found.path}: no statement of ${name} prints this text, and this is the only statement `
+          + 'of the source that does (the line was printed there, by another release)';
+        return { ...found, verified: false, drift: 0, movedFrom: from, note };
+      }
       const note = `a similar statement, lower confidence: the line names ${name}, `
         + 'and this statement is in another file (another code path or release prints this text)';
       return { ...found, verified: false, drift: 0, similar: true, note };
@@ -384,6 +399,64 @@ class Resolver implements CheckoutSourceResolver {
     let cands = this.candidateMemo.get(fileinfo);
     if (!cands) { cands = this.files.candidates(fileinfo); this.candidateMemo.set(fileinfo, cands); }
     return cands;
+  }
+
+  /**
+   * The file a line names: its fileinfo, else the checkout file of its logger's module; a module of the
+   * engine's package whose file is not in this source (it moved since) as the path it had (`sglang.srt.x` → `sglang/srt/x.py`).
+   */
+  private printedName(q: SourceQuery): string | null {
+    if (q.fileinfo) return q.fileinfo;
+    if (!q.module) return null;
+    const path = this.pathOfModule(q.module);
+    if (path) return path;
+    return q.module.startsWith(`${this.engine}.`) && /^[\w.]+$/.test(q.module) ? `${q.module.replace(/\./g, '/')}.py` : null;
+  }
+
+  /** derivedMoveTargets of a printed name (the files it names left out), memoised. */
+  private moveTargets(printed: string): Map<string, string[]> {
+    let t = this.targetMemo.get(printed);
+    if (!t) {
+      const named = this.fileCandidates(printed);
+      t = new Map();
+      for (const [from, list] of derivedMoveTargets(this.engine, printed, this.files.files)) {
+        const rest = list.filter((f) => !named.includes(f));
+        if (rest.length) t.set(from, rest);
+      }
+      if (this.targetMemo.size > 1024) this.targetMemo.clear();
+      this.targetMemo.set(printed, t);
+    }
+    return t;
+  }
+
+  /**
+   * Where a verified statement of another file than the named one moved from, by the rule derived
+   * from the index (issue 26 item 5): the paths agree (derivedMove), the statement logs at the printed
+   * level, no statement of the named file prints the message, and no statement of another file does.
+   */
+  private derivedFrom(q: SourceQuery, printed: string, found: SourceLocation): string | null {
+    const from = derivedMove(this.engine, printed, found.path);
+    if (!from || !this.index) return null;
+    const message = q.message.endsWith('\r') ? q.message.slice(0, -1) : q.message;
+    const key = `${printed}\0${found.path}\0${found.line}\0${q.level ?? ''}\0${messageShape(message)}`;
+    const memo = this.movedMemo.get(key);
+    if (memo !== undefined) return memo;
+    const stmt = this.statementAt(found);
+    let ok = !!stmt && levelFits(stmt.level, q.level);
+    if (ok && this.searchFiles(this.fileCandidates(printed), message, null)) ok = false;
+    if (ok) {
+      for (const m of this.index.search(message, { limit: TIE_LIMIT })) {
+        if (!m.cut && m.statement.path !== found.path) { ok = false; break; }
+      }
+    }
+    // A basename fits several packages (`utils.py`: vllm/utils/ and …/quantization/utils/): nothing tells which
+    // one the statement left, and a copy in one may be another code path's (SGLang 0.5.23's
+    // multimodal_gen/runtime/utils/common.py prints 0.5.1's srt/utils.py text, which srt/utils/ changed).
+    if (ok && this.moveTargets(printed).size !== 1) ok = false;
+    const name = ok ? movedName(printed, from) : null;
+    if (this.movedMemo.size > 4096) this.movedMemo.clear();
+    this.movedMemo.set(key, name);
+    return name;
   }
 
   private noteSeen(found: SourceLocation | null): SourceLocation | null {
@@ -502,7 +575,9 @@ class Resolver implements CheckoutSourceResolver {
   private pathOfModule(module: string): string | null {
     const rel = module.replace(/\./g, '/');
     for (const candidate of [`/${rel}.py`, `/${rel}/__init__.py`]) {
-      const found = this.files.candidates(candidate);
+      // Only a file at that module path: another file of the basename (SGLang 0.5.23's parser/template_manager.py
+      // for `sglang.srt.managers.template_manager`) is where the statement went, not the file the line names.
+      const found = this.files.candidates(candidate).filter((f) => `/${f}`.endsWith(candidate));
       if (found.length === 1) return found[0];
     }
     return null;
@@ -982,4 +1057,9 @@ const TRACEBACK_LINE = new RegExp(`^(?:${[
 /** A message with its numbers blanked and its tail cut: lines printed by one statement mostly share it. */
 function messageShape(message: string): string {
   return (message.length > SHAPE_CHARS ? message.slice(0, SHAPE_CHARS) : message).replace(/\d+/g, '0');
+}
+
+/** The last part of a printed file name or path. */
+function baseName(printed: string): string {
+  return printed.slice(printed.replace(/\\/g, '/').lastIndexOf('/') + 1);
 }
