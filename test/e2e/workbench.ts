@@ -264,7 +264,7 @@ export class WorkbenchSession {
    * The line of HopLens's output channel that contains `text`, and when it was logged (Date.now()
    * clock), waiting up to `timeoutMs` for the log file to be written; null when there is none.
    */
-  async extensionLog(text: string, timeoutMs = 5_000): Promise<{ at: number; line: string } | null> {
+  async extensionLog(text: string, timeoutMs = 5_000, since = 0): Promise<{ at: number; line: string } | null> {
     if (!this.server) return null;
     const logs = join(this.server.temp, 'user-data', 'logs');
     const deadline = Date.now() + timeoutMs;
@@ -273,10 +273,12 @@ export class WorkbenchSession {
         for (const host of readdirSync(join(logs, session)).filter((n) => n.startsWith('exthost'))) {
           const file = join(logs, session, host, 'hoplens.hoplens', 'HopLens.log');
           if (!existsSync(file)) continue;
-          const line = readFileSync(file, 'utf8').split('\n').find((l) => l.includes(text));
-          // "2026-12-01 07:41:20.123 [info] …", local time
-          const m = line && /^(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)\.(\d{3})/.exec(line);
-          if (m) return { at: new Date(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], +m[6], +m[7]).getTime(), line: line.slice(m[0].length) };
+          for (const line of readFileSync(file, 'utf8').split('\n').filter((l) => l.includes(text))) {
+            // "2026-12-01 07:41:20.123 [info] …", local time; the first at `since` or later
+            const m = /^(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)\.(\d{3})/.exec(line);
+            const at = m ? new Date(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], +m[6], +m[7]).getTime() : -1;
+            if (m && at >= since) return { at, line: line.slice(m[0].length) };
+          }
         }
       }
       if (Date.now() > deadline) return null;

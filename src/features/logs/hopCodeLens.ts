@@ -12,6 +12,7 @@ import { aroundVisible, inWindows, isWindowed, visibleLines, WINDOW_MARGIN_LINES
 import { ServedWindows, type LineWindow } from '../../core/session/servedWindows';
 import { forWorkbench } from '../../core/text/workbench';
 import { timelineRequestAt } from '../../core/timeline/openLogs';
+import type { FirstLensTimes } from './firstLensTiming';
 
 /** Up to this many lenses are all resolved when listed; more are resolved near the screen. */
 const RESOLVE_EAGERLY_UP_TO = 1000;
@@ -30,13 +31,20 @@ class TimelineLens extends HopLens {
   }
 }
 
+/** What the registered provider needs besides the sessions: the first read to wait for, and where to time the first lens. */
+export interface FirstLensDeps {
+  /** Resolves once the document's session has read something (at once when it has). */
+  firstRead(doc: vscode.TextDocument): Promise<void>;
+  times: FirstLensTimes;
+}
+
 export class HopCodeLensProvider extends Disposable implements vscode.CodeLensProvider<HopLens> {
   private readonly changed = this._register(new vscode.EventEmitter<void>());
   readonly onDidChangeCodeLenses = this.changed.event;
   private readonly served = new ServedWindows(WINDOW_SLACK_LINES);
 
   /** @param sourcesChanged fires when a checkout opened or changed: every title may differ */
-  constructor(private readonly logs: LogSessions, sourcesChanged: vscode.Event<void>) {
+  constructor(private readonly logs: LogSessions, sourcesChanged: vscode.Event<void>, private readonly first?: FirstLensDeps) {
     super();
     this._register(logs.onDidChange((uri) => {
       const s = logs.find(uri)?.session;
@@ -53,6 +61,29 @@ export class HopCodeLensProvider extends Disposable implements vscode.CodeLensPr
       timer = setTimeout(() => { if (this.served.staleAfterScrolling(doc.uri.toString(), visibleLines(doc))) this.changed.fire(); }, 150);
     }));
     this._register({ dispose: () => clearTimeout(timer) });
+  }
+
+  /**
+   * The provider VS Code is given: asked before the log's read began (VS Code can ask as it hands
+   * the document over), it waits for the first slice — the top of the file — instead of answering
+   * nothing, which would cost a second ask after VS Code's debounce of 250 ms or more.
+   */
+  registered(): vscode.CodeLensProvider<HopLens> {
+    return {
+      onDidChangeCodeLenses: this.onDidChangeCodeLenses,
+      provideCodeLenses: async (doc, token) => {
+        const askedAt = this.first?.times.asked(doc.uri) ?? 0;
+        await this.first?.firstRead(doc);
+        if (token.isCancellationRequested) return [];
+        const lenses = this.provideCodeLenses(doc);
+        this.first?.times.listed(doc.uri, askedAt, lenses.length, lenses.filter((l) => l.command).length);
+        return lenses;
+      },
+      resolveCodeLens: (lens) => {
+        this.first?.times.resolved(lens.doc.uri);
+        return this.resolveCodeLens(lens);
+      },
+    };
   }
 
   provideCodeLenses(doc: vscode.TextDocument): HopLens[] {

@@ -10,9 +10,8 @@ import type { Logger } from '../../logging';
 import { SLICE_SCHEME } from './largeLogs';
 import { NOT_SYNCED_ABOVE_CHARS, mebibytes, vscodeShowsNoCodeLens } from '../../core/session/editorLimits';
 import { SHARED_THREAD } from '../../core/session/pace';
+import { FirstLensTimes } from './firstLensTiming';
 
-/** Documents from this many lines on are worth a line in the output channel when they arrive. */
-const BIG_LOG_LINES = 5_000;
 /**
  * Work on the extension host thread per turn of the event loop, and the characters parsed between
  * two looks at the clock: at 25 ms and 128 K a slice with a garbage collection in it held the
@@ -20,6 +19,11 @@ const BIG_LOG_LINES = 5_000;
  */
 const SLICE_BUDGET_MS = SHARED_THREAD.budgetMs;
 const SLICE_CHARS = 32 * 1024;
+/**
+ * While a log is read, providers hear of it at most this often (each event makes every provider
+ * of the document run again), except once as soon as its first hop lines are read.
+ */
+const PROGRESS_EVERY_MS = 1000;
 
 export type { LogDocumentAnnotation, LogSessions, LogDocuments } from '../shared/logSessions';
 import { FLEET_SCHEME, type LogDocumentAnnotation, type LogDocuments } from '../shared/logSessions';
@@ -37,8 +41,28 @@ class Entry implements LogDocumentAnnotation {
   pending: Promise<void> | null = null;
   /** Each edit since the session last read: the version it made and its lowest offset (undefined: not given). */
   edits: { version: number; from: number | undefined }[] = [];
+  /** Whether providers heard of this session's first hop lines; when they last heard of progress. */
+  toldHops = false;
+  toldAt = 0;
+  /** Waiting for the first slice of the current read (resolved by it, or when the read ends). */
+  private firstSlice: { promise: Promise<void>; resolve: () => void } | null = null;
   constructor(readonly uri: vscode.Uri, sources: SourceLocator, referenceTime: number | undefined) {
     this.session = new LogSession({ engine: 'auto', sources, key: uri.toString(), referenceTime });
+  }
+
+  /** Resolves once the read under way has parsed its first slice (or ended). */
+  sliceRead(): Promise<void> {
+    if (!this.firstSlice) {
+      let resolve!: () => void;
+      const promise = new Promise<void>((r) => { resolve = r; });
+      this.firstSlice = { promise, resolve };
+    }
+    return this.firstSlice.promise;
+  }
+
+  sliceDone(): void {
+    this.firstSlice?.resolve();
+    this.firstSlice = null;
   }
 }
 
@@ -88,9 +112,12 @@ export class LogDocumentService extends Disposable implements LogDocuments {
   readonly onDidChange = this.changed.event;
   private readonly closed = this._register(new vscode.EventEmitter<vscode.Uri>());
   readonly onDidClose = this.closed.event;
+  /** HopLens's own share of the first lens, in the output channel. */
+  readonly times: FirstLensTimes;
 
   constructor(private readonly deps: LogDocumentDeps) {
     super();
+    this.times = new FirstLensTimes(deps.log);
     this._register(vscode.workspace.onDidChangeTextDocument((e) => {
       const entry = this.entries.get(e.document.uri.toString());
       if (!entry || e.contentChanges.length === 0) return;
@@ -107,18 +134,35 @@ export class LogDocumentService extends Disposable implements LogDocuments {
       const entry = this.entries.get(d.uri.toString());
       if (!entry) return;
       entry.session.close();
+      entry.sliceDone();
       this.entries.delete(d.uri.toString());
+      this.times.closed(d.uri);
       this.closed.fire(d.uri);
     }));
     this._register(vscode.workspace.onDidOpenTextDocument((d) => {
       if (!this.isCandidate(d)) return;
-      // When VS Code handed a big log over, in the output channel's timestamps: the time from
-      // the text on screen to this line is VS Code's copy of the document, not HopLens's work.
-      if (d.lineCount >= BIG_LOG_LINES) this.deps.log.info(`${d.uri.path.split('/').pop()}: VS Code handed over ${d.lineCount} lines`);
+      // When VS Code handed a log over, in the output channel's timestamps: the time from the
+      // text on screen to this line is VS Code's copy of the document, not HopLens's work.
+      this.times.handedOver(d.uri, d.lineCount);
       this.track(d);
     }));
     // Logs open before HopLens activated (the one that activated it among them).
-    for (const d of vscode.workspace.textDocuments) this.track(d);
+    for (const d of vscode.workspace.textDocuments) {
+      if (this.isCandidate(d) && d.uri.scheme !== SLICE_SCHEME) this.times.handedOver(d.uri, d.lineCount, true);
+      this.track(d);
+    }
+  }
+
+  /**
+   * Resolves once the document's session has parsed something of its current version, or at
+   * once when it has (or is no log): a provider asked before the read began waits for its first
+   * slice (tens of milliseconds, the top of the file) rather than answering nothing and asking
+   * VS Code to ask again (a round trip and VS Code's debounce of 250 ms or more).
+   */
+  async firstRead(doc: vscode.TextDocument): Promise<void> {
+    const entry = this.track(doc);
+    if (!entry || !entry.pending || entry.session.records.length > 0) return;
+    await Promise.race([entry.sliceRead(), entry.pending]);
   }
 
   /** Server logs: the `log` language, a `.log`/`.out`/`.err` name, or a document the user asked to annotate. */
@@ -216,23 +260,42 @@ export class LogDocumentService extends Disposable implements LogDocuments {
     }
   }
 
-  private syncOptions(doc: vscode.TextDocument) {
+  private syncOptions(entry: Entry, doc: vscode.TextDocument) {
     return {
       budgetMs: SLICE_BUDGET_MS,
       sliceChars: SLICE_CHARS,
       completeLastLine: true,
       // VS Code does not hand such documents to extensions; if one arrives, leave it alone.
       maxChars: NOT_SYNCED_ABOVE_CHARS,
-      onProgress: () => this.changed.fire(doc.uri),
+      // After every slice; providers hear of the first hop lines at once, then once a second.
+      progressEveryMs: 0,
+      onProgress: () => {
+        entry.sliceDone();
+        const now = performance.now();
+        if (this.toldFirstHops(entry) || now - entry.toldAt >= PROGRESS_EVERY_MS) {
+          entry.toldAt = now;
+          this.changed.fire(doc.uri);
+        }
+      },
     };
+  }
+
+  /** True the first time the session has hop lines: the first lenses and hop marks can be drawn. */
+  private toldFirstHops(entry: Entry): boolean {
+    if (entry.toldHops || !entry.session.hasHops) return false;
+    entry.toldHops = true;
+    this.times.firstHops(entry.uri, entry.session.linesParsed);
+    return true;
   }
 
   private async sync(entry: Entry, doc: vscode.TextDocument): Promise<void> {
     // Not right after the task that handed the document over or its edit (VS Code's copy of a
     // big log is 100–300 ms of its own): once the event loop went round, its timers and I/O ran.
     await afterOneRound();
+    this.times.readBegins(entry.uri);
+    entry.toldAt = performance.now();
     try {
-      const report = await entry.session.syncText(this.snapshot(entry, doc), this.syncOptions(doc));
+      const report = await entry.session.syncText(this.snapshot(entry, doc), this.syncOptions(entry, doc));
       if (report.lines > 20_000) {
         this.deps.log.info(`annotated ${report.lines} lines of ${doc.uri.fsPath} in ${Math.round(report.wallMs)} ms `
           + `(${Math.round(report.parseMs)} ms of it parsing, in slices of ≤${SLICE_BUDGET_MS} ms)`);
@@ -240,6 +303,8 @@ export class LogDocumentService extends Disposable implements LogDocuments {
     } catch (e) {
       this.deps.log.error(`annotating ${doc.uri.toString()}: ${(e as Error).message}`);
     }
+    entry.sliceDone();
+    this.toldFirstHops(entry);
     if (this.entries.get(doc.uri.toString()) === entry) this.changed.fire(doc.uri);
   }
 }

@@ -50,7 +50,7 @@ export function createLogFeature(context: vscode.ExtensionContext, log: Logger, 
   const largeLogs = new LargeLogService(vscode.Uri.joinPath(context.extensionUri, 'dist', 'streamedLog.js').fsPath);
   const view = vscode.window.createTreeView('hoplens.requests', { treeDataProvider: requests, showCollapseAll: true });
   requests.attach(view);
-  const lenses = new HopCodeLensProvider(logs, sources.onDidChange);
+  const lenses = new HopCodeLensProvider(logs, sources.onDidChange, { firstRead: (doc) => logs.firstRead(doc), times: logs.times });
   const notice = new LargeLogNotice(logs);
 
   const showActive = (editor: vscode.TextEditor | undefined) => {
@@ -72,7 +72,7 @@ export function createLogFeature(context: vscode.ExtensionContext, log: Logger, 
 
   const disposable = vscode.Disposable.from(
     logs, sources, requests, largeLogs, view, lenses, notice,
-    vscode.languages.registerCodeLensProvider(LOG_SELECTOR, lenses),
+    vscode.languages.registerCodeLensProvider(LOG_SELECTOR, lenses.registered()),
     new FileInfoLinks(LOG_SELECTOR, new FileInfoLinkProvider(logs), sources.onDidChange, logs),
     vscode.languages.registerHoverProvider(LOG_SELECTOR, new HopHoverProvider(logs)),
     new HopDecorations(logs),

@@ -4,7 +4,7 @@
 // traced request's timeline without asking. The other steps run HopLens commands and views.
 import * as vscode from 'vscode';
 import { CommandIds } from '../../commandIds';
-import { openWalkthroughFile, type WalkthroughWorkspace } from './openWalkthroughFile';
+import { openWalkthroughFile, resolvesInside, type WalkthroughWorkspace } from './openWalkthroughFile';
 import { showLastTracedTimeline } from './timelineStep';
 import type { FeatureServices, Registered } from '../shared/contracts';
 
@@ -20,6 +20,9 @@ export function vscodeWalkthroughWorkspace(): WalkthroughWorkspace {
         return false;
       }
     },
+    // Local folders: symbolic links followed on disk. Other file systems (virtual, in the browser)
+    // have no links for the extension host to follow: their paths were checked to stay inside.
+    inside: (root, uri) => (root.scheme === 'file' && uri.scheme === 'file' ? resolvesInside(root.fsPath, uri.fsPath) : Promise.resolve(true)),
     show: async (uri, line) => {
       const doc = await vscode.workspace.openTextDocument(uri);
       const at = Math.min(line, doc.lineCount) - 1;

@@ -3,7 +3,11 @@
 // walkthrough stays visible. Quick Open cannot do it: the walkthrough page takes the keyboard
 // focus back as its button is clicked, which closes the Quick Open box. The arguments come from
 // a command link (anyone can write one), so they only ever name an existing file inside a
-// workspace folder; anything else is said to the user, and nothing else is done with them.
+// workspace folder — also once symbolic links are followed (a link in the folder, or a linked
+// folder on the way, leading outside it opens nothing); anything else is said to the user, and
+// nothing else is done with them.
+import { realpath } from 'node:fs/promises';
+import { isAbsolute, relative, sep } from 'node:path';
 import type * as vscode from 'vscode';
 import { forWorkbench } from '../../core/text/workbench';
 
@@ -40,10 +44,27 @@ export interface WalkthroughWorkspace {
   join(root: vscode.Uri, segments: readonly string[]): vscode.Uri;
   /** Whether `uri` is an existing file (not a folder). */
   isFile(uri: vscode.Uri): Promise<boolean>;
+  /** Whether `uri`, its symbolic links followed, is still inside the folder `root` (false when that cannot be told). */
+  inside(root: vscode.Uri, uri: vscode.Uri): Promise<boolean>;
   /** Shows the file beside the walkthrough, the 1-based line selected and revealed. */
   show(uri: vscode.Uri, line: number): Promise<void>;
   /** Tells the user why nothing opened. */
   warn(message: string): void;
+}
+
+/**
+ * Whether the file at `path`, every symbolic link on its way followed, lies inside the folder
+ * `root` (itself followed too: a workspace opened through a link is fine). False when either
+ * cannot be resolved.
+ */
+export async function resolvesInside(root: string, path: string, resolve: (p: string) => Promise<string> = realpath): Promise<boolean> {
+  try {
+    const [realRoot, realPath] = await Promise.all([resolve(root), resolve(path)]);
+    const rel = relative(realRoot, realPath);
+    return rel !== '' && !isAbsolute(rel) && rel !== '..' && !rel.startsWith(`..${sep}`);
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -62,6 +83,11 @@ export async function openWalkthroughFile(ws: WalkthroughWorkspace, path: unknow
   for (const root of folders) {
     const uri = ws.join(root, target.segments);
     if (!(await ws.isFile(uri))) continue;
+    if (!(await ws.inside(root, uri))) {
+      ws.warn(`HopLens: the walkthrough opens files of the workspace only; ${name} leads outside the folder `
+        + `${forWorkbench(root.path.split('/').pop() ?? root.path, 80)} through a symbolic link, so it was not opened.`);
+      return undefined;
+    }
     await ws.show(uri, target.line);
     return uri;
   }

@@ -17,6 +17,7 @@ function workspace(folders: string[], files: string[]) {
     folders: () => folders.map((f) => Uri.file(f) as unknown as vscode.Uri),
     join: (root, segments) => Uri.joinPath(root as unknown as Uri, ...segments) as unknown as vscode.Uri,
     isFile: async (uri) => { asked.push(uri.path); return files.includes(uri.path); },
+    inside: async () => true, // no symbolic links here (walkthroughSymlinks.test.ts has real ones)
     show: async (uri, line) => { shown.push({ path: uri.path, line }); },
     warn: (m) => { warnings.push(m); },
   };
