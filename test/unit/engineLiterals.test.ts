@@ -8,7 +8,7 @@ import { join } from 'node:path';
 
 const repo = join(__dirname, '..', '..', '..');
 /** Lower it when a move takes literals out; never raise it. */
-const CEILING = 31;
+const CEILING = 0;
 
 test(`at most ${CEILING} engine literals outside src/engines`, () => {
   const r = spawnSync(process.execPath, [join(repo, 'scripts', 'engine-literals.mjs'), '--max', String(CEILING)], { encoding: 'utf8' });

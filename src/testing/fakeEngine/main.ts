@@ -1,12 +1,14 @@
-// Starts the fake engine from a shell:
+// Starts the fake engine from a shell (--engine: an engine it imitates, src/engines/fakes.ts; the first by default):
 //   node dist/fakeEngine.js --port 0 --log FILE|- --engine vllm|sglang [--schedule "first=150,frames=40,every=20"] [--model M] [--api-key-env VAR] [--otlp URL]
 //     [--trace-dir DIR [--trace-source-root DIR]]
 // and prints `listening on http://127.0.0.1:PORT` once it accepts connections. `--log -` prints the
 // server's log lines on stdout, as a container does.
+import { IMITATIONS, imitationOf } from '../../engines/fakes';
 import { startFakeEngine } from './server';
 import { parseSchedule } from './schedule';
 
-const USAGE = 'usage: fakeEngine --engine vllm|sglang [--port 0] [--log FILE] [--schedule SPEC] [--model NAME] [--api-key-env VAR] '
+const IDS = IMITATIONS.map((m) => m.id);
+const USAGE = `usage: fakeEngine --engine ${IDS.join('|')} [--port 0] [--log FILE] [--schedule SPEC] [--model NAME] [--api-key-env VAR] `
   + '[--otlp http://127.0.0.1:4318/v1/traces] [--trace-dir DIR [--trace-source-root DIR]]';
 
 async function main(argv: string[]): Promise<number> {
@@ -17,8 +19,9 @@ async function main(argv: string[]): Promise<number> {
     if (!a.startsWith('--') || i + 1 >= argv.length) { process.stderr.write(`fakeEngine: bad argument '${a}'\n${USAGE}\n`); return 2; }
     args.set(a.slice(2), argv[++i]);
   }
-  const engine = args.get('engine') ?? 'vllm';
-  if (engine !== 'vllm' && engine !== 'sglang') { process.stderr.write(`fakeEngine: --engine must be vllm or sglang\n`); return 2; }
+  const imitation = imitationOf(args.get('engine') ?? IDS[0]);
+  if (!imitation) { process.stderr.write(`fakeEngine: --engine must be ${IDS.join(' or ')}\n`); return 2; }
+  const engine = imitation.id;
   const port = Number(args.get('port') ?? '0');
   if (!Number.isInteger(port) || port < 0 || port > 65535) { process.stderr.write(`fakeEngine: --port must be 0..65535\n`); return 2; }
   let schedule;

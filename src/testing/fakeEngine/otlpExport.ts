@@ -1,29 +1,21 @@
-// Like vLLM started with --otlp-traces-endpoint: when a request finishes, export one
-// llm_request span (OTLP/HTTP protobuf) with the gen_ai.* attributes of engine-facts §E.
-// Like vLLM, a valid `traceparent` on the request makes the span its child (engine-facts §E).
+// Like an engine started with an OTLP traces endpoint (vLLM's --otlp-traces-endpoint): when a
+// request finishes, export the span its imitation describes (OTLP/HTTP protobuf; vLLM's llm_request
+// with the gen_ai.* attributes of engine-facts §E, src/engines/vllm/fake.ts). A valid `traceparent`
+// on the request makes the span its child (engine-facts §E).
 // Fire and forget: no receiver listening is not an error for the server.
 // As the OpenTelemetry SDK does, OTEL_SERVICE_NAME names the service and OTEL_RESOURCE_ATTRIBUTES
 // (`key=value,…`, values percent-encoded) adds resource attributes, e.g. a pod's k8s.pod.name.
 import * as http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { encodeExportRequestProtobuf } from '../../core/otlp/decode';
+import type { ImitatedSpan } from '../../engines/fake';
 
-export interface FinishedRequestTiming {
-  /** gen_ai.request.id as vLLM sets it: the external id (chatcmpl-<id>, cmpl-<id>). */
-  requestId: string;
-  arrivedEpochMs: number;
-  queueMs: number;
-  firstTokenMs: number;
-  e2eMs: number;
-  promptTokens: number;
-  completionTokens: number;
-  maxTokens: number;
-  /** The request's W3C `traceparent`, when it sent a valid one: the span joins that trace, its parent the caller's span. */
-  traceparent?: { traceId: string; parentId: string };
-}
-
-/** The span's resource: service.name (OTEL_SERVICE_NAME, else vLLM's own default name), the process id, OTEL_RESOURCE_ATTRIBUTES. */
-export function resourceAttributes(env: NodeJS.ProcessEnv = process.env): Array<[string, string | number]> {
+/**
+ * The span's resource: service.name (OTEL_SERVICE_NAME, else the engine's own default name), the
+ * process id under the engine's attribute, OTEL_RESOURCE_ATTRIBUTES.
+ */
+export function resourceAttributes(span: Pick<ImitatedSpan, 'defaultService' | 'processAttribute'>, env: NodeJS.ProcessEnv = process.env)
+  : Array<[string, string | number]> {
   const given: Array<[string, string]> = [];
   for (const pair of (env.OTEL_RESOURCE_ATTRIBUTES ?? '').split(',')) {
     const eq = pair.indexOf('=');
@@ -33,39 +25,27 @@ export function resourceAttributes(env: NodeJS.ProcessEnv = process.env): Array<
     given.push([pair.slice(0, eq).trim(), value]);
   }
   // OTEL_SERVICE_NAME wins over a service.name in OTEL_RESOURCE_ATTRIBUTES (the SDK's rule).
-  const service = env.OTEL_SERVICE_NAME?.trim() || given.find(([k]) => k === 'service.name')?.[1] || 'vllm';
-  return [['service.name', service], ['vllm.process_id', process.pid], ...given.filter(([k]) => k !== 'service.name')];
+  const service = env.OTEL_SERVICE_NAME?.trim() || given.find(([k]) => k === 'service.name')?.[1] || span.defaultService;
+  return [['service.name', service], [span.processAttribute, process.pid], ...given.filter(([k]) => k !== 'service.name')];
 }
 
 const nanos = (epochMs: number) => String(BigInt(Math.round(epochMs * 1000)) * 1000n);
 
-export function exportLlmRequestSpan(endpoint: string, t: FinishedRequestTiming): void {
+export function exportSpan(endpoint: string, span: ImitatedSpan): void {
   const attr = (key: string, v: number | string) => ({
     key, value: typeof v === 'string' ? { stringValue: v } : Number.isInteger(v) ? { intValue: v } : { doubleValue: v },
   });
-  const s = (ms: number) => ms / 1000;
   const body = encodeExportRequestProtobuf({
     resourceSpans: [{
-      resource: { attributes: resourceAttributes().map(([k, v]) => attr(k, v)) },
+      resource: { attributes: resourceAttributes(span).map(([k, v]) => attr(k, v)) },
       scopeSpans: [{
-        scope: { name: 'vllm.llm_engine' },
+        scope: { name: span.scope },
         spans: [{
-          traceId: t.traceparent ? Buffer.from(t.traceparent.traceId, 'hex') : randomBytes(16), spanId: randomBytes(8),
-          ...(t.traceparent ? { parentSpanId: Buffer.from(t.traceparent.parentId, 'hex') } : {}),
-          name: 'llm_request', kind: 2, // SERVER
-          startTimeUnixNano: nanos(t.arrivedEpochMs), endTimeUnixNano: nanos(t.arrivedEpochMs + t.e2eMs),
-          attributes: [
-            attr('gen_ai.request.id', t.requestId),
-            attr('gen_ai.latency.time_to_first_token', s(t.firstTokenMs)),
-            attr('gen_ai.latency.e2e', s(t.e2eMs)),
-            attr('gen_ai.latency.time_in_queue', s(t.queueMs)),
-            attr('gen_ai.latency.time_in_model_prefill', s(t.firstTokenMs - t.queueMs)),
-            attr('gen_ai.latency.time_in_model_decode', s(t.e2eMs - t.firstTokenMs)),
-            attr('gen_ai.latency.time_in_model_inference', s(t.e2eMs - t.queueMs)),
-            attr('gen_ai.usage.prompt_tokens', t.promptTokens),
-            attr('gen_ai.usage.completion_tokens', t.completionTokens),
-            attr('gen_ai.request.max_tokens', t.maxTokens),
-          ],
+          traceId: span.traceparent ? Buffer.from(span.traceparent.traceId, 'hex') : randomBytes(16), spanId: randomBytes(8),
+          ...(span.traceparent ? { parentSpanId: Buffer.from(span.traceparent.parentId, 'hex') } : {}),
+          name: span.name, kind: span.kind,
+          startTimeUnixNano: nanos(span.startEpochMs), endTimeUnixNano: nanos(span.endEpochMs),
+          attributes: span.attributes.map(([k, v]) => attr(k, v)),
         }],
       }],
     }],

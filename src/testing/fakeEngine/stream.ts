@@ -3,15 +3,13 @@
 // an HTML or JSON body), the content frames on the schedule (bursts, a mid-stream error, a drop,
 // a hang), and the tail (finish, usage, [DONE]) with the completion lines and the OTLP span.
 // Split out of server.ts so each step of a reply reads on its own; the order of writes, log lines
-// and trace entries is the one the tests pin.
+// and trace entries is the one the tests pin. What the engine writes at each step (its ids, frames,
+// lines) its imitation says (src/engines/<id>/fake.ts): this code never names an engine.
 import type * as http from 'node:http';
-import type { Engine } from '../../engines/types';
-import { exportLlmRequestSpan } from './otlpExport';
-import { DONE, SglangChatChunks, SglangGenerateChunks, sse, VllmChunks, type Usage } from './frames';
-import type { SglangLog, VllmLog } from './logLines';
-import type { EngineCoreTrace } from './engineCoreTrace';
+import type { Completion, ImitatedReply, ImitatedRequest, ImitatedServer } from '../../engines/fake';
+import { DONE, sse } from './frames';
 import { contentFrameWriteMs, type FakeSchedule } from './schedule';
-import type { FakeEngineOptions, WriteTrace } from './server';
+import type { WriteTrace } from './server';
 
 // The reply's token texts: a greeting with multi-byte UTF-8 (é, 数, an emoji) so clients meet
 // split sequences, then the prompt's first words, so a changed prompt changes the reply (the same
@@ -46,9 +44,6 @@ function userText(api: StreamCtx['api'], body: Record<string, unknown>): string 
 
 function tokenId(i: number, n: number): number { return 1000 + (i % n); }
 
-/** Qwen3's end-of-turn token (<|im_end|>): what SGLang reports as `matched` when the model stopped on its own. */
-const EOS_TOKEN_ID = 151645;
-
 interface ReplyLength { frames: number; tokens: number; finish: 'stop' | 'length' }
 
 /**
@@ -61,10 +56,6 @@ export function replyLength(s: FakeSchedule, maxTokens: number): ReplyLength {
   const k = s.tokensPerFrame;
   if (s.frames !== null && s.frames * k <= limit) return { frames: s.frames, tokens: s.frames * k, finish: 'stop' };
   return { frames: Math.max(1, Math.ceil(limit / k)), tokens: limit, finish: 'length' };
-}
-
-function sglangFinish(r: ReplyLength): { type: string; length?: number; matched?: number } {
-  return r.finish === 'stop' ? { type: 'stop', matched: EOS_TOKEN_ID } : { type: 'length', length: r.tokens };
 }
 
 export function randomHex(n: number): string {
@@ -96,8 +87,8 @@ function untilClosed(res: http.ServerResponse): Promise<void> {
   return new Promise<void>((r) => res.on('close', () => r()));
 }
 
+
 export interface StreamCtx {
-  engine: Engine;
   api: 'chat' | 'completions' | 'generate';
   body: Record<string, unknown>;
   clientRid: string;
@@ -111,40 +102,24 @@ export interface StreamCtx {
 
 /** What one running fake engine shares with every request it serves. */
 export interface FakeEngineState {
-  opts: FakeEngineOptions;
   /** The one model it serves. */
   model: string;
   /** The schedule in force now (tests change it between requests). */
   schedule(): FakeSchedule;
-  vlog: VllmLog;
-  slog: SglangLog;
-  core: EngineCoreTrace | null;
+  /** The imitated engine's server: its ids, lines and frames. */
+  server: ImitatedServer;
   traces: Map<string, WriteTrace>;
-  epochNow(): number;
   json(res: http.ServerResponse, status: number, body: string, ctx?: { path: string; client: string }): void;
 }
 
 /** The request's numbers and ids as the engine derives them from its body, before anything is written. */
-interface StreamPlan {
-  maxTokens: number;
-  temperature: number;
-  promptText: string;
-  promptTokens: number;
+interface StreamPlan extends ImitatedRequest {
   /** The reply's token texts (replyTokens of the user's text). */
   tokens: string[];
-  includeUsage: boolean;
-  continuous: boolean;
   reply: ReplyLength;
-  created: number;
-  /** The id in the SSE frames. */
-  externalId: string;
-  /** The id in the server log's request lines. */
-  loggedId: string;
-  /** The engine core's id (vLLM's abort line names it). */
-  internalId: string;
 }
 
-function planStream(c: StreamCtx): StreamPlan {
+function planStream(eng: FakeEngineState, c: StreamCtx): StreamPlan {
   const s = c.schedule;
   const sampling = c.body.sampling_params as Record<string, unknown> | undefined;
   const maxTokens = Number(c.api === 'generate' ? sampling?.max_new_tokens ?? 128 : c.body.max_tokens ?? 16);
@@ -152,14 +127,15 @@ function planStream(c: StreamCtx): StreamPlan {
   const promptText = c.api === 'chat' ? JSON.stringify(c.body.messages ?? '') : String(c.api === 'generate' ? c.body.text ?? '' : c.body.prompt ?? '');
   const streamOptions = (c.body.stream_options ?? {}) as Record<string, unknown>;
   const includeUsage = s.usage && streamOptions.include_usage === true;
-  const externalId = c.engine === 'sglang' ? c.clientRid : c.api === 'chat' ? `chatcmpl-${c.clientRid}` : `cmpl-${c.clientRid}`;
-  const loggedId = c.engine === 'vllm' && c.api === 'completions' ? `${externalId}-0` : externalId;
+  const { externalId, loggedId } = eng.server.ids(c.api, c.clientRid);
   return {
+    api: c.api, body: c.body, clientRid: c.clientRid, model: c.model, path: c.path, client: c.client,
+    ...(c.traceparent ? { traceparent: c.traceparent } : {}),
     maxTokens, temperature, promptText,
     promptTokens: Math.max(1, Math.ceil(promptText.length / 4)),
     tokens: replyTokens(userText(c.api, c.body)),
     includeUsage,
-    continuous: s.usage && streamOptions.continuous_usage_stats === true && (c.engine === 'sglang' || includeUsage),
+    continuous: s.usage && streamOptions.continuous_usage_stats === true && (!eng.server.continuousNeedsIncludeUsage || includeUsage),
     reply: replyLength(s, maxTokens),
     created: Math.floor(Date.now() / 1000),
     externalId, loggedId,
@@ -167,37 +143,20 @@ function planStream(c: StreamCtx): StreamPlan {
   };
 }
 
-/** Builds each frame's JSON in the engine's and API's own shape. */
-interface Chunkers {
-  vllm: VllmChunks | null;
-  sglChat: SglangChatChunks | null;
-  sglGen: SglangGenerateChunks | null;
-}
-
 /** Serves one request: logs its arrival, then answers as the schedule says. */
 export async function serveStream(eng: FakeEngineState, res: http.ServerResponse, c: StreamCtx): Promise<void> {
   const arrived = performance.now();
   const trace: WriteTrace = { arrivedAtEpochMs: Date.now(), writes: [], scheduledContentMs: [], aborted: false };
   eng.traces.set(c.clientRid, trace);
-  const plan = planStream(c);
-  logArrival(eng, c, plan);
-  if (await answerWithoutStream(eng, res, c, plan)) return;
-  await new StreamReply(eng, res, c, plan, trace, arrived).run();
-}
-
-function logArrival(eng: FakeEngineState, c: StreamCtx, p: StreamPlan): void {
-  if (c.engine === 'vllm') {
-    eng.vlog.received(p.loggedId, p.maxTokens, p.temperature);
-    eng.vlog.added(p.internalId);
-    if (eng.core) { const t = eng.epochNow(); eng.core.addRequest(t, t + 0.08); }
-  } else {
-    if (c.api === 'chat') eng.slog.receivedOpenAI(c.body);
-    eng.slog.received(c.clientRid, c.api === 'generate' ? String(c.body.text ?? '') : p.promptText, p.maxTokens, p.temperature);
-  }
+  const plan = planStream(eng, c);
+  const reply = eng.server.reply(plan);
+  reply.arrived();
+  if (await answerWithoutStream(eng, res, c, plan, reply)) return;
+  await new StreamReply(eng, res, c, plan, reply, trace, arrived).run();
 }
 
 /** The scripted answers that are not an event stream (hang, HTTP error, HTML, JSON); true when one was given. */
-async function answerWithoutStream(eng: FakeEngineState, res: http.ServerResponse, c: StreamCtx, p: StreamPlan): Promise<boolean> {
+async function answerWithoutStream(eng: FakeEngineState, res: http.ServerResponse, c: StreamCtx, p: StreamPlan, reply: ImitatedReply): Promise<boolean> {
   const s = c.schedule;
   if (s.hang) {
     // Accept and never answer: the client's timeouts must end this.
@@ -207,15 +166,13 @@ async function answerWithoutStream(eng: FakeEngineState, res: http.ServerRespons
   if (s.httpStatus !== null) {
     const status = s.httpStatus;
     const type = status >= 500 ? 'InternalServerError' : status === 404 ? 'NotFoundError' : 'BadRequestError';
-    const body = c.engine === 'vllm' ? VllmChunks.httpError(`fake engine: scripted HTTP ${status}`, type, status)
-      : JSON.stringify({ object: 'error', message: `fake engine: scripted HTTP ${status}`, type, param: null, code: status });
-    eng.json(res, status, body, { path: c.path, client: c.client });
+    eng.json(res, status, reply.httpError(status, type, `fake engine: scripted HTTP ${status}`), { path: c.path, client: c.client });
     return true;
   }
   if (s.nonSse === 'html') {
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
     res.end('<!DOCTYPE html>\n<html><head><title>Welcome to nginx!</title></head><body><h1>Welcome to nginx!</h1></body></html>\n');
-    if (c.engine === 'vllm') eng.vlog.access(c.client, c.path, 200, 'OK');
+    eng.server.answered(c.client, c.path, 200, 'OK');
     return true;
   }
   if (s.nonSse === 'json') {
@@ -225,7 +182,7 @@ async function answerWithoutStream(eng: FakeEngineState, res: http.ServerRespons
       choices: [{ index: 0, message: { role: 'assistant', content: 'Hello!' }, finish_reason: 'stop' }],
       usage: { prompt_tokens: p.promptTokens, total_tokens: p.promptTokens + 2, completion_tokens: 2 },
     }));
-    if (c.engine === 'vllm') eng.vlog.access(c.client, c.path, 200, 'OK');
+    eng.server.answered(c.client, c.path, 200, 'OK');
     return true;
   }
   return false;
@@ -235,7 +192,6 @@ async function answerWithoutStream(eng: FakeEngineState, res: http.ServerRespons
 class StreamReply {
   private readonly s: FakeSchedule;
   private readonly writeTimes: number[];
-  private readonly chunkers: Chunkers;
   private finished = false;
   /** The reply's text and token ids so far (SGLang's non-incremental frames and finish line carry them whole). */
   private full = '';
@@ -243,20 +199,13 @@ class StreamReply {
   /** Frames held back to go out in one write (a burst). */
   private pending = '';
   private pendingFrames = 0;
-  private stepFrom: number;
 
   constructor(
     private readonly eng: FakeEngineState, private readonly res: http.ServerResponse, private readonly c: StreamCtx,
-    private readonly p: StreamPlan, private readonly trace: WriteTrace, private readonly arrived: number,
+    private readonly p: StreamPlan, private readonly reply: ImitatedReply, private readonly trace: WriteTrace, private readonly arrived: number,
   ) {
     this.s = c.schedule;
     this.writeTimes = contentFrameWriteMs(this.s, p.reply.frames);
-    this.chunkers = {
-      vllm: c.engine === 'vllm' && c.api !== 'generate' ? new VllmChunks(p.externalId, c.model, p.created, c.api) : null,
-      sglChat: c.engine === 'sglang' && c.api === 'chat' ? new SglangChatChunks(p.externalId, c.model, p.created) : null,
-      sglGen: c.api === 'generate' ? new SglangGenerateChunks(c.clientRid, p.promptTokens) : null,
-    };
-    this.stepFrom = 0;
   }
 
   async run(): Promise<void> {
@@ -267,12 +216,9 @@ class StreamReply {
     }
     if (this.c.api === 'chat') {
       const roleAt = s.roleMs ?? this.writeTimes[0] ?? s.firstMs;
-      const { vllm, sglChat } = this.chunkers;
-      const role = vllm ? vllm.role(this.p.continuous ? { prompt: this.p.promptTokens, completion: 0 } : null) : sglChat!.role();
-      if (!(await this.write(roleAt, sse(role), 1))) return;
+      if (!(await this.write(roleAt, sse(this.reply.role()), 1))) return;
     }
-    if (this.chunkers.sglGen) this.eng.slog.prefill(this.p.promptTokens);
-    this.stepFrom = this.eng.epochNow();
+    this.reply.beforeContent();
     for (let i = 0; i < this.p.reply.frames; i++) {
       if (!(await this.contentFrame(i))) return;
     }
@@ -283,12 +229,11 @@ class StreamReply {
     const { res, c } = this;
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8' });
     res.flushHeaders();
-    if (c.engine === 'vllm') this.eng.vlog.access(c.client, c.path, 200, 'OK');
+    this.eng.server.answered(c.client, c.path, 200, 'OK');
     res.on('close', () => {
       if (this.finished) return;
       this.trace.aborted = true;
-      // vLLM logs the client's disconnect; SGLang stops the stream silently (engine-facts §D).
-      if (c.engine === 'vllm') this.eng.vlog.aborted(this.p.internalId, this.p.loggedId);
+      this.reply.aborted();
     });
   }
 
@@ -310,35 +255,34 @@ class StreamReply {
 
   /** Frame i (or the scripted error, drop or hang at it); false when the reply ends here. */
   private async contentFrame(i: number): Promise<boolean> {
-    const { s, c, eng } = this;
+    const { s, p } = this;
     const at = this.writeTimes[i];
     if (s.error && s.error.at === i) {
       if (this.pending && !(await this.write(at, this.pending, this.pendingFrames))) return false;
-      await this.endWith(at, [sse(this.errorBody(s.error.type === 'internal')), DONE]);
+      await this.endWith(at, [sse(this.reply.error(s.error.type === 'internal')), DONE]);
       return false;
     }
     const k = s.tokensPerFrame;
     let textNow = '';
-    const upTo = Math.min((i + 1) * k, this.p.reply.tokens);
-    const tokens = this.p.tokens;
+    const upTo = Math.min((i + 1) * k, p.reply.tokens);
+    const tokens = p.tokens;
     for (let tok = i * k; tok < upTo; tok++) { textNow += tokens[tok % tokens.length]; this.ids.push(tokenId(tok, tokens.length)); }
     this.full += textNow;
-    this.pending += sse(this.contentChunk(i, textNow, upTo));
+    this.pending += sse(this.reply.content({
+      i, last: i === p.reply.frames - 1, finish: p.reply.finish, replyTokens: p.reply.tokens, text: textNow, full: this.full, ids: this.ids,
+      from: i * k, upTo, incremental: s.incremental, tokensPerFrame: k, everyMs: s.everyMs, sinceArrival: performance.now() - this.arrived,
+    }));
     this.pendingFrames++;
-    if (c.engine === 'vllm' && c.api === 'chat') eng.vlog.delta(this.p.loggedId, textNow);
-    if (c.engine === 'sglang') {
-      for (let tok = i * k; tok < upTo; tok++) eng.slog.decodeStep(this.p.promptTokens + tok + 1, 1000 / Math.max(1, s.everyMs / k));
-    }
     const nextAt = this.writeTimes[i + 1];
     const heldForBurst = nextAt !== undefined && nextAt === at && s.burst !== null && i >= s.burst.at && i < s.burst.at + s.burst.count - 1;
     if (heldForBurst) return true;
     // A burst is ONE socket write: the frames a lagging frontend merged.
     if (!(await this.write(at, this.pending, this.pendingFrames))) return false;
-    if (eng.core) { const t = eng.epochNow(); eng.core.step(this.stepFrom, t - 0.1); this.stepFrom = t; }
+    this.reply.written();
     this.pending = '';
     this.pendingFrames = 0;
     if (s.unparseableAt === i) {
-      if (!(await this.write(at, sse('{"id":"' + this.p.externalId + '","object":"chat.completion.chunk",'), 1))) return false;
+      if (!(await this.write(at, sse('{"id":"' + p.externalId + '","object":"chat.completion.chunk",'), 1))) return false;
     }
     if (s.dropAt === i) { this.finished = true; this.res.socket?.end(); return false; } // FIN after the flushed frames, mid chunked body
     if (s.hangAt === i) {
@@ -348,65 +292,18 @@ class StreamReply {
     return true;
   }
 
-  /** The mid-stream error frame, and vLLM's failure line for an internal error. */
-  private errorBody(internal: boolean): string {
-    const { c } = this;
-    const msg = internal ? 'Internal server error' : 'fake engine: scripted bad request';
-    const type = internal ? 'InternalServerError' : 'BadRequestError';
-    const status = internal ? 500 : 400;
-    const body = c.engine === 'vllm' ? VllmChunks.error(msg, type, status)
-      : c.api === 'generate' ? SglangGenerateChunks.error(msg, status)
-        : SglangChatChunks.error(msg, type, status);
-    if (c.engine === 'vllm' && internal) this.eng.vlog.failed(this.p.loggedId);
-    return body;
-  }
-
-  private contentChunk(i: number, textNow: string, upTo: number): string {
-    const { vllm, sglChat, sglGen } = this.chunkers;
-    const { c, p, s } = this;
-    const usage: Usage = { prompt: p.promptTokens, completion: upTo };
-    const last = i === p.reply.frames - 1;
-    if (vllm) return vllm.content(textNow, p.continuous ? usage : null, c.api === 'completions' && last ? p.reply.finish : null);
-    if (sglChat) return sglChat.content(textNow, p.continuous ? usage : null);
-    const k = s.tokensPerFrame;
-    return sglGen!.frame(s.incremental ? textNow : this.full, s.incremental ? this.ids.slice(i * k - upTo) : [...this.ids], upTo,
-      last ? sglangFinish(p.reply) : null,
-      i === 0 ? { response_sent_to_client_ts: Date.now() / 1000 } : last ? { e2e_latency: (performance.now() - this.arrived) / 1000 } : {});
-  }
-
   /** The finish and usage frames, [DONE], and the lines and span the engine emits when a request completes. */
   private async writeTail(): Promise<void> {
-    const { s, c, p, eng, trace, arrived } = this;
-    const { vllm, sglChat } = this.chunkers;
+    const { s, p, trace, arrived } = this;
     const endAt = this.writeTimes[p.reply.frames - 1] ?? s.firstMs;
-    const tail: string[] = [];
-    const total: Usage = { prompt: p.promptTokens, completion: p.reply.tokens };
-    if (vllm && c.api === 'chat') tail.push(sse(vllm.finish(p.reply.finish, p.continuous ? total : null)));
-    if (vllm && p.includeUsage) tail.push(sse(vllm.usage(total)));
-    if (sglChat) {
-      tail.push(sse(sglChat.finish(p.reply.finish, p.reply.finish === 'stop' ? EOS_TOKEN_ID : null)));
-      if (p.includeUsage) tail.push(sse(sglChat.usage(total)));
-    }
-    if (c.engine === 'vllm' && c.api === 'chat') eng.vlog.complete(p.loggedId, this.full);
-    if (c.engine === 'vllm' && eng.opts.otlpEndpoint) {
-      const otlp = eng.opts.otlpEndpoint;
-      // vLLM ends the span in its output processor, before the last frame is written: at the
-      // time the schedule writes the tail, not when the response has gone out.
-      this.res.once('finish', () => exportLlmRequestSpan(otlp, {
-        requestId: p.loggedId, arrivedEpochMs: trace.arrivedAtEpochMs, queueMs: 0.4,
-        firstTokenMs: s.firstMs, e2eMs: Math.min(endAt, performance.now() - arrived),
-        promptTokens: p.promptTokens, completionTokens: p.reply.tokens, maxTokens: p.maxTokens,
-        ...(c.traceparent ? { traceparent: c.traceparent } : {}),
-      }));
-    }
-    if (c.engine === 'sglang') {
-      eng.slog.reqTimeStats(c.clientRid, p.promptTokens, p.reply.tokens, performance.now() - arrived, trace.arrivedAtEpochMs / 1000);
-      eng.slog.finished(c.clientRid, this.full, this.ids, {
-        id: c.clientRid, finish_reason: sglangFinish(p.reply), prompt_tokens: p.promptTokens, weight_version: 'default',
-        num_retractions: 0, reasoning_tokens: 0, completion_tokens: p.reply.tokens, cached_tokens: 0,
-        e2e_latency: Number(((performance.now() - arrived) / 1000).toFixed(4)),
-      });
-    }
+    const end: Completion = {
+      finish: p.reply.finish, completionTokens: p.reply.tokens, full: this.full, ids: this.ids,
+      arrivedEpochMs: trace.arrivedAtEpochMs, firstMs: s.firstMs, endAtMs: endAt,
+      sinceArrival: () => performance.now() - arrived,
+      whenSent: (f) => { this.res.once('finish', f); },
+    };
+    const tail = this.reply.tail(end).map(sse);
+    this.reply.completed(end);
     if (!s.noDone) tail.push(DONE);
     await this.endWith(endAt, tail);
   }

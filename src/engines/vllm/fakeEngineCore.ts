@@ -8,7 +8,8 @@
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
-import { vllmTime } from './logLines';
+import { pad2 as p2 } from '../fake';
+import { vllmTime } from './fakeFrames';
 
 /** Where a pip-installed vLLM lives in a container; HopLens maps it to the checkout by the package folder. */
 const SITE = '/usr/local/lib/python3.12/site-packages';
@@ -24,8 +25,6 @@ const F = {
   step: { fn: 'step', def: 372, calls: 389, ret: 396 },
   execute: { fn: 'execute_model_with_error_logging', def: 344, ret: 352 },
 } as const;
-
-const p2 = (n: number, w = 2) => String(n).padStart(w, '0');
 
 /** `datetime.now().strftime("%Y-%m-%d %H:%M:%S.%f")`: local time, microseconds. */
 export function tracerTime(epochMs: number): string {
