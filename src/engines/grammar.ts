@@ -36,6 +36,11 @@ export interface GrammarState {
   recordEnd: RecordEnd;
 }
 
+/** True when the user forced an engine and it is not `own`: a grammar then reads none of the log as its own. */
+export function anotherEngineForced(state: { forced: Engine | null }, own: Engine): boolean {
+  return state.forced !== null && state.forced !== own;
+}
+
 /** Reads a header at the start of `s` into `rec`; true when it is this grammar's. */
 export type HeaderReader = (s: string, rec: LogRecord, state: GrammarState) => boolean;
 

@@ -7,7 +7,7 @@
 import { formatTime, stampUtc } from '../civilTime';
 import { rangesEqual } from '../bytes';
 import { externalFromInternal } from '../ids';
-import { inferYear } from '../grammar';
+import { anotherEngineForced, inferYear } from '../grammar';
 import { findHop, getHopTable } from '../index';
 import type { HopDef } from '../types';
 import type { ByteSink, FastLineHandler, FastPathCounters, FastPathState, HopSink, StatementSink, StatementSource } from '../fastPath';
@@ -596,7 +596,7 @@ class FastReader {
   /** The handler: true when the line was handled here (its JSON written, the tracker fed). */
   line(b: Buffer, s: number, end: number, lineNo: number): boolean {
     const state = this.state;
-    if (state.prevCR || state.forced === 'sglang') return false;
+    if (state.prevCR || anotherEngineForced(state, 'vllm')) return false;
     // In a CRLF file (no bare LF seen yet) the CR is the line ending; after a bare LF it is vLLM's multi-line marker.
     const crlf = b[end - 1] === 13;
     if (crlf && (state.sawBareLF || b[end - 2] === 13)) return false;

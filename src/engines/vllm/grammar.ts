@@ -6,7 +6,7 @@
 import { stampUtc } from '../civilTime';
 import type { LogRecord } from '../record';
 import { tagRanks } from '../record';
-import { fractionMs, fractionResolution, inferYear, type EngineGrammar, type GrammarState, type ProcessInfo } from '../grammar';
+import { anotherEngineForced, fractionMs, fractionResolution, inferYear, type EngineGrammar, type GrammarState, type ProcessInfo } from '../grammar';
 import { matchHop } from '../index';
 import { LEVELS } from '../lineShapes';
 import {
@@ -142,7 +142,7 @@ export function parseVllmHeader(s: string, rec: LogRecord, state: GrammarState):
  * (`ts '[%Y-%m-%d %H:%M:%S]'`, a launcher, a CI log) in front of a vLLM line, not an SGLang line.
  */
 export function vllmFollows(s: string, at: number, state: GrammarState): boolean {
-  if (state.forced === 'sglang') return false;
+  if (anotherEngineForced(state, 'vllm')) return false;
   // A launcher's script may indent what it relays: `[2026-01-26 16:56:13]      INFO 01-26 …`.
   while (at < s.length && (s.charCodeAt(at) === 32 || s.charCodeAt(at) === 9) && at < 80) at++;
   const c = s.charCodeAt(at);
@@ -181,7 +181,7 @@ function glueKey(rec: LogRecord, state: GrammarState): string | null {
 
 /** dynamo-run's relay: `[file.py:N]` taken for the layout's location field, or the stripped form in the message. */
 function relayed(file: string | null, lineno: number | null, message: string, rec: LogRecord, state: GrammarState): boolean {
-  if (state.forced === 'sglang') return false;
+  if (anotherEngineForced(state, 'vllm')) return false;
   if (file !== null && lineno !== null && /\.py$/.test(file)) {
     rec.engine = 'vllm'; rec.format = 'vllm-relayed'; rec.fileinfo = file; rec.lineno = lineno; rec.message = message;
     return true;
