@@ -99,7 +99,8 @@ export const SGLANG_FAKE: EngineImitation = {
   id: SGLANG_PROFILE.id,
   apis: new Map([['/v1/chat/completions', 'chat'], ['/v1/completions', 'completions'], ['/generate', 'generate']]),
   getRoutes: new Map(['/get_server_info', '/server_info'].map((path) => [path,
-    (s: { model: string; tokensPerFrame: number }) => JSON.stringify({ model_path: s.model, tp_size: 1, version: '0.5.18', stream_interval: s.tokensPerFrame })])),
+    (s: { model: string; tokensPerFrame: number }) =>
+      JSON.stringify({ model_path: s.model, tp_size: 1, version: '0.5.18', stream_interval: s.tokensPerFrame })])),
   unknownModel: () => null,
   start: startServer,
 };

@@ -189,7 +189,8 @@ function clientRid(api: EngineRequestApi | undefined, req: http.IncomingMessage,
 function answerGet(eng: FakeEngineState, routes: Routes, pathname: string, res: http.ServerResponse): void {
   const { json, model } = eng;
   if (pathname === '/v1/models') {
-    const card = { id: model, object: 'model', created: Math.floor(Date.now() / 1000), owned_by: routes.opts.engine, root: model, parent: null, max_model_len: 40960 };
+    const created = Math.floor(Date.now() / 1000);
+    const card = { id: model, object: 'model', created, owned_by: routes.opts.engine, root: model, parent: null, max_model_len: 40960 };
     return json(res, 200, JSON.stringify({ object: 'list', data: [card] }));
   }
   if (pathname === '/health') { res.writeHead(200); res.end(); return; }
