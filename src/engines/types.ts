@@ -58,6 +58,23 @@ export interface EngineCheckout {
   releasePrefix: string;
   /** The lines that state the engine's version, given the version's pattern (one group). */
   releaseStated: (version: string) => RegExp[];
+  /** Files whose statements moved to another file between releases, where no path rule can tell (src/core/source/moves.ts). */
+  moves?: FileMove[];
+  /**
+   * Folders holding another implementation kept beside the old one (vLLM's `vllm/v1/`): a statement there is at most
+   * similar for a line whose printed name does not show the folder.
+   */
+  parallelTrees?: string[];
+}
+
+/** A statement's file renamed between releases. */
+export interface FileMove {
+  /** The file the older releases printed from (repository-relative). */
+  from: string;
+  /** Where the statement is now. */
+  to: string;
+  /** The releases of the move, for the hover. */
+  when: string;
 }
 
 /**

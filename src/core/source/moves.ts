@@ -2,35 +2,26 @@
 // shown "moved from" it at the newer file's statement, never verified there (vLLM prints only the
 // basename, so the printed name alone cannot tell a move from another code path with similar text).
 import type { Engine } from '../logs/model';
+import { engineProfiles } from '../../engines/registry';
+import type { EngineCheckout, FileMove } from '../../engines/types';
 
-export interface FileMove {
-  /** The file the older releases printed from (repository-relative). */
-  from: string;
-  /** Where the statement is now. */
-  to: string;
-  /** The releases of the move, for the hover. */
-  when: string;
+export type { FileMove } from '../../engines/types';
+
+/** What the engine's profile says of its code on disk (its renames, its parallel trees); undefined for an unknown id. */
+function checkoutOf(engine: Engine): EngineCheckout | undefined {
+  return engineProfiles().find((p) => p.id === engine)?.checkout;
 }
 
-/**
- * From the hop tables' wordings (src/hops/vllm.ts, V1 and V6): the request logger was in
- * engine/async_llm_engine.py until about 0.5, in entrypoints/logger.py from 0.5 to 0.11.1, and in
- * entrypoints/serve/utils/request_logger.py from 0.11.2.
- */
-const MOVES: Record<Engine, FileMove[]> = {
-  vllm: [
-    { from: 'vllm/entrypoints/logger.py', to: 'vllm/entrypoints/serve/utils/request_logger.py', when: '0.11.2' },
-    { from: 'vllm/engine/async_llm_engine.py', to: 'vllm/entrypoints/logger.py', when: '0.5' },
-    { from: 'vllm/engine/async_llm_engine.py', to: 'vllm/entrypoints/serve/utils/request_logger.py', when: '0.5 and 0.11.2' },
-  ],
-  sglang: [],
-};
+/** The engine's own renames (its profile's checkout.moves): none for an engine that lists none. */
+function movesFor(engine: Engine): FileMove[] {
+  return checkoutOf(engine)?.moves ?? [];
+}
 
 /** The older file a statement at `path` moved from, when the printed file name is that file's; else null. */
 export function movedFrom(engine: Engine, printed: string, path: string): FileMove | null {
   // The printed name's last two folders (DEBUG's `entrypoints/logger.py`, a pathname) must end the old file's path.
   const tail = printed.replace(/\\/g, '/').split('/').filter((x) => x !== '' && x !== '...').slice(-2).join('/');
-  for (const m of MOVES[engine] ?? []) {
+  for (const m of movesFor(engine)) {
     if (m.to === path && `/${m.from}`.endsWith(`/${tail}`)) return m;
   }
   return null;
@@ -39,18 +30,9 @@ export function movedFrom(engine: Engine, printed: string, path: string): FileMo
 /** The moves away from the file a line names (its last two folders must end the old path). */
 export function movesOf(engine: Engine, printed: string): FileMove[] {
   const tail = printed.replace(/\\/g, '/').split('/').filter((x) => x !== '' && x !== '...').slice(-2).join('/');
-  return (MOVES[engine] ?? []).filter((m) => `/${m.from}`.endsWith(`/${tail}`));
+  return movesFor(engine).filter((m) => `/${m.from}`.endsWith(`/${tail}`));
 }
 
-/**
- * Folders that hold another implementation of code kept beside them (vLLM's V1 engine under
- * vllm/v1/ next to V0's engine/, worker/, executor/): for a line whose printed name does not show the
- * folder, a statement there is at most similar. In the real releases (0.6.6 to 0.34.0) some V0 text
- * that only V1 prints later was printed beside V1's own copy (worker.py's `Sleep mode freed …`,
- * engine.py's `Added request …`), and some moved into v1/ (executor/ray_utils.py): a printed name
- * without the folder cannot tell which.
- */
-const PARALLEL_TREES: Record<Engine, string[]> = { vllm: ['vllm/v1/'], sglang: [] };
 
 /** A path or printed name as module segments: `.py`, `...` and a closing `__init__` dropped (`vllm/utils/__init__.py` → vllm, utils). */
 function moduleSegments(path: string): string[] {
@@ -77,7 +59,7 @@ function endsWith(a: readonly string[], b: readonly string[]): boolean {
 export function derivedMove(engine: Engine, printed: string, path: string): string | null {
   const sp = moduleSegments(printed);
   if (sp.length === 0) return null;
-  const tree = (PARALLEL_TREES[engine] ?? []).find((t) => path.startsWith(t));
+  const tree = (checkoutOf(engine)?.parallelTrees ?? []).find((t) => path.startsWith(t));
   if (tree && !sp.includes(tree.split('/').filter((x) => x !== '').pop()!)) return null;
   const sb = moduleSegments(path);
   let old: string | null = null;

@@ -20,6 +20,17 @@ export const VLLM_CHECKOUT: EngineCheckout = {
   packageMarks: [{ path: 'logger.py', kind: 'file' }],
   notFound: 'a vLLM checkout (no vllm/__init__.py or vllm/logger.py)',
   releasePrefix: '',
+  // From the hop tables' wordings (hops.ts, V1 and V6): the request logger was in engine/async_llm_engine.py until
+  // about 0.5, in entrypoints/logger.py from 0.5 to 0.11.1, and in entrypoints/serve/utils/request_logger.py from 0.11.2.
+  moves: [
+    { from: 'vllm/entrypoints/logger.py', to: 'vllm/entrypoints/serve/utils/request_logger.py', when: '0.11.2' },
+    { from: 'vllm/engine/async_llm_engine.py', to: 'vllm/entrypoints/logger.py', when: '0.5' },
+    { from: 'vllm/engine/async_llm_engine.py', to: 'vllm/entrypoints/serve/utils/request_logger.py', when: '0.5 and 0.11.2' },
+  ],
+  // V1's engine under vllm/v1/ beside V0's engine/, worker/, executor/: in the real releases (0.6.6 to 0.34.0) some V0
+  // text that only V1 prints later was printed beside V1's own copy (worker.py's `Sleep mode freed …`, engine.py's
+  // `Added request …`), and some moved into v1/ (executor/ray_utils.py): a printed name without the folder cannot tell.
+  parallelTrees: ['vllm/v1/'],
   // `vLLM API server version %s` — entrypoints/openai/api_server.py:177 (0.4.3), :712 (0.6.6.post1), :1896 (0.10.2),
   // :1977 (0.11.2); `vLLM server version %s, serving model %s` — entrypoints/common/startup.py:18 (0.34.0);
   // `Initializing an LLM engine (v%s) with config:` — engine/llm_engine.py:162 (0.4.3), :235 (0.6.6.post1);
