@@ -2,13 +2,15 @@
 // capabilities.untrustedWorkspaces.restrictedConfigurations from workspace scope in an
 // untrusted workspace, so values here are safe to act on.
 import * as vscode from 'vscode';
+import { engineProfiles } from './engines/registry';
 import type { Engine } from './engines/types';
 
 export type EngineSetting = 'auto' | Engine;
 export type ApiSetting = 'chat' | 'completions' | 'sglang-generate';
 
 export interface HopLensConfig {
-  checkouts: { vllm: string; sglang: string };
+  /** Per engine id, `hoplens.checkouts.<id>` ('' = look in the workspace folders). */
+  checkouts: Record<Engine, string>;
   server: {
     url: string;
     engine: EngineSetting;
@@ -59,7 +61,8 @@ function storeTenants(list: readonly unknown[]): StoreTenant[] {
 function readConfig(): HopLensConfig {
   const c = vscode.workspace.getConfiguration('hoplens');
   return {
-    checkouts: { vllm: c.get('checkouts.vllm', ''), sglang: c.get('checkouts.sglang', '') },
+    // Every registered engine's (the built-in two always are).
+    checkouts: Object.fromEntries(engineProfiles().map((p) => [p.id, c.get<string>(`checkouts.${p.id}`, '')])) as Record<Engine, string>,
     server: {
       url: c.get('server.url', 'http://127.0.0.1:8000'),
       engine: c.get<EngineSetting>('server.engine', 'auto'),

@@ -33,7 +33,7 @@ export interface SourceServiceDeps {
 
 function places(config: HopLensConfig): CheckoutPlaces {
   const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
-  return { configured: { vllm: config.checkouts.vllm, sglang: config.checkouts.sglang }, folders };
+  return { configured: { ...config.checkouts }, folders };
 }
 
 /** The open logs' records, by document (the logs feature's LogDocuments). */

@@ -265,7 +265,6 @@ export const workspace = {
     return doc;
   },
 };
-/** Settings a test set, by `section.key` (what getConfiguration(section).get(key) answers); others are their defaults. */
 /** A SecretStorage over `map` (get, store, delete), so a test reads what was stored straight from the map. */
 export interface InMemorySecrets {
   get(k: string): Promise<string | undefined>; store(k: string, v: string): Promise<void>; delete(k: string): Promise<void>;
@@ -278,6 +277,7 @@ export function secretStorageOver(map: Map<string, string>): InMemorySecrets {
   };
 }
 
+/** Settings a test set, by `section.key` (what getConfiguration(section).get(key) answers); others are their defaults. */
 export const configValues = new Map<string, unknown>();
 /** Settings written (workspace.getConfiguration(section, scope).update), in order. */
 export const configUpdates: { section?: string; scope?: unknown; key: string; value: unknown;
