@@ -21,27 +21,9 @@ import { FleetCommands } from '../../../src/features/fleet/fleetCommand';
 import { TimelineService } from '../../../src/features/timeline/timelineService';
 import { annotateText } from '../../../src/core/session/logSession';
 import type { HopLensConfig } from '../../../src/config';
-import { REPO } from '../cli/cliProcess';
+import { PD, PODS, RID, printedMs, truth } from './pdRun';
 
 const quiet = { trace() {}, debug() {}, info() {}, warn() {}, error() {} };
-const PD = join(REPO, 'test', 'fixtures', 'timeline', 'pd-run');
-const RID = 'pd-0003';
-const truth = JSON.parse(readFileSync(join(PD, 'truth.json'), 'utf8')) as {
-  trueOffsetsMs: Record<string, number>;
-  requests: Record<string, { routerReceived: number; prefillReceived: number; decodeReceived: number }>;
-};
-const PODS = [
-  ['router.log', 'router-0', 'routerReceived'], ['prefill.log', 'prefill-0', 'prefillReceived'], ['decode.log', 'decode-0', 'decodeReceived'],
-] as const;
-
-/** The printed stamp of a line (UTC; vLLM's has no year: the run's, 2026), epoch ms. */
-function printedMs(line: string): number | null {
-  const router = /^(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)/.exec(line);
-  const vllm = /\b(?:INFO|DEBUG|WARNING) (\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)/.exec(line);
-  if (router) return Date.UTC(+router[1], +router[2] - 1, +router[3], +router[4], +router[5], +router[6]);
-  if (vllm) return Date.UTC(2026, +vllm[1] - 1, +vllm[2], +vllm[3], +vllm[4], +vllm[5]);
-  return null;
-}
 
 /** Every line of the three pods, stamped by `stamp` (printed ms, the true time in the pod's clock where truth.json has it). */
 function podLines(stamp: (printed: number, trueInPod: number | undefined) => number): Array<{ pod: string; ns: bigint; text: string }> {

@@ -12,26 +12,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { victoriaLogsOrSkip, type VictoriaLogsServer } from '../../harness/fleetServers';
-import { REPO, runCli } from '../cli/cliProcess';
+import { runCli } from '../cli/cliProcess';
+import { PD, PODS, RID, printedMs, truth } from './pdRun';
 
-const PD = join(REPO, 'test', 'fixtures', 'timeline', 'pd-run');
-const RID = 'pd-0003';
-const truth = JSON.parse(readFileSync(join(PD, 'truth.json'), 'utf8')) as {
-  trueOffsetsMs: Record<string, number>;
-  requests: Record<string, { routerReceived: number; prefillReceived: number; decodeReceived: number }>;
-};
-const PODS = [
-  ['router.log', 'router-0', 'routerReceived'], ['prefill.log', 'prefill-0', 'prefillReceived'], ['decode.log', 'decode-0', 'decodeReceived'],
-] as const;
-
-/** The printed stamp of a line (UTC; vLLM's has no year: the run's, 2026), epoch ms. */
-function printedMs(line: string): number | null {
-  const router = /^(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)/.exec(line);
-  const vllm = /\b(?:INFO|DEBUG|WARNING) (\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)/.exec(line);
-  if (router) return Date.UTC(+router[1], +router[2] - 1, +router[3], +router[4], +router[5], +router[6]);
-  if (vllm) return Date.UTC(2026, +vllm[1] - 1, +vllm[2], +vllm[3], +vllm[4], +vllm[5]);
-  return null;
-}
 
 /**
  * The rows of one namespace: each line with `_time` from `stamp` (printed ms, and the true time of
