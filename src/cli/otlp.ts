@@ -4,7 +4,7 @@
 // file-exporter output, and prints the engine's own per-request timing.
 import { readCollectorFile, readCollectorStream } from '../core/otlp/collectorFile';
 import { SpanStore, batchSummaryOf, engineTimingOf, requestSnapshotOf } from '../core/otlp/engineTiming';
-import { DEFAULT_MAX_BODY_BYTES, DEFAULT_OTLP_PORT, startOtlpReceiver, vllmLaunchHint } from '../core/otlp/receiver';
+import { DEFAULT_MAX_BODY_BYTES, DEFAULT_OTLP_PORT, startOtlpReceiver, launchHints } from '../core/otlp/receiver';
 import { engineBreakdown, renderBreakdownMarkdown, renderSnapshotsMarkdown } from '../core/otlp/breakdown';
 import type { EngineTiming, OtlpSpan } from '../core/otlp/types';
 import { forTerminal } from '../core/text/terminal';
@@ -253,7 +253,7 @@ async function listen(a: Args, where: { host: string; port: number }, io: CliIO,
   retryAfter = rx.retryAfterSeconds;
   if (rx.warning) io.err(`hoplens otlp: warning: ${rx.warning}\n`);
   io.out(`listening on ${rx.url} (OTLP/HTTP, protobuf or JSON)\n`);
-  io.out(`start vLLM with: ${vllmLaunchHint(rx.url)}\n`);
+  for (const hint of launchHints(rx.url)) io.out(`start ${hint.label} with: ${hint.line}\n`);
   if (a.out) io.out(`writing spans to ${forTerminal(a.out)} (OTLP JSON Lines)\n`);
 
   await new Promise<void>((resolve) => {

@@ -41,6 +41,35 @@ export function anotherEngineForced(state: { forced: Engine | null }, own: Engin
   return state.forced !== null && state.forced !== own;
 }
 
+/**
+ * The grammars whose hooks another engine's grammar asks (`behindPrefix`, `followsStamp`), set by
+ * grammars.ts each time it derives its list: an engine's grammar cannot import that list (it lists them).
+ */
+const askable: { behindPrefix: EngineGrammar[]; followsStamp: EngineGrammar[] } = { behindPrefix: [], followsStamp: [] };
+
+/** Keeps the grammars' hooks other grammars ask (grammars.ts, in its order). */
+export function setAskableGrammars(grammars: readonly EngineGrammar[]): void {
+  askable.behindPrefix = grammars.filter((g) => g.behindPrefix !== undefined);
+  askable.followsStamp = grammars.filter((g) => g.followsStamp !== undefined);
+}
+
+/**
+ * Whether another engine's header, surely its own, stands at the start of `rest`, the text behind a
+ * process prefix of `own`'s shape (a Ray actor's `(Name pid=N)` in front of SGLang's header); `rec` untouched.
+ */
+export function anotherHeaderBehindPrefix(own: Engine, rest: string, rec: LogRecord, state: GrammarState): boolean {
+  const list = askable.behindPrefix;
+  for (let i = 0; i < list.length; i++) if (list[i].engine !== own && list[i].behindPrefix!(rest, rec, state)) return true;
+  return false;
+}
+
+/** Whether another engine's line starts at `at` in `s`, after a bare stamp of `own`'s shape: another tool's stamp in front of it. */
+export function anotherLineFollows(own: Engine, s: string, at: number, state: GrammarState): boolean {
+  const list = askable.followsStamp;
+  for (let i = 0; i < list.length; i++) if (list[i].engine !== own && list[i].followsStamp!(s, at, state)) return true;
+  return false;
+}
+
 /** Reads a header at the start of `s` into `rec`; true when it is this grammar's. */
 export type HeaderReader = (s: string, rec: LogRecord, state: GrammarState) => boolean;
 
@@ -67,6 +96,17 @@ export interface EngineGrammar {
   lostHeaderAt?: (s: string, rec: LogRecord, state: GrammarState) => number;
   /** Where a message of its with its header cut off stands in `s` (rec filled), or -1: tried after custom layouts. */
   headerlessAt?: (s: string, rec: LogRecord, state: GrammarState) => number;
+  /**
+   * Its header, surely its own, at the start of `rest`, the text behind another engine's process
+   * prefix (SGLang's behind a Ray actor's `(Name pid=N)`): the line is then its; `rec` untouched.
+   * Asked by the other grammars (anotherHeaderBehindPrefix).
+   */
+  behindPrefix?: (rest: string, rec: LogRecord, state: GrammarState) => boolean;
+  /**
+   * Its line (process prefix or header) at `at` in `s`, after another engine's bare stamp (a launcher's
+   * or `ts`'s `[date]` in front of a vLLM line). Asked by the other grammars (anotherLineFollows).
+   */
+  followsStamp?: (s: string, at: number, state: GrammarState) => boolean;
   /** What the text in front of its header (`prefix`) says of the record. */
   fromPrefix?: (rec: LogRecord, prefix: string, state: GrammarState) => void;
   /** The record's message opens with more fields of a custom layout that kept its header's start. */

@@ -5,7 +5,7 @@
 // without a grammar of its own gives its line shapes instead (EngineProfile.lineShapes, read by
 // src/core/logs/shapedGrammar.ts).
 import type { Engine } from './types';
-import type { EngineGrammar, GrammarState, HeaderReader } from './grammar';
+import { setAskableGrammars, type EngineGrammar, type GrammarState, type HeaderReader } from './grammar';
 import type { FastLineHandler, FastPathOptions, FastPathState } from './fastPath';
 import { ENGINE_PROFILES, onRegistryChange } from './registry';
 import { VLLM_GRAMMAR } from './vllm/grammar';
@@ -78,6 +78,7 @@ export const HEADER_ANCHORS: { header: RegExp; words: RegExp } = { header: /$^/g
 /** Rebuilds every table above from the grammars (in place: the parser holds them). */
 function derive(): void {
   GRAMMARS.splice(0, GRAMMARS.length, ...BUILT_IN, ...ENGINE_PROFILES.flatMap((p) => (p.grammar !== undefined ? [p.grammar] : [])));
+  setAskableGrammars(GRAMMARS);
   plainOutputs.splice(0, plainOutputs.length, ...GRAMMARS.flatMap((g) => (g.plainOutput !== undefined ? [g.plainOutput] : [])));
   timeOnly.splice(0, timeOnly.length, ...GRAMMARS.flatMap((g) => (g.timeOnly !== undefined ? [g.timeOnly] : [])));
   HEADER_STARTS.length = 0;

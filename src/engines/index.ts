@@ -2,7 +2,7 @@
 // rendering shared by `hoplens map` and the editor's "Show Hop Table". The tables come from the
 // engines' profiles (registry.ts).
 import type { Engine, HopDef, HopTable } from './types';
-import { HOP_TABLES } from './registry';
+import { ENGINE_IDS, HOP_TABLES } from './registry';
 import { cutHopMatch } from './cut';
 
 export type { Engine, HopDef, HopTable, MissingKind } from './types';
@@ -77,6 +77,21 @@ export function matchHop(engine: Engine, message: string, fileinfo: string | nul
   // Cut inside the opening words themselves (`Finished reque`): the cut matcher wants enough of them.
   if (message.length >= 12 && message.length < 40) return matchCutHop(candidates, message, base, true);
   return null;
+}
+
+/**
+ * The one engine whose hop a message in a layout that names no engine is (a custom layout no line has
+ * taught yet, a JSON record with only its `message`), among the engines `may` allows; null when none is,
+ * or more than one. Read as that engine's custom layout (`<id>-custom`); `recordEnd` as for matchHop.
+ */
+export function soleHopEngine(message: string, fileinfo: string | null, may: (id: Engine) => boolean, recordEnd?: RecordEnd): Engine | null {
+  let found: Engine | null = null;
+  for (const id of ENGINE_IDS) {
+    if (!may(id) || matchHop(id, message, fileinfo, `${id}-custom`, recordEnd) === null) continue;
+    if (found !== null) return null;
+    found = id;
+  }
+  return found;
 }
 
 /** The message opens with one of the hop's first words, and the printed file (if any) is one of the hop's. */

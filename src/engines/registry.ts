@@ -2,7 +2,9 @@
 // which engines there are, an engine's hop table, its process roles, how its ids print, and (for
 // an engine without a hand-written grammar in src/core/logs) the shapes of its log lines. A new
 // engine is a folder src/engines/<id>/ with a profile registered here (ARCHITECTURE.md).
-import type { Engine, EngineCheckout, EngineClockTraits, EngineLogging, EnginePin, EngineRequestApi, EngineTracing, HopTable, MissingReason } from './types';
+import type {
+  Engine, EngineCheckout, EngineClockTraits, EngineLogging, EngineOtlp, EnginePin, EngineRequestApi, EngineTracing, HopTable, MissingReason,
+} from './types';
 import type { EngineGrammar } from './grammar';
 import { VLLM_PROFILE } from './vllm/profile';
 import { SGLANG_PROFILE } from './sglang/profile';
@@ -42,6 +44,21 @@ export interface EngineProfile {
   clock?: EngineClockTraits;
   /** Header shapes for the generic reader; the built-in engines' grammars are hand-written (<id>/grammar.ts). */
   lineShapes?: readonly LineShape[];
+  /**
+   * Its stamp on a line read alone, with no log around it (a traced request's lines in the server log,
+   * src/core/request/logLink.ts): anchored, named groups month, day, hour, minute, second, and where printed
+   * year (absent: the year nearest the request) and fraction (digits after the second); read as local time.
+   * Absent: the stamps its `lineShapes` read.
+   */
+  stampShape?: RegExp;
+  /** How it is pointed at an OTLP traces endpoint (the trace receiver's launch hint); absent: it exports no spans HopLens knows. */
+  otlp?: EngineOtlp;
+  /**
+   * Where on a line its header stands (`[from, to)` in `text`, after `start`), for a line it prints
+   * without file:line whose statement was found by its text (`resolvesUnplacedLines`): the link goes
+   * there (SGLang's `[time rank]`). Null: no place for one.
+   */
+  headerSpan?: (text: string, start: number, message: string) => readonly [number, number] | null;
   /**
    * A hand-written header grammar of its own (src/engines/grammar.ts: EngineGrammar), tried after
    * the built-in ones, for an engine registered at run time (the built-in engines' are listed in grammars.ts).

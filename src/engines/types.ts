@@ -109,6 +109,14 @@ export interface EngineClockTraits {
   spanStartsBeforeAdmit?: boolean;
 }
 
+/** How an engine is pointed at an OTLP/HTTP traces endpoint (the trace receiver's launch hint). */
+export interface EngineOtlp {
+  /** A whole launch line exporting its spans to `url` (what Copy Launch Line copies, what `hoplens otlp` prints). */
+  launchLine: (url: string) => string;
+  /** The same as words in a sentence: what to launch it with (`--otlp-traces-endpoint <url> and …`). */
+  launchWith: (url: string) => string;
+}
+
 /** How a traced request talks to an engine's server: how the server is recognised, where the request's id goes. */
 export interface EngineRequestApi {
   /** Paths only this engine answers with a JSON object (its version in `version`); asked before `answersAlso`. */

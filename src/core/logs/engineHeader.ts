@@ -4,8 +4,8 @@
 import type { LogRecord } from './model';
 import { HEADER_ANCHORS, newRecord, SEARCH_WINDOW, type ParseState } from './parseState';
 import { GRAMMARS, grammarAllowed, HEADER_STARTS } from '../../engines/grammars';
-import { ENGINE_IDS, engineProfile } from '../../engines/registry';
-import { matchHop } from '../../engines/index';
+import { engineProfile } from '../../engines/registry';
+import { soleHopEngine } from '../../engines/index';
 import type { Engine } from './model';
 import { hasColour, stripColour } from './colour';
 import { quotedRecord } from './quotedRecord';
@@ -67,14 +67,7 @@ function parsePythonJson(s: string, rec: LogRecord, state: ParseState): boolean 
  */
 function anonymousEngine(message: string, file: string | null, state: ParseState): Engine | null {
   const known = state.forced ?? state.detected;
-  let found: Engine | null = null;
-  for (const id of ENGINE_IDS) {
-    if (known !== null && id !== known) continue;
-    if (matchHop(id, message, file, `${id}-custom`) === null) continue;
-    if (found !== null) return null;
-    found = id;
-  }
-  return found;
+  return soleHopEngine(message, file, (id) => known === null || id === known);
 }
 
 /** A Rust router in tracing's JSON layout (SGLang's `--log-json`): read as its text layout is (a custom layout's router line). */

@@ -3,7 +3,7 @@
 // (dynamo-run) passed on in tracing's layout.
 import type { Engine, LogRecord } from './model';
 import { createParseState, tagRanks, type ParseState } from './parseState';
-import { matchHop } from '../../engines/index';
+import { matchHop, soleHopEngine } from '../../engines/index';
 import { ENGINE_IDS, engineProfile } from '../../engines/registry';
 import { GRAMMARS, grammarOf } from '../../engines/grammars';
 import { layoutTime, readLayoutHeader, type LayoutHeader } from './pythonLayout';
@@ -60,14 +60,7 @@ function layoutEngine(h: LayoutHeader, message: string, state: ParseState): Engi
   if (h.rust) return h.engine !== null && (state.forced === null || h.engine === state.forced) ? h.engine : null;
   if (h.engine === null && h.logger !== null && WRAPPER_OWN.test(h.logger)) return null;
   let engine = h.engine ?? state.layouts.get(h.signature) ?? null;
-  if (engine === null) {
-    let hops = 0;
-    for (const id of ENGINE_IDS) {
-      if (state.forced !== null && state.forced !== id && hasGrammar(state.forced)) continue;
-      if (matchHop(id, message, h.file, `${id}-custom`, nextRecordAt) !== null) { engine = id; hops++; }
-    }
-    if (hops !== 1) engine = null;
-  }
+  if (engine === null) engine = soleHopEngine(message, h.file, (id) => state.forced === null || state.forced === id || !hasGrammar(state.forced), nextRecordAt);
   if (engine === null || (state.forced !== null && engine !== state.forced)) return null;
   if (!state.layouts.has(h.signature) && state.layouts.size < 64) state.layouts.set(h.signature, engine);
   return engine;

@@ -14,6 +14,7 @@ import {
   decodeOtlpJson, decodeOtlpProtobuf, emptyExportResponseProtobuf, partialSuccessResponseProtobuf, type DecodedTraces, type RejectedSpan,
 } from './decode';
 import type { OtlpSpan } from './types';
+import { ENGINE_PROFILES } from '../../engines/registry';
 
 export interface OtlpReceiverOptions {
   host?: string;
@@ -73,12 +74,12 @@ export function isLoopbackHost(host: string): boolean {
   return h === 'localhost' || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h) || h === '::ffff:127.0.0.1';
 }
 
-/**
- * The vLLM launch line for this endpoint. vLLM sets no service.name, so without
- * OTEL_SERVICE_NAME its spans are filed under "unknown_service" in Jaeger or Tempo.
- */
-export function vllmLaunchHint(url: string): string {
-  return `OTEL_SERVICE_NAME=vllm OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/protobuf vllm serve <model> --otlp-traces-endpoint ${url}`;
+/** How one engine is launched to export its spans to this endpoint: its label, a whole line, the same as words. */
+export interface LaunchHint { label: string; line: string; with: string }
+
+/** The launch hints for this endpoint, one per registered engine whose profile says how it exports spans (`otlp`). */
+export function launchHints(url: string): LaunchHint[] {
+  return ENGINE_PROFILES.flatMap((p) => (p.otlp !== undefined ? [{ label: p.label, line: p.otlp.launchLine(url), with: p.otlp.launchWith(url) }] : []));
 }
 
 // google.rpc.Status { int32 code = 1; string message = 2; } — the collector's error body. Written

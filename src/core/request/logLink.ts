@@ -5,6 +5,8 @@
 import { createReadStream, existsSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { TraceRecord } from './types';
+import { ENGINE_PROFILES, registryGeneration } from '../../engines/registry';
+import { fractionMs } from '../../engines/grammar';
 
 export interface RequestLogLine {
   /** 1-based line number. */
@@ -19,31 +21,42 @@ export interface RequestLogLine {
   sinceRequestStartMs: number | null;
 }
 
-// A colour code may stand before the process prefix, the level and the stamp.
-const COLOUR = String.raw`(?:\x1b\[[0-9;]*m)?`;
-const VLLM_TS = new RegExp(String.raw`^${COLOUR}(?:\([^()]+? pid=\d+\) )?${COLOUR}(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)${COLOUR} ${COLOUR}`
-  + String.raw`(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})`);
-const SGLANG_TS = /^\[(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:\.(\d{3}))?[\] ]/;
+/** Every registered engine's stamp shapes (its profile's stampShape, else its line shapes'), remade when the registry changes. */
+let stampShapes: RegExp[] = [];
+let shapesOf = -1;
 
-/** Parses a vLLM (`MM-DD HH:MM:SS`, local time, year taken nearest to `refEpochMs`) or SGLang stamp. */
-export function parseServerTime(line: string, refEpochMs: number): { epochMs: number; resolution: 's' | 'ms' } | null {
-  const s = SGLANG_TS.exec(line);
-  if (s) {
-    const ms = s[7] !== undefined ? Number(s[7]) : 0;
-    const d = new Date(Number(s[1]), Number(s[2]) - 1, Number(s[3]), Number(s[4]), Number(s[5]), Number(s[6]), ms);
-    return { epochMs: d.getTime(), resolution: s[7] !== undefined ? 'ms' : 's' };
+function currentStampShapes(): RegExp[] {
+  if (shapesOf !== registryGeneration()) {
+    stampShapes = ENGINE_PROFILES.flatMap((p) => (p.stampShape !== undefined ? [p.stampShape] : (p.lineShapes ?? []).map((l) => l.pattern)));
+    shapesOf = registryGeneration();
   }
-  const v = VLLM_TS.exec(line);
-  if (v) {
-    const refYear = new Date(refEpochMs).getFullYear();
-    let best: number | null = null;
-    for (const y of [refYear - 1, refYear, refYear + 1]) {
-      const t = new Date(y, Number(v[1]) - 1, Number(v[2]), Number(v[3]), Number(v[4]), Number(v[5])).getTime();
-      if (best === null || Math.abs(t - refEpochMs) < Math.abs(best - refEpochMs)) best = t;
-    }
-    return { epochMs: best!, resolution: 's' };
+  return stampShapes;
+}
+
+/**
+ * The stamp of a server log line read alone, as the engines print it (their profiles' stamp shapes):
+ * local time; a year-less stamp (vLLM's `MM-DD HH:MM:SS`) takes the year nearest to `refEpochMs`.
+ */
+export function parseServerTime(line: string, refEpochMs: number): { epochMs: number; resolution: 's' | 'ms' } | null {
+  for (const shape of currentStampShapes()) {
+    const g = shape.exec(line)?.groups;
+    if (g !== undefined) return localStamp(g, refEpochMs);
   }
   return null;
+}
+
+function localStamp(g: Record<string, string | undefined>, refEpochMs: number): { epochMs: number; resolution: 's' | 'ms' } {
+  const at = (year: number) => new Date(year, Number(g.month) - 1, Number(g.day), Number(g.hour), Number(g.minute), Number(g.second),
+    fractionMs(g.fraction)).getTime();
+  const resolution = g.fraction !== undefined ? 'ms' : 's';
+  if (g.year !== undefined) return { epochMs: at(Number(g.year)), resolution };
+  const refYear = new Date(refEpochMs).getFullYear();
+  let best: number | null = null;
+  for (const y of [refYear - 1, refYear, refYear + 1]) {
+    const t = at(y);
+    if (best === null || Math.abs(t - refEpochMs) < Math.abs(best - refEpochMs)) best = t;
+  }
+  return { epochMs: best!, resolution };
 }
 
 /**

@@ -5,14 +5,13 @@
 import { stampUtc } from '../civilTime';
 import type { LogRecord } from '../record';
 import { newRecord, tagRanks } from '../record';
-import { DATE_ANCHOR, fractionMs, fractionResolution, printedId, SEARCH_WINDOW, type EngineGrammar, type GrammarState } from '../grammar';
+import { anotherLineFollows, DATE_ANCHOR, fractionMs, fractionResolution, printedId, SEARCH_WINDOW, type EngineGrammar, type GrammarState } from '../grammar';
 import type { HopDef } from '../types';
 import { matchHop } from '../index';
 import {
   BARE_REQUEST, BRACKETED_FIELDS_AFTER_DATE, FILE_AFTER_DATE, RANKS_ONLY, SGLANG_2024, SGLANG_HOPLENS, SGLANG_JSON_EVENTS,
   SGLANG_LOST_BRACKET, SGLANG_MAIN, SGLANG_ROUTER,
 } from './lines';
-import { vllmFollows } from '../vllm/grammar';
 
 export function parseSglang(s: string, rec: LogRecord, state: GrammarState): boolean {
   let m = SGLANG_MAIN.exec(s);
@@ -27,7 +26,8 @@ export function parseSglang(s: string, rec: LogRecord, state: GrammarState): boo
     rec.time = state.stampValue;
     rec.timeResolution = m[7] ? 'ms' : 's';
     const tag = m[8].trim();
-    if (!tag && (vllmFollows(s, m[0].length, state) || layoutFollows(s, m[0].length) || launcherStamp(s, m[0].length, m[7] !== undefined, state))) return false;
+    if (!tag && (anotherLineFollows('sglang', s, m[0].length, state) || layoutFollows(s, m[0].length)
+      || launcherStamp(s, m[0].length, m[7] !== undefined, state))) return false;
     // `[date TP0][file.py:N][LEVEL]: …`: a layout that kept SGLang's rank tag in its date's bracket.
     if (tag && s.charCodeAt(m[0].length) === 91 && layoutFollows(s, m[0].length)) return false;
     if (tag) { rec.process = tag; rec.ranks = tagRanks(tag); rec.role = 'scheduler'; }
@@ -55,7 +55,7 @@ export function parseSglang(s: string, rec: LogRecord, state: GrammarState): boo
   }
   m = SGLANG_2024.exec(s);
   if (m) {
-    if (!m[4].trim() && (vllmFollows(s, m[0].length, state) || launcherStamp(s, m[0].length, false, state))) return false;
+    if (!m[4].trim() && (anotherLineFollows('sglang', s, m[0].length, state) || launcherStamp(s, m[0].length, false, state))) return false;
     rec.engine = 'sglang'; rec.format = 'sglang-2024';
     // No date at all: anchor on the day the log was written, rolling over at midnight.
     const sod = Number(m[1]) * 3600 + Number(m[2]) * 60 + Number(m[3]);
@@ -229,6 +229,8 @@ export const SGLANG_GRAMMAR: EngineGrammar = {
   ],
   timeOnly: 'sglang-2024',
   surely,
+  // Behind another engine's process prefix (a Ray actor's `(Name pid=N)`): its bracketed header, surely its own.
+  behindPrefix: (rest, rec, state) => rest.charCodeAt(0) === 91 /* [ */ && headerBehindPrefix(rest, rec, state),
   // Its header that lost its `[` (its date may have looked like a wrapper's time column).
   lostHeaderAt: lostBracketAt,
   headerlessAt,

@@ -11,6 +11,9 @@ export const SGLANG_MAIN = new RegExp(String.raw`^\[(\d{4})-(\d\d)-(\d\d) (\d\d)
 // SGLang's router before tracing (env_logger, 2024 to mid 2025) and its Python launcher: `[Router (Rust)] date - LEVEL - …`.
 export const SGLANG_ROUTER = new RegExp(String.raw`^\[Router \((Rust|Python)\)\] (\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:[.,](\d{1,9}))?`
   + String.raw` - (TRACE|DEBUG|INFO|WARN|WARNING|ERROR|CRITICAL) - `);
+// Its dated stamp on a line read alone (the profile's stampShape): `[date time` and milliseconds when
+// SGLANG_LOG_MS is set, then the rank tags or the bracket's end.
+export const SGLANG_STAMP = /^\[(?<year>\d{4})-(?<month>\d{2})-(?<day>\d{2}) (?<hour>\d{2}):(?<minute>\d{2}):(?<second>\d{2})(?:\.(?<fraction>\d{3}))?[\] ]/;
 export const SGLANG_2024 = new RegExp(String.raw`^\[(\d\d):(\d\d):(\d\d)${SGLANG_TAGS}\] ?`);
 export const SGLANG_HOPLENS = /^\[(\d{4})-(\d\d)-(\d\d)[ T](\d\d):(\d\d):(\d\d)[.,](\d{3,6}) pid=(\d+) (DEBUG|INFO|WARNING|ERROR|CRITICAL) (.+?):(\d+)\] ?/;
 // SGLang's header whose `[` a paste lost (the selection began at the date): date, rank tags, `] `.

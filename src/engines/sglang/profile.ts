@@ -4,6 +4,15 @@ import type { EngineProfile } from '../registry';
 import { SGLANG_CHECKOUT, SGLANG_PIN, sglangPathFromFileinfo } from './source';
 import { SGLANG_LOGGING } from './logging';
 import { SGLANG_TABLE } from './hops';
+import { SGLANG_STAMP } from './lines';
+
+/** Its `[time rank]` header: the last bracket pair before the message, inside the record's columns (from `start`). */
+function headerSpan(text: string, start: number, message: string): readonly [number, number] | null {
+  const msgAt = message ? text.lastIndexOf(message) : -1;
+  const close = msgAt > start ? text.lastIndexOf(']', msgAt) : -1;
+  const open = close > start ? text.lastIndexOf('[', close) : -1;
+  return open < start ? null : [open, close + 1];
+}
 
 export const SGLANG_PROFILE: EngineProfile = {
   id: 'sglang',
@@ -29,8 +38,12 @@ export const SGLANG_PROFILE: EngineProfile = {
   pathFromFileinfo: sglangPathFromFileinfo,
   // SGLang prints no file:line: every line of its own is searched for (by hop, else by text).
   resolvesUnplacedLines: true,
+  // Such a line's link (to the statement its text found) goes on its `[time rank]` header.
+  headerSpan,
   // Its diffusion runtime carries a copy of vLLM's tracer, with its own wording.
   tracing: {
     files: [{ prefix: 'SGLANG_DIFFUSION_TRACE_FUNCTION', flavor: 'sglang-diffusion' }, { prefix: 'SGL_DIFFUSION_TRACE_FUNCTION', flavor: 'sglang-diffusion' }],
   },
+  // A line read alone (a traced request's lines in the server log): its dated stamp, milliseconds with SGLANG_LOG_MS.
+  stampShape: SGLANG_STAMP,
 };

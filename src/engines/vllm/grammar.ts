@@ -6,14 +6,15 @@
 import { stampUtc } from '../civilTime';
 import type { LogRecord } from '../record';
 import { tagRanks } from '../record';
-import { anotherEngineForced, fractionMs, fractionResolution, inferYear, type EngineGrammar, type GrammarState, type ProcessInfo } from '../grammar';
+import {
+  anotherEngineForced, anotherHeaderBehindPrefix, fractionMs, fractionResolution, inferYear, type EngineGrammar, type GrammarState, type ProcessInfo,
+} from '../grammar';
 import { matchHop } from '../index';
 import { LEVELS } from '../lineShapes';
 import {
   LEVEL_DATE, LOGGING_PREFIX_WINDOW, LOST_PREFIX, STRIPPED_VLLM, UVICORN, VLLM_HEADER, VLLM_HEADER_LONG, VLLM_INDEXED_PROCESS, VLLM_PREFIX,
   VLLM_PROCESS, VLLM_PROCESS_ROLES,
 } from './lines';
-import { headerBehindPrefix } from '../sglang/grammar';
 import { vllmFastPath } from './fastPath';
 
 /** What a `(Name pid=N)` prefix's process name stands for: its role, ranks and index (memoised in the state). */
@@ -46,9 +47,9 @@ function parsePrefixed(s: string, rec: LogRecord, state: GrammarState): boolean 
     rest = rest.slice(m[0].length);
   }
   if (name === null) return false;
-  // A Ray actor's prefix (`(SGLangEngine pid=N)`, `(WorkerDict pid=N)`) in front of SGLang's header:
-  // the line is SGLang's; the header search finds it behind the prefix, which is kept for display.
-  if (state.forced !== 'vllm' && rest.charCodeAt(0) === 91 /* [ */ && headerBehindPrefix(rest, rec, state)) return false;
+  // A Ray actor's prefix (`(SGLangEngine pid=N)`, `(WorkerDict pid=N)`) in front of another engine's header
+  // (SGLang's): the line is that engine's; the header search finds it behind the prefix, which is kept for display.
+  if (state.forced !== 'vllm' && anotherHeaderBehindPrefix('vllm', rest, rec, state)) return false;
   const info = processInfo(state, name);
   rec.engine = 'vllm'; rec.process = info.name; rec.pid = pid; rec.role = info.role; rec.ranks = info.ranks;
   const own = VLLM_PROCESS.test(name) || state.forced === 'vllm';
@@ -200,6 +201,8 @@ export const VLLM_GRAMMAR: EngineGrammar = {
     { chars: '[', read: (s, rec, state) => parseStrippedVllm(s, rec, state, false), after: true },
   ],
   plainOutput: 'vllm-output',
+  // After another engine's bare stamp (SGLang's `[date]`): a launcher's stamp in front of a vLLM line.
+  followsStamp: vllmFollows,
   surely,
   fromPrefix,
   // Multi-line record: continuation lines repeat the header after the marker.

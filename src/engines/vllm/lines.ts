@@ -29,6 +29,11 @@ export const STRIPPED_VLLM = /^\[([^\]\s:]+\.py):(\d+)\] /;
 // `(APIServer pid=1) [node-3] INFO 08-21 22:30:05 [async_llm.py:439] …`.
 export const LOGGING_PREFIX_WINDOW = 64;
 export const LEVEL_DATE = new RegExp(`(?:${LEVELS}) \\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d `);
+// Its stamp on a line read alone (the profile's stampShape): a colour code may stand before the
+// process prefix, the level and the stamp; month to second, no year.
+const COLOUR = String.raw`(?:\x1b\[[0-9;]*m)?`;
+export const VLLM_STAMP = new RegExp(String.raw`^${COLOUR}(?:\([^()]+? pid=\d+\) )?${COLOUR}(?:${LEVELS})${COLOUR} ${COLOUR}`
+  + String.raw`(?<month>\d{2})-(?<day>\d{2}) (?<hour>\d{2}):(?<minute>\d{2}):(?<second>\d{2})`);
 
 /** The role a vLLM process name stands for (first rule that fits), for the process prefix. */
 export const VLLM_PROCESS_ROLES: ReadonlyArray<readonly [RegExp, string]> = [

@@ -5,7 +5,8 @@ import { VLLM_CHECKOUT, VLLM_PIN, vllmPathFromFileinfo } from './source';
 import { vllmMissingReason, vllmServerIds } from './ids';
 import { VLLM_LOGGING } from './logging';
 import { VLLM_TABLE } from './hops';
-import { VLLM_PROCESS_ROLES } from './lines';
+import { VLLM_PROCESS_ROLES, VLLM_STAMP } from './lines';
+import { VLLM_OTLP } from './otlp';
 
 export const VLLM_PROFILE: EngineProfile = {
   id: 'vllm',
@@ -34,4 +35,7 @@ export const VLLM_PROFILE: EngineProfile = {
     defaultDirs: (user) => [[user, 'vllm'], ['vllm']],
   },
   missingReason: vllmMissingReason,
+  // A line read alone (a traced request's lines in the server log): `MM-DD HH:MM:SS`, local time, no year.
+  stampShape: VLLM_STAMP,
+  otlp: VLLM_OTLP,
 };

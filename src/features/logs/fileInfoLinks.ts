@@ -1,6 +1,7 @@
-// vLLM's own `[file.py:123]` becomes a link, even on lines that are not hops. SGLang prints no
-// file:line: its lines that are not hops get a link on their `[time rank]` header, to the
-// statement the checkout's index finds for the text.
+// A printed `[file.py:123]` (vLLM's own) becomes a link, even on lines that are not hops. An engine
+// that prints no file:line (SGLang) has its lines that are not hops linked to the statement the
+// checkout's index finds for the text: on the logger name a layout printed, else where its profile
+// says its header stands (EngineProfile.headerSpan: SGLang's `[time rank]`).
 import * as vscode from 'vscode';
 import type { LogSessions } from './logDocuments';
 import { sourceTarget } from './sourceService';
@@ -58,7 +59,7 @@ class FileInfoLink extends vscode.DocumentLink {
   constructor(range: vscode.Range, readonly uri: vscode.Uri, readonly line: number, readonly part = 1) { super(range); }
 }
 
-/** Time one pass may spend searching the index for SGLang lines; the rest comes in the next pass. */
+/** Time one pass may spend searching the index for lines with no file:line; the rest comes in the next pass. */
 const SEARCH_BUDGET_MS = 20;
 
 export class FileInfoLinkProvider implements vscode.DocumentLinkProvider<FileInfoLink> {
@@ -100,7 +101,7 @@ export class FileInfoLinkProvider implements vscode.DocumentLinkProvider<FileInf
             if (incomplete || performance.now() - started > SEARCH_BUDGET_MS) { incomplete = true; continue; }
             src = session.source(i, part);
           }
-          const link = src ? this.sglangLink(doc.uri, text.slice(0, end), i, part, start, rec, src) : null;
+          const link = src ? this.unplacedLink(doc.uri, text.slice(0, end), i, part, start, rec, src) : null;
           if (link) links.push(link);
           continue;
         }
@@ -116,24 +117,18 @@ export class FileInfoLinkProvider implements vscode.DocumentLinkProvider<FileInf
   }
 
   /**
-   * A link on the logger name a layout printed, or on the `[time rank]` header of an SGLang line
+   * A link on the logger name a layout printed, or where the record's engine says its header stands
    * (nothing when no statement prints it). `text`: the line up to the end of the record's columns,
    * which start at `start`.
    */
-  private sglangLink(uri: vscode.Uri, text: string, i: number, part: number, start: number, rec: LogRecord, src: LocatedSource): FileInfoLink | null {
-    if (rec.logger !== undefined) {
-      const at = text.indexOf(rec.logger, start);
-      if (at >= 0) {
-        const link = new FileInfoLink(new vscode.Range(i, at, i, at + rec.logger.length), uri, i, part);
-        this.describe(link, src);
-        return link;
-      }
-    }
-    const msgAt = rec.message ? text.lastIndexOf(rec.message) : -1;
-    const close = msgAt > start ? text.lastIndexOf(']', msgAt) : -1;
-    const open = close > start ? text.lastIndexOf('[', close) : -1;
-    if (open < start) return null;
-    const link = new FileInfoLink(new vscode.Range(i, open, i, close + 1), uri, i, part);
+  private unplacedLink(uri: vscode.Uri, text: string, i: number, part: number, start: number, rec: LogRecord,
+    src: LocatedSource): FileInfoLink | null {
+    let span: readonly [number, number] | null = null;
+    const at = rec.logger !== undefined ? text.indexOf(rec.logger, start) : -1;
+    if (rec.logger !== undefined && at >= 0) span = [at, at + rec.logger.length];
+    else if (rec.engine !== 'other') span = engineProfile(rec.engine).headerSpan?.(text, start, rec.message) ?? null;
+    if (span === null) return null;
+    const link = new FileInfoLink(new vscode.Range(i, span[0], i, span[1]), uri, i, part);
     this.describe(link, src);
     return link;
   }

@@ -3,7 +3,7 @@
 // of a request, joined by request id to the Requests view and to traced requests.
 import * as vscode from 'vscode';
 import { SpanStore } from '../../core/otlp/engineTiming';
-import { startOtlpReceiver, isLoopbackHost, vllmLaunchHint, type OtlpReceiver } from '../../core/otlp/receiver';
+import { startOtlpReceiver, isLoopbackHost, launchHints, type OtlpReceiver } from '../../core/otlp/receiver';
 import type { EngineTiming } from '../../core/otlp/types';
 import type { HopLensSettings } from '../../config';
 import { forWorkbench } from '../../core/text/workbench';
@@ -49,8 +49,8 @@ export class EngineTimingService extends Disposable {
     } else {
       this.status.text = `$(radio-tower) ${count}`;
       this.status.backgroundColor = undefined;
-      this.status.tooltip = `HopLens is receiving OpenTelemetry traces at ${forWorkbench(this.receiver.url)}\n${counts}\n` +
-        `Launch vLLM with:\n${forWorkbench(vllmLaunchHint(this.receiver.url))}\n\nClick to stop.`;
+      const launch = launchHints(this.receiver.url).map((h) => `Launch ${h.label} with:\n${forWorkbench(h.line)}\n\n`).join('');
+      this.status.tooltip = `HopLens is receiving OpenTelemetry traces at ${forWorkbench(this.receiver.url)}\n${counts}\n${launch}Click to stop.`;
     }
     this.status.show();
   }
@@ -86,13 +86,14 @@ export class EngineTimingService extends Disposable {
     }
     await vscode.commands.executeCommand('setContext', 'hoplens.traceReceiverRunning', true);
     this.updateStatus();
-    const hint = vllmLaunchHint(this.receiver.url);
-    this.log.info(`trace receiver listening at ${this.receiver.url}; launch vLLM with: ${hint}`);
+    const hints = launchHints(this.receiver.url);
+    this.log.info(`trace receiver listening at ${this.receiver.url}${hints.map((h) => `; launch ${h.label} with: ${h.line}`).join('')}`);
     const url = forWorkbench(this.receiver.url);
-    const message = `HopLens: receiving traces at ${url}. ` +
-      `Launch vLLM with --otlp-traces-endpoint ${url} and OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/protobuf.`;
+    // The words show the endpoint as the workbench shows text; the copied line is the endpoint itself.
+    const message = `HopLens: receiving traces at ${url}.${launchHints(url).map((h) => ` Launch ${h.label} with ${h.with}.`).join('')}`;
+    if (hints.length === 0) { void vscode.window.showInformationMessage(message); return this.receiver; }
     void vscode.window.showInformationMessage(message, 'Copy Launch Line')
-      .then((c) => { if (c) void vscode.env.clipboard.writeText(hint); });
+      .then((c) => { if (c) void vscode.env.clipboard.writeText(hints.map((h) => h.line).join('\n')); });
     return this.receiver;
   }
 

@@ -1,0 +1,10 @@
+// How vLLM exports its spans to an OTLP/HTTP endpoint (engine-facts: `--otlp-traces-endpoint`,
+// vllm/engine/arg_utils.py; the exporter picked by OTEL_EXPORTER_OTLP_TRACES_PROTOCOL, grpc by
+// default, so http/protobuf is named). vLLM sets no service.name: without OTEL_SERVICE_NAME its
+// spans are filed under "unknown_service" in Jaeger or Tempo.
+import type { EngineOtlp } from '../types';
+
+export const VLLM_OTLP: EngineOtlp = {
+  launchLine: (url) => `OTEL_SERVICE_NAME=vllm OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/protobuf vllm serve <model> --otlp-traces-endpoint ${url}`,
+  launchWith: (url) => `--otlp-traces-endpoint ${url} and OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/protobuf`,
+};
