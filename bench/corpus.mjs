@@ -8,7 +8,7 @@
 //
 // The mini checkouts are built with git under a temporary folder, which is removed at the end.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -53,12 +53,14 @@ const CLASS = {
   'json-vllm': '26.d vLLM JSON records (formatter json, 0.34)', 'wrappers-vllm': '26.d KServe, production-stack, vLLM router beside vLLM',
   'newest-vllm': '26.d 2026 lines against 0.34.0 (joined stats, ties)', 'mined4-sglang': '26.d SGLang 2025-26 pastes (SWA, P/D, cut middles)', 'json-sglang': '26.d SGLang JSON records (logging config)',
   'mined5-vllm': '26.d mined 5: V1 tracebacks, Ray nesting, Dynamo (vLLM)', 'mined5-sglang': '26.d mined 5: DP ranks, 2025-26 batch lines, smg (SGLang)',
+  'stamps-vllm': '1k wrapper stamps with a year',
   'foreign-aibrix': 'AIBrix klog, vLLM router beside SGLang (precision)', 'foreign-skypilot': "SkyPilot's one-letter header beside vLLM (precision)", 'json-bare-vllm': '26.b JSON records with only message (vLLM)', 'json-bare-sglang': '26.b JSON records with only message (SGLang)',
 };
 
 function run(cli, file, checkoutDir) {
   const log = join(work, `${file.name}.log`);
   writeFileSync(log, C.logText(file));
+  utimesSync(log, C.CORPUS_WRITTEN, C.CORPUS_WRITTEN); // the year of year-less stamps, for time= labels
   const args = [cli, 'annotate', log, '--json'];
   if (checkoutDir) args.push('--checkout', checkoutDir);
   const r = spawnSync('node', args, { encoding: 'utf8', maxBuffer: 64 << 20, env: { ...process.env, HOPLENS_CACHE_DIR: join(work, 'cache') } });
@@ -99,7 +101,7 @@ const pair = (before, after, f) => (before ? `${f(before)} → ${f(after)}` : f(
 const head = `${'class'.padEnd(32)} ${'lines'.padStart(5)}  ${'parsed (n)'.padEnd(BEFORE ? 22 : 12)}  ${'hops tagged (n)'.padEnd(BEFORE ? 22 : 12)}  ${'resolved (n)'.padEnd(BEFORE ? 22 : 12)}  precision`;
 console.log(head);
 console.log('-'.repeat(head.length + 10));
-const line = (label, lines, b, a) => console.log(`${label.padEnd(32)} ${String(lines).padStart(5)}  ${`${pair(b, a, (s) => cell(s, 'parsed', 'engineLines'))} (${a.engineLines})`.padEnd(BEFORE ? 22 : 12)}  ${`${pair(b, a, (s) => cell(s, 'tagged', 'hopLines'))} (${a.hopLines})`.padEnd(BEFORE ? 22 : 12)}  ${`${pair(b, a, (s) => cell(s, 'resolved', 'statementLines'))} (${a.statementLines})`.padEnd(BEFORE ? 22 : 12)}  ${pair(b, a, prec)} (${a.claims} claims)`);
+const line = (label, lines, b, a) => console.log(`${label.padEnd(32)} ${String(lines).padStart(5)}  ${`${pair(b, a, (s) => cell(s, 'parsed', 'engineLines'))} (${a.engineLines})`.padEnd(BEFORE ? 22 : 12)}  ${`${pair(b, a, (s) => cell(s, 'tagged', 'hopLines'))} (${a.hopLines})`.padEnd(BEFORE ? 22 : 12)}  ${`${pair(b, a, (s) => cell(s, 'resolved', 'statementLines'))} (${a.statementLines})`.padEnd(BEFORE ? 22 : 12)}  ${pair(b, a, prec)} (${a.claims} claims)${a.timeLines ? `  times ${pair(b, a, (x) => cell(x, 'timed', 'timeLines'))} (${a.timeLines})` : ''}`);
 for (const r of rows) line(CLASS[r.f.name] ?? r.f.name, r.f.lines.length, r.before, r.after);
 console.log('-'.repeat(head.length + 10));
 for (const k of ['vllm', 'sglang', 'all']) line(k === 'all' ? 'all classes' : `all ${k} classes`, totals[k][1].lines, BEFORE ? totals[k][0] : null, totals[k][1]);

@@ -21,6 +21,12 @@ export interface GrammarState {
   refDay: number;
   year: number | null;
   lastMonth: number;
+  /**
+   * The dated stamp of a wrapper in front of the line being read (docker/kubectl `--timestamps`,
+   * journalctl's ISO forms, a time column), its printed digits as UTC epoch ms; null: none. A
+   * year-less stamp behind it takes its year from it (core/logs/outerPrefix.ts sets and clears it).
+   */
+  outerDate: number | null;
   /** A date-less form (SGLang 2024's): day offset for midnight rollover. */
   dayOffset: number;
   lastSecondOfDay: number;
@@ -139,6 +145,7 @@ const MONTH_DAYS = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
 /** vLLM / journald stamps have no year: the year the log was written, rolling over Dec -> Jan. */
 export function inferYear(state: GrammarState, month: number, day = 1): number {
+  if (state.outerDate !== null) return wrapperYear(state, state.outerDate, month, day);
   // An impossible month or day (a garbled stamp: month 84, 30 February) is no evidence of a new year.
   if (!(month >= 1 && month <= 12) || !(day >= 1 && day <= MONTH_DAYS[month - 1])) return state.year ?? state.refYear;
   if (state.year === null) {
@@ -148,6 +155,21 @@ export function inferYear(state: GrammarState, month: number, day = 1): number {
   }
   state.lastMonth = month;
   return state.year;
+}
+
+/**
+ * The year of `month`-`day` nearest a wrapper's dated stamp (its zone may differ from the engine's
+ * clock by a day either way: `2025-12-31T23:30:00Z` wraps `01-01 00:30:00`, a 2026 line). The log's
+ * year follows it, for the lines after it that have no wrapper.
+ */
+function wrapperYear(state: GrammarState, outer: number, month: number, day: number): number {
+  const y = new Date(outer).getUTCFullYear();
+  if (!(month >= 1 && month <= 12)) return y;
+  let best = y;
+  for (const c of [y - 1, y + 1]) if (Math.abs(Date.UTC(c, month - 1, day) - outer) < Math.abs(Date.UTC(best, month - 1, day) - outer)) best = c;
+  state.year = best;
+  state.lastMonth = month;
+  return best;
 }
 
 export function fractionMs(frac: string | undefined): number {

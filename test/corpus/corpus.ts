@@ -7,9 +7,11 @@
 //   #! eol: crlf           the log is written with CR LF line endings
 //   #! bom                 the log starts with a UTF-8 byte order mark
 //   #! source: TEXT        where the next lines come from (for the README; not read)
-//   <engine> <hop|-> <path:line|~path:line|-|none> [rid=ID] [moved=PATH] [similar] [changed] [candidates=N] [known-miss] | <the line as printed>
+//   <engine> <hop|-> <path:line|~path:line|-|none> [rid=ID] [time=T] [moved=PATH] [similar] [changed] [candidates=N] [known-miss] | <the line as printed>
 // engine is vllm, sglang or other; `-` leaves that part unjudged; `none` means no source at all;
 // `~path:line` means shown there but NOT verified (moved=, similar, changed, candidates= say how).
+// `time=T`: the line's time as `annotate --json` prints it (`2025-03-04T10:11:12`, `…12.250000Z`; the log
+// written as of 2026-08-22, the year a year-less stamp takes when nothing else on the line gives one).
 // `known-miss`: the label is the truth and the tool is known to miss it (the scorer counts the miss; the unit test
 // asserts the miss, so a fix shows up and the marker is then removed).
 // Several records pasted onto one line are labelled in order, joined by ` && `.
@@ -30,6 +32,8 @@ export interface CorpusLine {
   /** `path:line`, `none` (no source), or null (not judged). */
   statement: string | null;
   rid: string | null;
+  /** The line's time as annotate --json prints it, when labelled. */
+  time?: string;
   /** With a `~path:line` statement: how the unverified answer must be qualified. */
   expect?: { movedFrom?: string; similar?: boolean; changed?: boolean; candidates?: number };
   /** The tool is known to miss this label (see the file's header). */
@@ -77,6 +81,8 @@ function readCorpusFile(path: string, name: string): CorpusFile {
       const rid = extra.find((l) => l.startsWith('rid='))?.slice(4) ?? null;
       const line: CorpusLine = { n, part: i + 1, engine, hop: hop === '-' ? null : hop, statement: statement === '-' ? null : statement, rid, text };
       if (extra.includes('known-miss')) line.knownMiss = true;
+      const time = extra.find((l) => l.startsWith('time='))?.slice(5);
+      if (time) line.time = time;
       if (statement.startsWith('~')) {
         const moved = extra.find((l) => l.startsWith('moved='))?.slice(6);
         const cands = extra.find((l) => l.startsWith('candidates='))?.slice(11);
@@ -87,6 +93,9 @@ function readCorpusFile(path: string, name: string): CorpusFile {
   }
   return file;
 }
+
+/** When a corpus log was last written (its mtime): the year a year-less stamp takes, for `time=` labels. */
+export const CORPUS_WRITTEN = new Date(Date.UTC(2026, 7, 22, 12, 0, 0));
 
 /** The log exactly as the corpus file describes it (line endings, BOM). */
 export function logText(f: CorpusFile): string {
@@ -129,6 +138,7 @@ export interface Outcome {
   engine: string;
   hop: string | null;
   rid: string | null;
+  time?: string | null;
   source: {
     path: string; line: number; verified: boolean; movedFrom?: string; similar?: boolean; changed?: boolean;
     candidates?: Array<{ path: string; line: number }>;
@@ -146,6 +156,9 @@ export interface Score {
   /** Lines labelled with a statement, and those resolved (verified) to it. */
   statementLines: number;
   resolved: number;
+  /** Lines labelled with a time, and those given that time. */
+  timeLines: number;
+  timed: number;
   /** Lines where the tool claimed anything (an engine, a hop, a source), and those with a wrong claim. */
   claims: number;
   wrong: number;
@@ -154,7 +167,9 @@ export interface Score {
 }
 
 export function emptyScore(): Score {
-  return { lines: 0, engineLines: 0, parsed: 0, hopLines: 0, tagged: 0, statementLines: 0, resolved: 0, claims: 0, wrong: 0, misses: [] };
+  return {
+    lines: 0, engineLines: 0, parsed: 0, hopLines: 0, tagged: 0, statementLines: 0, resolved: 0, timeLines: 0, timed: 0, claims: 0, wrong: 0, misses: [],
+  };
 }
 
 /** Scores one line's outcome against its labels. */
@@ -170,6 +185,10 @@ export function scoreLine(score: Score, l: CorpusLine, o: Outcome | undefined): 
     score.hopLines++;
     const ridOk = l.rid === null || got.rid === l.rid;
     if (got.hop === l.hop && ridOk) score.tagged++; else why.push(`hop ${got.hop} rid ${got.rid}`);
+  }
+  if (l.time !== undefined) {
+    score.timeLines++;
+    if (got.time === l.time) score.timed++; else why.push(`time ${got.time ?? null}`);
   }
   const src = got.source && got.source.verified ? `${got.source.path}:${got.source.line}` : null;
   if (l.statement?.startsWith('~')) {
@@ -210,6 +229,7 @@ export function scoreUnlabelled(score: Score, f: CorpusFile, outcomes: Map<strin
 export function addScore(into: Score, s: Score): void {
   into.lines += s.lines; into.engineLines += s.engineLines; into.parsed += s.parsed; into.hopLines += s.hopLines;
   into.tagged += s.tagged; into.statementLines += s.statementLines; into.resolved += s.resolved; into.claims += s.claims; into.wrong += s.wrong;
+  into.timeLines += s.timeLines; into.timed += s.timed;
 }
 
 /** The key of a record in outcomesFromJson: its line, with `.part` for a record pasted onto a line. */
@@ -222,8 +242,8 @@ export function outcomesFromJson(stdout: string): Map<string, Outcome> {
   const out = new Map<string, Outcome>();
   for (const line of stdout.split('\n')) {
     if (!line.startsWith('{"kind":"line"')) continue;
-    const o = JSON.parse(line) as { line: number; part?: number; engine: string; hop: string | null; rid: string | null; source: Outcome['source'] };
-    out.set(outcomeKey({ n: o.line, part: o.part ?? 1 }), { engine: o.engine, hop: o.hop, rid: o.rid, source: o.source });
+    const o = JSON.parse(line) as { line: number; part?: number; engine: string; hop: string | null; rid: string | null; time?: string | null; source: Outcome['source'] };
+    out.set(outcomeKey({ n: o.line, part: o.part ?? 1 }), { engine: o.engine, hop: o.hop, rid: o.rid, time: o.time, source: o.source });
   }
   return out;
 }

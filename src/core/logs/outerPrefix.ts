@@ -18,8 +18,13 @@ const W_DOCKER = /^(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(?:[.,](\d+))?(Z|[+
 const W_TIME_COLUMN = /^(?:(\d{4})-(\d\d)-(\d\d)[T ](\d\d):(\d\d):(\d\d)(?:[.,](\d+))?(Z|[+-]\d\d:?\d\d)?|(1\d{9}(?:\d{3})?)(?:\.(\d+))?)(?:\t+| +\| ?| *\t *)/;
 const W_BRACKET_ISO = /^\[(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(?:[.,](\d+))?(Z|[+-]\d\d:?\d\d)?\] ?/;
 const W_COMPOSE = /^[A-Za-z0-9][\w.-]*\s+\| ?/;
-// journalctl's short format: `%b %d %H:%M:%S host ident[pid]: `, with %b in the reader's locale.
-const W_JOURNALD = /^ ?([^\s\d][^\s]{0,9}|\d{1,2}月)\.? {1,2}(\d{1,2})\.? (\d\d):(\d\d):(\d\d) \S+ [^\s:[]+(?:\[\d+\])?: /;
+// journalctl's short format: `%b %d %H:%M:%S host ident[pid]: `, with %b in the reader's locale
+// (`-o short-precise`: microseconds after the seconds).
+const W_JOURNALD = /^ ?([^\s\d][^\s]{0,9}|\d{1,2}月)\.? {1,2}(\d{1,2})\.? (\d\d):(\d\d):(\d\d)(?:\.(\d{6}))? \S+ [^\s:[]+(?:\[\d+\])?: /;
+// journalctl -o short-iso / short-iso-precise: `2025-03-04T10:11:12+0000 host ident[pid]: ` (the
+// zone `+00:00` since systemd 254), with `.123456` before the zone; -o short-unix: epoch seconds.
+const W_JOURNALD_ISO = /^(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(?:\.(\d{6}))?([+-]\d\d:?\d\d) \S+ [^\s:[]+(?:\[\d+\])?: /;
+const W_JOURNALD_UNIX = /^(1\d{9})\.(\d{6}) \S+ [^\s:[]+(?:\[\d+\])?: /;
 const W_KUBECTL_PREFIX = /^\[pod\/[^\]\s]+\] /;
 const W_SLURM = /^\d+: /;
 
@@ -60,12 +65,21 @@ export function zoned(t: number, zone: string | undefined): number {
   return t - (off[1] === '-' ? -1 : 1) * (Number(off[2]) * 60 + Number(off[3])) * 60000;
 }
 
+/**
+ * A wrapper's stamp that has its year (`wall`: its printed digits as UTC, or its epoch time): the
+ * year a year-less stamp behind it on the line takes (inferYear); the parser clears it after the line.
+ */
+function dated(state: ParseState, wall: number): void {
+  state.outerDate = wall;
+  state.stampKey = '';
+}
+
 // A line as a JSON object (docker's json-file driver, journalctl -o json, Loki, GCP and other
 // exports): the log line is one of these fields, its time another.
 const JSON_MESSAGE_KEYS = ['log', 'message', 'msg', 'MESSAGE', 'textPayload', 'line', 'Line', 'body', '_msg'];
 const JSON_TIME_KEYS = ['time', 'timestamp', '@timestamp', 'ts', '__REALTIME_TIMESTAMP'];
 
-function jsonLine(s: string, stamp: { v: OuterStamp | null }): string | null {
+function jsonLine(s: string, state: ParseState, stamp: { v: OuterStamp | null }): string | null {
   let o: unknown;
   try { o = JSON.parse(s); } catch { return null; }
   if (o === null || typeof o !== 'object' || Array.isArray(o)) return null;
@@ -76,12 +90,15 @@ function jsonLine(s: string, stamp: { v: OuterStamp | null }): string | null {
   const nl = text.indexOf('\n');
   for (const k of JSON_TIME_KEYS) {
     const v = rec[k];
-    if (k === '__REALTIME_TIMESTAMP' && typeof v === 'string' && /^\d{16}$/.test(v)) { stamp.v ??= { time: Number(v) / 1000, res: 'us', utc: true }; break; }
+    if (k === '__REALTIME_TIMESTAMP' && typeof v === 'string' && /^\d{16}$/.test(v)) {
+      if (!stamp.v) { stamp.v = { time: Number(v) / 1000, res: 'us', utc: true }; dated(state, stamp.v.time); }
+      break;
+    }
     if (typeof v === 'string') {
       const m = W_DOCKER.exec(`${v} `);
       if (m) {
         const utc = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6]));
-        stamp.v ??= { time: zoned(utc + fractionMs(m[7]), m[8]), res: fractionResolution(m[7]), utc: true };
+        if (!stamp.v) { stamp.v = { time: zoned(utc + fractionMs(m[7]), m[8]), res: fractionResolution(m[7]), utc: true }; dated(state, utc); }
         break;
       }
     }
@@ -94,25 +111,37 @@ export function stripWrapper(s: string, state: ParseState, wrappers: string[], s
   const c = s.charCodeAt(0);
   let m: RegExpExecArray | null;
   if (c === 123 /* { */ && s.charCodeAt(s.length - 1) === 125 /* } */) {
-    const inner = jsonLine(s, stamp);
+    const inner = jsonLine(s, state, stamp);
     if (inner !== null) wrappers.push('json');
     return inner;
   }
   if (c >= 48 && c <= 57) {
-    if ((m = W_DOCKER.exec(s))) {
-      const t = zoned(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6])) + fractionMs(m[7]), m[8]);
-      stamp.v = { time: t, res: fractionResolution(m[7]), utc: true };
-      wrappers.push(m[9] ? 'cri' : 'docker');
+    // journalctl's ISO forms before docker's: the same stamp, then the host and the identifier.
+    if ((m = W_JOURNALD_ISO.exec(s) ?? W_DOCKER.exec(s))) {
+      const wall = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6]));
+      stamp.v = { time: zoned(wall + fractionMs(m[7]), m[8]), res: fractionResolution(m[7]), utc: true };
+      dated(state, wall);
+      wrappers.push(m[0].endsWith(': ') ? 'journald' : m[9] ? 'cri' : 'docker');
+      return s.slice(m[0].length);
+    }
+    if ((m = W_JOURNALD_UNIX.exec(s))) {
+      stamp.v = { time: Number(m[1]) * 1000 + fractionMs(m[2]), res: 'us', utc: true };
+      dated(state, stamp.v.time);
+      wrappers.push('journald');
       return s.slice(m[0].length);
     }
     if ((m = W_TIME_COLUMN.exec(s))) {
-      if (m[9]) {
+      if (stamp.v) {
+        // an outer wrapper's stamp is kept
+      } else if (m[9]) {
         const digits = m[9];
         const ms = digits.length === 13 ? Number(digits) : Number(digits) * 1000 + fractionMs(m[10]);
-        stamp.v ??= { time: ms, res: digits.length === 13 ? 'ms' : fractionResolution(m[10]), utc: true };
+        stamp.v = { time: ms, res: digits.length === 13 ? 'ms' : fractionResolution(m[10]), utc: true };
+        dated(state, ms);
       } else {
-        const t = zoned(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6])) + fractionMs(m[7]), m[8]);
-        stamp.v ??= { time: t, res: fractionResolution(m[7]), utc: !!m[8] };
+        const wall = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6]));
+        stamp.v = { time: zoned(wall + fractionMs(m[7]), m[8]), res: fractionResolution(m[7]), utc: !!m[8] };
+        dated(state, wall);
       }
       wrappers.push('time-column');
       return s.slice(m[0].length);
@@ -121,8 +150,9 @@ export function stripWrapper(s: string, state: ParseState, wrappers: string[], s
   }
   if (c === 91 /* [ */) {
     if ((m = W_BRACKET_ISO.exec(s))) {
-      const t = zoned(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6])) + fractionMs(m[7]), m[8]);
-      stamp.v = { time: t, res: fractionResolution(m[7]), utc: !!m[8] };
+      const wall = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6]));
+      stamp.v = { time: zoned(wall + fractionMs(m[7]), m[8]), res: fractionResolution(m[7]), utc: !!m[8] };
+      dated(state, wall);
       wrappers.push('launcher');
       return s.slice(m[0].length);
     }
@@ -133,7 +163,8 @@ export function stripWrapper(s: string, state: ParseState, wrappers: string[], s
     const month = monthFromName(m[1]);
     if (month !== null && !stamp.v) {
       const year = inferYear(state, month, Number(m[2]));
-      stamp.v = { time: Date.UTC(year, month - 1, Number(m[2]), Number(m[3]), Number(m[4]), Number(m[5])), res: 's', utc: false };
+      const t = Date.UTC(year, month - 1, Number(m[2]), Number(m[3]), Number(m[4]), Number(m[5])) + fractionMs(m[6]);
+      stamp.v = { time: t, res: fractionResolution(m[6]), utc: false };
     }
     wrappers.push('journald');
     return s.slice(m[0].length);

@@ -89,12 +89,15 @@ export function parseLine(text: string, lineNo: number, offset: number, state: P
   let body = s;
   if (!matched && s.length > 0) {
     const found = readFurtherIn(s, rec, stamp, unpasted, asRead, state);
-    if (typeof found !== 'string') return found;
+    if (typeof found !== 'string') { state.outerDate = null; return found; }
     body = found;
     matched = true;
   }
   if (!matched) { state.prevCR = false; return rec; }
-  return finishRecord(rec, s, body, marker, stamp.v, unpasted, coloured, colouredAgain, bom, state);
+  const done = finishRecord(rec, s, body, marker, stamp.v, unpasted, coloured, colouredAgain, bom, state);
+  // A wrapper's date (outerPrefix.ts: dated) is this line's only.
+  state.outerDate = null;
+  return done;
 }
 
 /**
@@ -146,7 +149,7 @@ function readFurtherIn(s: string, rec: LogRecord, stamp: { v: OuterStamp | null 
       if (at >= 0) {
         matched = true;
         body = base.slice(at);
-        if (base === s) { wrappers.length = 0; stamp.v = null; }
+        if (base === s) { wrappers.length = 0; stamp.v = null; state.outerDate = null; }
       }
     }
   }
@@ -166,7 +169,7 @@ function readFurtherIn(s: string, rec: LogRecord, stamp: { v: OuterStamp | null 
         if (parseLayout(base, at, rec, state)) {
           matched = true;
           body = base.slice(at);
-          if (base === s) { wrappers.length = 0; stamp.v = null; }
+          if (base === s) { wrappers.length = 0; stamp.v = null; state.outerDate = null; }
         }
       }
     }

@@ -46,7 +46,7 @@ export function createParseState(opts: ParseOptions = {}): ParseState {
     forced: opts.engine && opts.engine !== 'auto' ? opts.engine : null,
     detected: null,
     refYear: ref.getFullYear(), refMonth: ref.getMonth() + 1, refDay: ref.getDate(),
-    year: null, lastMonth: 0, dayOffset: 0, lastSecondOfDay: -1,
+    year: null, lastMonth: 0, outerDate: null, dayOffset: 0, lastSecondOfDay: -1,
     prevCR: false, prevHeader: '', prevRid: null, prevEngine: 'other', sawBareLF: false, layouts: new Map(), unknownLayouts: 0,
     ahead: null, aheadEpoch: 0, probedLayouts: new Map(), glueYear: '', glueDay: '', glueKeyYear: '',
     stampKey: '', stampValue: 0,

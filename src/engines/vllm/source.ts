@@ -20,12 +20,13 @@ export const VLLM_CHECKOUT: EngineCheckout = {
   packageMarks: [{ path: 'logger.py', kind: 'file' }],
   notFound: 'a vLLM checkout (no vllm/__init__.py or vllm/logger.py)',
   releasePrefix: '',
-  // From the hop tables' wordings (hops.ts, V1 and V6): the request logger was in engine/async_llm_engine.py until
-  // about 0.5, in entrypoints/logger.py from 0.5 to 0.11.1, and in entrypoints/serve/utils/request_logger.py from 0.11.2.
+  // The request logger was in engine/async_llm_engine.py until about 0.5 (hops.ts, V1 and V6), in entrypoints/logger.py
+  // from 0.5 to 0.22.1, and in entrypoints/serve/utils/request_logger.py from 0.23.0 (read in the release wheels:
+  // 0.11.2, 0.12.0, 0.14.1, 0.18.0, 0.21.0, 0.22.1 print it in logger.py; 0.23.0, 0.24.0, 0.34.0 in request_logger.py).
   moves: [
-    { from: 'vllm/entrypoints/logger.py', to: 'vllm/entrypoints/serve/utils/request_logger.py', when: '0.11.2' },
+    { from: 'vllm/entrypoints/logger.py', to: 'vllm/entrypoints/serve/utils/request_logger.py', when: '0.23.0' },
     { from: 'vllm/engine/async_llm_engine.py', to: 'vllm/entrypoints/logger.py', when: '0.5' },
-    { from: 'vllm/engine/async_llm_engine.py', to: 'vllm/entrypoints/serve/utils/request_logger.py', when: '0.5 and 0.11.2' },
+    { from: 'vllm/engine/async_llm_engine.py', to: 'vllm/entrypoints/serve/utils/request_logger.py', when: '0.5 and 0.23.0' },
   ],
   // V1's engine under vllm/v1/ beside V0's engine/, worker/, executor/: in the real releases (0.6.6 to 0.34.0) some V0
   // text that only V1 prints later was printed beside V1's own copy (worker.py's `Sleep mode freed …`, engine.py's

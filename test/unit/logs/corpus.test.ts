@@ -5,13 +5,13 @@
 // are both checked, since they share the core.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { main } from '../../../src/cli';
 import { bufferIO } from '../../../src/cli/io';
 import { annotateText } from '../../../src/core/session/logSession';
-import { buildCheckout, emptyScore, logText, outcomeKey, outcomesFromJson, readCorpus, scoreLine, scoreUnlabelled } from '../../corpus/corpus';
+import { buildCheckout, CORPUS_WRITTEN, emptyScore, logText, outcomeKey, outcomesFromJson, readCorpus, scoreLine, scoreUnlabelled } from '../../corpus/corpus';
 
 const corpus = readCorpus();
 let work = '';
@@ -26,13 +26,13 @@ after(() => rmSync(work, { recursive: true, force: true }));
 test('the corpus covers every class of the issue with labelled lines', () => {
   const names = corpus.map((f) => f.name);
   for (const n of ['prefixes-vllm', 'prefixes-sglang', 'colour', 'vllm-eras', 'layouts-sglang', 'layouts-vllm', 'hops-vllm-v0', 'hops-vllm-v1',
-    'hops-sglang-0.4', 'hops-sglang-pin', 'drift-vllm', 'line-endings', 'foreign', 'foreign-in-vllm', 'helpers-sglang', 'cut-sglang', 'relayout-sglang', 'joined-sglang', 'joined-vllm', 'cut-vllm', 'flattened-vllm', 'flattened-vllm-v0', 'cut-hops-vllm', 'wrappers-sglang', 'router-sglang', 'ray-sglang', 'lostbracket-sglang', 'foreign-sweep', 'foreign-sglang', 'pasted-vllm', 'pasted-sglang', 'real-shapes-sglang', 'real-shapes-sglang-04', 'real-shapes-vllm-03', 'rayserve-vllm']) assert.ok(names.includes(n), n);
+    'hops-sglang-0.4', 'hops-sglang-pin', 'drift-vllm', 'line-endings', 'foreign', 'foreign-in-vllm', 'helpers-sglang', 'cut-sglang', 'relayout-sglang', 'joined-sglang', 'joined-vllm', 'cut-vllm', 'flattened-vllm', 'flattened-vllm-v0', 'cut-hops-vllm', 'wrappers-sglang', 'router-sglang', 'ray-sglang', 'lostbracket-sglang', 'foreign-sweep', 'foreign-sglang', 'pasted-vllm', 'pasted-sglang', 'real-shapes-sglang', 'real-shapes-sglang-04', 'real-shapes-vllm-03', 'rayserve-vllm', 'stamps-vllm']) assert.ok(names.includes(n), n);
   assert.ok(corpus.reduce((n, f) => n + f.lines.length, 0) > 200);
 });
 
 for (const file of corpus) {
   test(`${file.name}: the editor's annotator parses and tags every line as labelled`, () => {
-    const { records } = annotateText(logText(file));
+    const { records } = annotateText(logText(file), 'auto', { referenceTime: CORPUS_WRITTEN.getTime() });
     assert.equal(records.length, file.lines.filter((l) => l.part === 1).length);
     const wrong: string[] = [];
     for (const l of file.lines) {
@@ -46,6 +46,9 @@ for (const file of corpus) {
       if (engine !== l.engine) wrong.push(`line ${l.n}: engine ${engine}, want ${l.engine}`);
       if (r.hop !== l.hop) wrong.push(`line ${l.n}: hop ${r.hop}, want ${l.hop}`);
       if (l.rid !== null && r.rid !== l.rid) wrong.push(`line ${l.n}: rid ${r.rid}, want ${l.rid}`);
+      if (l.time !== undefined && (r.time === null ? null : new Date(r.time).toISOString().slice(0, 19)) !== l.time.slice(0, 19)) {
+        wrong.push(`line ${l.n}: time ${r.time === null ? null : new Date(r.time).toISOString()}, want ${l.time}`);
+      }
     }
     assert.deepEqual(wrong, []);
   });
@@ -58,6 +61,7 @@ for (const file of corpus) {
     }
     const log = join(work, `${file.name}.log`);
     writeFileSync(log, logText(file));
+    utimesSync(log, CORPUS_WRITTEN, CORPUS_WRITTEN);
     const io = bufferIO();
     await main(['annotate', log, '--json', ...(dir ? ['--checkout', dir] : [])], io);
     const outcomes = outcomesFromJson(io.stdout);
