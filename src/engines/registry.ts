@@ -2,7 +2,9 @@
 // which engines there are, an engine's hop table, its process roles, how its ids print, and (for
 // an engine without a hand-written grammar in src/core/logs) the shapes of its log lines. A new
 // engine is a folder src/engines/<id>/ with a profile registered here (ARCHITECTURE.md).
-import type { Engine, EngineCheckout, EngineClockTraits, EngineLogging, EnginePin, EngineRequestApi, EngineTracing, HopTable, MissingReason } from './types';
+import type {
+  Engine, EngineCheckout, EngineClockTraits, EngineLogging, EnginePin, EngineRequestApi, EngineTracing, HopTable, MissingReason, TransferIds,
+} from './types';
 import type { EngineGrammar } from './grammar';
 import { VLLM_PROFILE } from './vllm/profile';
 import { SGLANG_PROFILE } from './sglang/profile';
@@ -63,6 +65,8 @@ export interface EngineProfile {
   tracing?: EngineTracing;
   /** Why a hop is missing from a request beyond the table's words (a startup notice, the API path the request took). */
   missingReason?: MissingReason;
+  /** The id its prefill/decode lines carry a request's KV transfer under (SGLang's bootstrap_room); absent: none. */
+  transferIds?: TransferIds;
 }
 
 const BUILT_IN: readonly EngineProfile[] = [VLLM_PROFILE, SGLANG_PROFILE];

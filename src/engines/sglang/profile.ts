@@ -4,6 +4,7 @@ import type { EngineProfile } from '../registry';
 import { SGLANG_CHECKOUT, SGLANG_PIN, sglangPathFromFileinfo } from './source';
 import { SGLANG_LOGGING } from './logging';
 import { SGLANG_TABLE } from './hops';
+import { SGLANG_TRANSFER_IDS } from './ids';
 
 export const SGLANG_PROFILE: EngineProfile = {
   id: 'sglang',
@@ -20,6 +21,8 @@ export const SGLANG_PROFILE: EngineProfile = {
   request: { answersOnly: ['/get_server_info', '/server_info'], idBodyField: 'rid', ownApis: ['sglang-generate'] },
   clock: { requestLoggerApart: true },
   ridsVerbatim: true,
+  // A P/D request's KV transfer goes by its bootstrap_room (./ids.ts).
+  transferIds: SGLANG_TRANSFER_IDS,
   loggerNames: /^sglang(?:\.|$)|\/sglang\//,
   // The router's crate: sgl-router's `sglang_router_rs`, then sgl-model-gateway's (late 2025; its log target `smg`,
   // observability/logging.rs).
