@@ -14,6 +14,7 @@ import { readLogStream } from '../core/session/logStream';
 import { RecordJsonWriter } from '../core/session/recordJson';
 import { RecordSourceLocator, type CheckoutResolver } from '../core/source/locate';
 import { idNeedle, mentionsRequest, ridQueryMatcher } from '../core/logs/requestIds';
+import { noteTransferIds, TransferLines, TransferPairs } from '../core/logs/transferIds';
 import { ByteOut } from '../core/logs/byteOut';
 import { fastPathFor } from '../engines/grammars';
 import type { FastPathCounters } from '../engines/fastPath';
@@ -297,6 +298,9 @@ async function chooseCheckout(args: Args, input: LogInput, io: CliIO): Promise<C
   return { resolver, release, checkoutDir };
 }
 
+/** The join key annotate's transfer-id pairing gives the request asked for (no printed id is empty). */
+const WANTED = '';
+
 /** What one pass over the log counted and kept, and the index its session built. */
 interface ScanResult {
   result: { engine: Engine | null; lines: number; bytes: number };
@@ -327,6 +331,11 @@ async function scanLog(args: Args, input: LogInput, io: CliIO, out: Out, resolve
   const statements = args.summary ? new StatementTable() : null;
   if (!args.json && !statements) out.line(`${padStart('line', 7)}  ${padEnd('hop', 4)} ${padEnd('process', 16)} ${padEnd('file:line', 52)} observed`);
 
+  // With --rid, a line naming only the request's transfer id (SGLang's bootstrap_room) is one of its lines when a line
+  // of the log pairs that id with the request and no other: shown after the others, once the whole log has been read.
+  const pairs = new TransferPairs();
+  const alone = new TransferLines();
+  const keyOf = (printed: string): string => (wanted !== null && wanted(printed) ? WANTED : printed);
   const onRecord = (rec: LogRecord): void => {
     if (rec.engine === 'other') otherLines++;
     if (rec.truncated) truncatedLines++;
@@ -335,9 +344,13 @@ async function scanLog(args: Args, input: LogInput, io: CliIO, out: Out, resolve
         ? wanted(rec.rid) || (rec.rids?.some(wanted) ?? false)
         // Any other line naming the request is one of its lines too (a KV connector's, a router's).
         : !rec.continuation && mentionsRequest(rec.message, needles, wanted);
+      noteTransferIds(rec, hit ? WANTED : null, keyOf, pairs, alone);
       if (!hit) return;
       ridLines++;
     }
+    show(rec);
+  };
+  const show = (rec: LogRecord): void => {
     const src = sources.location(rec);
     const isHop = rec.hop !== null;
     if (isHop) hopLines++;
@@ -387,6 +400,12 @@ async function scanLog(args: Args, input: LogInput, io: CliIO, out: Out, resolve
   }
   // With --rid only the request's lines count as unmatched, and those never take the fast path.
   if (wanted === null) unmatched += fastCounters.unmatched;
+  const joined = wanted === null ? [] : alone.of(pairs, WANTED);
+  if (joined.length && !args.json && !statements) {
+    const ids = pairs.idsOf(WANTED).filter((id) => pairs.owner(id) === WANTED);
+    out.line(`${' '.repeat(9)}by ${pairs.label ?? 'transfer id'} ${ids.join(', ')}, paired with the request above:`);
+  }
+  for (const rec of joined) { ridLines++; show(rec); }
   return {
     result, tracker: session.tracker, hopLines, unmatched, otherLines, truncatedLines, ridLines, unmatchedSample, statements, wanted, summaryOnly,
   };

@@ -4,6 +4,7 @@
 // engine is a folder src/engines/<id>/ with a profile registered here (ARCHITECTURE.md).
 import type {
   Engine, EngineCheckout, EngineClockTraits, EngineLogging, EngineOtlp, EnginePin, EngineRequestApi, EngineTracing, HopTable, MissingReason,
+  TransferIds,
 } from './types';
 import type { EngineGrammar } from './grammar';
 import { VLLM_PROFILE } from './vllm/profile';
@@ -80,6 +81,8 @@ export interface EngineProfile {
   tracing?: EngineTracing;
   /** Why a hop is missing from a request beyond the table's words (a startup notice, the API path the request took). */
   missingReason?: MissingReason;
+  /** The id its prefill/decode lines carry a request's KV transfer under (SGLang's bootstrap_room); absent: none. */
+  transferIds?: TransferIds;
 }
 
 const BUILT_IN: readonly EngineProfile[] = [VLLM_PROFILE, SGLANG_PROFILE];

@@ -172,6 +172,22 @@ export type MissingReason = (
 ) => { kind: MissingKind; text: string } | null;
 
 /** Why a hop may be absent from a request's lines. */
+/**
+ * The id a prefill/decode pair carries a request's KV transfer under (SGLang's `bootstrap_room`), as
+ * its lines print it. Some lines name the request id and the transfer id both (they pair them), some
+ * only the transfer id: those belong to the request the pairing names.
+ */
+export interface TransferIds {
+  /** What the id is called in a message a user reads (`bootstrap_room`). */
+  label: string;
+  /** Text every message naming one holds (a cheap test before the forms are tried). */
+  hint: string;
+  /** The transfer ids a message names, by the engine's printed forms, each once, in order. */
+  idsOf(message: string): string[];
+  /** The request id a message names beside its transfer id (`req.rid='…'`), as printed; null when none. */
+  ridOf(message: string): string | null;
+}
+
 export type MissingKind = 'gate' | 'level' | 'path' | 'frequency' | 'startup' | 'context';
 
 export interface HopDef {

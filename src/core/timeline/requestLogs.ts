@@ -29,6 +29,7 @@ import { findHop } from '../../engines/index';
 import type { SourceLocation } from '../source/types';
 import { keyMatcher, queryKeys, requestKey } from './requestKey';
 import { idNeedle, mentionsRequest } from '../logs/requestIds';
+import { noteTransferIds, TransferLines, TransferPairs } from '../logs/transferIds';
 import { routerLineOf, type RouterLine } from './routerLog';
 import { resolutionSpanMs } from './model';
 import { StoreTimedStamps } from './storeStamps';
@@ -328,8 +329,16 @@ function mentionedKey(rec: LogRecord, keys: readonly string[], matchKey: (rid: s
   return null;
 }
 
-async function readOne(source: LogSource, path: string, keys: readonly string[], opts: ReadRequestOptions):
-  Promise<{ log: Omit<RequestLogs, 'records' | 'group'>; collected: Map<string, Collected> }> {
+/** What one log gives the request: its log, the request's lines by key, and what its lines say of transfer ids. */
+interface ReadLog {
+  log: Omit<RequestLogs, 'records' | 'group'>;
+  collected: Map<string, Collected>;
+  /** The transfer ids (SGLang's bootstrap_room) its lines paired with a request, and its lines naming only one. */
+  pairs: TransferPairs;
+  alone: TransferLines;
+}
+
+async function readOne(source: LogSource, path: string, keys: readonly string[], opts: ReadRequestOptions): Promise<ReadLog> {
   const storeTimes = new Map<number, number>();
   const input = await inputOfSource(source, opts.signal, (line, t) => storeTimes.set(line, t));
   const matchKey = keyMatcher(keys);
@@ -338,6 +347,8 @@ async function readOne(source: LogSource, path: string, keys: readonly string[],
   const processes = new Map<string, ProcessSeen>();
   const routerStamps = new RequestStamps();
   let routerLines = 0;
+  const pairs = new TransferPairs();
+  const alone = new TransferLines();
   try {
     // The session fills the tracker (parsed lines, and the fast path's through `fast`).
     const onRecord = (rec: LogRecord): void => {
@@ -353,10 +364,12 @@ async function readOne(source: LogSource, path: string, keys: readonly string[],
       if (rec.rid === null) {
         const k = rec.continuation ? null : mentionedKey(rec, keys, matchKey);
         if (k !== null) collected.get(k)!.records.push(rec);
+        noteTransferIds(rec, k, requestKey, pairs, alone);
         return;
       }
       let hit: string | null = matchKey(rec.rid);
       if (hit === null && rec.rids) for (const id of rec.rids) { hit = matchKey(id); if (hit !== null) break; }
+      noteTransferIds(rec, hit, requestKey, pairs, alone);
       if (hit !== null) collected.get(hit)!.records.push(rec);
       else if (rec.continuation && rec.rid !== null) {
         // A continuation line of one of the request's multi-line records.
@@ -402,7 +415,7 @@ async function readOne(source: LogSource, path: string, keys: readonly string[],
       ...(input.fromStore ? { storeTimeMs: (line: number) => storeTimes.get(line) ?? null } : {}),
       contextBetween: (fromMs: number, toMs: number, cap = 200) => batchBetween(batch, fromMs, toMs, cap),
     };
-    return { log, collected };
+    return { log, collected, pairs, alone };
   } finally { input.close(); }
 }
 
@@ -511,9 +524,7 @@ function hitOf(rec: LogRecord, matchKey: (rid: string) => string | null): string
  * The same as readOne, from an open log's session: the request's records are found through its
  * request index (no line of the log is looked at for them), the rest from the cache above.
  */
-async function fromSession(
-  session: OpenLogSession, path: string, keys: readonly string[], turns: Turns | null,
-): Promise<{ log: Omit<RequestLogs, 'records' | 'group'>; collected: Map<string, Collected> }> {
+async function fromSession(session: OpenLogSession, path: string, keys: readonly string[], turns: Turns | null): Promise<ReadLog> {
   const x = await extrasOf(session, turns);
   const { records, tracker } = session;
   const matchKey = keyMatcher(keys);
@@ -542,12 +553,16 @@ async function fromSession(
   }
   // Lines naming the request without being its hops (no request index holds them): one look at each record.
   const named = new Set<string>();
+  const pairs = new TransferPairs();
+  const alone = new TransferLines();
   for (let i = 0; i < records.length; i++) {
     if (turns !== null && (i & 1023) === 1023 && turns.due()) await turns.take();
     const rec = records[i];
-    if (rec.rid !== null || rec.continuation || rec.engine === 'other' || rec.role === 'router') continue;
+    if (rec.continuation || rec.engine === 'other' || rec.role === 'router') continue;
+    if (rec.rid !== null) { noteTransferIds(rec, hitOf(rec, matchKey), requestKey, pairs, alone); continue; }
     const k = mentionedKey(rec, keys, matchKey);
     if (k !== null) { collected.get(k)!.records.push(rec); named.add(k); }
+    noteTransferIds(rec, k, requestKey, pairs, alone);
   }
   for (const k of named) collected.get(k)!.records.sort((a, b) => a.line - b.line);
   for (const k of keys) {
@@ -575,7 +590,7 @@ async function fromSession(
     stamps: new LogStamps(tracker, x.ridsByKey, x.routerStamps.clone()),
     contextBetween: (fromMs: number, toMs: number, cap = 200) => batchBetween(batch, fromMs, toMs, cap),
   };
-  return { log, collected };
+  return { log, collected, pairs, alone };
 }
 
 export interface RequestLogsResult {
@@ -593,7 +608,7 @@ export interface RequestLogsResult {
  */
 export async function readRequestLogs(sources: readonly (string | LogSource)[], query: string, opts: ReadRequestOptions = {}): Promise<RequestLogsResult> {
   const keys = queryKeys(query);
-  const read: Awaited<ReturnType<typeof readOne>>[] = [];
+  const read: ReadLog[] = [];
   const labelOf = new Map<string, string>();
   for (const given of sources) {
     if (typeof given !== 'string') labelOf.set(given.stream.key, given.stream.label);
@@ -608,12 +623,17 @@ export async function readRequestLogs(sources: readonly (string | LogSource)[], 
   // The literal reading of the query wins when it has lines anywhere (see queryKeys).
   const count = (k: string): number => read.reduce((n, r) => n + r.collected.get(k)!.records.length + r.collected.get(k)!.mentions.length, 0);
   const key = keys.find((k) => count(k) > 0) ?? '';
-  const logs: RequestLogs[] = read.map(({ log, collected }) => {
+  // A line naming only the request's transfer id (its bootstrap_room) is the request's, wherever the pairing line is.
+  const pairs = new TransferPairs();
+  for (const r of read) pairs.merge(r.pairs);
+  const logs: RequestLogs[] = read.map(({ log, collected, alone }) => {
     const c: Collected = key ? collected.get(key)! : { records: [], mentions: [] };
+    const joined = key ? alone.of(pairs, key) : [];
+    const records = joined.length ? [...c.records, ...joined].sort((a, b) => a.line - b.line) : c.records;
     return {
       ...log,
       ...(labelOf.has(log.path) ? { label: labelOf.get(log.path) } : {}),
-      records: c.records.map((record) => ({ record, source: citedSource(record) })),
+      records: records.map((record) => ({ record, source: citedSource(record) })),
       mentions: c.mentions,
       group: c.group ?? null,
     };

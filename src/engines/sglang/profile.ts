@@ -5,6 +5,7 @@ import { SGLANG_CHECKOUT, SGLANG_PIN, sglangPathFromFileinfo } from './source';
 import { SGLANG_LOGGING } from './logging';
 import { SGLANG_TABLE } from './hops';
 import { SGLANG_STAMP } from './lines';
+import { SGLANG_TRANSFER_IDS } from './ids';
 
 /** Its `[time rank]` header: the last bracket pair before the message, inside the record's columns (from `start`). */
 function headerSpan(text: string, start: number, message: string): readonly [number, number] | null {
@@ -29,6 +30,8 @@ export const SGLANG_PROFILE: EngineProfile = {
   request: { answersOnly: ['/get_server_info', '/server_info'], idBodyField: 'rid', ownApis: ['sglang-generate'] },
   clock: { requestLoggerApart: true },
   ridsVerbatim: true,
+  // A P/D request's KV transfer goes by its bootstrap_room (./ids.ts).
+  transferIds: SGLANG_TRANSFER_IDS,
   loggerNames: /^sglang(?:\.|$)|\/sglang\//,
   // The router's crate: sgl-router's `sglang_router_rs`, then sgl-model-gateway's (late 2025; its log target `smg`,
   // observability/logging.rs).

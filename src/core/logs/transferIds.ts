@@ -1,0 +1,105 @@
+// A request's lines that name only its KV transfer id. A prefill/decode pair knows a request's
+// transfer by an id of its own (SGLang's bootstrap_room, its profile's `transferIds`): some lines
+// name the request id and the transfer id both, and pair them; others name only the transfer id
+// (a Mooncake or NIXL line, a KVTransferError). Those belong to the request the pairing names,
+// wherever the pairing line is (another file, another pod). A transfer id that lines pair with two
+// requests (a retry that kept the room, a client that reused one) belongs to neither: its lines
+// stay unjoined rather than merge two requests.
+import type { LogRecord } from './model';
+import { engineProfile, isEngine } from '../../engines/registry';
+import type { TransferIds } from '../../engines/types';
+
+/** The engine's transfer id forms for a record, when its engine has any. */
+function formsOf(rec: LogRecord): TransferIds | null {
+  if (rec.engine === 'other' || !isEngine(rec.engine)) return null;
+  return engineProfile(rec.engine).transferIds ?? null;
+}
+
+/** Which requests (join keys) lines paired each transfer id with. */
+export class TransferPairs {
+  private readonly byId = new Map<string, Set<string>>();
+  /** What the engine calls the transfer id of the lines seen (`bootstrap_room`), for a message; null before any. */
+  label: string | null = null;
+
+  pair(id: string, key: string): void {
+    const keys = this.byId.get(id);
+    if (keys) keys.add(key); else this.byId.set(id, new Set([key]));
+  }
+
+  merge(other: TransferPairs): void {
+    this.label ??= other.label;
+    for (const [id, keys] of other.byId) for (const k of keys) this.pair(id, k);
+  }
+
+  /** The request a transfer id belongs to: the one request lines paired it with; null when none or several. */
+  owner(id: string): string | null {
+    const keys = this.byId.get(id);
+    if (keys === undefined || keys.size !== 1) return null;
+    for (const k of keys) return k;
+    return null;
+  }
+
+  /** The requests lines paired a transfer id with. */
+  keysOf(id: string): string[] {
+    return [...(this.byId.get(id) ?? [])];
+  }
+
+  /** The transfer ids lines paired with `key`. */
+  idsOf(key: string): string[] {
+    const out: string[] = [];
+    for (const [id, keys] of this.byId) if (keys.has(key)) out.push(id);
+    return out;
+  }
+}
+
+/** Most lines naming only a transfer id one log keeps (past it they are not kept, and `dropped` counts them). */
+const MAX_ALONE = 100_000;
+
+/** One log's lines that name a transfer id and no request, by transfer id. */
+export class TransferLines {
+  private readonly byId = new Map<string, LogRecord[]>();
+  private kept = 0;
+  dropped = 0;
+
+  add(id: string, rec: LogRecord): void {
+    if (this.kept >= MAX_ALONE) { this.dropped++; return; }
+    this.kept++;
+    const list = this.byId.get(id);
+    if (list) list.push(rec); else this.byId.set(id, [rec]);
+  }
+
+  /** The lines whose transfer id belongs to `key` alone (see TransferPairs.owner), in line order, each once. */
+  of(pairs: TransferPairs, key: string): LogRecord[] {
+    const out = new Set<LogRecord>();
+    for (const [id, recs] of this.byId) if (pairs.owner(id) === key) for (const r of recs) out.add(r);
+    return [...out].sort((a, b) => a.line - b.line);
+  }
+}
+
+/**
+ * Notes what a record says of transfer ids: `named` is the join key of the request the caller
+ * found it names (its hop's id, or its text), null when none; `keyOf` makes a printed request id a
+ * join key. A line naming a request and exactly one transfer id pairs them; a line naming no
+ * request keeps its transfer ids' lines for the join. Returns whether the line named a transfer id.
+ */
+export function noteTransferIds(rec: LogRecord, named: string | null, keyOf: (printedRid: string) => string,
+  pairs: TransferPairs, alone: TransferLines | null): boolean {
+  if (rec.continuation) return false;
+  const forms = formsOf(rec);
+  if (forms === null || !rec.message.includes(forms.hint)) return false;
+  const ids = forms.idsOf(rec.message);
+  if (ids.length === 0) return false;
+  pairs.label ??= forms.label;
+  let key = named;
+  if (key === null) {
+    const printed = rec.rid ?? forms.ridOf(rec.message);
+    if (printed !== null) key = keyOf(printed);
+  }
+  if (key !== null) {
+    // A line naming two rooms (decode's "received metadata from bootstrap_room=…") does not say which is the request's.
+    if (ids.length === 1) pairs.pair(ids[0], key);
+    return true;
+  }
+  if (alone !== null) for (const id of ids) alone.add(id, rec);
+  return true;
+}
