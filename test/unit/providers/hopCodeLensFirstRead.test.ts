@@ -67,3 +67,27 @@ test('a long log still being read: providers hear of its first hop lines at once
   for (const l of resolved(first.lenses).filter((x) => (x[0] as number) <= 40 + 1000)) assert.deepEqual(done.get(`${l[0]} ${l[2]} ${l[1]}`), l);
   logs.dispose();
 });
+
+test('a big log: a provider called from the first progress event (the first slice just read) gets only the lenses around the screen', async () => {
+  // Requests far apart (a quiet server: a blank line a second in a terminal capture), so the
+  // first slice of 32 K characters reads hop lines well past the screen and its margin.
+  const lines = LOG_TEXT.split('\n').filter((l) => l.length > 0);
+  const unit = [...lines, ...Array.from({ length: 1100 }, () => '')].join('\n');
+  const text = Array.from({ length: 60 }, () => unit).join('\n') + '\n';
+  const { logs, provider, asDoc } = open(text, 'quiet.log');
+  assert.ok(asDoc.lineCount > 5000, 'a log served by window');
+  let atFirstEvent: { parsed: number; syncing: boolean; lines: number[] } | null = null;
+  logs.onDidChange(() => {
+    const s = logs.find(asDoc.uri)!.session;
+    atFirstEvent ??= { parsed: s.records.length, syncing: s.syncing, lines: provider.provideCodeLenses(asDoc).map((l) => l.range.start.line) };
+  });
+  await logs.settled(asDoc);
+  const first = atFirstEvent as { parsed: number; syncing: boolean; lines: number[] } | null;
+  assert.ok(first, 'providers heard of the log');
+  // The screen is lines 0–40: the window is those ± 1,000 lines; the first slice read past it.
+  assert.ok(first.parsed > 1041 && first.parsed < asDoc.lineCount, `the first slice read ${first.parsed} of ${asDoc.lineCount} lines`);
+  assert.ok(first.lines.length > 0);
+  assert.deepEqual(first.lines.filter((l) => l > 40 + 1000), [], 'lenses past the window while the log is read');
+  assert.ok(first.syncing, 'the session says it is reading');
+  logs.dispose();
+});
