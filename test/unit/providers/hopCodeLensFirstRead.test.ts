@@ -38,7 +38,7 @@ test('asked as VS Code hands the log over (nothing read yet), the provider answe
   await logs.settled(asDoc);
   assert.deepEqual(shown(first), shown(provider.provideCodeLenses(asDoc)));
   // HopLens's own share, in the output channel.
-  assert.ok(info.includes('vllm.log: VS Code handed over 25 lines'), info.join('\n'));
+  assert.ok(info.some((m) => /^vllm\.log: VS Code handed over 25 lines at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z on the host's clock$/.test(m)), info.join('\n'));
   assert.ok(info.some((m) => /^vllm\.log: first hops read \d+ ms after VS Code handed it over \(\d+ lines read; the read began at \+\d+ ms\)$/.test(m)));
   assert.ok(info.some((m) => /^vllm\.log: first lens listed \d+ ms after VS Code handed it over \(VS Code asked 1 time\(s\), first at \+\d+ ms; /.test(m)));
   logs.dispose();
