@@ -16,6 +16,8 @@ export interface SessionOptions {
   workspaceSettings?: Record<string, unknown>;
   settings?: Record<string, unknown>;
   env?: Record<string, string>;
+  /** The extension host's inspector on this port of 127.0.0.1 (to profile it: hostProfile.ts); the smoke-test driver takes it from the URL. */
+  inspectExtensionHost?: number;
 }
 
 export class WorkbenchSession {
@@ -35,9 +37,10 @@ export class WorkbenchSession {
     let server: RunningCodeServer | undefined;
     try {
       server = await startCodeServer({
-        tools, installVsix: [join(REPO_ROOT, 'dist', 'hoplens.vsix')], settings: opts.settings, env: opts.env,
+        tools, installVsix: [join(REPO_ROOT, 'dist', 'hoplens.vsix')], settings: opts.settings, env: opts.env, smokeTestDriver: opts.inspectExtensionHost !== undefined,
       });
-      const page = await openWorkbench(browser, `${server.url}?folder=${encodeURIComponent(workspace.root)}`);
+      const payload = opts.inspectExtensionHost === undefined ? '' : `&payload=${encodeURIComponent(JSON.stringify([['inspect-extensions', String(opts.inspectExtensionHost)]]))}`;
+      const page = await openWorkbench(browser, `${server.url}?folder=${encodeURIComponent(workspace.root)}${payload}`);
       return new WorkbenchSession(page, workspace, browser, server);
     } catch (e) {
       await browser.close().catch(() => undefined);

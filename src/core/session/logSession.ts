@@ -304,8 +304,12 @@ export class LogSession {
   syncText(doc: TextSnapshot, o: SyncOptions = {}): Promise<SyncReport> {
     if (this.running) return this.running;
     if (doc.version === this.synced) return Promise.resolve({ lines: 0, wallMs: 0, parseMs: 0, tooLong: false });
-    const run = this.catchUp(doc, o).finally(() => { this.running = null; });
+    // Running from its first slice on, which parses before catchUp first yields: a provider called
+    // from that slice's progress event sees the read under way (and a call then joins it).
+    let start!: (report: Promise<SyncReport>) => void;
+    const run = new Promise<SyncReport>((resolve) => { start = resolve; }).finally(() => { this.running = null; });
     this.running = run;
+    start(this.catchUp(doc, o));
     return run;
   }
 

@@ -3,6 +3,8 @@
 // extension host has the document (VS Code handed it over) to the first hops read, to the first
 // time VS Code asked for lenses, and to the first non-empty list of lenses returned. The time
 // before the hand-over is VS Code's copy of the document; after the list, the workbench's drawing.
+// The hand-over line carries the host's clock (UTC, to the millisecond): the output channel
+// stamps a line when it writes it, which during HopLens's activation is later than the moment.
 import { monotonicClock, type Clock } from '../../core/clock';
 import type { Logger } from '../../logging';
 
@@ -27,7 +29,7 @@ const ms = (n: number) => Math.max(0, Math.round(n));
 export class FirstLensTimes {
   private readonly docs = new Map<string, Times>();
 
-  constructor(private readonly log: Logger, private readonly clock: Clock = monotonicClock) {}
+  constructor(private readonly log: Logger, private readonly clock: Clock = monotonicClock, private readonly wallClock: () => number = Date.now) {}
 
   /**
    * The extension host has the document: VS Code opened it, or (`beforeActivation`) it was open
@@ -36,9 +38,10 @@ export class FirstLensTimes {
   handedOver(uri: { path: string; toString(): string }, lines: number, beforeActivation = false): void {
     const name = logName(uri);
     this.docs.set(uri.toString(), { name, at: this.clock.now(), firstHops: false, readAt: null, asks: 0, firstAskAt: null, listed: false, resolved: false });
+    const at = new Date(this.wallClock()).toISOString();
     this.log.info(beforeActivation
-      ? `${name}: VS Code handed over ${lines} lines before HopLens activated (timed from the activation)`
-      : `${name}: VS Code handed over ${lines} lines`);
+      ? `${name}: VS Code handed over ${lines} lines before HopLens activated (timed from the activation, at ${at} on the host's clock)`
+      : `${name}: VS Code handed over ${lines} lines at ${at} on the host's clock`);
   }
 
   /** The session's first read of the document begins (its first slice is parsed next). */

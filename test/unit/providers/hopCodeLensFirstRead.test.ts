@@ -38,7 +38,7 @@ test('asked as VS Code hands the log over (nothing read yet), the provider answe
   await logs.settled(asDoc);
   assert.deepEqual(shown(first), shown(provider.provideCodeLenses(asDoc)));
   // HopLens's own share, in the output channel.
-  assert.ok(info.includes('vllm.log: VS Code handed over 25 lines'), info.join('\n'));
+  assert.ok(info.some((m) => /^vllm\.log: VS Code handed over 25 lines at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z on the host's clock$/.test(m)), info.join('\n'));
   assert.ok(info.some((m) => /^vllm\.log: first hops read \d+ ms after VS Code handed it over \(\d+ lines read; the read began at \+\d+ ms\)$/.test(m)));
   assert.ok(info.some((m) => /^vllm\.log: first lens listed \d+ ms after VS Code handed it over \(VS Code asked 1 time\(s\), first at \+\d+ ms; /.test(m)));
   logs.dispose();
@@ -65,5 +65,29 @@ test('a long log still being read: providers hear of its first hop lines at once
   const done = new Map(resolved(provider.provideCodeLenses(asDoc)).map((l) => [`${l[0]} ${l[2]} ${l[1]}`, l]));
   // (the final answer covers the screen ± 1,000 lines: lenses past it are not asked for then)
   for (const l of resolved(first.lenses).filter((x) => (x[0] as number) <= 40 + 1000)) assert.deepEqual(done.get(`${l[0]} ${l[2]} ${l[1]}`), l);
+  logs.dispose();
+});
+
+test('a big log: a provider called from the first progress event (the first slice just read) gets only the lenses around the screen', async () => {
+  // Requests far apart (a quiet server: a blank line a second in a terminal capture), so the
+  // first slice of 32 K characters reads hop lines well past the screen and its margin.
+  const lines = LOG_TEXT.split('\n').filter((l) => l.length > 0);
+  const unit = [...lines, ...Array.from({ length: 1100 }, () => '')].join('\n');
+  const text = Array.from({ length: 60 }, () => unit).join('\n') + '\n';
+  const { logs, provider, asDoc } = open(text, 'quiet.log');
+  assert.ok(asDoc.lineCount > 5000, 'a log served by window');
+  let atFirstEvent: { parsed: number; syncing: boolean; lines: number[] } | null = null;
+  logs.onDidChange(() => {
+    const s = logs.find(asDoc.uri)!.session;
+    atFirstEvent ??= { parsed: s.records.length, syncing: s.syncing, lines: provider.provideCodeLenses(asDoc).map((l) => l.range.start.line) };
+  });
+  await logs.settled(asDoc);
+  const first = atFirstEvent as { parsed: number; syncing: boolean; lines: number[] } | null;
+  assert.ok(first, 'providers heard of the log');
+  // The screen is lines 0–40: the window is those ± 1,000 lines; the first slice read past it.
+  assert.ok(first.parsed > 1041 && first.parsed < asDoc.lineCount, `the first slice read ${first.parsed} of ${asDoc.lineCount} lines`);
+  assert.ok(first.lines.length > 0);
+  assert.deepEqual(first.lines.filter((l) => l > 40 + 1000), [], 'lenses past the window while the log is read');
+  assert.ok(first.syncing, 'the session says it is reading');
   logs.dispose();
 });
