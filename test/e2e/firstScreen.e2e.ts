@@ -188,17 +188,21 @@ function ratio(ms: number | null, textMs: number | null): string {
 }
 
 /** Stops the host's profile begun before the click and says what ran in each span up to the first hops read. */
-async function whatRan(profiler: HostProfiler, name: string, clickedAt: number, own: OwnShare | null): Promise<string> {
+async function whatRan(profiler: HostProfiler, name: string, times: FirstScreenTimes, own: OwnShare | null): Promise<string> {
   const { profile, wallToProfileUs } = await profiler.stop();
   const dir = join(SCREENSHOTS, 'profiles');
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, `${name}.cpuprofile`), JSON.stringify(profile));
   if (own?.hostAt == null) return `    ${name}: no hand-over time on the host's clock`;
   const at = (ms: number | null) => wallToProfileUs(own.hostAt!) + (ms ?? 0) * 1000;
+  const drawn = times.lensMs ?? times.hopMs;
   const spans: [string, number, number][] = [
-    ['click → hand-over', wallToProfileUs(clickedAt), at(0)],
+    ['click → hand-over', wallToProfileUs(times.openedAt), at(0)],
     [own.atActivation ? 'activation → HopLens\'s read began' : 'hand-over → HopLens\'s read began', at(0), at(own.readMs)],
     ['read began → first hops read', at(own.readMs), at(own.hopsMs)],
+    ...(times.lensMs === null ? [] : [['VS Code asked → first lens listed', at(own.askedMs), at(own.listedMs)] as [string, number, number]]),
+    ...(drawn === null ? [] : [[`${times.lensMs === null ? 'first hops read → hop note' : 'first lens listed → lens'} drawn`,
+      at(times.lensMs === null ? own.hopsMs : own.listedMs), wallToProfileUs(times.openedAt + drawn)] as [string, number, number]]),
   ];
   return `    ${name} (test-results/e2e/profiles/${name}.cpuprofile):\n`
     + spans.map(([title, from, to]) => printSpan(title, spanReport(profile, from, to, isHopLens))).join('\n');
@@ -260,7 +264,7 @@ describe('The first screen of a big vLLM log, opened from the Explorer', functio
       const cli = spawnSync(process.execPath, [join(REPO_ROOT, 'dist', 'cli.js'), 'annotate', path, '--json'], { stdio: ['ignore', 'ignore', 'pipe'] });
       const row: Row = { name, log, times, handedOverMs: own?.hostAt == null ? null : own.hostAt - times.openedAt, own, annotateMs, cliMs: Date.now() - t0 };
       rows.push(row);
-      if (profiler) profiled.push(await whatRan(profiler, name, times.openedAt, own));
+      if (profiler) profiled.push(await whatRan(profiler, name, times, own));
       assert.equal(cli.status, 0, cli.stderr.toString());
       assert.notEqual(times.textMs, null, 'the log text never became visible');
       // VS Code's and HopLens's shares of the first lens are read from these lines (src/features/logs/firstLensTiming.ts).

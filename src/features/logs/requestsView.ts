@@ -6,6 +6,7 @@ import type { RequestTracker } from '../../core/logs/requests';
 import type { Engine } from '../../core/logs/model';
 import { ridMatchesQuery } from '../../core/logs/requestIds';
 import { findHop } from '../../engines/index';
+import type { HopDef } from '../../engines/index';
 import { hopLabel } from './hopPresentation';
 import { shortFormat } from '../../engines/shortName';
 import { CommandIds } from '../../commandIds';
@@ -37,12 +38,27 @@ export type PlainLinesLookup = (uri: vscode.Uri) => { request: string; lines: re
 /** Plain lines listed under one request at most (the rest are a count). */
 const MAX_PLAIN_NODES = 500;
 
+/**
+ * A hop's line of the legend, made once per hop: VS Code asks for up to 1,000 rows in one task
+ * as the view opens with a big log, right after its first lens (127 ms of the host's thread for
+ * a 10 MiB log's rows when each row made its own).
+ */
+const legendLines = new WeakMap<HopDef, string>();
+function legendLine(def: HopDef): string {
+  let line = legendLines.get(def);
+  if (line === undefined) {
+    line = `: ${shortFormat(def.format) || def.format}${def.meaning ? ` (${def.meaning.split(/(?<=\.)\s/)[0]})` : ''}`;
+    legendLines.set(def, line);
+  }
+  return line;
+}
+
 /** What each hop id of a request means, for its tooltip ("V2: Added request …", one a line). */
 function hopLegend(engine: Engine | null, hops: readonly string[]): string {
   if (!engine) return '';
   const lines = hops.map((id) => {
     const def = findHop(engine, id);
-    return def ? `\n  ${id}: ${shortFormat(def.format) || def.format}${def.meaning ? ` (${def.meaning.split(/(?<=\.)\s/)[0]})` : ''}` : '';
+    return def ? `\n  ${id}${legendLine(def)}` : '';
   }).join('');
   return lines ? `\nwhat the hop ids mean (HopLens: Show Hop Table has them all):${lines}` : '';
 }
