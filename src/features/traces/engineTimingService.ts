@@ -49,7 +49,7 @@ export class EngineTimingService extends Disposable {
     } else {
       this.status.text = `$(radio-tower) ${count}`;
       this.status.backgroundColor = undefined;
-      const launch = launchHints(this.receiver.url).map((h) => `Launch ${h.label} with:\n${forWorkbench(h.line)}\n\n`).join('');
+      const launch = launchHints(this.receiver.url).map((h) => `Launch ${forWorkbench(h.label)} with:\n${forWorkbench(h.line)}\n\n`).join('');
       this.status.tooltip = `HopLens is receiving OpenTelemetry traces at ${forWorkbench(this.receiver.url)}\n${counts}\n${launch}Click to stop.`;
     }
     this.status.show();
@@ -90,7 +90,7 @@ export class EngineTimingService extends Disposable {
     this.log.info(`trace receiver listening at ${this.receiver.url}${hints.map((h) => `; launch ${h.label} with: ${h.line}`).join('')}`);
     const url = forWorkbench(this.receiver.url);
     // The words show the endpoint as the workbench shows text; the copied line is the endpoint itself.
-    const message = `HopLens: receiving traces at ${url}.${launchHints(url).map((h) => ` Launch ${h.label} with ${h.with}.`).join('')}`;
+    const message = `HopLens: receiving traces at ${url}.${launchHints(url).map((h) => ` Launch ${forWorkbench(h.label)} with ${h.with}.`).join('')}`;
     if (hints.length === 0) { void vscode.window.showInformationMessage(message); return this.receiver; }
     void vscode.window.showInformationMessage(message, 'Copy Launch Line')
       .then((c) => { if (c) void vscode.env.clipboard.writeText(hints.map((h) => h.line).join('\n')); });

@@ -62,3 +62,18 @@ test('taking the registration back takes the grammar, its anchor and the registr
   const state = createParseState();
   assert.deepEqual(LOG.map((l, i) => parseLine(l, i + 1, 0, state).engine), ['other', 'other', 'other']);
 });
+
+test('a registered grammar\'s behindPrefix hook: vLLM asks it, so its header behind a vLLM process prefix is its line', async () => {
+  const line = `(EngineCore_DP0 pid=41820) ${LOG[0]}`;
+  const read = () => parseLine(line, 1, 0, createParseState({ referenceTime: Date.UTC(2026, 11, 2) }));
+  // Without the hook the prefix is vLLM's own process name, so the line is that process's plain output.
+  await withGrammar(() => assert.deepEqual([read().engine, read().format], ['vllm', 'vllm-output']))();
+  const behindPrefix: NonNullable<typeof TOYLLM_GRAMMAR.behindPrefix> = (rest, rec, state) =>
+    TOYLLM_GRAMMAR.starts[0].read(rest, { ...rec }, state);
+  const hooked = { ...TOYLLM_WITH_GRAMMAR, grammar: { ...TOYLLM_GRAMMAR, behindPrefix } };
+  await whileRegistered(hooked, () => {
+    const r = read();
+    assert.deepEqual([...recordFields(r), r.prefix], [...TOYLLM_LINES_READ[0], '(EngineCore_DP0 pid=41820) ']);
+  })();
+  assert.equal(read().engine, 'vllm', 'the hook leaves with the registration');
+});
