@@ -25,7 +25,8 @@ const W_JOURNALD = /^ ?([^\s\d][^\s]{0,9}|\d{1,2}月)\.? {1,2}(\d{1,2})\.? (\d\d
 // zone `+00:00` since systemd 254), with `.123456` before the zone; -o short-unix: epoch seconds.
 const W_JOURNALD_ISO = /^(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(?:\.(\d{6}))?([+-]\d\d:?\d\d) \S+ [^\s:[]+(?:\[\d+\])?: /;
 // -o short-full: `Tue 2025-03-04 10:11:12 UTC host ident[pid]: ` (systemd's English weekday, the zone's abbreviation).
-const W_JOURNALD_FULL = /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d{6}))? ([A-Za-z][\w+-]{0,9}) \S+ [^\s:[]+(?:\[\d+\])?: /;
+const W_JOURNALD_FULL = new RegExp(String.raw`^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d{6}))?`
+  + String.raw` ([A-Za-z][\w+-]{0,9}) \S+ [^\s:[]+(?:\[\d+\])?: `);
 const W_JOURNALD_UNIX = /^(1\d{9})\.(\d{6}) \S+ [^\s:[]+(?:\[\d+\])?: /;
 const W_KUBECTL_PREFIX = /^\[pod\/[^\]\s]+\] /;
 const W_SLURM = /^\d+: /;
