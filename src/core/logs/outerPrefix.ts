@@ -24,6 +24,9 @@ const W_JOURNALD = /^ ?([^\s\d][^\s]{0,9}|\d{1,2}月)\.? {1,2}(\d{1,2})\.? (\d\d
 // journalctl -o short-iso / short-iso-precise: `2025-03-04T10:11:12+0000 host ident[pid]: ` (the
 // zone `+00:00` since systemd 254), with `.123456` before the zone; -o short-unix: epoch seconds.
 const W_JOURNALD_ISO = /^(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(?:\.(\d{6}))?([+-]\d\d:?\d\d) \S+ [^\s:[]+(?:\[\d+\])?: /;
+// -o short-full: `Tue 2025-03-04 10:11:12 UTC host ident[pid]: ` (systemd's English weekday, the zone's abbreviation).
+const W_JOURNALD_FULL = new RegExp(String.raw`^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d{6}))?`
+  + String.raw` ([A-Za-z][\w+-]{0,9}) \S+ [^\s:[]+(?:\[\d+\])?: `);
 const W_JOURNALD_UNIX = /^(1\d{9})\.(\d{6}) \S+ [^\s:[]+(?:\[\d+\])?: /;
 const W_KUBECTL_PREFIX = /^\[pod\/[^\]\s]+\] /;
 const W_SLURM = /^\d+: /;
@@ -158,6 +161,14 @@ export function stripWrapper(s: string, state: ParseState, wrappers: string[], s
     }
     if ((m = W_KUBECTL_PREFIX.exec(s))) { wrappers.push('kubectl'); return s.slice(m[0].length); }
     return null;
+  }
+  if ((m = W_JOURNALD_FULL.exec(s))) {
+    const wall = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6]));
+    // Only UTC's abbreviation names an offset for sure (CET, EST, IST… are ambiguous): others stay the wall clock.
+    const utc = m[8] === 'UTC' || m[8] === 'GMT';
+    if (!stamp.v) { stamp.v = { time: wall + fractionMs(m[7]), res: fractionResolution(m[7]), utc }; dated(state, wall); }
+    wrappers.push('journald');
+    return s.slice(m[0].length);
   }
   if ((m = W_JOURNALD.exec(s))) {
     const month = monthFromName(m[1]);

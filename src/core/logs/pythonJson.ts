@@ -35,6 +35,11 @@ const LEVELS: Record<string, string> = {
   DEBUG: 'DEBUG', INFO: 'INFO', WARNING: 'WARNING', WARN: 'WARNING', ERROR: 'ERROR', CRITICAL: 'CRITICAL', FATAL: 'CRITICAL',
 };
 
+// uvicorn's access record as a formatter printing only `record.getMessage()` writes it: `'%s - "%s %s HTTP/%s" %d'`
+// with the client as `host:port` (uvicorn.logging.AccessFormatter adds the level prefix and the status phrase only in
+// its own formatter). A record naming no logger with this message is uvicorn's, as one naming `uvicorn.access` is.
+const UVICORN_ACCESS = /^(?:\d{1,3}(?:\.\d{1,3}){3}|[0-9A-Fa-f:]+|\[[0-9A-Fa-f:]+\]|[\w.-]+):\d{1,5} - "[A-Z]{3,7} \S+ HTTP\/\d(?:\.\d)?" \d{3}$/;
+
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
 
 function intOf(v: unknown): number | null {
@@ -58,10 +63,11 @@ export function pythonJsonLine(s: string): PythonJsonLine | null {
   const logger = str(r.name) ?? str(r.logger) ?? str(r.logger_name);
   const path = str(r.pathname);
   const engine = (logger !== null ? engineOf(logger) : null) ?? (path !== null ? engineOf(path) : null);
-  const anonymous = logger === null && path === null;
-  if (engine === null && !anonymous && (logger === null || !/^uvicorn(?:\.|$)/.test(logger))) return null;
   const nl = raw.indexOf('\n');
   const message = (nl < 0 ? raw : raw.slice(0, nl)).replace(/\r$/, '');
+  const uvicorn = logger !== null ? /^uvicorn(?:\.|$)/.test(logger) : path === null && UVICORN_ACCESS.test(message);
+  const anonymous = logger === null && path === null && !uvicorn;
+  if (engine === null && !anonymous && !uvicorn) return null;
   const levelName = str(r.levelname) ?? str(r.level);
   const level = levelName !== null ? LEVELS[levelName.toUpperCase()] ?? null : null;
   let time: number | null = null;

@@ -42,3 +42,21 @@ test("a message-only record quoting an engine's whole header is read as that lin
   const [quoted] = parse(['{"message": "INFO 05-14 17:45:10 [async_llm_engine.py:211] Added request chatcmpl-017ee87d69ed40e9b67198e5c5e0ee7d."}']);
   assert.deepEqual([quoted.engine, quoted.hop, quoted.fileinfo, quoted.lineno], ['vllm', 'V2', 'async_llm_engine.py', 211]);
 });
+
+// uvicorn's access record through such a formatter: `record.getMessage()` of uvicorn.access is `'%s - "%s %s HTTP/%s" %d'`
+// (rendered by Python 3's logging over uvicorn's access call: no level prefix, no status phrase).
+const ACCESS = '{"asctime": "2026-05-20 08:02:44,996", "levelname": "INFO", "message": "127.0.0.1:40052 - \\"POST /v1/chat/completions HTTP/1.1\\" 200"}';
+
+test("uvicorn's access record naming no logger is the server's in a log known to be an engine's (vLLM: its access hop)", () => {
+  const [, sglang] = parse([PREFILL, ACCESS]);
+  assert.deepEqual([sglang.engine, sglang.format, sglang.role, sglang.level], ['sglang', 'uvicorn', 'api-server', 'INFO']);
+  const [, vllm] = parse([ADDED, ACCESS]);
+  assert.deepEqual([vllm.engine, vllm.hop], ['vllm', 'V10']);
+  // Nothing known of the log yet: no one's, as uvicorn's named records are.
+  assert.deepEqual([parse([ACCESS])[0].engine, parse([ACCESS])[0].hop], ['other', null]);
+  // Other servers' access lines (gunicorn's, with `- - [date]`; a client without its port) and other loggers' records stay no one's.
+  const gunicorn = '{"message": "127.0.0.1 - - [20/May/2026:08:02:44 +0000] \\"POST /v1/chat/completions HTTP/1.1\\" 200 512 \\"-\\" \\"curl/8.5.0\\""}';
+  const noPort = '{"message": "127.0.0.1 - \\"POST /v1/chat/completions HTTP/1.1\\" 200"}';
+  const named = '{"name": "litellm.proxy", "message": "127.0.0.1:40052 - \\"POST /v1/chat/completions HTTP/1.1\\" 200"}';
+  assert.deepEqual(parse([PREFILL, gunicorn, noPort, named]).slice(1).map((r) => r.engine), ['other', 'other', 'other']);
+});

@@ -39,7 +39,7 @@ test('journalctl -o short-iso (both zone spellings): the year is the wrapper\'s,
   }
 });
 
-test('journalctl -o short-iso-precise and short-unix: their microseconds, and their year', () => {
+test('journalctl -o short-iso-precise, short-unix and short-full: their microseconds, and their year', () => {
   const precise = one(`2025-03-04T10:11:12.123456+0000 gpu-node-3 vllm[123]: ${ADDED('cmpl-a')}`);
   assert.equal(precise.timeResolution, 'us');
   assert.equal(Math.floor(precise.time!), Date.UTC(2025, 2, 4, 10, 11, 12, 123));
@@ -48,6 +48,11 @@ test('journalctl -o short-iso-precise and short-unix: their microseconds, and th
   assert.equal(unix.timeResolution, 'us');
   assert.equal(Math.floor(unix.time!), Date.UTC(2025, 2, 4, 10, 11, 12, 123));
   assert.deepEqual(unix.wrappers, ['journald']);
+  // -o short-full: the weekday, the date with its year, the zone's abbreviation.
+  const full = one(`Tue 2025-03-04 10:11:12 UTC gpu-node-3 vllm[123]: ${ADDED('cmpl-a')}`);
+  assert.equal(full.time, Date.UTC(2025, 2, 4, 10, 11, 12));
+  assert.deepEqual(full.wrappers, ['journald']);
+  assert.equal(one(`Tue 2025-03-04 11:11:12 CET gpu-node-3 vllm[123]: ${ADDED('cmpl-a')}`).time, Date.UTC(2025, 2, 4, 10, 11, 12));
   // -o short-precise has no year: the file's, as for -o short; its microseconds are kept.
   const short = one(`Aug 21 22:30:05.250000 gpu-node-3 vllm[123]: ${ADDED('cmpl-a', '08-21 22:30:05')}`);
   assert.equal(short.timeResolution, 'us');
@@ -77,8 +82,10 @@ test('docker and kubectl --timestamps, with and without a fraction, Z or an offs
   assert.equal(cri.time, Date.UTC(2025, 2, 4, 10, 11, 12));
 });
 
-test('a time column and a launcher\'s [ISO] stamp without a fraction give their year too', () => {
+test('a time column, a launcher\'s [ISO] stamp and a JSON envelope\'s time without a fraction give their year too', () => {
   assert.equal(one(`2025-03-04 10:11:12\t${ADDED('cmpl-a')}`).time, Date.UTC(2025, 2, 4, 10, 11, 12));
+  // docker's json-file driver / a log platform's export: the line in `log`, its time in `time`.
+  assert.equal(one(JSON.stringify({ log: `${ADDED('cmpl-a')}\n`, stream: 'stdout', time: '2025-03-04T10:11:12Z' })).time, Date.UTC(2025, 2, 4, 10, 11, 12));
   assert.equal(one(`[2025-03-04T10:11:12Z] ${ADDED('cmpl-a')}`).time, Date.UTC(2025, 2, 4, 10, 11, 12));
 });
 
