@@ -6,7 +6,7 @@
 // requests (a retry that kept the room, a client that reused one) belongs to neither: its lines
 // stay unjoined rather than merge two requests.
 import type { LogRecord } from './model';
-import { engineProfile, isEngine } from '../../engines/registry';
+import { engineProfile, engineProfiles, isEngine } from '../../engines/registry';
 import type { TransferIds } from '../../engines/types';
 
 /** The engine's transfer id forms for a record, when its engine has any. */
@@ -102,4 +102,50 @@ export function noteTransferIds(rec: LogRecord, named: string | null, keyOf: (pr
   }
   if (alone !== null) for (const id of ids) alone.add(id, rec);
   return true;
+}
+
+// ---- raw lines (a store's entries: header and message as the pod printed them) -------------------
+
+/** The transfer ids a raw line names by any registered engine's forms, and the request id printed beside them. */
+export function transferIdsInText(text: string): { ids: string[]; rid: string | null } | null {
+  for (const p of engineProfiles()) {
+    const forms = p.transferIds;
+    if (forms === undefined || !text.includes(forms.hint)) continue;
+    const ids = forms.idsOf(text);
+    if (ids.length) return { ids, rid: forms.ridOf(text) };
+  }
+  return null;
+}
+
+/** The key a search's pairing gives the request asked for (a printed id is never empty). */
+export const ASKED_KEY = '';
+const ASKED = ASKED_KEY;
+
+/**
+ * Pairs over raw lines (every pod's answer from the stores): `names` tells a line naming the
+ * request asked for; such a line naming one transfer id pairs it with that request (key ''),
+ * a line naming another request's id beside one pairs it with that one. A line naming only a
+ * transfer id pairs nothing.
+ */
+export function pairsInTexts(texts: Iterable<string>, names: (text: string) => boolean): TransferPairs {
+  const pairs = new TransferPairs();
+  for (const t of texts) {
+    const found = transferIdsInText(t);
+    if (found === null || found.ids.length !== 1) continue;
+    if (names(t)) pairs.pair(found.ids[0], ASKED);
+    else if (found.rid !== null) pairs.pair(found.ids[0], `other\u0000${found.rid}`);
+  }
+  return pairs;
+}
+
+/** The transfer ids `pairs` (pairsInTexts') gives the request asked for alone. */
+export function askedTransferIds(pairs: TransferPairs): string[] {
+  return pairs.idsOf(ASKED).filter((id) => pairs.owner(id) === ASKED);
+}
+
+/** Does a raw line name, and name only, a transfer id that `pairs` gives the request asked for alone? */
+export function joinedToAsked(text: string, pairs: TransferPairs, names: (text: string) => boolean): boolean {
+  const found = transferIdsInText(text);
+  if (found === null || found.rid !== null || names(text)) return false;
+  return found.ids.some((id) => pairs.owner(id) === ASKED);
 }

@@ -18,9 +18,10 @@ const ROOM_FORMS: readonly RegExp[] = [
   /AUX_DATA (?:length mismatch )?for bootstrap_room (\d+)/g,
   // NIXL: `Sending to prefill server with bootstrap room {…} {is_dummy=}` (nixl/conn.py:471 at 0.5.1).
   /with bootstrap room (\d+) is_dummy=/g,
-  // NIXL: `got info {room=} {agent_name=} …`, `{room=} is bootstrapped` (nixl/conn.py:382, :384 at 0.5.1).
-  /^got info room=(\d+) agent_name=/g,
-  /^room=(\d+) is bootstrapped/g,
+  // NIXL: `got info {room=} {agent_name=} …`, `{room=} is bootstrapped` (nixl/conn.py:382, :384 at 0.5.1); at the
+  // message's start, or after the header's `] ` in a raw line.
+  /(?:^|\] )got info room=(\d+) agent_name=/g,
+  /(?:^|\] )room=(\d+) is bootstrapped/g,
   // `Request (bootstrap_room: {…}) has been marked as failed.` (common/conn.py:2518 at 0.5.23).
   /\(bootstrap_room: (\d+)\)/g,
   // `Skipping chunk for room {…} because …` (mooncake/conn.py:2550), `NIXL transport error for room {room}: …`

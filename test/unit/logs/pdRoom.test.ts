@@ -129,7 +129,7 @@ test('annotate --rid on one log: the room-only line is listed after the request\
   assert.equal(await runAnnotate([p['pd.log'], '--rid', RID, '--width', '80'], io), 0);
   const rows = io.stdout.split('\n').filter((l) => /^ {4,6}\d+ {2}/.test(l)).map((l) => Number(l.trim().split(' ')[0]));
   assert.deepEqual(rows, [6, 7, 2]);
-  assert.match(io.stdout, new RegExp(`by bootstrap_room ${ROOM}, paired with the request above:\\n +2 {2}- +TP0 +Request with bootstrap_room=${ROOM} already failed`));
+  assert.match(io.stdout, new RegExp(`by bootstrap_room ${ROOM} \\(a line of the request names it beside its id\\):\\n +2 {2}- +TP0 +Request with bootstrap_room=${ROOM} already failed`));
   const json = bufferIO();
   assert.equal(await runAnnotate([p['pd.log'], '--rid', RID, '--json'], json), 0);
   const lines = json.stdout.trim().split('\n').map((l) => JSON.parse(l) as { kind: string; line: number }).filter((o) => o.kind === 'line');
