@@ -338,6 +338,7 @@ async function scanLog(args: Args, input: LogInput, io: CliIO, out: Out, resolve
   const pairs = new TransferPairs();
   const alone = new TransferLines();
   const keyOf = (printed: string): string => (wanted !== null && wanted(printed) ? WANTED : printed);
+  const isWanted = (key: string): boolean => key === WANTED;
   const onRecord = (rec: LogRecord): void => {
     if (rec.engine === 'other') otherLines++;
     if (rec.truncated) truncatedLines++;
@@ -346,7 +347,7 @@ async function scanLog(args: Args, input: LogInput, io: CliIO, out: Out, resolve
         ? wanted(rec.rid) || (rec.rids?.some(wanted) ?? false)
         // Any other line naming the request is one of its lines too (a KV connector's, a router's).
         : !rec.continuation && mentionsRequest(rec.message, needles, wanted);
-      noteTransferIds(rec, hit ? WANTED : null, keyOf, pairs, alone);
+      noteTransferIds(rec, hit ? WANTED : null, keyOf, pairs, alone, isWanted);
       if (!hit) return;
       ridLines++;
     }

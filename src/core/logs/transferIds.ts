@@ -15,39 +15,34 @@ function formsOf(rec: LogRecord): TransferIds | null {
   return engineProfile(rec.engine).transferIds ?? null;
 }
 
-/** Which requests (join keys) lines paired each transfer id with. */
+/** Which requests (join keys) lines paired each transfer id with: the one key, or every key when several. */
 export class TransferPairs {
-  private readonly byId = new Map<string, Set<string>>();
+  private readonly byId = new Map<string, string | string[]>();
   /** What the engine calls the transfer id of the lines seen (`bootstrap_room`), for a message; null before any. */
   label: string | null = null;
 
   pair(id: string, key: string): void {
-    const keys = this.byId.get(id);
-    if (keys) keys.add(key); else this.byId.set(id, new Set([key]));
+    const had = this.byId.get(id);
+    if (had === undefined) this.byId.set(id, key);
+    else if (typeof had === 'string') { if (had !== key) this.byId.set(id, [had, key]); }
+    else if (!had.includes(key)) had.push(key);
   }
 
   merge(other: TransferPairs): void {
     this.label ??= other.label;
-    for (const [id, keys] of other.byId) for (const k of keys) this.pair(id, k);
+    for (const [id, keys] of other.byId) for (const k of typeof keys === 'string' ? [keys] : keys) this.pair(id, k);
   }
 
   /** The request a transfer id belongs to: the one request lines paired it with; null when none or several. */
   owner(id: string): string | null {
     const keys = this.byId.get(id);
-    if (keys === undefined || keys.size !== 1) return null;
-    for (const k of keys) return k;
-    return null;
-  }
-
-  /** The requests lines paired a transfer id with. */
-  keysOf(id: string): string[] {
-    return [...(this.byId.get(id) ?? [])];
+    return typeof keys === 'string' ? keys : null;
   }
 
   /** The transfer ids lines paired with `key`. */
   idsOf(key: string): string[] {
     const out: string[] = [];
-    for (const [id, keys] of this.byId) if (keys.has(key)) out.push(id);
+    for (const [id, keys] of this.byId) if (keys === key || (typeof keys !== 'string' && keys.includes(key))) out.push(id);
     return out;
   }
 }
@@ -58,14 +53,25 @@ const MAX_ALONE = 100_000;
 /** One log's lines that name a transfer id and no request, by transfer id. */
 export class TransferLines {
   private readonly byId = new Map<string, LogRecord[]>();
+  /** Transfer ids lines paired with a request not asked for: their lines can join no request asked for. */
+  private readonly closed = new Set<string>();
   private kept = 0;
   dropped = 0;
 
   add(id: string, rec: LogRecord): void {
+    if (this.closed.has(id)) return;
     if (this.kept >= MAX_ALONE) { this.dropped++; return; }
     this.kept++;
     const list = this.byId.get(id);
     if (list) list.push(rec); else this.byId.set(id, [rec]);
+  }
+
+  /** A transfer id paired with a request not asked for: its lines (kept or to come) are let go. */
+  close(id: string): void {
+    if (this.closed.has(id)) return;
+    this.closed.add(id);
+    const list = this.byId.get(id);
+    if (list) { this.kept -= list.length; this.byId.delete(id); }
   }
 
   /** The lines whose transfer id belongs to `key` alone (see TransferPairs.owner), in line order, each once. */
@@ -80,10 +86,11 @@ export class TransferLines {
  * Notes what a record says of transfer ids: `named` is the join key of the request the caller
  * found it names (its hop's id, or its text), null when none; `keyOf` makes a printed request id a
  * join key. A line naming a request and exactly one transfer id pairs them; a line naming no
- * request keeps its transfer ids' lines for the join. Returns whether the line named a transfer id.
+ * request keeps its transfer ids' lines for the join. `asked`: is a key one of the requests asked
+ * for (a room another request has lets its lines go). Returns whether the line named a transfer id.
  */
 export function noteTransferIds(rec: LogRecord, named: string | null, keyOf: (printedRid: string) => string,
-  pairs: TransferPairs, alone: TransferLines | null): boolean {
+  pairs: TransferPairs, alone: TransferLines | null, asked?: (key: string) => boolean): boolean {
   if (rec.continuation) return false;
   const forms = formsOf(rec);
   if (forms === null || !rec.message.includes(forms.hint)) return false;
@@ -97,7 +104,11 @@ export function noteTransferIds(rec: LogRecord, named: string | null, keyOf: (pr
   }
   if (key !== null) {
     // A line naming two rooms (decode's "received metadata from bootstrap_room=…") does not say which is the request's.
-    if (ids.length === 1) pairs.pair(ids[0], key);
+    if (ids.length === 1) {
+      pairs.pair(ids[0], key);
+      // Another request's room: no line of it can join a request asked for.
+      if (alone !== null && asked !== undefined && !asked(key)) alone.close(ids[0]);
+    }
     return true;
   }
   if (alone !== null) for (const id of ids) alone.add(id, rec);
