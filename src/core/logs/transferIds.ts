@@ -15,28 +15,50 @@ function formsOf(rec: LogRecord): TransferIds | null {
   return engineProfile(rec.engine).transferIds ?? null;
 }
 
-/** Which requests (join keys) lines paired each transfer id with: the one key, or every key when several. */
+/**
+ * Which requests (join keys) lines paired each transfer id with: the one key, or every key when
+ * several. Pairings with a request nobody asked for (`pairOther`) only make a transfer id shared:
+ * they are listed, not indexed (most of a log's rooms are other requests').
+ */
 export class TransferPairs {
   private readonly byId = new Map<string, string | string[]>();
+  /** Transfer ids lines paired with a request not asked for, in the order seen (repeats allowed). */
+  private readonly others: string[] = [];
+  /** Of byId's transfer ids, those `others` holds too; null when to be worked out again. */
+  private shared: Set<string> | null = null;
   /** What the engine calls the transfer id of the lines seen (`bootstrap_room`), for a message; null before any. */
   label: string | null = null;
 
   pair(id: string, key: string): void {
     const had = this.byId.get(id);
-    if (had === undefined) this.byId.set(id, key);
+    if (had === undefined) { this.byId.set(id, key); this.shared = null; }
     else if (typeof had === 'string') { if (had !== key) this.byId.set(id, [had, key]); }
     else if (!had.includes(key)) had.push(key);
+  }
+
+  /** A pairing with a request not asked for. */
+  pairOther(id: string): void {
+    this.others.push(id);
+    this.shared = null;
   }
 
   merge(other: TransferPairs): void {
     this.label ??= other.label;
     for (const [id, keys] of other.byId) for (const k of typeof keys === 'string' ? [keys] : keys) this.pair(id, k);
+    for (const id of other.others) this.others.push(id);
+    this.shared = null;
   }
 
   /** The request a transfer id belongs to: the one request lines paired it with; null when none or several. */
   owner(id: string): string | null {
     const keys = this.byId.get(id);
-    return typeof keys === 'string' ? keys : null;
+    if (typeof keys !== 'string') return null;
+    if (this.shared === null) {
+      const shared = new Set<string>();
+      for (const o of this.others) if (this.byId.has(o)) shared.add(o);
+      this.shared = shared;
+    }
+    return this.shared.has(id) ? null : keys;
   }
 
   /** The transfer ids lines paired with `key`. */
@@ -105,9 +127,12 @@ export function noteTransferIds(rec: LogRecord, named: string | null, keyOf: (pr
   if (key !== null) {
     // A line naming two rooms (decode's "received metadata from bootstrap_room=…") does not say which is the request's.
     if (ids.length === 1) {
-      pairs.pair(ids[0], key);
-      // Another request's room: no line of it can join a request asked for.
-      if (alone !== null && asked !== undefined && !asked(key)) alone.close(ids[0]);
+      if (asked === undefined || asked(key)) pairs.pair(ids[0], key);
+      else {
+        pairs.pairOther(ids[0]);
+        // Another request's room: no line of it can join a request asked for.
+        alone?.close(ids[0]);
+      }
     }
     return true;
   }
