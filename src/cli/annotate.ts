@@ -14,7 +14,7 @@ import { readLogStream } from '../core/session/logStream';
 import { RecordJsonWriter } from '../core/session/recordJson';
 import { RecordSourceLocator, type CheckoutResolver } from '../core/source/locate';
 import { idNeedle, mentionsRequest, ridQueryMatcher } from '../core/logs/requestIds';
-import { noteTransferIds, TransferLines, TransferPairs } from '../core/logs/transferIds';
+import { ASKED_KEY, noteTransferIds, pairsInTexts, TransferLines, TransferPairs } from '../core/logs/transferIds';
 import { ByteOut } from '../core/logs/byteOut';
 import { fastPathFor } from '../engines/grammars';
 import type { FastPathCounters } from '../engines/fastPath';
@@ -23,6 +23,7 @@ import { StatementTable, statementJson, statementTime } from '../core/logs/state
 import { ENGINE_IDS, engineChoiceWords, isEngine } from '../engines/registry';
 import { FleetError } from '../core/fleet/http';
 import type { RemoteLogStream } from '../core/fleet/model';
+import { namesRequestText } from '../core/fleet/requestIds';
 import { emptyFleetArgs, fleetMessages, foundAnything, queryFleet, takeFleetOption, type FleetArgs } from './fleet';
 import { parseReleaseSpec, releaseLabel, releaseSource, ReleaseSourceError, statedRelease, type ReleaseSpec } from '../core/source/release';
 
@@ -298,8 +299,8 @@ async function chooseCheckout(args: Args, input: LogInput, io: CliIO): Promise<C
   return { resolver, release, checkoutDir };
 }
 
-/** The join key annotate's transfer-id pairing gives the request asked for (no printed id is empty). */
-const WANTED = '';
+/** The join key annotate's transfer-id pairing gives the request asked for (as a store search's does). */
+const WANTED = ASKED_KEY;
 
 /** What one pass over the log counted and kept, and the index its session built. */
 interface ScanResult {
@@ -318,7 +319,8 @@ interface ScanResult {
  * unmatched, other and truncated lines, and feeding the request index and statement table.
  * A number is the exit code of an input that failed mid-read.
  */
-async function scanLog(args: Args, input: LogInput, io: CliIO, out: Out, resolver: CheckoutResolver | null): Promise<ScanResult | number> {
+async function scanLog(args: Args, input: LogInput, io: CliIO, out: Out, resolver: CheckoutResolver | null,
+  seed?: TransferPairs): Promise<ScanResult | number> {
   const json = new RecordJsonWriter();
   // One locator for the run: the checkout when one was given (its answer or nothing), else the citation.
   const sources = new RecordSourceLocator({ ready: () => resolver });
@@ -336,6 +338,7 @@ async function scanLog(args: Args, input: LogInput, io: CliIO, out: Out, resolve
   const pairs = new TransferPairs();
   const alone = new TransferLines();
   const keyOf = (printed: string): string => (wanted !== null && wanted(printed) ? WANTED : printed);
+  const isWanted = (key: string): boolean => key === WANTED;
   const onRecord = (rec: LogRecord): void => {
     if (rec.engine === 'other') otherLines++;
     if (rec.truncated) truncatedLines++;
@@ -344,7 +347,7 @@ async function scanLog(args: Args, input: LogInput, io: CliIO, out: Out, resolve
         ? wanted(rec.rid) || (rec.rids?.some(wanted) ?? false)
         // Any other line naming the request is one of its lines too (a KV connector's, a router's).
         : !rec.continuation && mentionsRequest(rec.message, needles, wanted);
-      noteTransferIds(rec, hit ? WANTED : null, keyOf, pairs, alone);
+      noteTransferIds(rec, hit ? WANTED : null, keyOf, pairs, alone, isWanted);
       if (!hit) return;
       ridLines++;
     }
@@ -400,10 +403,11 @@ async function scanLog(args: Args, input: LogInput, io: CliIO, out: Out, resolve
   }
   // With --rid only the request's lines count as unmatched, and those never take the fast path.
   if (wanted === null) unmatched += fastCounters.unmatched;
+  if (seed) pairs.merge(seed);
   const joined = wanted === null ? [] : alone.of(pairs, WANTED);
   if (joined.length && !args.json && !statements) {
     const ids = pairs.idsOf(WANTED).filter((id) => pairs.owner(id) === WANTED);
-    out.line(`${' '.repeat(9)}by ${pairs.label ?? 'transfer id'} ${ids.join(', ')}, paired with the request above:`);
+    out.line(`${' '.repeat(9)}by ${pairs.label ?? 'transfer id'} ${ids.join(', ')} (a line of the request names it beside its id):`);
   }
   for (const rec of joined) { ridLines++; show(rec); }
   return {
@@ -439,12 +443,12 @@ function missingHops(scan: ScanResult, ridFilter: string | null): MissingHops {
   return { requests, detail, missingAgg, notInLog };
 }
 
-async function annotateInput(args: Args, input: LogInput, io: CliIO): Promise<number> {
+async function annotateInput(args: Args, input: LogInput, io: CliIO, seed?: TransferPairs): Promise<number> {
   const shownName = forTerminal(input.name);
   const checkout = await chooseCheckout(args, input, io);
   if (typeof checkout === 'number') return checkout;
   const out = new Out(io);
-  const scan = await scanLog(args, input, io, out, checkout.resolver);
+  const scan = await scanLog(args, input, io, out, checkout.resolver, seed);
   if (typeof scan === 'number') return scan;
   const { result, tracker, ridLines, statements } = scan;
   const engine = result.engine;
@@ -587,13 +591,16 @@ async function annotateStores(args: Args, io: CliIO): Promise<number> {
     return 1;
   }
   let best = 1;
+  // A line of one pod naming only the request's bootstrap_room is the request's when another pod's line pairs the two.
+  const names = namesRequestText(args.rid!);
+  const seed = pairsInTexts([...fleet.streams.values()].flatMap((s) => s.stream.entries.map((e) => e.text)), names);
   for (const name of fleet.names) {
     const { endpoint, stream } = fleet.streams.get(name)!;
     const store = `${endpoint.kind}+${endpoint.baseUrl}`;
     const labels = Object.entries(stream.labels).map(([k, v]) => `${k}=${v}`).join(', ');
     if (args.json) io.out(`${JSON.stringify({ kind: 'stream', name, store, labels: stream.labels, lines: stream.entries.length })}\n`);
     else io.out(`\n== ${forTerminal(name)} (${forTerminal(labels)}; ${endpoint.kind} at ${forTerminal(endpoint.baseUrl)}) ==\n`);
-    const code = await annotateInput(args, streamInput(name, stream, fleet.window.endMs), io);
+    const code = await annotateInput(args, streamInput(name, stream, fleet.window.endMs), io, seed);
     if (code === 2) return 2;
     best = Math.min(best, code);
   }

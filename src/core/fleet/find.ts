@@ -10,7 +10,8 @@ import { LokiClient } from './loki';
 import {
   DEFAULT_LINE_LIMIT, type ClientOptions, type LogStoreClient, type RemoteLogStream, type StoreEndpoint, type TimeWindow, type TraceStoreClient,
 } from './model';
-import { logSearchTerms } from './requestIds';
+import { logSearchTerms, namesRequestText } from './requestIds';
+import { askedTransferIds, pairsInTexts } from '../logs/transferIds';
 import { TempoClient } from './tempo';
 import { VictoriaLogsClient } from './victoriaLogs';
 
@@ -105,7 +106,56 @@ export async function findRequestInFleet(q: FleetQuery): Promise<FleetResult> {
     }
   });
   await Promise.all([...traceJobs, ...logJobs]);
+  if (ids.length) await askByTransferIds(q, ids[0], result, limit);
   return result;
+}
+
+/** Most transfer ids a second search asks for (a request has one room; a few retries more). */
+const MAX_TRANSFER_IDS = 8;
+
+/**
+ * A store is searched by text, and a line naming only the request's transfer id (SGLang's
+ * bootstrap_room) does not hold the request id: when the lines found pair the request with a
+ * room, each store that answered is asked once more, for the room, in the same window with the
+ * same limit, and what it adds joins the streams (the timeline and the Requests view then join
+ * those lines to the request as they do for files).
+ */
+async function askByTransferIds(q: FleetQuery, requestId: string, result: FleetResult, limit: number): Promise<void> {
+  const names = namesRequestText(requestId);
+  const texts = function* (): Iterable<string> { for (const l of result.logs) for (const s of l.streams) for (const e of s.entries) yield e.text; };
+  const rooms = askedTransferIds(pairsInTexts(texts(), names));
+  if (rooms.length === 0) return;
+  const asked = rooms.slice(0, MAX_TRANSFER_IDS);
+  if (rooms.length > asked.length) result.notes.push(`the request's lines name ${rooms.length} transfer ids: asked for the first ${asked.length}`);
+  await Promise.all(result.logs.map(async (got) => {
+    try {
+      const a = await logStoreClient(got.endpoint, q.clientOptions?.(got.endpoint)).requestLines(asked, q.window, {
+        selector: q.selector, limit, pageSize: q.pageSize, signal: q.signal,
+      });
+      result.asked.push(`${a.query} (the transfer id its lines paired with the request)`);
+      got.streams = mergeStreams(got.streams, a.streams);
+      if (a.truncated) {
+        result.truncated = true; got.truncated = true;
+        result.notes.push(`${got.endpoint.kind} at ${got.endpoint.baseUrl} had more lines naming ${asked.join(', ')} than the limit of ${limit}`);
+      }
+    } catch (e) {
+      result.problems.push(problemOf(got.endpoint, e));
+    }
+  }));
+}
+
+/** `more`'s entries added to `streams` (by their labels), each entry once, each stream oldest first. */
+function mergeStreams(streams: RemoteLogStream[], more: readonly RemoteLogStream[]): RemoteLogStream[] {
+  const key = (s: RemoteLogStream): string => JSON.stringify(Object.keys(s.labels).sort().map((k) => [k, s.labels[k]]));
+  const byKey = new Map(streams.map((s) => [key(s), s]));
+  for (const m of more) {
+    const s = byKey.get(key(m));
+    if (s === undefined) { byKey.set(key(m), { ...m, entries: [...m.entries] }); continue; }
+    const seen = new Set(s.entries.map((e) => `${e.timeNs}\u0000${e.text}`));
+    for (const e of m.entries) if (!seen.has(`${e.timeNs}\u0000${e.text}`)) s.entries.push(e);
+    s.entries.sort((a, b) => (a.timeNs < b.timeNs ? -1 : a.timeNs > b.timeNs ? 1 : 0));
+  }
+  return [...byKey.values()].sort((a, b) => a.name.localeCompare(b.name));
 }
 
 export function foundAnything(r: FleetResult): boolean {

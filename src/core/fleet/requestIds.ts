@@ -3,11 +3,20 @@
 // lines' `-<8 hex>` suffix, `<i>_` children, SGLang's raw rid) contains the join key, so the key is
 // the search term. A trace store matches an attribute's whole value, so it gets the whole values
 // vLLM's gen_ai.request.id and SGLang's rid take.
-import { queryKeys } from '../timeline/requestKey';
+import { keyMatcher, queryKeys } from '../timeline/requestKey';
+import { idNeedle, mentionsRequest } from '../logs/requestIds';
 
 /** What a log store searches for: the join keys of what the user typed (see requestKey.ts). */
 export function logSearchTerms(query: string): string[] {
   return queryKeys(query);
+}
+
+/** Does a store's line name the request, as the timeline reads it (a Loki `|=` filter also matches `req-10` for `req-1`)? */
+export function namesRequestText(query: string): (text: string) => boolean {
+  const keys = queryKeys(query);
+  const match = keyMatcher(keys);
+  const needles = keys.map(idNeedle);
+  return (text) => mentionsRequest(text, needles, (id) => match(id) !== null);
 }
 
 /** Whole attribute values a request's spans may carry, for what the user typed. */

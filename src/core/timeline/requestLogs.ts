@@ -349,6 +349,7 @@ async function readOne(source: LogSource, path: string, keys: readonly string[],
   let routerLines = 0;
   const pairs = new TransferPairs();
   const alone = new TransferLines();
+  const asked = (k: string): boolean => collected.has(k);
   try {
     // The session fills the tracker (parsed lines, and the fast path's through `fast`).
     const onRecord = (rec: LogRecord): void => {
@@ -364,12 +365,12 @@ async function readOne(source: LogSource, path: string, keys: readonly string[],
       if (rec.rid === null) {
         const k = rec.continuation ? null : mentionedKey(rec, keys, matchKey);
         if (k !== null) collected.get(k)!.records.push(rec);
-        noteTransferIds(rec, k, requestKey, pairs, alone);
+        noteTransferIds(rec, k, requestKey, pairs, alone, asked);
         return;
       }
       let hit: string | null = matchKey(rec.rid);
       if (hit === null && rec.rids) for (const id of rec.rids) { hit = matchKey(id); if (hit !== null) break; }
-      noteTransferIds(rec, hit, requestKey, pairs, alone);
+      noteTransferIds(rec, hit, requestKey, pairs, alone, asked);
       if (hit !== null) collected.get(hit)!.records.push(rec);
       else if (rec.continuation && rec.rid !== null) {
         // A continuation line of one of the request's multi-line records.
@@ -555,14 +556,15 @@ async function fromSession(session: OpenLogSession, path: string, keys: readonly
   const named = new Set<string>();
   const pairs = new TransferPairs();
   const alone = new TransferLines();
+  const asked = (k: string): boolean => collected.has(k);
   for (let i = 0; i < records.length; i++) {
     if (turns !== null && (i & 1023) === 1023 && turns.due()) await turns.take();
     const rec = records[i];
     if (rec.continuation || rec.engine === 'other' || rec.role === 'router') continue;
-    if (rec.rid !== null) { noteTransferIds(rec, hitOf(rec, matchKey), requestKey, pairs, alone); continue; }
+    if (rec.rid !== null) { noteTransferIds(rec, hitOf(rec, matchKey), requestKey, pairs, alone, asked); continue; }
     const k = mentionedKey(rec, keys, matchKey);
     if (k !== null) { collected.get(k)!.records.push(rec); named.add(k); }
-    noteTransferIds(rec, k, requestKey, pairs, alone);
+    noteTransferIds(rec, k, requestKey, pairs, alone, asked);
   }
   for (const k of named) collected.get(k)!.records.sort((a, b) => a.line - b.line);
   for (const k of keys) {

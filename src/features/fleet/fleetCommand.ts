@@ -24,6 +24,7 @@ import {
 import { parseTimeBound } from '../../core/fleet/window';
 import { forWorkbench } from '../../core/text/workbench';
 import { idNeedle, mentionsRequest } from '../../core/logs/requestIds';
+import { joinedToAsked, pairsInTexts } from '../../core/logs/transferIds';
 import { keyMatcher, queryKeys } from '../../core/timeline/requestKey';
 import { FLEET_SCHEME } from '../shared/logSessions';
 import type { LineFeed, LogSource, StoreLine } from '../../core/logs/logSource';
@@ -202,6 +203,8 @@ export class FleetDocuments implements vscode.TextDocumentContentProvider {
     this.searches.set(search, into);
     const out: { uri: vscode.Uri; lines: number; replaced: boolean }[] = [];
     const names = namesRequest(requestLabel);
+    // A line naming only the request's bootstrap_room, which another line (any pod's) pairs with it, names it too.
+    const pairs = pairsInTexts(result.logs.flatMap((l) => l.streams.flatMap((s) => s.entries.map((e) => e.text))), names);
     for (const store of result.logs) {
       for (const s of store.streams) {
         if (s.entries.length === 0) continue;
@@ -214,7 +217,7 @@ export class FleetDocuments implements vscode.TextDocumentContentProvider {
         for (const e of s.entries) {
           const storeTimeMs = Number(e.timeNs / 1000n) / 1000;
           const parts = e.text.split('\n').map((text) => text.replace(/\r$/, ''));
-          if (names(e.text)) naming.push({ line: lines.length + 1, text: parts[0] });
+          if (names(e.text) || joinedToAsked(e.text, pairs, names)) naming.push({ line: lines.length + 1, text: parts[0] });
           for (const text of parts) lines.push({ text, storeTimeMs });
         }
         this.texts.set(uri.toString(), s.entries.map((e) => e.text).join('\n') + '\n');

@@ -291,7 +291,7 @@ export class RequestsViewProvider extends Disposable implements vscode.TreeDataP
       case 'plainRequest': {
         const item = new vscode.TreeItem(node.request, vscode.TreeItemCollapsibleState.Collapsed);
         item.id = `plainreq:${node.request}`;
-        item.description = `no hop · ${node.lines.length} line${node.lines.length === 1 ? '' : 's'} name it`;
+        item.description = `no hop · ${node.lines.length === 1 ? '1 line names' : `${node.lines.length} lines name`} it`;
         item.tooltip = `${node.request}\nNo hop line of this request in ${node.source.label}; the lines that name it are listed.`;
         item.iconPath = new vscode.ThemeIcon('pulse');
         item.command = { command: CommandIds.revealLogLine, title: 'Reveal', arguments: [node.source.uri, node.lines[0].line] };

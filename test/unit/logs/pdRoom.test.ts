@@ -121,6 +121,13 @@ test('a room paired with two rids joins its room-only lines to neither, and neit
   assert.deepEqual(shown(first.logs), [[], [1, 2]], 'prefill L2 names a room two requests had: not joined');
   const second = await readRequestLogs([p['prefill.log'], p['decode.log']], OTHER_RID);
   assert.deepEqual(shown(second.logs), [[4, 5], [3]], 'its own lines and its own room\'s; not RID\'s decode lines');
+
+  // The two pairings in two logs: a third log pairs the room with OTHER_RID, the decode log with RID.
+  const third = `[2025-09-17 16:23:20 TP0] ReqTimeStats(rid=${OTHER_RID}, bootstrap_room=${ROOM}, input_len=38, cached_input_len=0, output_len=1, `
+    + 'attempts=2, type=prefill): queue_duration=0.40ms, forward_duration=210.00ms, entry_time=1758126241.030\n';
+  const q = staged({ 'prefill.log': PREFILL, 'decode.log': DECODE, 'prefill-b.log': third });
+  const across = await readRequestLogs([q['prefill.log'], q['decode.log'], q['prefill-b.log']], RID);
+  assert.deepEqual(shown(across.logs), [[], [1, 2], []], 'shared across logs: prefill L2 joins neither');
 });
 
 test('annotate --rid on one log: the room-only line is listed after the request\'s lines, the unpaired room is not', async () => {
@@ -129,7 +136,7 @@ test('annotate --rid on one log: the room-only line is listed after the request\
   assert.equal(await runAnnotate([p['pd.log'], '--rid', RID, '--width', '80'], io), 0);
   const rows = io.stdout.split('\n').filter((l) => /^ {4,6}\d+ {2}/.test(l)).map((l) => Number(l.trim().split(' ')[0]));
   assert.deepEqual(rows, [6, 7, 2]);
-  assert.match(io.stdout, new RegExp(`by bootstrap_room ${ROOM}, paired with the request above:\\n +2 {2}- +TP0 +Request with bootstrap_room=${ROOM} already failed`));
+  assert.match(io.stdout, new RegExp(`by bootstrap_room ${ROOM} \\(a line of the request names it beside its id\\):\\n +2 {2}- +TP0 +Request with bootstrap_room=${ROOM} already failed`));
   const json = bufferIO();
   assert.equal(await runAnnotate([p['pd.log'], '--rid', RID, '--json'], json), 0);
   const lines = json.stdout.trim().split('\n').map((l) => JSON.parse(l) as { kind: string; line: number }).filter((o) => o.kind === 'line');
