@@ -67,7 +67,9 @@ export const VLLM_HOPS: HopDef[] = [
     wordings: [
       {
         text: 'Received request …: params: …, lora_request: ….',
-        versions: '0.11.2 and later (entrypoints/serve/utils/request_logger.py; the prompt moved to the DEBUG line, vllm#29208)',
+        versions:
+          '0.11.2 and later (entrypoints/logger.py to 0.22.1, entrypoints/serve/utils/request_logger.py from 0.23.0; ' +
+          'the prompt moved to the DEBUG line, vllm#29208)',
         example: 'Received request chatcmpl-a269fdcb7c6ce890: params: SamplingParams(n=1, temperature=0.7), lora_request: None.',
       },
       {
