@@ -164,6 +164,15 @@ export function engineProfiles(): EngineProfile[] {
   return [...ENGINE_PROFILES];
 }
 
+/**
+ * The launch flags that turn request logging on, by engine label: a known engine's own (none when it
+ * needs none), every registered engine's that has one for an engine not known (a record of one since removed).
+ */
+export function requestLogFlags(engine: string | null | undefined): { label: string; flag: string }[] {
+  const of = (p: EngineProfile) => (p.logging?.requestLogFlag !== undefined ? [{ label: p.label, flag: p.logging.requestLogFlag }] : []);
+  return isEngine(engine) ? of(engineProfile(engine)) : ENGINE_PROFILES.flatMap(of);
+}
+
 /** The engine whose server alone answers a request API (`sglang-generate`), if one does. */
 export function apiOwner(api: string): EngineProfile | undefined {
   return ENGINE_PROFILES.find((p) => p.request?.ownApis?.includes(api) === true);

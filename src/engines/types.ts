@@ -92,6 +92,8 @@ export interface EngineLogging {
   envVar: string;
   /** The launch line, given the variable's assignment (`VAR=path`). */
   launchLine: (assignment: string) => string;
+  /** The launch flag that turns its request logger on (`--log-requests`); absent: its requests are logged without one. */
+  requestLogFlag?: string;
 }
 
 /**
