@@ -5,7 +5,10 @@
 import { stampUtc } from '../civilTime';
 import type { LogRecord } from '../record';
 import { newRecord, tagRanks } from '../record';
-import { anotherEngineDetected, anotherGrammarForced, anotherLineFollows, DATE_ANCHOR, fractionMs, fractionResolution, printedId, SEARCH_WINDOW, type EngineGrammar, type GrammarState } from '../grammar';
+import {
+  anotherEngineDetected, anotherGrammarForced, anotherLineFollows, DATE_ANCHOR, fractionMs, fractionResolution, printedId, SEARCH_WINDOW,
+  type EngineGrammar, type GrammarState,
+} from '../grammar';
 import type { HopDef } from '../types';
 import { matchHop } from '../index';
 import {
