@@ -11,13 +11,26 @@ import { forTerminal } from '../core/text/terminal';
 import { batchedOut, type CliIO } from './io';
 import { SpanFileWriter } from './spanFile';
 
-const HELP = `usage: hoplens otlp --listen [HOST:]PORT [--out spans.jsonl] [--max-seconds N] [--max-body-mb N]
+/** A launch line as the usage text shows it: its variables' assignments, then, after a trailing backslash, the command; each line indented. */
+function shellLines(line: string, indent: string): string {
+  const words = line.split(' ');
+  let vars = 0;
+  while (vars < words.length - 1 && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[vars])) vars++;
+  const parts = vars > 0 ? [words.slice(0, vars).join(' '), words.slice(vars).join(' ')] : [line];
+  return parts.map((p) => indent + p).join(' \\\n');
+}
+
+/** How to start each engine that exports spans to the default endpoint (the profiles' launch hints). */
+function startLines(): string {
+  return launchHints(`http://127.0.0.1:${DEFAULT_OTLP_PORT}/v1/traces`)
+    .map((h, i) => `${i === 0 ? ' Start' : '\n           or start'} ${h.label} with\n${shellLines(h.line, '             ')}`).join('');
+}
+
+const help = () => `usage: hoplens otlp --listen [HOST:]PORT [--out spans.jsonl] [--max-seconds N] [--max-body-mb N]
        hoplens otlp --file export.json|- [--json] [--rid RID]
 
 --listen   run an OTLP/HTTP trace receiver (POST /v1/traces, protobuf or JSON) and print one line
-           per finished request (vLLM's llm_request span). Start vLLM with
-             OTEL_SERVICE_NAME=vllm OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/protobuf \\
-             vllm serve … --otlp-traces-endpoint http://127.0.0.1:${DEFAULT_OTLP_PORT}/v1/traces
+           per finished request (vLLM's llm_request span).${startLines()}
            --out FILE        also append every export request's spans to FILE as one line of OTLP
                              JSON (what --file reads). While FILE cannot be written, exporters are
                              answered 503 with Retry-After: they keep the spans and send them again
@@ -123,8 +136,8 @@ function requestJson(t: EngineTiming): Record<string, unknown> {
 /** `stop` ends a --listen run like Ctrl-C does (tests, embedding). */
 export async function runOtlp(argv: string[], io: CliIO, stop?: AbortSignal): Promise<number> {
   const a = parseArgs(argv);
-  if (a === 'help') { io.out(HELP); return 0; }
-  if (typeof a === 'string') { io.err(`hoplens otlp: ${a}\n\n${HELP}`); return 2; }
+  if (a === 'help') { io.out(help()); return 0; }
+  if (typeof a === 'string') { io.err(`hoplens otlp: ${a}\n\n${help()}`); return 2; }
   return a.listen ? listen(a, a.listen, io, stop) : readFile(a, a.file!, io);
 }
 

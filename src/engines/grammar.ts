@@ -48,15 +48,38 @@ export function anotherEngineForced(state: { forced: Engine | null }, own: Engin
 }
 
 /**
- * The grammars whose hooks another engine's grammar asks (`behindPrefix`, `followsStamp`), set by
- * grammars.ts each time it derives its list: an engine's grammar cannot import that list (it lists them).
+ * The log is already known to be another engine's than `own` (its first recognised line was): a
+ * form `own` shares with other programs (a bare bracketed stamp) is then not taken for `own`'s line.
  */
-const askable: { behindPrefix: EngineGrammar[]; followsStamp: EngineGrammar[] } = { behindPrefix: [], followsStamp: [] };
+export function anotherEngineDetected(state: { detected: Engine | null }, own: Engine): boolean {
+  return state.detected !== null && state.detected !== own;
+}
+
+/**
+ * The grammars whose hooks another engine's grammar asks (`behindPrefix`, `followsStamp`), and the
+ * engines that have one, set by grammars.ts each time it derives its list: an engine's grammar cannot
+ * import that list (it lists them).
+ */
+const askable: { behindPrefix: EngineGrammar[]; followsStamp: EngineGrammar[]; engines: Engine[] } = { behindPrefix: [], followsStamp: [], engines: [] };
 
 /** Keeps the grammars' hooks other grammars ask (grammars.ts, in its order). */
 export function setAskableGrammars(grammars: readonly EngineGrammar[]): void {
   askable.behindPrefix = grammars.filter((g) => g.behindPrefix !== undefined);
   askable.followsStamp = grammars.filter((g) => g.followsStamp !== undefined);
+  askable.engines = grammars.map((g) => g.engine);
+}
+
+/**
+ * The user forced another engine than `own`, and it has a grammar of its own: that grammar reads the
+ * log, and `own`'s reads none of it (as grammars.ts: grammarAllowed). An engine forced that has none
+ * (its line shapes are read) leaves `own`'s grammar reading, as with no engine forced.
+ */
+export function anotherGrammarForced(state: { forced: Engine | null }, own: Engine): boolean {
+  const forced = state.forced;
+  if (forced === null || forced === own) return false;
+  const engines = askable.engines;
+  for (let i = 0; i < engines.length; i++) if (engines[i] === forced) return true;
+  return false;
 }
 
 /**

@@ -2,7 +2,7 @@
 // rendering shared by `hoplens map` and the editor's "Show Hop Table". The tables come from the
 // engines' profiles (registry.ts).
 import type { Engine, HopDef, HopTable } from './types';
-import { ENGINE_IDS, HOP_TABLES } from './registry';
+import { ACCESS_LOG_HOPS, ENGINE_IDS, HOP_TABLES } from './registry';
 import { cutHopMatch } from './cut';
 
 export type { Engine, HopDef, HopTable, MissingKind } from './types';
@@ -48,10 +48,9 @@ export type RecordEnd = (message: string) => number;
  * words end (a paste that lost its line breaks), looked at only when the whole message fit no hop.
  */
 export function matchHop(engine: Engine, message: string, fileinfo: string | null, format: string, recordEnd?: RecordEnd): HopMatch | null {
-  const hops = HOP_TABLES[engine].hops;
   if (format === 'uvicorn') {
-    if (engine !== 'vllm') return null;
-    const access = hops.find((h) => h.id === 'V10')!;
+    const access = ACCESS_LOG_HOPS.get(engine);
+    if (access === undefined) return null;
     const m = access.patterns[0].exec(message);
     return m ? { hop: access, groups: m.groups ?? {} } : null;
   }

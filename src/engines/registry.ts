@@ -3,8 +3,8 @@
 // an engine without a hand-written grammar in src/core/logs) the shapes of its log lines. A new
 // engine is a folder src/engines/<id>/ with a profile registered here (ARCHITECTURE.md).
 import type {
-  Engine, EngineCheckout, EngineClockTraits, EngineLogging, EngineOtlp, EnginePin, EngineRequestApi, EngineTracing, HopTable, MissingReason,
-  TransferIds,
+  Engine, EngineCheckout, EngineClockTraits, EngineLogging, EngineOtlp, EnginePin, EngineRequestApi, EngineTracing, HopDef, HopTable,
+  MissingReason, TransferIds,
 } from './types';
 import type { EngineGrammar } from './grammar';
 import { VLLM_PROFILE } from './vllm/profile';
@@ -27,6 +27,11 @@ export interface EngineProfile {
   /** As users write it (`vLLM`, `SGLang`). */
   label: string;
   hops: HopTable;
+  /**
+   * The id of the hop in its table that its server's uvicorn access-log lines are (records of format `uvicorn`:
+   * `INFO:     127.0.0.1:5000 - "POST /v1/… HTTP/1.1" 200 OK`); absent: such a line is none of its hops.
+   */
+  accessLogHop?: string;
   /** The role a process name stands for: the first rule that fits. */
   processRoles: ReadonlyArray<readonly [RegExp, string]>;
   /** The process a hop's line names when its header names none (SGLang's lines carry no process). */
@@ -92,6 +97,8 @@ const profiles = new Map<string, EngineProfile>(BUILT_IN.map((p) => [p.id, p]));
 // Views of the map for the code that asks on every line (derived from it by `derive`; read them, do not change them).
 /** Hop tables by engine (the hop matcher reads it on every line). */
 export const HOP_TABLES = {} as Record<Engine, HopTable>;
+/** The uvicorn access-log hop by engine, for the engines whose profile names one (`accessLogHop`). */
+export const ACCESS_LOG_HOPS = new Map<Engine, HopDef>();
 /** Pins by engine, for the engines whose profile has one. */
 export const PINS = {} as Record<Engine, EnginePin>;
 /** The registered profiles that carry line shapes (none of the built-ins): what the generic reader tries. */
@@ -113,8 +120,11 @@ function derive(): void {
   // Only what left is deleted (a delete slows the object's property reads: the built-ins never leave).
   for (const id of Object.keys(HOP_TABLES) as Engine[]) if (!profiles.has(id)) delete HOP_TABLES[id];
   for (const id of Object.keys(PINS) as Engine[]) if (profiles.get(id)?.pin === undefined) delete PINS[id];
+  ACCESS_LOG_HOPS.clear();
   for (const p of all) {
     HOP_TABLES[p.id] = p.hops;
+    const access = p.accessLogHop !== undefined ? p.hops.hops.find((h) => h.id === p.accessLogHop) : undefined;
+    if (access !== undefined) ACCESS_LOG_HOPS.set(p.id, access);
     if (p.pin) PINS[p.id] = p.pin;
   }
   generation++;
@@ -162,6 +172,15 @@ export function isEngine(name: unknown): name is Engine {
 /** The registered profiles, built-in first, in the order they were registered. */
 export function engineProfiles(): EngineProfile[] {
   return [...ENGINE_PROFILES];
+}
+
+/**
+ * The launch flags that turn request logging on, by engine label: a known engine's own (none when it
+ * needs none), every registered engine's that has one for an engine not known (a record of one since removed).
+ */
+export function requestLogFlags(engine: string | null | undefined): { label: string; flag: string }[] {
+  const of = (p: EngineProfile) => (p.logging?.requestLogFlag !== undefined ? [{ label: p.label, flag: p.logging.requestLogFlag }] : []);
+  return isEngine(engine) ? of(engineProfile(engine)) : ENGINE_PROFILES.flatMap(of);
 }
 
 /** The engine whose server alone answers a request API (`sglang-generate`), if one does. */

@@ -92,6 +92,8 @@ export interface EngineLogging {
   envVar: string;
   /** The launch line, given the variable's assignment (`VAR=path`). */
   launchLine: (assignment: string) => string;
+  /** The launch flag that turns its request logger on (`--log-requests`); absent: its requests are logged without one. */
+  requestLogFlag?: string;
 }
 
 /**
@@ -111,6 +113,8 @@ export interface EngineClockTraits {
 
 /** How an engine is pointed at an OTLP/HTTP traces endpoint (the trace receiver's launch hint). */
 export interface EngineOtlp {
+  /** The launch flag (or variable) that takes the endpoint (`--otlp-traces-endpoint`): what a message about the endpoint names. */
+  endpointFlag: string;
   /** A whole launch line exporting its spans to `url` (what Copy Launch Line copies, what `hoplens otlp` prints). */
   launchLine: (url: string) => string;
   /** The same as words in a sentence: what to launch it with (`--otlp-traces-endpoint <url> and …`). */

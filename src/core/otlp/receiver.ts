@@ -53,7 +53,7 @@ export interface OtlpReceiverStats {
 }
 
 export interface OtlpReceiver {
-  /** The endpoint to give vLLM: http://host:port/v1/traces */
+  /** The endpoint to give the engine: http://host:port/v1/traces */
   url: string;
   host: string;
   port: number;
@@ -80,6 +80,17 @@ export interface LaunchHint { label: string; line: string; with: string }
 /** The launch hints for this endpoint, one per registered engine whose profile says how it exports spans (`otlp`). */
 export function launchHints(url: string): LaunchHint[] {
   return ENGINE_PROFILES.flatMap((p) => (p.otlp !== undefined ? [{ label: p.label, line: p.otlp.launchLine(url), with: p.otlp.launchWith(url) }] : []));
+}
+
+/** The flag each engine that exports spans takes the endpoint in (its profile's `otlp.endpointFlag`), by label. */
+export function endpointFlags(): { label: string; flag: string }[] {
+  return ENGINE_PROFILES.flatMap((p) => (p.otlp !== undefined ? [{ label: p.label, flag: p.otlp.endpointFlag }] : []));
+}
+
+/** Those flags as a sentence names them: `vLLM's --otlp-traces-endpoint` (`… or ToyLLM's --x`); none: the engine's endpoint setting. */
+export function endpointFlagWords(): string {
+  const flags = endpointFlags();
+  return flags.length ? flags.map((f) => `${f.label}'s ${f.flag}`).join(' or ') : 'the engine\'s OTLP traces endpoint';
 }
 
 // google.rpc.Status { int32 code = 1; string message = 2; } — the collector's error body. Written
@@ -151,7 +162,7 @@ function fail(res: http.ServerResponse, status: number, format: BodyFormat, mess
 function listenFailure(e: NodeJS.ErrnoException, host: string, port: number): Error {
   if (e.code === 'EADDRINUSE') {
     return new Error(`port ${port} on ${host} is already in use (another collector, Jaeger or HopLens receiver?). ` +
-      `Stop it, or pick another port, e.g. ${host}:${port === 65535 ? 4319 : port + 1}, and point --otlp-traces-endpoint there.`);
+      `Stop it, or pick another port, e.g. ${host}:${port === 65535 ? 4319 : port + 1}, and point ${endpointFlagWords()} there.`);
   }
   if (e.code === 'EACCES') return new Error(`not allowed to listen on ${host}:${port} (${e.code}); choose a port above 1024`);
   if (e.code === 'EADDRNOTAVAIL' || e.code === 'ENOTFOUND') return new Error(`cannot listen on ${host}: no such local address (${e.code})`);

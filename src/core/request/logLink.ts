@@ -5,7 +5,7 @@
 import { createReadStream, existsSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { TraceRecord } from './types';
-import { ENGINE_PROFILES, registryGeneration } from '../../engines/registry';
+import { ENGINE_PROFILES, isEngine, registryGeneration, requestLogFlags } from '../../engines/registry';
 import { fractionMs } from '../../engines/grammar';
 
 export interface RequestLogLine {
@@ -147,7 +147,7 @@ export class ServerLogReader {
     return stat(path).then((st) => st.size, () => undefined);
   }
 
-  async linesOf(path: string, record: Pick<TraceRecord, 'requestId' | 'logRequestId' | 'serverIdPattern' | 'timeline'>,
+  async linesOf(path: string, record: Pick<TraceRecord, 'engine' | 'requestId' | 'logRequestId' | 'serverIdPattern' | 'timeline'>,
     sizeBefore: number | undefined): Promise<ServerLogAnswer> {
     const attempts = this.opts.attempts ?? 10;
     const sleep = this.opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
@@ -168,7 +168,7 @@ export class ServerLogReader {
             note: found.length
               ? `${found.length} line(s) in ${path}. Server clocks: ${found[0].resolution === 'ms' ? 'milliseconds' : 'whole seconds only'}; `
                 + 'the client\'s times are monotonic from the socket.'
-              : `No line of ${path} mentions ${record.logRequestId} (is --enable-log-requests on?).`,
+              : `No line of ${path} mentions ${record.logRequestId}${requestLoggingQuestion(record.engine)}.`,
           };
         }
       } catch (e) {
@@ -178,6 +178,17 @@ export class ServerLogReader {
     }
     return { lines: null, note: '' };
   }
+}
+
+/**
+ * Asked when no line of the server log names the request: is its engine's request logging on? Its flag
+ * (` (is --log-requests on?)`); every registered engine's, by name, for an engine not known; '' when none needs one.
+ */
+export function requestLoggingQuestion(engine: string): string {
+  const flags = requestLogFlags(engine);
+  if (flags.length === 0) return '';
+  if (isEngine(engine)) return ` (is ${flags.map((f) => f.flag).join(' or ')} on?)`;
+  return ` (is request logging on? ${flags.map((f) => `${f.label}: ${f.flag}`).join(', ')})`;
 }
 
 /**

@@ -5,7 +5,10 @@
 import { stampUtc } from '../civilTime';
 import type { LogRecord } from '../record';
 import { newRecord, tagRanks } from '../record';
-import { anotherLineFollows, DATE_ANCHOR, fractionMs, fractionResolution, printedId, SEARCH_WINDOW, type EngineGrammar, type GrammarState } from '../grammar';
+import {
+  anotherEngineDetected, anotherGrammarForced, anotherLineFollows, DATE_ANCHOR, fractionMs, fractionResolution, printedId, SEARCH_WINDOW,
+  type EngineGrammar, type GrammarState,
+} from '../grammar';
 import type { HopDef } from '../types';
 import { matchHop } from '../index';
 import {
@@ -73,12 +76,12 @@ export function parseSglang(s: string, rec: LogRecord, state: GrammarState): boo
 
 
 /**
- * An untagged bracketed stamp in a log already known to be vLLM's: a launcher's or `ts`'s stamp in
- * front of its own words (`[2026-01-26 16:57:25]   ⏳ Still loading...`), not an SGLang line, unless
- * what follows is one of SGLang's hops.
+ * An untagged bracketed stamp in a log already known to be another engine's (vLLM's): a launcher's or
+ * `ts`'s stamp in front of its own words (`[2026-01-26 16:57:25]   ⏳ Still loading...`), not an SGLang
+ * line, unless what follows is one of SGLang's hops.
  */
 export function launcherStamp(s: string, at: number, ms: boolean, state: GrammarState): boolean {
-  if (ms || state.detected !== 'vllm' || state.forced !== null) return false;
+  if (ms || !anotherEngineDetected(state, 'sglang') || state.forced !== null) return false;
   return matchHop('sglang', s.slice(at), null, 'sglang', state.recordEnd) === null;
 }
 
@@ -122,7 +125,7 @@ export function parseSglangJsonEvent(s: string, rec: LogRecord): boolean {
  * surely SGLang's counts: with a rank tag, or printing a hop.
  */
 export function lostBracketAt(s: string, rec: LogRecord, state: GrammarState): number {
-  if (state.forced === 'vllm') return -1;
+  if (anotherGrammarForced(state, 'sglang')) return -1;
   const window = s.length > SEARCH_WINDOW ? s.slice(0, SEARCH_WINDOW) : s;
   if (window.indexOf('] ') < 0) return -1; // most unrecognised lines: no look for a date at all
   DATE_ANCHOR.lastIndex = 0;
@@ -142,7 +145,7 @@ export function lostBracketAt(s: string, rec: LogRecord, state: GrammarState): n
 
 /** Where such a header starts (rec filled), or -1; only when its message is one of SGLang's hops. */
 export function ranksOnlyAt(s: string, rec: LogRecord, state: GrammarState): number {
-  if (state.forced === 'vllm') return -1;
+  if (anotherGrammarForced(state, 'sglang')) return -1;
   const window = s.length > SEARCH_WINDOW ? s.slice(0, SEARCH_WINDOW) : s;
   if (window.indexOf('] ') < 0) return -1;
   const m = RANKS_ONLY.exec(window);
@@ -164,7 +167,7 @@ export function ranksOnlyAt(s: string, rec: LogRecord, state: GrammarState): num
  * after a wrapper's columns), or -1. Only its own wording with its dataclass or dict counts.
  */
 export function bareRequestAt(s: string, state: GrammarState): number {
-  if (state.forced === 'vllm') return -1;
+  if (anotherGrammarForced(state, 'sglang')) return -1;
   const window = s.length > SEARCH_WINDOW ? s.slice(0, SEARCH_WINDOW) : s;
   if (window.indexOf(': obj=') < 0) return -1;
   const m = BARE_REQUEST.exec(window);

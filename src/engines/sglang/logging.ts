@@ -10,4 +10,6 @@ export const SGLANG_LOGGING: EngineLogging = {
   envVar: 'SGLANG_LOGGING_CONFIG_PATH',
   launchLine: (assignment) => `${assignment} python3 -m sglang.launch_server --model-path <model> --log-requests`
     + ' --enable-request-time-stats-logging 2>&1 | tee sgl.log',
+  // engine-facts.md, S1/S2 (python/sglang/srt/server_args.py: `--log-requests`, False by default).
+  requestLogFlag: '--log-requests',
 };

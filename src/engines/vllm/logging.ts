@@ -9,4 +9,6 @@ export const VLLM_LOGGING: EngineLogging = {
   logger: 'vllm',
   envVar: 'VLLM_LOGGING_CONFIG_PATH',
   launchLine: (assignment) => `${assignment} vllm serve <model> --enable-log-requests --enable-log-outputs 2>&1 | tee vllm.log`,
+  // engine-facts.md, V1/V2 (vllm/entrypoints/serve/utils/request_logger.py).
+  requestLogFlag: '--enable-log-requests',
 };

@@ -4,7 +4,10 @@
 // spans are filed under "unknown_service" in Jaeger or Tempo.
 import type { EngineOtlp } from '../types';
 
+const FLAG = '--otlp-traces-endpoint';
+
 export const VLLM_OTLP: EngineOtlp = {
-  launchLine: (url) => `OTEL_SERVICE_NAME=vllm OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/protobuf vllm serve <model> --otlp-traces-endpoint ${url}`,
-  launchWith: (url) => `--otlp-traces-endpoint ${url} and OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/protobuf`,
+  endpointFlag: FLAG,
+  launchLine: (url) => `OTEL_SERVICE_NAME=vllm OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/protobuf vllm serve <model> ${FLAG} ${url}`,
+  launchWith: (url) => `${FLAG} ${url} and OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/protobuf`,
 };

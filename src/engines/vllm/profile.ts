@@ -12,6 +12,8 @@ export const VLLM_PROFILE: EngineProfile = {
   id: 'vllm',
   label: 'vLLM',
   hops: VLLM_TABLE,
+  // Its API server's uvicorn access log (`INFO:     127.0.0.1:5000 - "POST /v1/chat/completions HTTP/1.1" 200 OK`).
+  accessLogHop: 'V10',
   processRoles: VLLM_PROCESS_ROLES,
   // Engine-side lines add `-<8 hex>` to the external id, children `<idx>_`: requestIds takes them off.
   pin: VLLM_PIN,

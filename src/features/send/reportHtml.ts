@@ -4,6 +4,7 @@
 import type { TracedRequest, HistogramBin } from '../../core/request/index';
 import { summaryRows, itlHistogram, secondStampRangeText } from '../../core/request/index';
 import { escapeHtml } from '../shared/webviewHtml';
+import { endpointFlags } from '../../core/otlp/receiver';
 
 export interface ReportLogLine { line: number; text: string; sinceRequestStartMs: number | null; resolution: 's' | 'ms' }
 
@@ -54,8 +55,14 @@ function sinceStartCell(l: ReportLogLine): string {
   return `${secondStampRangeText(l.sinceRequestStartMs)} (whole-second stamp)`;
 }
 
-const NO_ENGINE_TIMING = '<p class="muted">Start <em>HopLens: Start Trace Receiver</em> and launch vLLM with <code>--otlp-traces-endpoint</code> '
-  + 'to see the engine\'s own breakdown (queue, prefill, decode) here, next to these socket times.</p>';
+/** What the engine-timing section says before spans arrive: how to get them, from each engine that exports them. */
+function noEngineTiming(): string {
+  const flags = endpointFlags();
+  if (flags.length === 0) return '<p class="muted">No engine HopLens knows exports its own timing (OpenTelemetry spans).</p>';
+  const launch = flags.map((f) => `${escapeHtml(f.label)} with <code>${escapeHtml(f.flag)}</code>`).join(' or ');
+  return `<p class="muted">Start <em>HopLens: Start Trace Receiver</em> and launch ${launch} `
+    + 'to see the engine\'s own breakdown (queue, prefill, decode) here, next to these socket times.</p>';
+}
 const FRAMES_HEAD = '<thead><tr><th>#</th><th>t (ms)</th><th>Δt (ms)</th><th>kind</th><th>chars</th><th>text</th></tr></thead>';
 
 function logLineRow(l: ReportLogLine): string {
@@ -105,6 +112,6 @@ ${err}
 <section><h2>Frame arrivals</h2>${arrivalPlot(r)}</section>
 <section><h2>Inter-token latency</h2>${histogram(itlHistogram(record, 20))}</section>
 <section><h2>Server log</h2>${log}</section>
-<section><h2>Engine timing (OpenTelemetry)</h2>${engineHtml ?? NO_ENGINE_TIMING}</section>
+<section><h2>Engine timing (OpenTelemetry)</h2>${engineHtml ?? noEngineTiming()}</section>
 <section><h2>Frames</h2><table class="frames" id="frames">${FRAMES_HEAD}<tbody>${frameRows}</tbody></table></section>`;
 }

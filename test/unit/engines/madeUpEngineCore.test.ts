@@ -45,7 +45,9 @@ test('the receiver\'s launch hints: a registered engine whose profile says how i
   const url = 'http://127.0.0.1:4318/v1/traces';
   const before = launchHints(url);
   assert.deepEqual(before.map((h) => h.label), ['vLLM']);
-  const exporting = { ...TOYLLM_PROFILE, otlp: { launchLine: (u: string) => `toyllm serve --traces ${u}`, launchWith: (u: string) => `--traces ${u}` } };
+  const exporting = {
+    ...TOYLLM_PROFILE, otlp: { endpointFlag: '--traces', launchLine: (u: string) => `toyllm serve --traces ${u}`, launchWith: (u: string) => `--traces ${u}` },
+  };
   await whileRegistered(exporting, () => {
     assert.deepEqual(launchHints(url).slice(1), [{ label: 'ToyLLM', line: `toyllm serve --traces ${url}`, with: `--traces ${url}` }]);
   })();

@@ -4,7 +4,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { countLinesUpTo, findRequestLogLines, ServerLogReader, serverLogFile } from '../../../src/core/request/index';
+import { countLinesUpTo, findRequestLogLines, ServerLogReader, serverIdsFor, serverLogFile } from '../../../src/core/request/index';
+import { engineId } from '../../../src/engines/registry';
 import { makeTempDir } from '../../harness/tempDirs';
 
 const FIX = join(__dirname, '..', '..', '..', '..', 'test', 'fixtures', 'logs', 'vllm_info_chat_and_abort.log');
@@ -40,7 +41,7 @@ test('the report waits for the server to write the request\'s lines, and says wh
   const older = readFileSync(FIX, 'utf8').replace(/myrun-0001/g, 'older-run');
   writeFileSync(log, older);
   const record = {
-    requestId: 'myrun-0001', logRequestId: 'chatcmpl-myrun-0001',
+    engine: 'vllm' as const, requestId: 'myrun-0001', logRequestId: 'chatcmpl-myrun-0001',
     serverIdPattern: '(?<![\\w-])(?:(?:\\d+_)?chatcmpl-myrun-0001(?:_\\d+)?(?:-[0-9a-f]{8})?)(?![\\w-])',
     timeline: { startedAtEpochMs: Date.now(), connectMs: 0, requestWrittenMs: 0, headersMs: 0, firstByteMs: 0, endMs: 0, sawDone: true, warnings: [] },
   };
@@ -60,6 +61,22 @@ test('the report waits for the server to write the request\'s lines, and says wh
   const missing = await new ServerLogReader().linesOf(join(dir, 'gone.log'), record, undefined);
   assert.equal(missing.lines, null);
   assert.match(missing.note, /^Could not read .*gone\.log: ENOENT/);
+});
+
+test('no line names the request: the note asks for the request-logging flag of the engine the record is from', async () => {
+  const dir = makeTempDir('hoplens-flag-').path;
+  const log = join(dir, 'sgl.log');
+  writeFileSync(log, readFileSync(join(FIX, '..', 'sglang_tp2_request.log')));
+  const timeline = { startedAtEpochMs: Date.now(), connectMs: 0, requestWrittenMs: 0, headersMs: 0, firstByteMs: 0, endMs: 0, sawDone: true, warnings: [] };
+  const ids = serverIdsFor('sglang', 'chat', 'nobody');
+  const record = { engine: 'sglang' as const, requestId: 'nobody', logRequestId: ids.logId, serverIdPattern: ids.pattern.source, timeline };
+  const reader = () => new ServerLogReader({ attempts: 1, sleep: async () => undefined });
+  const sglang = await reader().linesOf(log, record, undefined);
+  assert.deepEqual(sglang.lines, []);
+  assert.equal(sglang.note, `No line of ${log} mentions ${ids.logId} (is --log-requests on?).`);
+  // A record of an engine no longer registered: each registered engine's flag, by name.
+  const gone = await reader().linesOf(log, { ...record, engine: engineId('nobodyllm') }, undefined);
+  assert.equal(gone.note, `No line of ${log} mentions ${ids.logId} (is request logging on? vLLM: --enable-log-requests, SGLang: --log-requests).`);
 });
 
 test('a traced request\'s lines are read from hoplens.serverLog only when that file is there', () => {
