@@ -98,10 +98,18 @@ export class TransferLines {
 
   /** The lines whose transfer id belongs to `key` alone (see TransferPairs.owner), in line order, each once. */
   of(pairs: TransferPairs, key: string): LogRecord[] {
-    const out = new Set<LogRecord>();
-    for (const [id, recs] of this.byId) if (pairs.owner(id) === key) for (const r of recs) out.add(r);
-    return [...out].sort((a, b) => a.line - b.line);
+    return this.joinedOf(pairs, key).map((j) => j.record);
   }
+
+  /** As `of`, each line with the transfer id it joined by (one of its ids that is `key`'s). */
+  joinedOf(pairs: TransferPairs, key: string): { record: LogRecord; id: string }[] {
+    const out = new Map<LogRecord, string>();
+    for (const [id, recs] of this.byId) if (pairs.owner(id) === key) for (const r of recs) if (!out.has(r)) out.set(r, id);
+    return [...out].map(([record, id]) => ({ record, id })).sort((a, b) => a.record.line - b.record.line);
+  }
+
+  /** Whether any line naming only a transfer id is kept (a log without any costs its callers nothing more). */
+  get empty(): boolean { return this.byId.size === 0; }
 }
 
 /**
