@@ -3,12 +3,13 @@
 import * as vscode from 'vscode';
 import type { RequestGroup, RequestHop, MissingHop } from '../../core/logs/requests';
 import type { RequestTracker } from '../../core/logs/requests';
-import type { Engine } from '../../core/logs/model';
+import type { Engine, LogRecord } from '../../core/logs/model';
 import { ridMatchesQuery } from '../../core/logs/requestIds';
 import { findHop } from '../../engines/index';
 import type { HopDef } from '../../engines/index';
 import { hopLabel } from './hopPresentation';
 import { shortFormat } from '../../engines/shortName';
+import { engineProfile } from '../../engines/registry';
 import { CommandIds } from '../../commandIds';
 import { clockStamp, printedTimeOfDay } from '../../core/logs/clockStamp';
 import { Disposable } from '../../util/dispose';
@@ -39,6 +40,8 @@ export interface PlainLine { line: number; text: string }
 export type PlainLinesLookup = (uri: vscode.Uri) => { request: string; lines: readonly PlainLine[] } | undefined;
 /** Plain lines listed under one request at most (the rest are a count). */
 const MAX_PLAIN_NODES = 500;
+/** The extension host's time one look for a log's transfer-id lines takes at most; the rest is read in later turns. */
+const JOIN_BUDGET_MS = 40;
 
 /**
  * A hop's line of the legend, made once per hop: VS Code asks for up to 1,000 rows in one task
@@ -86,6 +89,7 @@ export class RequestsViewProvider extends Disposable implements vscode.TreeDataP
   private plainLinesOf: PlainLinesLookup = () => undefined;
   /** The log's lines naming only a request's transfer id (SGLang's bootstrap_room), read when a request is expanded. */
   private readonly transferJoins = new LogTransferJoins(requestKey);
+  private joinTimer: NodeJS.Timeout | undefined;
 
   /** Lists, under a request, the lines of its log that name it but are no hop (fleet documents). */
   setPlainLinesLookup(lookup: PlainLinesLookup): void {
@@ -154,6 +158,7 @@ export class RequestsViewProvider extends Disposable implements vscode.TreeDataP
 
   override dispose(): void {
     clearTimeout(this.refreshTimer);
+    clearTimeout(this.joinTimer);
     super.dispose();
   }
 
@@ -235,10 +240,12 @@ export class RequestsViewProvider extends Disposable implements vscode.TreeDataP
       const plain = this.plainLinesOf(node.source.uri);
       const owner = plain?.lines.length ? this.plainOwner(plain.request, this.listedRids(node.source).rids) : undefined;
       const lines = plain && owner === group.rid ? plain.lines : [];
-      const joined = this.joinedLines(node.source, group.rid, lines);
+      const found = this.joinedLines(node.source, group.rid, lines);
+      const joined = found === 'reading' ? undefined : found;
       return [
         ...(timing ? [{ kind: 'engine', rid: group.rid, timing } as Node] : []),
         ...group.hops.map((hop): Node => ({ kind: 'hop', hop, group, source: node.source })),
+        ...(found === 'reading' ? [{ kind: 'info', text: `reading the log for lines that name only its ${this.transferLabel(node.source)}…` } as Node] : []),
         ...(joined || lines.length
           ? this.plainNodes(group.rid, joined?.lines ?? lines, new Set(group.hops.map((h) => h.line)), node.source, joined?.by)
           : []),
@@ -255,12 +262,32 @@ export class RequestsViewProvider extends Disposable implements vscode.TreeDataP
    * by (`bootstrap_room N`); undefined when the log has none for it.
    */
   private joinedLines(source: RequestLogSource, rid: string, lines: readonly PlainLine[]):
-    { lines: PlainLine[]; by: Map<number, string> } | undefined {
-    const joined = source.records?.length ? this.transferJoins.of(source.records, requestKey(rid)) : null;
+    { lines: PlainLine[]; by: Map<number, string> } | undefined | 'reading' {
+    const records = source.records;
+    // Only an engine with a transfer id (SGLang) has such lines: a vLLM log is not read for them.
+    if (!records?.length || !source.engine || engineProfile(source.engine).transferIds === undefined) return undefined;
+    const joined = this.transferJoins.of(records, requestKey(rid), JOIN_BUDGET_MS);
+    if (joined === 'reading') { this.joinSoon(records); return 'reading'; }
     if (!joined) return undefined;
     const by = new Map(joined.lines.map((j) => [j.record.line, `${joined.label} ${j.id}`]));
     const all = [...lines.filter((l) => !by.has(l.line)), ...joined.lines.map((j) => ({ line: j.record.line, text: j.record.message }))];
     return { lines: all.sort((a, b) => a.line - b.line), by };
+  }
+
+  /** Goes on reading `records` for transfer-id lines in later turns, then shows what it found. */
+  private joinSoon(records: readonly LogRecord[]): void {
+    if (this.joinTimer) return;
+    this.joinTimer = setTimeout(() => {
+      this.joinTimer = undefined;
+      if (this.source?.records !== records) return;
+      if (this.transferJoins.of(records, '', JOIN_BUDGET_MS) === 'reading') this.joinSoon(records);
+      else this.refresh();
+    }, 0);
+  }
+
+  /** What the log's engine calls a request's transfer id (`bootstrap_room`). */
+  private transferLabel(source: RequestLogSource): string {
+    return (source.engine && engineProfile(source.engine).transferIds?.label) || 'transfer id';
   }
 
   getTreeItem(node: Node): vscode.TreeItem {

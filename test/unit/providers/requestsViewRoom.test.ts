@@ -10,6 +10,8 @@ import type * as vscode from 'vscode';
 import { Uri } from '../fakes/vscode';
 import { LogSession } from '../../../src/core/session/logSession';
 import { RequestsViewProvider, documentLogSource } from '../../../src/features/logs/requestsView';
+import { LogTransferJoins } from '../../../src/core/logs/transferJoin';
+import { requestKey } from '../../../src/core/timeline/requestKey';
 import { DECODE, LONE_ROOM, OTHER_RID, OTHER_ROOM, PREFILL, RID, ROOM } from '../logs/pdRoomLines';
 
 // The hop S5 (schedule_batch.py, --enable-request-time-stats-logging) of each request on the decode
@@ -77,5 +79,29 @@ test('NIXL\'s room lines join the request its ReqTimeStats pairs; a line appende
     // mooncake/conn.py:971 at 0.5.1, printed after the log was first read (a live log).
     session.syncTextNow(`${text}[2025-09-17 16:24:03 TP0] Request with bootstrap_room=${ROOM2} already failed\n`);
     assert.deepEqual(plain(RID2).map((i) => i.description).at(-1), `line 4 · by bootstrap_room ${ROOM2}`);
+    // A second attempt with a room of its own: both rooms' lines are the request's.
+    const ROOM3 = '991234567890123459';
+    session.syncTextNow(`${text}[2025-09-17 16:24:03 TP0] Request with bootstrap_room=${ROOM2} already failed\n`
+      + `[2025-09-17 16:24:04 TP0] room=${ROOM3} is bootstrapped\n`
+      + `[2025-09-17 16:24:05 TP0] ReqTimeStats(rid=${RID2}, bootstrap_room=${ROOM3}, input_len=38, cached_input_len=0, output_len=1, attempts=2, `
+      + 'type=prefill): queue_duration=0.40ms, forward_duration=210.00ms, entry_time=1758126242.030\n');
+    assert.deepEqual(plain(RID2).map((i) => i.description), [1, 2, 4].map((l) => `line ${l} · by bootstrap_room ${ROOM2}`)
+      .concat(`line 5 · by bootstrap_room ${ROOM3}`));
   } finally { view.dispose(); }
+});
+
+test('a big log is read for its room lines a slice at a time: "reading" until every line is read, then the same lines', () => {
+  // 6,000 batch lines before the request's: more than one slice.
+  const batch = '[2025-09-17 16:23:11 TP0] Prefill batch. #new-seq: 1, #new-token: 38, #cached-token: 0, token usage: 0.00, #running-req: 0, #queue-req: 0\n';
+  const session = new LogSession({ engine: 'auto', referenceTime: Date.UTC(2026, 11, 2) });
+  session.syncTextNow(batch.repeat(6000) + PREFILL + DECODE + STATS);
+  let clock = 0;
+  // Each look at the clock is 30 ms later: a 40 ms budget lasts one or two slices.
+  const joins = new LogTransferJoins(requestKey, () => (clock += 30));
+  let looks = 1;
+  let r = joins.of(session.records, RID, 40);
+  while (r === 'reading') { looks++; r = joins.of(session.records, RID, 40); }
+  assert.ok(looks > 1, `read in ${looks} looks`);
+  assert.deepEqual(r?.lines.map((j) => [j.record.line, j.id]), [[6002, ROOM]]);
+  assert.deepEqual(new LogTransferJoins(requestKey).of(session.records, RID), r, 'as one look at all of it');
 });
