@@ -301,7 +301,9 @@ export async function runTimeline(argv: string[], io: CliIO): Promise<number> {
   const laneW = Math.min(44, Math.max(16, ...t.lanes.map((l) => l.title.length)));
   for (const [n, { lane, item }] of mergedItems(t).entries()) {
     if (n % 2000 === 1999) { out.flush(); await out.room(); }
-    const where = item.ref.type === 'log' ? `  L${item.ref.line}` : '';
+    // A line joined by the request's bootstrap_room says so (its own text may not name the request).
+    const joined = typeof item.detail.joinedBy === 'string' ? `  (by ${item.detail.joinedBy})` : '';
+    const where = item.ref.type === 'log' ? `  L${item.ref.line}${joined}` : '';
     const what = item.kind === 'client-frame'
       ? `frame ${item.ref.type === 'client' ? item.ref.frame : ''} ${item.label} (${item.detail.bytes} B)`
       : `${item.hop ? `${item.hop} ` : ''}${item.label}`;

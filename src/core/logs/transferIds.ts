@@ -28,12 +28,20 @@ export class TransferPairs {
   private shared: Set<string> | null = null;
   /** What the engine calls the transfer id of the lines seen (`bootstrap_room`), for a message; null before any. */
   label: string | null = null;
+  /** With `byKey`: the transfer ids paired with each key (a view of every request asks by key, many times). */
+  private readonly idsByKey: Map<string, string[]> | null;
+
+  constructor(opts: { byKey?: boolean } = {}) {
+    this.idsByKey = opts.byKey ? new Map() : null;
+  }
 
   pair(id: string, key: string): void {
     const had = this.byId.get(id);
     if (had === undefined) { this.byId.set(id, key); this.shared = null; }
-    else if (typeof had === 'string') { if (had !== key) this.byId.set(id, [had, key]); }
+    else if (typeof had === 'string') { if (had === key) return; this.byId.set(id, [had, key]); }
     else if (!had.includes(key)) had.push(key);
+    else return;
+    if (this.idsByKey) { const ids = this.idsByKey.get(key); if (ids) ids.push(id); else this.idsByKey.set(key, [id]); }
   }
 
   /** A pairing with a request not asked for. */
@@ -63,6 +71,7 @@ export class TransferPairs {
 
   /** The transfer ids lines paired with `key`. */
   idsOf(key: string): string[] {
+    if (this.idsByKey) return [...(this.idsByKey.get(key) ?? [])];
     const out: string[] = [];
     for (const [id, keys] of this.byId) if (keys === key || (typeof keys !== 'string' && keys.includes(key))) out.push(id);
     return out;
@@ -98,10 +107,21 @@ export class TransferLines {
 
   /** The lines whose transfer id belongs to `key` alone (see TransferPairs.owner), in line order, each once. */
   of(pairs: TransferPairs, key: string): LogRecord[] {
-    const out = new Set<LogRecord>();
-    for (const [id, recs] of this.byId) if (pairs.owner(id) === key) for (const r of recs) out.add(r);
-    return [...out].sort((a, b) => a.line - b.line);
+    return this.joinedOf(pairs, key).map((j) => j.record);
   }
+
+  /** As `of`, each line with the transfer id it joined by (one of its ids that is `key`'s). */
+  joinedOf(pairs: TransferPairs, key: string): { record: LogRecord; id: string }[] {
+    const out = new Map<LogRecord, string>();
+    for (const [id, recs] of this.byId) if (pairs.owner(id) === key) for (const r of recs) if (!out.has(r)) out.set(r, id);
+    return [...out].map(([record, id]) => ({ record, id })).sort((a, b) => a.record.line - b.record.line);
+  }
+
+  /** The kept lines naming transfer id `id`, in the order seen. */
+  linesOf(id: string): readonly LogRecord[] { return this.byId.get(id) ?? []; }
+
+  /** Whether any line naming only a transfer id is kept (a log without any costs its callers nothing more). */
+  get empty(): boolean { return this.byId.size === 0; }
 }
 
 /**

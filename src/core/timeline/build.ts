@@ -364,7 +364,7 @@ function placeTimeline(src: TimelineSources, opts: BuildOptions, { key, roles }:
     }
     const deltas = new Map((log.group?.hops ?? []).map((h) => [h.line, h]));
     let untimed = 0;
-    for (const { record, source } of log.records) {
+    for (const { record, source, joinedBy } of log.records) {
       if (record.continuation) continue;
       if (record.rid !== null) ids.add(record.rid);
       const lane = processLane(i, record.process, record.pid, record.role);
@@ -376,7 +376,11 @@ function placeTimeline(src: TimelineSources, opts: BuildOptions, { key, roles }:
         kind: 'hop', label: short(text), start, end: start + resolutionSpanMs(record.timeResolution), shape: shapeOf(record.timeResolution),
         resolution: record.timeResolution, hop: record.hop ?? undefined, text,
         ref: { type: 'log', path: log.path, line: record.line, offset: record.offset, source },
-        detail: { line: record.line, source: source ? `${source.path}:${source.line}` : null, sincePrevious: d?.sincePrevious?.text ?? null },
+        detail: {
+          line: record.line, source: source ? `${source.path}:${source.line}` : null, sincePrevious: d?.sincePrevious?.text ?? null,
+          // A line naming only the request's bootstrap_room (its pairing line is another): what joined it.
+          ...(joinedBy !== undefined ? { joinedBy } : {}),
+        },
       });
     }
     if (untimed) processLane(i, null, null, null).notes.push(`${untimed} line(s) of the request carry no time and are not drawn`);

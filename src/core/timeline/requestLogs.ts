@@ -171,6 +171,8 @@ export interface ProcessSeen {
 export interface RequestLine {
   record: LogRecord;
   source: SourceLocation | null;
+  /** A line naming only the request's transfer id, which a line of the request names beside its id: that id (`bootstrap_room N`). */
+  joinedBy?: string;
 }
 
 /** A router line naming the request. */
@@ -630,12 +632,17 @@ export async function readRequestLogs(sources: readonly (string | LogSource)[], 
   for (const r of read) pairs.merge(r.pairs);
   const logs: RequestLogs[] = read.map(({ log, collected, alone }) => {
     const c: Collected = key ? collected.get(key)! : { records: [], mentions: [] };
-    const joined = key ? alone.of(pairs, key) : [];
-    const records = joined.length ? [...c.records, ...joined].sort((a, b) => a.line - b.line) : c.records;
+    const joined = key && !alone.empty ? alone.joinedOf(pairs, key) : [];
+    const records = joined.length ? [...c.records, ...joined.map((j) => j.record)].sort((a, b) => a.line - b.line) : c.records;
+    const by = joined.length ? new Map(joined.map((j) => [j.record, `${pairs.label ?? 'transfer id'} ${j.id}`])) : null;
+    const lineOf = (record: LogRecord): RequestLine => {
+      const joinedBy = by?.get(record);
+      return joinedBy === undefined ? { record, source: citedSource(record) } : { record, source: citedSource(record), joinedBy };
+    };
     return {
       ...log,
       ...(labelOf.has(log.path) ? { label: labelOf.get(log.path) } : {}),
-      records: records.map((record) => ({ record, source: citedSource(record) })),
+      records: records.map(lineOf),
       mentions: c.mentions,
       group: c.group ?? null,
     };

@@ -3,16 +3,19 @@
 import * as vscode from 'vscode';
 import type { RequestGroup, RequestHop, MissingHop } from '../../core/logs/requests';
 import type { RequestTracker } from '../../core/logs/requests';
-import type { Engine } from '../../core/logs/model';
+import type { Engine, LogRecord } from '../../core/logs/model';
 import { ridMatchesQuery } from '../../core/logs/requestIds';
 import { findHop } from '../../engines/index';
 import type { HopDef } from '../../engines/index';
 import { hopLabel } from './hopPresentation';
 import { shortFormat } from '../../engines/shortName';
+import { engineProfile } from '../../engines/registry';
 import { CommandIds } from '../../commandIds';
 import { clockStamp, printedTimeOfDay } from '../../core/logs/clockStamp';
 import { Disposable } from '../../util/dispose';
 import { forWorkbench } from '../../core/text/workbench';
+import { LogTransferJoins } from '../../core/logs/transferJoin';
+import { requestKey } from '../../core/timeline/requestKey';
 
 export { documentLogSource, type RequestLogSource } from '../shared/logSessions';
 import type { RequestLogSource } from '../shared/logSessions';
@@ -26,7 +29,7 @@ type Node =
   | { kind: 'engine'; rid: string; timing: EngineTimingLine }
   | { kind: 'info'; text: string }
   | { kind: 'plainRequest'; request: string; lines: readonly PlainLine[]; source: RequestLogSource }
-  | { kind: 'plain'; rid: string; line: PlainLine; source: RequestLogSource };
+  | { kind: 'plain'; rid: string; line: PlainLine; source: RequestLogSource; joinedBy?: string };
 
 /** A line of the log naming a request that is not one of its hop lines (a KV-transfer connector's, a DEBUG line). */
 export interface PlainLine { line: number; text: string }
@@ -37,6 +40,8 @@ export interface PlainLine { line: number; text: string }
 export type PlainLinesLookup = (uri: vscode.Uri) => { request: string; lines: readonly PlainLine[] } | undefined;
 /** Plain lines listed under one request at most (the rest are a count). */
 const MAX_PLAIN_NODES = 500;
+/** The extension host's time one look for a log's transfer-id lines takes at most; the rest is read in later turns. */
+const JOIN_BUDGET_MS = 40;
 
 /**
  * A hop's line of the legend, made once per hop: VS Code asks for up to 1,000 rows in one task
@@ -82,6 +87,9 @@ export class RequestsViewProvider extends Disposable implements vscode.TreeDataP
   private view: vscode.TreeView<Node> | undefined;
   private engineTiming: EngineTimingLookup = () => null;
   private plainLinesOf: PlainLinesLookup = () => undefined;
+  /** The log's lines naming only a request's transfer id (SGLang's bootstrap_room), read when a request is expanded. */
+  private readonly transferJoins = new LogTransferJoins(requestKey);
+  private joinTimer: NodeJS.Timeout | undefined;
 
   /** Lists, under a request, the lines of its log that name it but are no hop (fleet documents). */
   setPlainLinesLookup(lookup: PlainLinesLookup): void {
@@ -95,9 +103,14 @@ export class RequestsViewProvider extends Disposable implements vscode.TreeDataP
   }
 
   /** Plain nodes for a request: the lookup's lines that are none of its hop lines, capped. */
-  private plainNodes(rid: string, lines: readonly PlainLine[], hopLines: ReadonlySet<number>, source: RequestLogSource): Node[] {
+  private plainNodes(rid: string, lines: readonly PlainLine[], hopLines: ReadonlySet<number>, source: RequestLogSource,
+    joinedBy?: ReadonlyMap<number, string>): Node[] {
     const rest = lines.filter((l) => !hopLines.has(l.line));
-    const out: Node[] = rest.slice(0, MAX_PLAIN_NODES).map((line): Node => ({ kind: 'plain', rid, line, source }));
+    const node = (line: PlainLine): Node => {
+      const by = joinedBy?.get(line.line);
+      return by === undefined ? { kind: 'plain', rid, line, source } : { kind: 'plain', rid, line, source, joinedBy: by };
+    };
+    const out: Node[] = rest.slice(0, MAX_PLAIN_NODES).map(node);
     if (rest.length > MAX_PLAIN_NODES) out.push({ kind: 'info', text: `${(rest.length - MAX_PLAIN_NODES).toLocaleString('en-US')} more lines name it` });
     return out;
   }
@@ -145,6 +158,7 @@ export class RequestsViewProvider extends Disposable implements vscode.TreeDataP
 
   override dispose(): void {
     clearTimeout(this.refreshTimer);
+    clearTimeout(this.joinTimer);
     super.dispose();
   }
 
@@ -225,15 +239,55 @@ export class RequestsViewProvider extends Disposable implements vscode.TreeDataP
       const timing = this.engineTiming(group.rid);
       const plain = this.plainLinesOf(node.source.uri);
       const owner = plain?.lines.length ? this.plainOwner(plain.request, this.listedRids(node.source).rids) : undefined;
+      const lines = plain && owner === group.rid ? plain.lines : [];
+      const found = this.joinedLines(node.source, group.rid, lines);
+      const joined = found === 'reading' ? undefined : found;
       return [
         ...(timing ? [{ kind: 'engine', rid: group.rid, timing } as Node] : []),
         ...group.hops.map((hop): Node => ({ kind: 'hop', hop, group, source: node.source })),
-        ...(plain && owner === group.rid ? this.plainNodes(group.rid, plain.lines, new Set(group.hops.map((h) => h.line)), node.source) : []),
+        ...(found === 'reading' ? [{ kind: 'info', text: `reading the log for lines that name only its ${this.transferLabel(node.source)}…` } as Node] : []),
+        ...(joined || lines.length
+          ? this.plainNodes(group.rid, joined?.lines ?? lines, new Set(group.hops.map((h) => h.line)), node.source, joined?.by)
+          : []),
         ...group.missing.map((missing): Node => ({ kind: 'missing', missing, group })),
       ];
     }
     if (node.kind === 'plainRequest') return this.plainNodes(node.request, node.lines, new Set(), node.source);
     return [];
+  }
+
+  /**
+   * With the log's lines naming only a transfer id this request alone was paired with (a line of it
+   * names the id beside its id), `lines` and those in line order, each joined one with what it joined
+   * by (`bootstrap_room N`); undefined when the log has none for it.
+   */
+  private joinedLines(source: RequestLogSource, rid: string, lines: readonly PlainLine[]):
+    { lines: PlainLine[]; by: Map<number, string> } | undefined | 'reading' {
+    const records = source.records;
+    // Only an engine with a transfer id (SGLang) has such lines: a vLLM log is not read for them.
+    if (!records?.length || !source.engine || engineProfile(source.engine).transferIds === undefined) return undefined;
+    const joined = this.transferJoins.of(records, requestKey(rid), JOIN_BUDGET_MS);
+    if (joined === 'reading') { this.joinSoon(records); return 'reading'; }
+    if (!joined) return undefined;
+    const by = new Map(joined.lines.map((j) => [j.record.line, `${joined.label} ${j.id}`]));
+    const all = [...lines.filter((l) => !by.has(l.line)), ...joined.lines.map((j) => ({ line: j.record.line, text: j.record.message }))];
+    return { lines: all.sort((a, b) => a.line - b.line), by };
+  }
+
+  /** Goes on reading `records` for transfer-id lines in later turns, then shows what it found. */
+  private joinSoon(records: readonly LogRecord[]): void {
+    if (this.joinTimer) return;
+    this.joinTimer = setTimeout(() => {
+      this.joinTimer = undefined;
+      if (this.source?.records !== records) return;
+      if (this.transferJoins.of(records, '', JOIN_BUDGET_MS) === 'reading') this.joinSoon(records);
+      else this.refresh();
+    }, 0);
+  }
+
+  /** What the log's engine calls a request's transfer id (`bootstrap_room`). */
+  private transferLabel(source: RequestLogSource): string {
+    return (source.engine && engineProfile(source.engine).transferIds?.label) || 'transfer id';
   }
 
   getTreeItem(node: Node): vscode.TreeItem {
@@ -301,8 +355,11 @@ export class RequestsViewProvider extends Disposable implements vscode.TreeDataP
         // Store text as text (escape codes visible as \x1b, no icon or link syntax), cut to a row's width.
         const item = new vscode.TreeItem(forWorkbench(node.line.text.trim(), 120), vscode.TreeItemCollapsibleState.None);
         item.id = `plain:${node.rid}:${node.line.line}`;
-        item.description = `line ${node.line.line}`;
-        item.tooltip = `a line naming the request, not a hop\n${forWorkbench(node.line.text, 1000)}`;
+        item.description = node.joinedBy === undefined ? `line ${node.line.line}` : `line ${node.line.line} · by ${node.joinedBy}`;
+        item.tooltip = node.joinedBy === undefined
+          ? `a line naming the request, not a hop\n${forWorkbench(node.line.text, 1000)}`
+          : `joined by ${node.joinedBy}: this line names only that, and a line of the request names it beside the request's id\n`
+            + forWorkbench(node.line.text, 1000);
         item.iconPath = new vscode.ThemeIcon('circle-small');
         item.command = { command: CommandIds.revealLogLine, title: 'Reveal', arguments: [node.source.uri, node.line.line] };
         return item;

@@ -51,20 +51,22 @@ export interface LogDocuments extends LogSessions {
  * engine, whether it is still being read), the one the timeline reads too, with the document the
  * view reveals lines in.
  */
-export interface RequestLogSource extends Pick<LogReadModel, 'tracker' | 'engine'>, Partial<Pick<LogReadModel, 'reading'>> {
+export interface RequestLogSource extends Pick<LogReadModel, 'tracker' | 'engine'>, Partial<Pick<LogReadModel, 'reading' | 'records'>> {
   readonly label: string;
   readonly uri: vscode.Uri;
 }
 
 /** The Requests view's source for a log's session (follows it when the session starts over). */
 export function documentLogSource(uri: vscode.Uri,
-  session: Pick<LogReadModel, 'tracker' | 'engine'> & { readonly syncing: boolean }): RequestLogSource {
+  session: Pick<LogReadModel, 'tracker' | 'engine'> & Partial<Pick<LogReadModel, 'records'>> & { readonly syncing: boolean }): RequestLogSource {
   return {
     label: uri.path.split('/').pop() ?? uri.path,
     uri,
     get tracker() { return session.tracker; },
     get engine() { return session.engine; },
     get reading() { return session.syncing; },
+    // Its lines (a session that keeps none, a large log's, has an empty list): what names a request's transfer id.
+    get records() { return session.records; },
   };
 }
 

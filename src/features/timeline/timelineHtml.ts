@@ -40,6 +40,8 @@ export interface TimelineViewItem {
   source: string | null;
   /** Facts in words, in order. */
   facts: [string, string][];
+  /** A line naming only the request's transfer id, joined by it: that id (`bootstrap_room N`). */
+  joinedBy?: string;
 }
 
 export interface TimelineViewLane {
@@ -150,6 +152,7 @@ function factsOf(it: TimelineItem, lane: TimelineLane): [string, string][] {
   if (r.type === 'call' && r.callSite) out.push(['called from', `${r.callSite.fn} ${r.callSite.file}:${r.callSite.line}`]);
   for (const [k, v] of Object.entries(it.detail)) {
     if (v === null || k === 'line' || k === 'source' || k === 'frame' || k === 'bytes') continue;
+    if (k === 'joinedBy') { out.push(['joined by', `${String(v)} (this line names only that; a line of the request names it beside its id)`]); continue; }
     out.push([k, String(v)]);
   }
   return out;
@@ -201,6 +204,7 @@ export function timelineViewModel(t: RequestTimeline): TimelineViewModel {
           source: r.type === 'log' && r.source ? `${r.source.path}:${r.source.line}`
             : r.type === 'call' && r.callSite ? `${r.callSite.file}:${r.callSite.line}` : null,
           facts: factsOf(it, lane),
+          ...(typeof it.detail.joinedBy === 'string' ? { joinedBy: it.detail.joinedBy } : {}),
         };
       }),
     };
@@ -257,7 +261,7 @@ function axisHtml(m: TimelineViewModel, pct: (ms: number) => number): string {
 }
 
 function itemAria(it: TimelineViewItem): string {
-  return `${it.hop ? `${it.hop} ` : ''}${it.label}, ${it.when}`;
+  return `${it.hop ? `${it.hop} ` : ''}${it.label}, ${it.when}${it.joinedBy !== undefined ? `, by ${it.joinedBy}` : ''}`;
 }
 
 /** Axis ms to percent of the track. */
@@ -334,7 +338,7 @@ function orderHtml(t: RequestTimeline, m: TimelineViewModel): string {
       ? `<button data-item="${escapeHtml(v.id)}" data-open="1" aria-label="open ${text(clip(itemAria(v), 120))}">`
         + `${v.opens === 'log-line' ? 'line' : 'open'}</button>`
       : '';
-    return `<tr><td>${escapeHtml(v.when)}</td><td>${text(lane.title)}</td><td>${text(v.hop ?? v.kind)}</td>`
+    return `<tr><td>${escapeHtml(v.when)}</td><td>${text(lane.title)}</td><td>${text(v.hop ?? (v.joinedBy !== undefined ? `by ${v.joinedBy}` : v.kind))}</td>`
       + `<td><code>${text(clip(item.text ?? v.label, 200))}</code></td><td>${open}</td></tr>`;
   }).join('');
   const head = '<thead><tr><th>time</th><th>source</th><th>hop</th><th>line</th><th></th></tr></thead>';
