@@ -13,12 +13,11 @@
 // the request's lines are 100 either way, so the client's memory should not follow the store's.
 //
 // Needs the compiled tests (`node node_modules/typescript/bin/tsc -p tsconfig.test.json`).
-import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ensureFleetTools } from '../scripts/fleet-tools.mjs';
+import { ingestFleet, runFleetClient, startFleetStores } from './fleetStore.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -29,8 +28,6 @@ const arg = (name, dflt) => { const i = process.argv.indexOf(name); return i > 0
 const LINES = arg('--lines', 1_000_000);
 const PODS = arg('--pods', 16);
 const RUNS = arg('--runs', 5);
-const PER_REQUEST = 100;
-const REQUESTS = Math.max(1, Math.floor(LINES / PER_REQUEST));
 
 // The child: `--client VL_URL JAEGER_URL REQUEST START_MS`: RUNS searches, then its times and peak RSS.
 const client = process.argv.indexOf('--client');
@@ -55,66 +52,24 @@ if (client > 0) {
   process.exit(0);
 }
 
-/** Runs the client child with `runs` searches; its JSON answer. */
-function runClient(runs, args) {
-  return new Promise((resolve, reject) => {
-    const argv = [fileURLToPath(import.meta.url), '--runs', String(runs), '--client', ...args];
-    const child = spawn(process.execPath, argv, { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.on('data', (b) => { out += b; });
-    child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`client exited ${code}`))));
-  });
-}
-
-const { startJaeger, startVictoriaLogs } = require(join(root, 'out', 'test', 'harness', 'fleetServers.js'));
-const tools = ensureFleetTools();
-const [vl, jaeger] = await Promise.all([startVictoriaLogs(tools.victorialogs), startJaeger(tools.jaeger)]);
+const stores = await startFleetStores();
+const { vl, jaeger } = stores;
 try {
-  const t0 = Date.now() - 3600_000;
-  const ingestStart = performance.now();
-  const CHUNK = 50_000;
-  for (let base = 0; base < LINES; base += CHUNK) {
-    const rows = [];
-    for (let i = base; i < Math.min(LINES, base + CHUNK); i++) {
-      const req = i % REQUESTS;
-      const step = Math.floor(i / REQUESTS);
-      const pod = req % PODS;
-      rows.push({
-        _msg: `(EngineCore_DP0 pid=${4000 + pod}) DEBUG 12-02 10:${String(step % 60).padStart(2, '0')}:00 [scheduler.py:612] step ${step} scheduled request chatcmpl-bench-${req}-0a1b2c3d`,
-        _time: new Date(t0 + i * 3).toISOString(), namespace: 'serving', pod: `decode-${pod}`, container: 'vllm',
-      });
-    }
-    await vl.ingest(rows);
-  }
-  const ingestS = (performance.now() - ingestStart) / 1000;
-  const spans = [];
-  for (let r = 0; r < 5000; r++) {
-    const id = r.toString(16).padStart(32, '0').replace(/^0/, 'a');
-    spans.push({
-      resource: { attributes: [{ key: 'service.name', value: { stringValue: `vllm-${r % PODS}` } }] },
-      scopeSpans: [{ scope: { name: 'vllm.llm_engine' }, spans: [{
-        traceId: id, spanId: (r + 1).toString(16).padStart(16, '0'), name: 'llm_request', kind: 2,
-        startTimeUnixNano: `${BigInt(t0 + r * 10) * 1_000_000n}`, endTimeUnixNano: `${BigInt(t0 + r * 10 + 800) * 1_000_000n}`,
-        attributes: [{ key: 'gen_ai.request.id', value: { stringValue: `chatcmpl-bench-${r}` } }],
-      }] }],
-    });
-  }
-  const target = 321; // below both the request count (lines) and the trace count
-  await jaeger.ingest({ resourceSpans: spans }, [target.toString(16).padStart(32, '0').replace(/^0/, 'a')]);
-  const args = [vl.baseUrl, jaeger.baseUrl, `bench-${target}`, String(t0 - 60_000)];
+  const data = await ingestFleet(vl, jaeger, { lines: LINES, pods: PODS });
+  const ingestS = data.ingestSeconds;
+  const args = { vlUrl: vl.baseUrl, jaegerUrl: jaeger.baseUrl, requestId: data.requestId, startMs: data.startMs };
   const load = [loadavg()[0]];
-  const idle = await runClient(0, args);
-  const r = await runClient(RUNS, args);
+  const idle = await runFleetClient(0, args);
+  const r = await runFleetClient(RUNS, args);
   load.push(loadavg()[0]);
   const times = [...r.times].sort((a, b) => a - b);
   process.stdout.write(`${JSON.stringify({
-    storeLines: LINES, pods: PODS, traces: 5000, ingestSeconds: Math.round(ingestS * 10) / 10,
+    storeLines: LINES, pods: PODS, traces: data.traces, ingestSeconds: Math.round(ingestS * 10) / 10,
     requestLines: r.lines, streams: r.streams, spans: r.spans, problems: r.problems, runs: RUNS,
     medianMs: Math.round(times[Math.floor(times.length / 2)]), minMs: Math.round(times[0]), maxMs: Math.round(times[times.length - 1]),
     timesMs: r.times.map((t) => Math.round(t)), clientPeakRssMB: r.peakRssMB, clientIdlePeakRssMB: idle.peakRssMB,
     load1m: load.map((l) => Math.round(l * 100) / 100),
   })}\n`);
 } finally {
-  await Promise.all([vl.stop(), jaeger.stop()]);
+  await stores.stop();
 }
