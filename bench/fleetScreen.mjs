@@ -187,7 +187,7 @@ const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s.lengt
 const spread = (xs) => `${Math.round(Math.min(...xs))}–${Math.round(Math.max(...xs))}`;
 
 let stores;
-let failed = '';
+let failed;
 try {
   log(`starting VictoriaLogs and Jaeger; ingesting ${LINES.toLocaleString('en-US')} lines from ${PODS} pods …`);
   stores = await startFleetStores();

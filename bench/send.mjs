@@ -188,7 +188,7 @@ const CHUNK = 16 * 1024;
 let bestUs = Infinity;
 let retainedBytes = 0;
 for (let rep = 0; rep < 3; rep++) {
-  global.gc?.();
+  globalThis.gc?.();
   const heap0 = process.memoryUsage().heapUsed;
   const cpu0 = process.cpuUsage();
   const rec = new req.StreamRecorder('chat');
@@ -199,7 +199,7 @@ for (let rep = 0; rep < 3; rep++) {
   const cpu = process.cpuUsage(cpu0);
   if (m.outputFrames !== BIG) throw new Error('frame count mismatch');
   bestUs = Math.min(bestUs, (cpu.user + cpu.system) / rec.frames.length);
-  global.gc?.();
+  globalThis.gc?.();
   // Whole heap with this record alive: an upper bound on what a recorded stream costs.
   retainedBytes = process.memoryUsage().heapUsed;
   if (rec.frames.length < 0) console.log(record); // keep rec reachable until measured

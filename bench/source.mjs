@@ -116,6 +116,10 @@ const ticker = setInterval(() => { const now = performance.now(); maxBlock = Mat
 const viaWorker = await src.buildStatementIndex(checkout, files, 'vllm', 'bench', { workerScript: join(build, 'statementIndex.js') });
 const workerMs = performance.now() - t;
 clearInterval(ticker);
+// The worker's index must be the in-process one: a faster wrong answer fails the benchmark.
+if (JSON.stringify(viaWorker.statements) !== JSON.stringify(inProc.statements)) {
+  throw new Error(`the worker thread's index differs from the in-process one (${viaWorker.statements.length} vs ${inProc.statements.length} statements)`);
+}
 console.log(`index build: ${inProc.statements.length} statements in ${files.length} files — in-process ${fmt(inProcMs)}, worker thread ${fmt(workerMs)} (longest stall of the calling thread meanwhile: ${fmt(maxBlock)})`);
 
 // 2. Resolver with a cold cache, then a warm one.
@@ -233,6 +237,8 @@ const counts = JSON.parse(ours.stdout.trim().split('\n').pop());
 console.log(`ours: node process: load resolver (cached index) + read + resolve + verify every line: ${fmt(ours.ms)} wall, ${fmt(ours.cpuMs)} CPU (${Math.round(LINES / (ours.ms / 1000)).toLocaleString()} lines/s), ${counts.verified.toLocaleString()} of ${counts.total.toLocaleString()} lines verified against the checkout, peak RSS ${mb(ours.rssKb * 1024)}`);
 if (spawnSync('python3', ['--version']).status === 0) {
   const lab = timed('python3', [LAB, '--mode', 'annotate', '--engine', 'vllm', '--log', logFile]);
+  // A lab that failed (its script not found beside this repository, a Python error) ran in no time: not a figure.
+  if (lab.status !== 0) throw new Error(`lab12_run.py at ${LAB} exited ${lab.status}; no comparison`);
   console.log(`lab:  python3 lab12_run.py --mode annotate (hop regexes only, opens no checkout): ${fmt(lab.ms)} wall, ${fmt(lab.cpuMs)} CPU (${Math.round(LINES / (lab.ms / 1000)).toLocaleString()} lines/s), peak RSS ${mb(lab.rssKb * 1024)}`);
   console.log(`ours vs lab: ${(lab.ms / ours.ms).toFixed(1)}× the lab's wall-clock speed (${(lab.cpuMs / ours.cpuMs).toFixed(1)}× by CPU time), ${(lab.rssKb / ours.rssKb).toFixed(1)}× less memory, while also verifying every line against the checkout`);
 } else {

@@ -70,7 +70,7 @@ function pidAlive(pid) {
 
 /** Temp folders of builds that were interrupted (their process is gone) are removed. */
 function removeAbandonedBuilds(root) {
-  let entries = [];
+  let entries;
   try { entries = readdirSync(root); } catch { return; }
   for (const e of entries) {
     const m = /^\.building-.+-(\d+)-[A-Za-z0-9]+$/.exec(e);

@@ -21,7 +21,7 @@ process.env.TMPDIR = sandbox;
 /** Processes whose environment has TMPDIR inside the sandbox (Linux /proc; elsewhere none). */
 function processesOfThisRun() {
   const found = [];
-  let pids = [];
+  let pids;
   try { pids = readdirSync('/proc').filter((p) => /^\d+$/.test(p) && Number(p) !== process.pid); } catch { return found; }
   for (const pid of pids) {
     try {
@@ -89,8 +89,8 @@ run('build', process.execPath, ['esbuild.mjs']);
 run('compile tests', process.execPath, [join(repo, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.test.json']);
 for (const layer of layers) {
   if (layer === 'unit') {
-    // Lint first (eslint.config.mjs): CI runs `npm test`, so a lint error fails it.
-    run('lint', process.execPath, [join(repo, 'node_modules/eslint/bin/eslint.js'), 'src', 'test']);
+    // Lint first (eslint.config.mjs: src, test, bench, scripts): CI runs `npm test`, so a lint error fails it.
+    run('lint', process.execPath, [join(repo, 'node_modules/eslint/bin/eslint.js'), '.']);
     run('unit', process.execPath, ['--test', '--test-reporter=spec', 'out/test/unit/']);
   } else if (layer === 'integration') {
     run('integration', process.execPath, ['out/test/harness/runIntegration.js']);
