@@ -63,13 +63,21 @@ try {
   const r = await runFleetClient(RUNS, args);
   load.push(loadavg()[0]);
   const times = [...r.times].sort((a, b) => a - b);
+  // A faster wrong answer is no figure: the request's lines (all of them, from its one pod) and its span.
+  const wrong = [
+    r.lines !== data.requestLines && `${r.lines} line(s) found, the store holds ${data.requestLines}`,
+    r.streams !== (data.requestLines > 0 ? 1 : 0) && `${r.streams} stream(s), expected ${data.requestLines > 0 ? `1 (${data.pod})` : 0}`,
+    r.spans !== data.spans && `${r.spans} span(s), expected ${data.spans}`,
+    r.problems.length > 0 && `problems: ${r.problems.join('; ')}`,
+  ].filter(Boolean);
   process.stdout.write(`${JSON.stringify({
     storeLines: LINES, pods: PODS, traces: data.traces, ingestSeconds: Math.round(ingestS * 10) / 10,
     requestLines: r.lines, streams: r.streams, spans: r.spans, problems: r.problems, runs: RUNS,
     medianMs: Math.round(times[Math.floor(times.length / 2)]), minMs: Math.round(times[0]), maxMs: Math.round(times[times.length - 1]),
     timesMs: r.times.map((t) => Math.round(t)), clientPeakRssMB: r.peakRssMB, clientIdlePeakRssMB: idle.peakRssMB,
-    load1m: load.map((l) => Math.round(l * 100) / 100),
+    load1m: load.map((l) => Math.round(l * 100) / 100), ...(wrong.length ? { wrong } : {}),
   })}\n`);
+  if (wrong.length) { process.stderr.write(`[fleet] WRONG: ${wrong.join('; ')}\n`); process.exitCode = 1; }
 } finally {
   await stores.stop();
 }
