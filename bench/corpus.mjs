@@ -53,7 +53,7 @@ const CLASS = {
   'json-vllm': '26.d vLLM JSON records (formatter json, 0.34)', 'wrappers-vllm': '26.d KServe, production-stack, vLLM router beside vLLM',
   'newest-vllm': '26.d 2026 lines against 0.34.0 (joined stats, ties)', 'mined4-sglang': '26.d SGLang 2025-26 pastes (SWA, P/D, cut middles)', 'json-sglang': '26.d SGLang JSON records (logging config)',
   'mined5-vllm': '26.d mined 5: V1 tracebacks, Ray nesting, Dynamo (vLLM)', 'mined5-sglang': '26.d mined 5: DP ranks, 2025-26 batch lines, smg (SGLang)',
-  'stamps-vllm': '1k wrapper stamps with a year',
+  'stamps-vllm': '1k wrapper stamps with a year', 'dynamo-vllm': "26.4 vLLM in Dynamo's module.func layout",
   'foreign-aibrix': 'AIBrix klog, vLLM router beside SGLang (precision)', 'foreign-skypilot': "SkyPilot's one-letter header beside vLLM (precision)", 'json-bare-vllm': '26.b JSON records with only message (vLLM)', 'json-bare-sglang': '26.b JSON records with only message (SGLang)',
 };
 

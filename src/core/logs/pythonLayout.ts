@@ -285,3 +285,23 @@ function readField(s: string, pos: number, h: LayoutHeader, inHeader: boolean, l
   }
   return null;
 }
+
+/** What a `%(module)s.%(funcName)s` header names: the line's only clue to whose statement it is. */
+export interface ModuleFuncHeader { module: string; func: string; level: string | null; message: string }
+
+// NVIDIA Dynamo 0.2/0.3's `<ISO>Z  LEVEL module.func: msg` (its workers print the engines' records so),
+// its stamp whole, cut at the front (`025-06-…`), or taken off as a wrapper's time: level, then `module.func:`.
+const MODULE_FUNC_HEADER = new RegExp(String.raw`^\s*(?:\d{1,4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?\s+)?`
+  + String.raw`(DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL)\s+([A-Za-z_]\w*)\.([A-Za-z_]\w*): +(\S.*)$`);
+
+/**
+ * The module and function a line of another program's `module.func:` layout names, with its level
+ * and message; null for any other text. It says nothing of whose line it is: a checkout decides
+ * (the resolver's claim), since the wrapper's own modules share names with the engines' files.
+ */
+export function readModuleFuncHeader(text: string): ModuleFuncHeader | null {
+  const m = MODULE_FUNC_HEADER.exec(text);
+  if (!m) return null;
+  const level = m[1] === 'WARN' ? 'WARNING' : m[1] === 'FATAL' ? 'CRITICAL' : m[1];
+  return { module: m[2], func: m[3], level, message: m[4].trimEnd() };
+}

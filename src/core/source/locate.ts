@@ -7,9 +7,10 @@
 //               it moved (resolver.ts)
 import type { Engine, LogRecord } from '../logs/model';
 import { findHop } from '../../engines/index';
-import { engineProfile, packageParent } from '../../engines/registry';
+import { ENGINE_IDS, engineProfile, packageParent } from '../../engines/registry';
+import { readModuleFuncHeader } from '../logs/pythonLayout';
 import { publicSourceUrl } from './pins';
-import type { SourceLocation, SourceResolver } from './types';
+import type { ClaimedSource, ClaimQuery, SourceLocation, SourceResolver } from './types';
 
 /** The source of a record from the hop table / its own fileinfo (verified: false). */
 export function citedSource(rec: LogRecord): SourceLocation | null {
@@ -78,6 +79,8 @@ export interface CheckoutResolver extends SourceResolver {
   absolutePath(loc: SourceLocation): string;
   /** Whether the checkout has this file (repository-relative path): its file list, not the disk. */
   hasFile(path: string): boolean;
+  /** Whether a line that names only a module and a function is this checkout's engine's (resolver.ts: claim). */
+  claim?(q: ClaimQuery): ClaimedSource | null;
 }
 
 /** The checkouts as they are now: a resolver, null (none for this engine), or undefined (still opening). */
@@ -124,12 +127,42 @@ export class RecordSourceLocator implements SourceLocator {
   private paths = new Map<Engine, FileinfoPaths>();
   /** locate()'s answers per record: a search of the statement index (SGLang text) is not repeated. */
   private located = new WeakMap<LogRecord, LocatedSource | null>();
+  /** Lines parsed as another program's that a checkout showed to be its engine's (claim()), with their statement. */
+  private claimed = new WeakMap<LogRecord, { location: SourceLocation; resolver: CheckoutResolver }>();
 
   constructor(private readonly checkouts: CheckoutLookup, private readonly onError: (rec: LogRecord, e: Error) => void = () => undefined) {}
 
   forget(): void {
     this.paths = new Map();
     this.located = new WeakMap();
+    this.claimed = new WeakMap();
+  }
+
+  /**
+   * A line the parser left another program's (`other`) that names only `module.func` in a wrapper's
+   * layout (NVIDIA Dynamo 0.2/0.3): when an open checkout has a statement in that module and function
+   * printing this message, the record becomes its engine's (engine, level, logger and function, the
+   * message after the header) and keeps that statement as its source. Without a checkout nothing
+   * changes: the parser alone cannot tell the wrapper's `utils.x` from the engine's.
+   */
+  claim(rec: LogRecord): boolean {
+    if (rec.engine !== 'other' || rec.continuation) return false;
+    if (this.claimed.has(rec)) return true;
+    const h = readModuleFuncHeader(rec.message);
+    if (!h) return false;
+    const asked = new Set<CheckoutResolver>();
+    for (const id of ENGINE_IDS) {
+      const resolver = this.checkouts.ready(id);
+      if (!resolver?.claim || asked.has(resolver)) continue;
+      asked.add(resolver);
+      const found = resolver.claim(h);
+      if (!found) continue;
+      rec.engine = found.engine; rec.format = `${found.engine}-custom`; rec.level = h.level;
+      rec.logger = h.module; rec.func = h.func; rec.message = h.message;
+      this.claimed.set(rec, { location: found.location, resolver });
+      return true;
+    }
+    return false;
   }
 
   known(rec: LogRecord): LocatedSource | null | undefined {
@@ -146,7 +179,10 @@ export class RecordSourceLocator implements SourceLocator {
 
   /** As sourceFor(): the checkout's answer when one is open (null when it finds nothing), else the citation. */
   location(rec: LogRecord): SourceLocation | null {
+    if (rec.engine === 'other' && this.claim(rec)) return this.claimed.get(rec)?.location ?? null;
     if (rec.engine === 'other') return null;
+    const claimed = this.claimed.get(rec);
+    if (claimed) return claimed.location;
     const resolver = this.checkouts.ready(rec.engine) ?? null;
     if (resolver) return worthResolving(rec) ? resolver.resolve(query(rec as LogRecord & { engine: Engine })) : null;
     return this.cite(rec);
@@ -159,7 +195,10 @@ export class RecordSourceLocator implements SourceLocator {
   }
 
   private find(rec: LogRecord): LocatedSource | null {
+    if (rec.engine === 'other') this.claim(rec);
     if (rec.engine === 'other') return null;
+    const claimed = this.claimed.get(rec);
+    if (claimed) return { engine: rec.engine, location: claimed.location, file: claimed.resolver.absolutePath(claimed.location), url: null };
     const engine = rec.engine;
     const resolver = this.checkouts.ready(engine) ?? null;
     let loc: SourceLocation | null = null;

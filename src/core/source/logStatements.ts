@@ -27,6 +27,11 @@ export interface LogStatement {
   variants: MessageVariant[];
   /** Traceback text follows (`exception`, `exc_info=`, `stack_info=`). */
   withTraceback: boolean;
+  /**
+   * The function the call is in (its nearest enclosing `def`), null at module or class level: what a
+   * layout's `%(funcName)s` prints (NVIDIA Dynamo's `module.func:`), so such a line is told by it.
+   */
+  func?: string | null;
 }
 
 const LOG_METHOD = /^(?:(?:debug|info|warning|warn|error|exception|critical|fatal)(?:_once)?|log|_log)$/;
@@ -73,7 +78,7 @@ export function findLogStatements(src: string, helpers?: LogHelper[]): LogStatem
     }
     if (!ok || NOT_LOGGERS.has(toks[start].text)) continue;
     const stmt = readCall(toks, start, i);
-    if (stmt) out.push(stmt);
+    if (stmt) out.push({ ...stmt, func: enclosingFunction(toks, start) });
     if (helpers) {
       const h = helperOf(toks, start, i);
       if (h) helpers.push(h);
@@ -119,9 +124,29 @@ export function findHelperCalls(src: string, helpers: ReadonlyMap<string, readon
     const fits = defs.filter((h) => (h.method ? dotted : true) && !(own && path && defined.has(t.text) && h.files && !h.files.includes(path)));
     if (fits.length === 0) continue;
     const stmt = readCall(toks, start, i, fits);
-    if (stmt) out.push(stmt);
+    if (stmt) out.push({ ...stmt, func: enclosingFunction(toks, start) });
   }
   return out;
+}
+
+/**
+ * The name of the function the statement at token `at` is in: walking up, the first line that is
+ * less indented than every line passed is the enclosing block; a `def` there names it. Null at
+ * module or class level, or when a token's column does not tell (text after a closing `"""`).
+ */
+function enclosingFunction(toks: Tok[], at: number): string | null {
+  let k = at;
+  while (k > 0 && toks[k - 1].line === toks[at].line) k--;
+  let indent = toks[k].col;
+  for (k--; k >= 0 && indent > 0; k--) {
+    const t = toks[k];
+    // Only the first token of a line shows its indentation.
+    if ((k > 0 && toks[k - 1].line === t.line) || t.col >= indent) continue;
+    const def = t.kind === 'name' && t.text === 'def' ? k : t.kind === 'name' && t.text === 'async' && toks[k + 1]?.text === 'def' ? k + 1 : -1;
+    if (def >= 0) return toks[def + 1]?.kind === 'name' ? toks[def + 1].text : null;
+    indent = t.col;
+  }
+  return null;
 }
 
 /** The helper this logging call makes of its enclosing function, when it logs one of its parameters. */

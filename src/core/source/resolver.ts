@@ -30,7 +30,7 @@ import {
   type IndexedStatement,
   type StatementMatch,
 } from './statementIndex';
-import type { SourceLocation, SourceQuery, SourceResolver } from './types';
+import type { ClaimedSource, ClaimQuery, SourceLocation, SourceQuery, SourceResolver } from './types';
 
 export interface ResolverOptions {
   /** Folder for the statement-index cache (one JSON file per checkout state); default defaultCacheDir(); null: no disk cache. */
@@ -77,6 +77,8 @@ export interface CheckoutSourceResolver extends SourceResolver {
   hasFile(path: string): boolean;
   /** For a hover: the logging statement at a resolved location, its level and its text with `…` for values. */
   describe(loc: SourceLocation): StatementDescription | null;
+  /** Whether a line that names only a module and a function is this engine's (Resolver.claim). */
+  claim(q: ClaimQuery): ClaimedSource | null;
 }
 
 export interface StatementDescription {
@@ -273,6 +275,34 @@ class Resolver implements CheckoutSourceResolver {
     const head = { ...query, message: query.message.slice(0, at) };
     const first = this.noteSeen(this.qualified(head, this.resolveRecord(head)));
     return first?.verified ? first : this.orChanged(query, found ?? first);
+  }
+
+  /**
+   * A line of another program's layout that names only `module.func` (NVIDIA Dynamo 0.2/0.3's
+   * workers print the engine's records so): the engine's when a statement of this checkout in a
+   * file `module.py`, inside function `func`, at the printed level, prints exactly this message.
+   * The wrapper's own modules share basenames with the engine's files (`utils`, `config`), so the
+   * function and the text decide, never the name alone. One such statement: verified; several:
+   * candidates, unverified. Null while the index is not ready.
+   */
+  claim(q: ClaimQuery): ClaimedSource | null {
+    if (!this.index || !/^\w+$/.test(q.module) || !/^\w+$/.test(q.func)) return null;
+    const message = q.message.endsWith('\r') ? q.message.slice(0, -1) : q.message;
+    const file = `${q.module}.py`;
+    const fits = this.index.search(message, { limit: 64 }).filter((m) => !m.cut && m.statement.fn === q.func
+      && baseName(m.statement.path) === file && levelFits(m.statement.level, q.level));
+    const seen = new Set<string>();
+    const stmts = fits.map((m) => m.statement).filter((st) => !seen.has(`${st.path}:${st.line}`) && seen.add(`${st.path}:${st.line}`));
+    if (stmts.length === 0) return null;
+    const first = stmts[0];
+    const location: SourceLocation = stmts.length === 1
+      ? { path: first.path, line: first.line, verified: true, drift: 0, method: 'module-function' }
+      : {
+        path: first.path, line: first.line, verified: false, drift: 0, method: 'module-function',
+        candidates: stmts.map((st) => ({ path: st.path, line: st.line })),
+        note: `${stmts.length} statements named ${q.module}.${q.func} print this text`,
+      };
+    return { engine: this.engine, location };
   }
 
   /** An answer that did not verify, or the statement of the named file (or the hop's) that has changed since the line was printed. */

@@ -12,7 +12,7 @@ import { findRustLogStatements } from './rustStatements';
 import { compilePattern, matchesPattern, patternLines, shortenedWeight, type CompiledPattern, type Pattern } from './messagePattern';
 
 /** Bump when the index layout or the parser's output changes: old cache files are ignored. */
-export const INDEX_FORMAT = 12;
+export const INDEX_FORMAT = 13;
 /** Larger .py files are skipped (generated tables, vendored blobs), with a reason in the index. */
 export const MAX_SOURCE_BYTES = 4 * 1024 * 1024;
 /**
@@ -38,6 +38,8 @@ export interface IndexedStatement {
   level: string | null;
   variants: IndexedVariant[];
   traceback: boolean;
+  /** The function the call is in, when it is in one (LogStatement.func). */
+  fn?: string;
 }
 
 export interface StatementIndexData {
@@ -66,6 +68,7 @@ function indexed(path: string, list: LogStatement[]): IndexedStatement[] {
     level: s.level,
     traceback: s.withTraceback,
     variants: s.variants.map((v) => ({ p: v.pattern, open: v.openEnded, textLine: v.textLine })),
+    ...(s.func ? { fn: s.func } : {}),
   }));
 }
 

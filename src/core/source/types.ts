@@ -50,6 +50,27 @@ export interface SourceLocation {
   candidates?: Array<{ path: string; line: number }>;
 }
 
+/**
+ * A line another program's layout printed that names only a module and a function
+ * (NVIDIA Dynamo's `<ISO>Z  INFO module.func: msg`): nothing in it names the engine.
+ */
+export interface ClaimQuery {
+  /** The module's name as printed (`multiproc_worker_utils`): a file of that name, `.py`. */
+  module: string;
+  /** The function as printed (`run`). */
+  func: string;
+  /** The message after the layout's header. */
+  message: string;
+  /** The level as printed, when the layout prints one. */
+  level: string | null;
+}
+
+/** Whose line a ClaimQuery is, and its statement. */
+export interface ClaimedSource {
+  engine: Engine;
+  location: SourceLocation;
+}
+
 export interface SourceResolver {
   resolve(q: SourceQuery): SourceLocation | null;
 }

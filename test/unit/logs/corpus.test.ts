@@ -11,11 +11,13 @@ import { join } from 'node:path';
 import { main } from '../../../src/cli';
 import { bufferIO } from '../../../src/cli/io';
 import { annotateText } from '../../../src/core/session/logSession';
+import { RecordSourceLocator } from '../../../src/core/source/locate';
+import { createSourceResolver } from '../../../src/core/source/resolver';
 import { buildCheckout, CORPUS_WRITTEN, emptyScore, logText, outcomeKey, outcomesFromJson, readCorpus, scoreLine, scoreUnlabelled } from '../../corpus/corpus';
 
 const corpus = readCorpus();
 let work = '';
-const checkouts = new Map<string, string>();
+const checkouts = new Map<string, { dir: string; engine: 'vllm' | 'sglang' }>();
 
 before(() => {
   work = mkdtempSync(join(tmpdir(), 'hoplens-corpus-'));
@@ -30,9 +32,28 @@ test('the corpus covers every class of the issue with labelled lines', () => {
   assert.ok(corpus.reduce((n, f) => n + f.lines.length, 0) > 200);
 });
 
+/** The corpus file's checkout, built once (null when the file names none). */
+function checkoutOf(file: (typeof corpus)[number]): { dir: string; engine: 'vllm' | 'sglang' } | null {
+  if (!file.checkout) return null;
+  let built = checkouts.get(file.checkout);
+  if (!built) {
+    const dir = join(work, 'checkouts', file.checkout);
+    built = { dir, engine: buildCheckout(file.checkout, dir) };
+    checkouts.set(file.checkout, built);
+  }
+  return built;
+}
+
 for (const file of corpus) {
-  test(`${file.name}: the editor's annotator parses and tags every line as labelled`, () => {
+  test(`${file.name}: the editor's annotator parses and tags every line as labelled`, async () => {
     const { records } = annotateText(logText(file), 'auto', { referenceTime: CORPUS_WRITTEN.getTime() });
+    const checkout = checkoutOf(file);
+    if (checkout) {
+      // The editor asks each line's source (lens, hover): a line of a wrapper's layout the checkout shows to be its engine's becomes its.
+      const resolver = await createSourceResolver(checkout.dir, checkout.engine, { statementIndex: 'eager' });
+      const locator = new RecordSourceLocator({ ready: (e) => (e === checkout.engine ? resolver : null) });
+      for (const r of records) if (r.engine === 'other') locator.locate(r);
+    }
     assert.equal(records.length, file.lines.filter((l) => l.part === 1).length);
     const wrong: string[] = [];
     for (const l of file.lines) {
@@ -54,11 +75,7 @@ for (const file of corpus) {
   });
 
   test(`${file.name}: annotate --json --checkout resolves every labelled statement and claims nothing wrong`, async () => {
-    let dir: string | undefined;
-    if (file.checkout) {
-      dir = checkouts.get(file.checkout);
-      if (!dir) { dir = join(work, 'checkouts', file.checkout); buildCheckout(file.checkout, dir); checkouts.set(file.checkout, dir); }
-    }
+    const dir = checkoutOf(file)?.dir;
     const log = join(work, `${file.name}.log`);
     writeFileSync(log, logText(file));
     utimesSync(log, CORPUS_WRITTEN, CORPUS_WRITTEN);
