@@ -2,14 +2,20 @@
 // Exit codes: 0 ok, 1 nothing found, 2 bad input or usage (or output that cannot be written).
 import type { CliIO } from './cli/io';
 import { processIO } from './cli/io';
+import { forTerminal } from './core/text/terminal';
 
-const USAGE = `usage: hoplens <command> [options]
+/** The commands' usage; the engines' choices as the registry lists them (loaded only for the help). */
+async function usage(): Promise<string> {
+  const { ENGINE_IDS, releaseExamples, releaseSpecWords } = await import('./engines/registry');
+  const engines = ENGINE_IDS.join('|');
+  const map = `map --engine ${engines} [--json]`;
+  return `usage: hoplens <command> [options]
 
 commands:
-  map --engine vllm|sglang [--json]          print the hop table and the launch flags
-  annotate LOG|- [--engine auto|vllm|sglang] [--checkout DIR|vllm==VER] [--rid ID] [--unmatched] [--json]
+  ${map.padEnd(41)}  print the hop table and the launch flags
+  annotate LOG|- [--engine auto|${engines}] [--checkout DIR|${releaseExamples()[0].replace(/==.*/, '==VER')}] [--rid ID] [--unmatched] [--json]
                                              label every log line with the source that printed it
-  source fetch vllm==VER|sglang==VER | list | clean
+  source fetch ${releaseSpecWords('|').replace(/VERSION/g, 'VER')} | list | clean
                                              the release's own source, fetched once through your pip
   send [--url URL] [--engine E] [--api A] [--model M] [--prompt P] [--max-tokens N] [--rid ID] [--frames] [--json]
                                              one streaming request, timed from the socket
@@ -21,6 +27,7 @@ commands:
                                              one request across every log, its spans and calls, on one time axis
 
 Run 'hoplens <command> --help' for a command's options.`;
+}
 
 export async function main(argv: string[], io: CliIO): Promise<number> {
   const [cmd, ...rest] = argv;
@@ -35,10 +42,10 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
     case 'timeline': return (await import('./cli/timeline')).runTimeline(rest, io);
     case 'source': return (await import('./cli/source')).runSource(rest, io);
     case undefined: case '-h': case '--help': case 'help':
-      io.out(USAGE + '\n');
+      io.out(await usage() + '\n');
       return cmd === undefined ? 2 : 0;
     default:
-      io.err(`hoplens: unknown command '${cmd}'\n\n${USAGE}\n`);
+      io.err(`hoplens: unknown command '${forTerminal(cmd)}'\n\n${await usage()}\n`);
       return 2;
   }
 }

@@ -4,9 +4,10 @@
 import * as vscode from 'vscode';
 import { engineProfiles } from './engines/registry';
 import type { Engine } from './engines/types';
+import type { Api } from './core/request/types';
 
 export type EngineSetting = 'auto' | Engine;
-export type ApiSetting = 'chat' | 'completions' | 'sglang-generate';
+export type ApiSetting = Api;
 
 export interface HopLensConfig {
   /** Per engine id, `hoplens.checkouts.<id>` ('' = look in the workspace folders). */

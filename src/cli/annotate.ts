@@ -20,14 +20,20 @@ import { fastPathFor } from '../engines/grammars';
 import type { FastPathCounters } from '../engines/fastPath';
 import { findHop, getHopTable } from '../engines/index';
 import { StatementTable, statementJson, statementTime } from '../core/logs/statements';
-import { ENGINE_IDS, engineChoiceWords, isEngine } from '../engines/registry';
+import { ENGINE_IDS, engineChoiceWords, isEngine, releaseExamples } from '../engines/registry';
 import { FleetError } from '../core/fleet/http';
 import type { RemoteLogStream } from '../core/fleet/model';
 import { namesRequestText } from '../core/fleet/requestIds';
 import { emptyFleetArgs, fleetMessages, foundAnything, queryFleet, takeFleetOption, type FleetArgs } from './fleet';
 import { parseReleaseSpec, releaseLabel, releaseSource, ReleaseSourceError, statedRelease, type ReleaseSpec } from '../core/source/release';
 
-const USAGE = `usage: hoplens annotate LOG|- [--engine auto|${ENGINE_IDS.join('|')}] [--checkout DIR|vllm==VER] [--rid ID] [--unmatched] [--summary] [--json]
+/** A release spec to show in the usage (`vllm==0.8.5`). */
+const RELEASE_EXAMPLE = releaseExamples()[0];
+/** Its form in the usage's first line (`vllm==VER`). */
+const RELEASE_FORM = RELEASE_EXAMPLE.replace(/==.*/, '==VER');
+const ENGINE_FORMS = ENGINE_IDS.join('|');
+
+const USAGE = `usage: hoplens annotate LOG|- [--engine auto|${ENGINE_FORMS}] [--checkout DIR|${RELEASE_FORM}] [--rid ID] [--unmatched] [--summary] [--json]
        hoplens annotate --logs URL [--tenant T] --rid ID [--since T] [--until T] [--selector SEL] [--limit N] [--json]
 
 Label every line of a vLLM or SGLang server log with the hop and the source file:line that
@@ -37,7 +43,7 @@ LOG may be - (standard input: kubectl logs … | hoplens annotate -), a pipe or 
 
   --engine E     auto (default) detects the engine from the first lines
   --checkout DIR resolve file:line in a local engine checkout and verify the statement
-  --checkout vllm==0.8.5
+  --checkout ${RELEASE_EXAMPLE}
                  the same against that release's own source: the installed engine when it is
                  that version, else its wheel's Python files fetched once through your pip
   --rid ID       only the lines of this request (chatcmpl-…, cmpl-…, an SGLang rid, or the id you sent)

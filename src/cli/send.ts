@@ -9,13 +9,14 @@ import { MAX_TIMER_MS, validateOptions } from '../core/request/build';
 import { forTerminal } from '../core/text/terminal';
 import { warmUpRequestPath } from '../core/request/warmUp';
 import { outputRoom, type CliIO } from './io';
+import { ENGINE_IDS, probePaths, requestApis } from '../engines/registry';
 
 const USAGE = `usage: hoplens send [options]
 
   --url URL              server base URL (default ${DEFAULTS.url}; a trailing /v1, as the OpenAI SDK writes it, is fine;
                          user:password@ is sent as Basic auth and shown as ***)
-  --engine E             auto | vllm | sglang (default auto: asks /get_server_info, then /version)
-  --api A                chat | completions | sglang-generate (default chat)
+  --engine E             ${['auto', ...ENGINE_IDS].join(' | ')} (default auto: asks ${probePaths().join(', then ')})
+  --api A                ${requestApis().join(' | ')} (default chat)
   --model M              default: the first model of GET /v1/models
   --prompt TEXT          (default "${DEFAULTS.prompt}")
   --max-tokens N         (default ${DEFAULTS.maxTokens})

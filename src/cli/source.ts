@@ -3,18 +3,19 @@
 // a log against the files that printed it. Progress on stderr; the folder on stdout (for scripts).
 import type { CliIO } from './io';
 import { forTerminal } from '../core/text/terminal';
+import { releaseExamples, releaseSpecWords } from '../engines/registry';
 import {
   fetchRelease, listReleaseSources, parseReleaseSpec, releaseCacheRoot, removeReleaseSources, ReleaseSourceError,
 } from '../core/source/release';
 
-const USAGE = `usage: hoplens source fetch vllm==VERSION|sglang==VERSION [--python PY]
+const usage = () => `usage: hoplens source fetch ${releaseSpecWords('|')} [--python PY]
        hoplens source list
        hoplens source clean
 
 The source of the release that printed a log, from the package index through your own pip
 (its index and proxy settings hold): the release's wheel, of which only the Python files are
 kept, unpacked once into ${'$'}{XDG_CACHE_HOME:-~/.cache}/hoplens/releases/<engine>-<version>/.
-\`hoplens annotate --checkout vllm==0.8.5\` uses it (and fetches it when it is not there yet).
+\`hoplens annotate --checkout ${releaseExamples()[0]}\` uses it (and fetches it when it is not there yet).
 
   fetch SPEC   fetch one release (progress on stderr); prints its folder
   --python PY  the Python whose pip fetches (default python3)
@@ -26,7 +27,7 @@ Exit codes: 0 ok, 1 the release could not be fetched (offline, no such release),
 
 export async function runSource(argv: string[], io: CliIO): Promise<number> {
   const [sub, ...rest] = argv;
-  if (sub === undefined || sub === '-h' || sub === '--help') { io.out(USAGE); return sub === undefined ? 2 : 0; }
+  if (sub === undefined || sub === '-h' || sub === '--help') { io.out(usage()); return sub === undefined ? 2 : 0; }
   if (sub === 'list') {
     for (const r of listReleaseSources()) io.out(`${r.dir}\t${r.engine}==${r.version}\t${r.files} files\n`);
     return 0;
@@ -36,7 +37,7 @@ export async function runSource(argv: string[], io: CliIO): Promise<number> {
     io.err(`hoplens source: removed ${removed.length} release source(s) from ${forTerminal(releaseCacheRoot())}\n`);
     return 0;
   }
-  if (sub !== 'fetch') { io.err(`hoplens source: unknown subcommand '${forTerminal(sub)}'\n\n${USAGE}`); return 2; }
+  if (sub !== 'fetch') { io.err(`hoplens source: unknown subcommand '${forTerminal(sub)}'\n\n${usage()}`); return 2; }
   let spec = null;
   let python: string | undefined;
   for (let i = 0; i < rest.length; i++) {
@@ -46,10 +47,10 @@ export async function runSource(argv: string[], io: CliIO): Promise<number> {
       if (!python) { io.err('hoplens source: --python needs an interpreter\n'); return 2; }
     } else if (spec === null && !a.startsWith('-')) {
       spec = parseReleaseSpec(a);
-      if (!spec) { io.err(`hoplens source: '${forTerminal(a)}' is not vllm==VERSION or sglang==VERSION\n`); return 2; }
+      if (!spec) { io.err(`hoplens source: '${forTerminal(a)}' is not ${releaseSpecWords()}\n`); return 2; }
     } else { io.err(`hoplens source: unexpected argument '${forTerminal(a)}'\n`); return 2; }
   }
-  if (!spec) { io.err(`hoplens source fetch: which release? (vllm==0.8.5)\n\n${USAGE}`); return 2; }
+  if (!spec) { io.err(`hoplens source fetch: which release? (${releaseExamples()[0]})\n\n${usage()}`); return 2; }
   try {
     const got = await fetchRelease(spec, { python, onProgress: (l) => io.err(`hoplens source: ${forTerminal(l.trim())}\n`) });
     io.err(got.fromCache

@@ -4,7 +4,7 @@
 // engine is a folder src/engines/<id>/ with a profile registered here (ARCHITECTURE.md).
 import type {
   Engine, EngineCheckout, EngineClockTraits, EngineLogging, EngineOtlp, EnginePin, EngineRequestApi, EngineTracing, HopDef, HopTable,
-  MissingReason, TransferIds,
+  MissingReason, OwnApi, TransferIds,
 } from './types';
 import type { EngineGrammar } from './grammar';
 import { VLLM_PROFILE } from './vllm/profile';
@@ -147,10 +147,30 @@ export function engineIds(): Engine[] {
   return [...ENGINE_IDS];
 }
 
+/** Choices in words: `a`, `a or b`, `a, b or c`. */
+function orWords(items: readonly string[]): string {
+  return items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} or ${items[items.length - 1]}`;
+}
+
 /** The engines as a flag's choices in words (`vllm or sglang`); with `auto` first: `auto, vllm or sglang`. */
 export function engineChoiceWords(withAuto = false): string {
-  const ids: string[] = withAuto ? ['auto', ...ENGINE_IDS] : [...ENGINE_IDS];
-  return ids.length < 2 ? ids.join('') : `${ids.slice(0, -1).join(', ')} or ${ids[ids.length - 1]}`;
+  return orWords(withAuto ? ['auto', ...ENGINE_IDS] : ENGINE_IDS);
+}
+
+/** The engines whose releases HopLens fetches (a profile with a checkout shape): their ids. */
+function releaseEngineIds(): Engine[] {
+  return ENGINE_PROFILES.filter((p) => p.checkout !== undefined).map((p) => p.id);
+}
+
+/** A release spec's forms in words: `vllm==VERSION or sglang==VERSION` (`|` between them with `sep`). */
+export function releaseSpecWords(sep?: string): string {
+  const forms = releaseEngineIds().map((id) => `${id}==VERSION`);
+  return sep === undefined ? orWords(forms) : forms.join(sep);
+}
+
+/** Example release specs, one per engine with releases (`vllm==0.8.5`, `sglang==0.5.1`). */
+export function releaseExamples(): string[] {
+  return ENGINE_PROFILES.flatMap((p) => (p.checkout ? [`${p.id}==${p.checkout.exampleRelease}`] : []));
 }
 
 /**
@@ -183,9 +203,40 @@ export function requestLogFlags(engine: string | null | undefined): { label: str
   return isEngine(engine) ? of(engineProfile(engine)) : ENGINE_PROFILES.flatMap(of);
 }
 
+/** The paths a traced request asks to tell the engine (`--engine auto`): each engine's own first, then those others answer too. */
+export function probePaths(): string[] {
+  const own = ENGINE_PROFILES.flatMap((p) => p.request?.answersOnly?.slice(0, 1) ?? []);
+  const also = ENGINE_PROFILES.flatMap((p) => (p.request?.answersAlso !== undefined ? [p.request.answersAlso] : []));
+  return [...own, ...also];
+}
+
+/** How each engine's server is started, in short (`vllm serve …`), for the engines a traced request knows. */
+export function startCommands(): string[] {
+  return ENGINE_PROFILES.flatMap((p) => (p.request ? [p.request.startCommand] : []));
+}
+
+/** The request APIs Send Traced Request calls: the OpenAI ones every engine answers, then each engine's own (`sglang-generate`). */
+export function requestApis(): string[] {
+  return ['chat', 'completions', ...ENGINE_PROFILES.flatMap((p) => p.request?.ownApis?.map((a) => a.id) ?? [])];
+}
+
+/** The request APIs in words: `chat, completions or sglang-generate`. */
+export function requestApiWords(): string {
+  return orWords(requestApis());
+}
+
 /** The engine whose server alone answers a request API (`sglang-generate`), if one does. */
 export function apiOwner(api: string): EngineProfile | undefined {
-  return ENGINE_PROFILES.find((p) => p.request?.ownApis?.includes(api) === true);
+  return ENGINE_PROFILES.find((p) => p.request?.ownApis?.some((a) => a.id === api) === true);
+}
+
+/** A request API only one engine's server answers (`sglang-generate`), as its profile has it; undefined for chat, completions or none known. */
+export function ownApi(api: string): OwnApi | undefined {
+  for (const p of ENGINE_PROFILES) {
+    const found = p.request?.ownApis?.find((a) => a.id === api);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }
 
 /** An engine's clock traits; none for a log of no known engine. */
@@ -221,4 +272,17 @@ export function registerEngine(profile: EngineProfile): () => void {
 export function packageParent(id: Engine): string {
   const dir = profiles.get(id)?.pin?.packageDir ?? '';
   return dir.slice(0, dir.lastIndexOf('/') + 1);
+}
+
+/**
+ * A repository path as engineers say it, under its engine's package (`vllm/v1/engine/core.py` →
+ * `v1/engine/core.py`, `python/sglang/srt/…` → `srt/…`): the first pinned engine's package folder
+ * the path starts with is taken off; a path under none is kept as is.
+ */
+export function packageRelativePath(path: string): string {
+  for (const p of ENGINE_PROFILES) {
+    const dir = p.pin?.packageDir;
+    if (dir !== undefined && path.startsWith(`${dir}/`)) return path.slice(dir.length + 1);
+  }
+  return path;
 }

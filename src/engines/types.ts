@@ -3,6 +3,8 @@
 // the editor render them.
 /** The engines built into HopLens (each a folder src/engines/<id>/ whose profile registry.ts lists). */
 export type BuiltInEngine = 'vllm' | 'sglang';
+/** The request APIs only one built-in engine's server answers (its profile's `request.ownApis`): SGLang's /generate. */
+export type BuiltInOwnApi = 'sglang-generate';
 declare const registeredEngine: unique symbol;
 /**
  * The id of an engine added at run time: a string only `engineId` (registry.ts) makes, so a typo
@@ -56,6 +58,8 @@ export interface EngineCheckout {
   notFound: string;
   /** The folder a release's package files go under in its unpacked tree (SGLang's python/), '' for the root. */
   releasePrefix: string;
+  /** A release to name in an example (`0.8.5`: the usage's `vllm==0.8.5`). */
+  exampleRelease: string;
   /** The lines that state the engine's version, given the version's pattern (one group). */
   releaseStated: (version: string) => RegExp[];
   /** Files whose statements moved to another file between releases, where no path rule can tell (src/core/source/moves.ts). */
@@ -119,6 +123,8 @@ export interface EngineOtlp {
   launchLine: (url: string) => string;
   /** The same as words in a sentence: what to launch it with (`--otlp-traces-endpoint <url> and …`). */
   launchWith: (url: string) => string;
+  /** The resource attribute its spans carry the exporting process's pid in (`vllm.process_id`), if any: ties a span to its log's process. */
+  processIdAttribute?: string;
 }
 
 /** How a traced request talks to an engine's server: how the server is recognised, where the request's id goes. */
@@ -133,10 +139,26 @@ export interface EngineRequestApi {
   idHeader?: string;
   /** The body field that carries the request's id. */
   idBodyField: string;
+  /** How its server is started, in short (`vllm serve …`): what a refused connection's hint names. */
+  startCommand: string;
   /** The request APIs (Send Traced Request's `api`) only this engine's server answers. */
-  ownApis?: readonly string[];
+  ownApis?: readonly OwnApi[];
   /** The ids the server prints for a request whose id the client chose; absent: printed as chosen (`<id>_<i>` children). */
   serverIds?: (base: string, api: ApiKind) => ServerIds;
+}
+
+/** A request API only one engine's server answers (SGLang's /generate): where it is and what it is sent. */
+export interface OwnApi {
+  /** Send Traced Request's `api` (`sglang-generate`). */
+  id: string;
+  /** Its path at the server's root. */
+  path: string;
+  /** Which kind of call it is, for the ids the server prints. */
+  kind: ApiKind;
+  /** Whether the body names a model (asked of /v1/models when none is set). */
+  needsModel: boolean;
+  /** The streaming request's body (the request's id and any extra fields are added after). */
+  body: (p: { prompt: string; temperature: number; maxTokens: number; model: string }) => Record<string, unknown>;
 }
 
 /** The API a traced request calls: the ids its server prints depend on it. */

@@ -17,6 +17,7 @@ const OWN_VALUES = new Set([
   'log.tracker.requestCount', 'this.receiver.port', 'st.spans', 'st.requests', 'st.rejected', "st.spans === 1 ? '' : 's'", 'result.envVar',
   'p.filesDone', 'p.filesTotal', 'record.status ?? \'—\'', 'st.rejectedSpans', 'st.refused', 'this.receiver.retryAfterSeconds',
   'res.rejectedSpanCount', 'firstBad.line', 'result.problems.length', 'all.length', 'windowText(window)', 'this.lineLimit', 'done',
+  'releaseSpecWords()',
 ]);
 const FORMATTED_NUMBER = /^\(?[\w.[\]() /*+-]+\)?\.toFixed\(\d\)$/;
 

@@ -48,9 +48,8 @@ export function displayPath(file: string): string {
 }
 
 export interface CheckoutSettings {
-  /** Local checkout roots per engine (the folder that holds `vllm/` or `python/sglang/`). */
-  vllm?: string;
-  sglang?: string;
+  /** Local checkout roots per engine (the folder that holds its package folder: its profile's `pin.packageDir`). */
+  checkouts?: Partial<Record<EngineName, string>>;
   /** Explicit prefix rewrites tried first, e.g. container `/workspace/vllm` → `/home/me/vllm`. */
   mappings?: ReadonlyArray<{ from: string; to: string }>;
   /**
@@ -77,7 +76,7 @@ export function mapToCheckout(file: string, settings: CheckoutSettings): MappedP
     }
   }
   const rel = engineRelativePath(file);
-  const root = rel ? settings[rel.engine] : undefined;
+  const root = rel ? settings.checkouts?.[rel.engine] : undefined;
   if (rel && root) return { path: join(root, ...rel.relative.split('/')), via: 'checkout' };
   return { path: file, via: 'as-written' };
 }
@@ -95,7 +94,7 @@ export function localTracedFile(file: string, settings: CheckoutSettings, exists
   if (mapped.via !== 'checkout' || exists(mapped.path)) return { path: mapped.path, found: exists(mapped.path) };
   const rel = engineRelativePath(file)!;
   for (const other of packageRelativeCandidates(file, rel.engine)) {
-    const p = join(settings[rel.engine]!, ...other.split('/'));
+    const p = join(settings.checkouts![rel.engine]!, ...other.split('/'));
     if (exists(p)) return { path: p, found: true };
   }
   return { path: mapped.path, found: false };

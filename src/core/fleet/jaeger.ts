@@ -12,6 +12,7 @@ import type { OtlpSpan } from '../otlp/types';
 import { FleetError, parseJsonAnswer, StoreHttp } from './http';
 import type { ClientOptions, StoreEndpoint, TimeWindow, TraceAnswer, TraceStoreClient } from './model';
 import { normaliseTraceId, REQUEST_ID_ATTRIBUTES, traceAttributeValues } from './requestIds';
+import { ENGINE_IDS } from '../../engines/registry';
 
 /** Searches in flight at once (Jaeger answers one service per search). */
 export const DEFAULT_PARALLEL_SEARCHES = 4;
@@ -23,18 +24,25 @@ export const DEFAULT_FAN_OUT_BUDGET_MS = 60_000;
 const TRACES_PER_SEARCH = 20;
 
 /**
- * An engine's, a router's or a gateway's service by its name: asked first when not every service
- * can be. `unknown_service…` is what vLLM files its spans under without OTEL_SERVICE_NAME.
+ * A router's, a gateway's or a serving stack's service by its name (beside those naming a known
+ * engine): asked first when not every service can be. `unknown_service…` is what vLLM files its
+ * spans under without OTEL_SERVICE_NAME.
  */
-const ENGINE_SERVICE = /^unknown_service|vllm|sglang|llm|engine|prefill|decode|router|gateway|dynamo|serving|inference|model|lmcache|mooncake|nixl|aibrix/i;
+const SERVING_SERVICE = /^unknown_service|llm|engine|prefill|decode|router|gateway|dynamo|serving|inference|model|lmcache|mooncake|nixl|aibrix/i;
+
+/** An engine's, a router's or a gateway's service by its name (vllm-decode, sglang-router…). */
+function engineLike(service: string): boolean {
+  const lower = service.toLowerCase();
+  return SERVING_SERVICE.test(service) || ENGINE_IDS.some((id) => lower.includes(id));
+}
 
 /**
  * The services to ask, at most `max`: engine-like names first (vllm-decode, sglang-router…), then
  * the rest, each group in name order; and how many were left out.
  */
 export function servicesToAsk(services: readonly string[], max: number): { ask: string[]; skipped: string[] } {
-  const likely = services.filter((s) => ENGINE_SERVICE.test(s));
-  const rest = services.filter((s) => !ENGINE_SERVICE.test(s));
+  const likely = services.filter(engineLike);
+  const rest = services.filter((s) => !engineLike(s));
   const ordered = [...likely, ...rest];
   return { ask: ordered.slice(0, max), skipped: ordered.slice(max) };
 }

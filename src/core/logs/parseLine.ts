@@ -14,7 +14,7 @@ import { matchHop, stopsInOpening } from '../../engines/index';
 import { GRAMMARS, grammarOf, isPlainOutput } from '../../engines/grammars';
 import { columnBeforeStrip, hasColour, stripColour } from './colour';
 import { dropMarkdownClosers, stripWrapper, type OuterStamp } from './outerPrefix';
-import { BASIC_FORMAT, readLayoutHeader } from './pythonLayout';
+import { inBasicFormat, readLayoutHeader } from './pythonLayout';
 import { hasPasteArtefacts, pastedLead, unpaste } from './pasted';
 import { findHeader, parseEngine, unquoteRecord } from './engineHeader';
 import { applyLayout, parseLayout } from './layouts';
@@ -157,7 +157,7 @@ function readFurtherIn(s: string, rec: LogRecord, stamp: { v: OuterStamp | null 
     // A custom logging layout: after the wrappers, or from the line's start (its own date may
     // have looked like a wrapper's), or after whatever stands in front of its date.
     if (body !== s && parseLayout(body, 0, rec, state)) matched = true;
-    else if (BASIC_FORMAT.test(body) && parseLayout(body, 0, rec, state)) matched = true;
+    else if (inBasicFormat(body) && parseLayout(body, 0, rec, state)) matched = true;
     else {
       // A JSON envelope is no part of the line: search its log field only.
       const base = wrappers.includes('json') ? body : s;

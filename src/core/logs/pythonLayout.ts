@@ -89,8 +89,16 @@ const FUNC_CALL = /([A-Za-z_]\w*)\(\)/y;
 const RANK_TAG = /[A-Z][A-Z_]*\d+(?:\[\d+\])?(?=[\s\]]|$)/y;
 const SEPARATOR = /(?:\s*(?:[-|:>—–]+|::)\s*)|\s+/y;
 
-/** Python logging's BASIC_FORMAT with an engine's logger: `INFO:vllm.engine.llm_engine:…`. */
-export const BASIC_FORMAT = /^(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):(?:vllm|sglang)(?:\.\w+)*:/;
+/** Python logging's BASIC_FORMAT, `LEVEL:logger:`; the logger in the first group. */
+const BASIC_FORMAT = /^(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):(\w+(?:\.\w+)*):/;
+
+/** Whether `s` starts in Python logging's BASIC_FORMAT with an engine's logger (its profile's `loggerNames`): `INFO:vllm.engine.llm_engine:…`. */
+export function inBasicFormat(s: string): boolean {
+  const m = BASIC_FORMAT.exec(s);
+  if (m === null) return false;
+  for (const p of ENGINE_PROFILES) if (p.loggerNames?.test(m[1]) === true) return true;
+  return false;
+}
 
 /**
  * The time of a layout's line taken for an engine's: its stamp's, or a year-less stamp in the log's
@@ -181,7 +189,7 @@ export function readLayoutHeader(s: string, start = 0): LayoutHeader | null {
   if (fields < 2) return null;
   // No date: only logging's default `LEVEL:name:message` (basicConfig, VLLM_CONFIGURE_LOGGING=0)
   // with the engine's own logger, which no sentence reads like.
-  if (h.time === null && h.yearless === null && !(h.engine !== null && start === 0 && BASIC_FORMAT.test(s))) return null;
+  if (h.time === null && h.yearless === null && !(h.engine !== null && start === 0 && inBasicFormat(s))) return null;
   if (h.level === null && h.file === null && h.logger === null) return null;
   return h;
 }

@@ -1,7 +1,7 @@
 // What we send: URL, headers and body for each API, and the request id in the places
 // each engine reads it (vLLM: `X-Request-Id` header, then body `request_id`; SGLang: body `rid`).
 import type { Api, Engine, RequestSpec } from './types';
-import { apiOwner, engineChoiceWords, engineProfile, isEngine } from '../../engines/registry';
+import { apiOwner, engineChoiceWords, engineProfile, isEngine, ownApi, requestApis, requestApiWords } from '../../engines/registry';
 
 export interface TraceOptions {
   /** Server base URL, e.g. http://127.0.0.1:8000 */
@@ -63,8 +63,8 @@ export function validateOptions(o: TraceOptions): string[] {
   try { u = new URL(o.url); } catch { problems.push(`server URL '${redactUrl(o.url)}' is not a URL (expected e.g. http://127.0.0.1:8000)`); }
   if (u && u.protocol !== 'http:' && u.protocol !== 'https:') problems.push(`server URL must start with http:// or https:// (got '${u.protocol}')`);
   if (o.engine !== undefined && o.engine !== 'auto' && !isEngine(o.engine)) problems.push(`engine must be ${engineChoiceWords(true)} (got '${o.engine}')`);
-  if (o.api !== undefined && !['chat', 'completions', 'sglang-generate'].includes(o.api)) {
-    problems.push(`api must be chat, completions or sglang-generate (got '${o.api}')`);
+  if (o.api !== undefined && !requestApis().includes(o.api)) {
+    problems.push(`api must be ${requestApiWords()} (got '${o.api}')`);
   }
   if (o.maxTokens !== undefined && (!Number.isInteger(o.maxTokens) || o.maxTokens < 1)) {
     problems.push(`max tokens must be a whole number ≥ 1 (got ${o.maxTokens})`);
@@ -101,9 +101,10 @@ export function buildRequest(engine: Engine, api: Api, model: string, requestId:
   };
   let path: string;
   let body: Record<string, unknown>;
-  if (api === 'sglang-generate') {
-    path = '/generate';
-    body = { text: prompt, sampling_params: { temperature, max_new_tokens: maxTokens }, stream: true };
+  const own = ownApi(api);
+  if (own !== undefined) {
+    path = own.path;
+    body = own.body({ prompt, temperature, maxTokens, model });
   } else {
     path = api === 'chat' ? '/v1/chat/completions' : '/v1/completions';
     body = api === 'chat'

@@ -1,6 +1,6 @@
 // One traced streaming request, end to end: detect the engine, pick the model, send,
 // record every frame with its socket arrival time, and say clearly what went wrong.
-import { apiOwner, engineProfile, engineProfiles, isEngine, type EngineProfile } from '../../engines/registry';
+import { apiOwner, engineProfile, engineProfiles, isEngine, ownApi, type EngineProfile } from '../../engines/registry';
 import { buildRequest, DEFAULTS, joinUrl, redactUrl, serverRootUrl, validateOptions, type TraceOptions } from './build';
 import { httpStatusError, makeError, networkError, serverErrorMessage } from './errors';
 import { computeMetrics, type TraceMetrics } from './metrics';
@@ -182,7 +182,8 @@ export async function sendTracedRequest(options: TraceOptions, deps: TraceDeps =
 
   let model = o.model ?? '';
   let knownModels: string[] = [];
-  if (requestedApi !== 'sglang-generate' && !model) {
+  const needsModel = ownApi(requestedApi)?.needsModel ?? true;
+  if (needsModel && !model) {
     deps.onPhase?.('listing models');
     const m = await listModels(o.url, auth, { transport, clock }, discoveryTimeout, o.signal);
     if (isError(m)) return finish(emptyRecord(o, engine, requestedApi, model, requestId, m, Date.now(), traceContext));
@@ -203,7 +204,7 @@ export async function sendTracedRequest(options: TraceOptions, deps: TraceDeps =
   record.warnings.push(...warnings);
   deps.onPhase?.('sending');
   const streamed = await stream(record, realUrl, o, auth, transport, clock, deps);
-  if (streamed.error?.kind === 'unknown-model' && knownModels.length === 0 && requestedApi !== 'sglang-generate') {
+  if (streamed.error?.kind === 'unknown-model' && knownModels.length === 0 && needsModel) {
     // Name the models the server does serve, so the hint is actionable.
     const m = await listModels(o.url, auth, { transport, clock }, 3000);
     if (!isError(m) && m.length) streamed.error.hint = `Use one of: ${m.join(', ')} — or leave the model empty to use the first one.`;

@@ -1,5 +1,6 @@
 // Every way a traced request can fail, as one plain sentence and what to try.
 import type { TraceError, TraceErrorKind } from './types';
+import { requestApis, startCommands } from '../../engines/registry';
 
 const TLS_CODES = /^(?:ERR_TLS_|ERR_SSL_|CERT_|DEPTH_ZERO|SELF_SIGNED|UNABLE_TO_(?:VERIFY|GET)|EPROTO$|ERR_SSL)/;
 
@@ -13,7 +14,7 @@ export function networkError(err: Error & { code?: string }, url: string, phase:
   const host = safeHost(url);
   if (code === 'ECONNREFUSED') {
     return makeError('connection-refused', `Nothing is listening at ${host}: the connection was refused.`,
-      'Start the server (vllm serve … / python -m sglang.launch_server …) or fix the server URL and port.', { code });
+      `Start the server (${startCommands().join(' / ')}) or fix the server URL and port.`, { code });
   }
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_FAIL' || code === 'EAI_NONAME') {
     return makeError('dns', `The host name in ${url} could not be resolved (${code}).`,
@@ -72,7 +73,7 @@ export function httpStatusError(status: number, bodyText: string, model: string,
       { status, ...(serverMessage ? { serverMessage } : {}) });
   }
   const hint = status === 401 || status === 403 ? 'The server wants an API key: set one with "HopLens: Set API Key" (or --api-key-env on the command line).'
-    : status === 404 ? 'This server has no such route: check the API setting (chat, completions, sglang-generate) and the engine.'
+    : status === 404 ? `This server has no such route: check the API setting (${requestApis().join(', ')}) and the engine.`
       : status === 400 || status === 422 ? 'The server rejected the request body: check the extra body fields, max tokens and prompt length.'
         : status >= 500 ? 'The server failed: the server log has the traceback (search it for the request id).'
           : 'Check the server URL and the request settings.';

@@ -3,6 +3,7 @@
 // src/core/logs/requestIds.ts (engine-facts.md §1 and §D); this only re-shapes them.
 import { serverIdsFor as logServerIds } from '../logs/requestIds';
 import type { Api, Engine } from './types';
+import { ownApi } from '../../engines/registry';
 
 export interface ServerIds {
   /** Ids exactly as the server prints them (SSE id, request-log id). */
@@ -14,7 +15,7 @@ export interface ServerIds {
 }
 
 export function serverIdsFor(engine: Engine, api: Api, requestId: string): ServerIds {
-  const s = logServerIds(requestId, engine, api === 'sglang-generate' ? 'generate' : api);
+  const s = logServerIds(requestId, engine, ownApi(api)?.kind ?? (api === 'chat' ? 'chat' : 'completions'));
   const whole = s.patterns.map((p) => p.source.replace(/^\^/, '').replace(/\$$/, '')).join('|');
   return {
     ids: [...new Set([s.streamId, ...s.exact])],

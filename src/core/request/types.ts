@@ -2,12 +2,13 @@ import type { StreamTail } from './streamTail';
 // The data model of one traced streaming request: what was sent, every SSE frame as it
 // arrived on the socket, and what went wrong. Pure data; no I/O here.
 
-import type { Engine } from '../../engines/types';
+import type { BuiltInOwnApi, Engine } from '../../engines/types';
 import type { TraceContext } from './traceContext';
 
 export type { Engine };
 export type EngineChoice = Engine | 'auto';
-export type Api = 'chat' | 'completions' | 'sglang-generate';
+/** The OpenAI APIs every engine answers, or one only a built-in engine's server answers (its profile's `ownApis`). */
+export type Api = 'chat' | 'completions' | BuiltInOwnApi;
 
 export { monotonicClock, type Clock } from '../clock';
 

@@ -3,7 +3,7 @@
 import { existsSync, realpathSync, statSync, readdirSync } from 'node:fs';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import type { Engine } from '../logs/model';
-import { engineProfile, engineProfiles, type EngineProfile } from '../../engines/registry';
+import { ENGINE_IDS, engineProfile, engineProfiles, type EngineProfile } from '../../engines/registry';
 import type { EngineCheckout, PathMark } from '../../engines/types';
 import { runGit } from './git';
 import { PINS } from './pins';
@@ -134,8 +134,11 @@ export function parsePorcelainZ(out: string): string[] {
  * then a few levels up (a workspace opened inside a checkout).
  * Returns the first match per engine, in candidate order.
  */
-/** Folder names that may hold an engine's checkout. */
-const ENGINE_FOLDER = /^(?:vllm|sglang)/i;
+/** Whether a folder's name may hold an engine's checkout: it starts with a known engine's id (vllm, SGLang-src). */
+function namedAfterEngine(name: string): boolean {
+  const lower = name.toLowerCase();
+  return ENGINE_IDS.some((id) => lower.startsWith(id));
+}
 
 export async function discoverCheckouts(candidates: string[],
   opts: { engine?: Engine; signal?: AbortSignal } = {}): Promise<Partial<Record<Engine, CheckoutInfo>>> {
@@ -163,7 +166,7 @@ export async function discoverCheckouts(candidates: string[],
   // a look at every grandchild would stat thousands of folders in a big workspace.
   for (const c of candidates.filter(Boolean)) {
     for (const sub of subFolders(c)) {
-      for (const leaf of subFolders(sub)) if (ENGINE_FOLDER.test(basename(leaf))) await consider(leaf);
+      for (const leaf of subFolders(sub)) if (namedAfterEngine(basename(leaf))) await consider(leaf);
     }
   }
   // A workspace opened on a sub-folder of a checkout (e.g. `vllm/vllm/v1`): look up a few levels.

@@ -23,7 +23,7 @@
 // vLLM's API-server and engine-core processes share no request line (the engine core prints
 // none at INFO), so an engine-core log gets no ordering: it is taken to run on the reference
 // clock unless the user says otherwise.
-import { clockTraits } from '../../engines/registry';
+import { clockTraits, engineProfile, isEngine } from '../../engines/registry';
 import type { SpanStore } from '../otlp/engineTiming';
 import type { EngineTiming } from '../otlp/types';
 import { OrderingSet, type PairBound } from './clockOffsets';
@@ -94,14 +94,22 @@ export function inferRoles(logs: readonly RequestLogs[]): LogRole[] {
   return roles;
 }
 
+/** The resource attribute an engine's spans carry their process's pid in; undefined for none or no known engine. */
+function otlpProcessAttribute(engine: string | null): string | undefined {
+  return engine !== null && isEngine(engine) ? engineProfile(engine).otlp?.processIdAttribute : undefined;
+}
+
 function apiServerPids(log: RequestLogs): Set<number> {
   const out = new Set<number>();
   for (const p of log.processes) if (p.pid !== null && p.role === 'api-server') out.add(p.pid);
   return out;
 }
 
-function spanPid(t: EngineTiming): number | null {
-  const v = t.span.resource['vllm.process_id'];
+/** The pid a span's resource carries under the first of `attributes` it has (its engine's `otlp.processIdAttribute`). */
+function spanPid(t: EngineTiming, attributes: readonly string[]): number | null {
+  const attribute = attributes.find((a) => t.span.resource[a] !== undefined);
+  if (attribute === undefined) return null;
+  const v = t.span.resource[attribute];
   const n = typeof v === 'number' ? v : typeof v === 'bigint' ? Number(v) : typeof v === 'string' ? Number(v) : NaN;
   return Number.isSafeInteger(n) ? n : null;
 }
@@ -204,10 +212,11 @@ function spanRules(set: OrderingSet, src: RuleSources, domain: string, store: Sp
   const withAdmit = src.logs.filter((l) => clockTraits(l.log.engine).spanStartsBeforeAdmit);
   if (withAdmit.length === 0) return;
   const pids = withAdmit.map((l) => apiServerPids(l.log));
+  const pidAttributes = [...new Set(withAdmit.flatMap((l) => otlpProcessAttribute(l.log.engine) ?? []))];
   for (const t of store.requests()) {
     const key = requestKey(t.rid);
     const candidates: Side[] = [];
-    const pid = spanPid(t);
+    const pid = spanPid(t, pidAttributes);
     for (const [i, l] of withAdmit.entries()) {
       const row = l.log.stamps.find(key);
       if (row < 0 || !l.log.stamps.has(row, STAMP.admit)) continue;

@@ -6,6 +6,16 @@ import { SGLANG_LOGGING } from './logging';
 import { SGLANG_TABLE } from './hops';
 import { SGLANG_STAMP } from './lines';
 import { SGLANG_TRANSFER_IDS } from './ids';
+import type { OwnApi } from '../types';
+
+/** Its native /generate: `text` and `sampling_params` (max_new_tokens), streamed; no model named. */
+const SGLANG_GENERATE: OwnApi = {
+  id: 'sglang-generate',
+  path: '/generate',
+  kind: 'generate',
+  needsModel: false,
+  body: ({ prompt, temperature, maxTokens }) => ({ text: prompt, sampling_params: { temperature, max_new_tokens: maxTokens }, stream: true }),
+};
 
 /** Its `[time rank]` header: the last bracket pair before the message, inside the record's columns (from `start`). */
 function headerSpan(text: string, start: number, message: string): readonly [number, number] | null {
@@ -27,7 +37,8 @@ export const SGLANG_PROFILE: EngineProfile = {
   checkout: SGLANG_CHECKOUT,
   logging: SGLANG_LOGGING,
   // A vLLM server has no /get_server_info.
-  request: { answersOnly: ['/get_server_info', '/server_info'], idBodyField: 'rid', ownApis: ['sglang-generate'] },
+  request: { answersOnly: ['/get_server_info', '/server_info'], idBodyField: 'rid', ownApis: [SGLANG_GENERATE],
+    startCommand: 'python -m sglang.launch_server …' },
   clock: { requestLoggerApart: true },
   ridsVerbatim: true,
   // A P/D request's KV transfer goes by its bootstrap_room (./ids.ts).

@@ -21,6 +21,7 @@ export const SGLANG_CHECKOUT: EngineCheckout = {
   notFound: 'an SGLang checkout (no python/sglang/ folder)',
   // A release's files go under python/, where a clone keeps the package.
   releasePrefix: 'python',
+  exampleRelease: '0.5.1',
   // SGLang prints no version in its start-up log lines (0.4.10.post2, 0.5.1, 0.5.23); it is in `/get_server_info`'s
   // JSON (`"version": …`, entrypoints/http_server.py:369 at 0.5.1), which a log may carry pasted, and
   // `sglang version: %s` (cli/main.py:8 at 0.5.23, `sglang version`).

@@ -10,4 +10,6 @@ export const VLLM_OTLP: EngineOtlp = {
   endpointFlag: FLAG,
   launchLine: (url) => `OTEL_SERVICE_NAME=vllm OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/protobuf vllm serve <model> ${FLAG} ${url}`,
   launchWith: (url) => `${FLAG} ${url} and OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/protobuf`,
+  // vllm/tracing.py's resource: the API server process that exported the span.
+  processIdAttribute: 'vllm.process_id',
 };

@@ -20,7 +20,8 @@ export const VLLM_PROFILE: EngineProfile = {
   checkout: VLLM_CHECKOUT,
   logging: VLLM_LOGGING,
   // /version: SGLang builds may answer it too, so it counts only after SGLang's own paths did not answer.
-  request: { answersAlso: '/version', assumedWhenUnknown: true, idHeader: 'X-Request-Id', idBodyField: 'request_id', serverIds: vllmServerIds },
+  request: { answersAlso: '/version', assumedWhenUnknown: true, idHeader: 'X-Request-Id', idBodyField: 'request_id', serverIds: vllmServerIds,
+    startCommand: 'vllm serve …' },
   clock: { prefillSentWithOneToken: true, decodeAfterPrefillAnswered: true, spanStartsBeforeAdmit: true },
   ridsVerbatim: false,
   loggerNames: /^vllm(?:\.|$)|\/vllm\//,

@@ -20,6 +20,7 @@ export const VLLM_CHECKOUT: EngineCheckout = {
   packageMarks: [{ path: 'logger.py', kind: 'file' }],
   notFound: 'a vLLM checkout (no vllm/__init__.py or vllm/logger.py)',
   releasePrefix: '',
+  exampleRelease: '0.8.5',
   // The request logger was in engine/async_llm_engine.py until about 0.5 (hops.ts, V1 and V6), in entrypoints/logger.py
   // from 0.5 to 0.22.1, and in entrypoints/serve/utils/request_logger.py from 0.23.0 (read in the release wheels:
   // 0.11.2, 0.12.0, 0.14.1, 0.18.0, 0.21.0, 0.22.1 print it in logger.py; 0.23.0, 0.24.0, 0.34.0 in request_logger.py).

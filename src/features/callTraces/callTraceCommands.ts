@@ -8,6 +8,7 @@ import { writePerfettoTrace, hopSequenceMarkdown } from '../../core/calltrace/ex
 import { DEFAULT_FILTER, parseFilterList } from '../../core/calltrace/filter';
 import type { HopLensConfig, HopLensSettings } from '../../config';
 import { forWorkbench } from '../../core/text/workbench';
+import { engineIds } from '../../engines/registry';
 
 /** The release source a traced process ran, when known: its folder for the engine of the file. */
 export type ReleaseOfProcess = (pid: number) => { label: string; root: string } | null;
@@ -17,13 +18,17 @@ export type ReleaseOfProcess = (pid: number) => { label: string; root: string } 
  * source of the release that ran it (known from the log of the same process), else in the checkout.
  */
 export async function openAt(config: HopLensConfig, file: string, line: number, release?: { label: string; root: string } | null): Promise<void> {
-  const c = config.checkouts;
   const engine = engineRelativePath(file)?.engine;
   const releases = release && engine ? { [engine]: release.root } : undefined;
-  const mapped = localTracedFile(file, { vllm: c.vllm || undefined, sglang: c.sglang || undefined, releases });
+  // A setting left '' means none (look in the workspace folders).
+  const checkouts = Object.fromEntries(Object.entries(config.checkouts).filter(([, root]) => root !== ''));
+  const mapped = localTracedFile(file, { checkouts, releases });
   if (!mapped.found) {
+    // The file's own engine's setting; for a file of no known engine, each engine's (`hoplens.checkouts.vllm (or .sglang)`).
+    const [first, ...others] = engine ? [engine] : engineIds();
+    const setting = `hoplens.checkouts.${first}${others.length ? ` (or ${others.map((id) => `.${id}`).join(', ')})` : ''}`;
     void vscode.window.showWarningMessage(`HopLens: ${forWorkbench(mapped.path)} is not on this machine. `
-      + 'Set hoplens.checkouts.vllm (or .sglang) to a checkout and HopLens maps site-packages and container paths onto it.');
+      + `Set ${setting} to a checkout and HopLens maps site-packages and container paths onto it.`);
     return;
   }
   const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(mapped.path));

@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import type { LogSessions } from './logDocuments';
 import { displaySource, driftText, hopLabel } from './hopPresentation';
 import { citation, findHop, getHopTable } from '../../engines/index';
+import { packageRelativePath } from '../../engines/registry';
 import { CommandIds } from '../../commandIds';
 import type { SourceLocation } from '../../core/source/types';
 
@@ -16,7 +17,7 @@ function unverifiedLabel(loc: SourceLocation): string {
   if (loc.candidates && loc.candidates.length > 1) {
     return ` — one of ${loc.candidates.length} statements that print this text (Open picks one; none is verified)`;
   }
-  if (loc.movedFrom) return ` — moved from ${loc.movedFrom.replace(/^vllm\//, '')}: not verified here (the line was printed by the older file)`;
+  if (loc.movedFrom) return ` — moved from ${packageRelativePath(loc.movedFrom)}: not verified here (the line was printed by the older file)`;
   if (loc.similar) return ' — similar statement (lower confidence): another file or code path prints this text';
   if (loc.changed) return ' — changed since: the statement no longer prints every part of this line';
   return ' — not verified against the message';

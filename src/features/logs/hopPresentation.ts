@@ -1,14 +1,14 @@
 // Words shared by the lens, the hop column, the hover, the tree and exports: how a hop and a
 // source read. No `vscode` here: unit-tested in plain Node.
 import { getHopTable, type HopDef } from '../../engines/index';
+import { packageRelativePath } from '../../engines/registry';
 import type { Engine, LogRecord } from '../../core/logs/model';
 import type { SourceLocation } from '../../core/source/types';
 import type { LocatedSource } from '../../core/source/locate';
 
 /** "v1/engine/async_llm.py:439" — the path under the engine's package, as engineers say it. */
 export function displaySource(loc: SourceLocation): string {
-  const path = loc.path.replace(/^vllm\//, '').replace(/^python\/sglang\//, '');
-  return `${path}:${loc.line}`;
+  return `${packageRelativePath(loc.path)}:${loc.line}`;
 }
 
 /** The hop's short name: the lab's number when it has one ("hop 2"), else the table id ("hop V9"). */

@@ -8,6 +8,7 @@ import { LogDocumentService, isLogFileName } from './logDocuments';
 import { SourceService } from './sourceService';
 import { CommandIds } from '../../commandIds';
 import { parseReleaseSpec } from '../../core/source/release';
+import { releaseExamples, releaseSpecWords } from '../../engines/registry';
 import { forWorkbench } from '../../core/text/workbench';
 import { HopCodeLensProvider } from './hopCodeLens';
 import { FileInfoLinkProvider, FileInfoLinks } from './fileInfoLinks';
@@ -79,11 +80,11 @@ export function createLogFeature(context: vscode.ExtensionContext, log: Logger, 
     vscode.window.onDidChangeActiveTextEditor(showActive),
     vscode.commands.registerCommand(CommandIds.useReleaseSource, async (specArg?: string) => {
       const text = specArg ?? await vscode.window.showInputBox({
-        title: 'Resolve logs in a release\'s own source', placeHolder: 'vllm==0.8.5 or sglang==0.5.1',
+        title: 'Resolve logs in a release\'s own source', placeHolder: releaseExamples().join(' or '),
       });
       if (text === undefined) return null;
       const spec = parseReleaseSpec(text);
-      if (!spec) { void vscode.window.showWarningMessage(`HopLens: '${forWorkbench(text)}' is not vllm==VERSION or sglang==VERSION.`); return null; }
+      if (!spec) { void vscode.window.showWarningMessage(`HopLens: '${forWorkbench(text)}' is not ${releaseSpecWords()}.`); return null; }
       return sources.useRelease(spec);
     }),
     vscode.commands.registerCommand(CommandIds.removeReleaseSources, () => {

@@ -51,7 +51,7 @@ test('engine-relative display: checkout, site-packages, container and SGLang pat
 });
 
 test('mapping onto a checkout: explicit mappings first, then the package marker, else as written', () => {
-  const settings = { vllm: '/home/me/vllm', sglang: '/home/me/sglang', mappings: [{ from: '/workspace/patched/', to: '/home/me/patched' }] };
+  const settings = { checkouts: { vllm: '/home/me/vllm', sglang: '/home/me/sglang' }, mappings: [{ from: '/workspace/patched/', to: '/home/me/patched' }] };
   assert.deepEqual(mapToCheckout('/usr/local/lib/python3.12/dist-packages/vllm/v1/engine/core.py', settings), { path: join('/home/me/vllm', 'vllm/v1/engine/core.py'), via: 'checkout' });
   assert.deepEqual(mapToCheckout('/opt/venv/site-packages/sglang/srt/server.py', settings), { path: join('/home/me/sglang', 'python/sglang/srt/server.py'), via: 'checkout' });
   assert.deepEqual(mapToCheckout('/workspace/patched/vllm/x.py', settings), { path: join('/home/me/patched', 'vllm/x.py'), via: 'mapping' });
@@ -71,7 +71,7 @@ test('the Call Traces view lists configured folders that exist, then vLLM\'s def
 test('a traced file opens where it ran when it is on this machine, else mapped onto the checkout; neither: not found', () => {
   const here = new Set(['/srv/vllm/vllm/v1/engine/core.py', '/home/me/vllm/vllm/v1/core/sched/scheduler.py']);
   const exists = (p: string) => here.has(p);
-  const checkouts = { vllm: '/home/me/vllm' };
+  const checkouts = { checkouts: { vllm: '/home/me/vllm' } };
   assert.deepEqual(localTracedFile('/srv/vllm/vllm/v1/engine/core.py', checkouts, exists), { path: '/srv/vllm/vllm/v1/engine/core.py', found: true });
   assert.deepEqual(localTracedFile('/usr/lib/python3/site-packages/vllm/v1/core/sched/scheduler.py', checkouts, exists),
     { path: '/home/me/vllm/vllm/v1/core/sched/scheduler.py', found: true });
@@ -87,13 +87,13 @@ test('paths from another machine open the same file by its package-relative path
     '/home/me/vllm/tests/test_config.py',
   ]);
   const exists = (p: string) => here.has(p);
-  assert.deepEqual(localTracedFile('/usr/local/lib/python3.12/site-packages/vllm/v1/engine/core.py', { vllm: '/cache/releases/vllm-0.8.5' }, exists),
+  assert.deepEqual(localTracedFile('/usr/local/lib/python3.12/site-packages/vllm/v1/engine/core.py', { checkouts: { vllm: '/cache/releases/vllm-0.8.5' } }, exists),
     { path: '/cache/releases/vllm-0.8.5/vllm/v1/engine/core.py', found: true });
   for (const traced of ['/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py', '/usr/lib/python3.12/site-packages/sglang/srt/managers/scheduler.py']) {
-    assert.deepEqual(localTracedFile(traced, { sglang: '/venv/site-packages' }, exists), { path: '/venv/site-packages/sglang/srt/managers/scheduler.py', found: true }, traced);
+    assert.deepEqual(localTracedFile(traced, { checkouts: { sglang: '/venv/site-packages' } }, exists), { path: '/venv/site-packages/sglang/srt/managers/scheduler.py', found: true }, traced);
   }
   // A container's checkout at /workspace/vllm: its tests/ folder is the checkout's, not the package's.
-  assert.deepEqual(localTracedFile('/workspace/vllm/tests/test_config.py', { vllm: '/home/me/vllm' }, exists), { path: '/home/me/vllm/tests/test_config.py', found: true });
+  assert.deepEqual(localTracedFile('/workspace/vllm/tests/test_config.py', { checkouts: { vllm: '/home/me/vllm' } }, exists), { path: '/home/me/vllm/tests/test_config.py', found: true });
   // Not here at all: the checkout's path, said to be missing (never another file).
-  assert.deepEqual(localTracedFile('/workspace/vllm/vllm/nope.py', { vllm: '/home/me/vllm' }, exists), { path: '/home/me/vllm/vllm/nope.py', found: false });
+  assert.deepEqual(localTracedFile('/workspace/vllm/vllm/nope.py', { checkouts: { vllm: '/home/me/vllm' } }, exists), { path: '/home/me/vllm/vllm/nope.py', found: false });
 });

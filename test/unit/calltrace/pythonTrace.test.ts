@@ -69,7 +69,7 @@ test('nesting, ×N collapse, durations and self time match what the Python progr
   assert.equal(step.depth, 1);
   assert.equal(exec.depth, 2);
   // Call site: execute_model is called from step() on the line `out = execute_model(…)`.
-  const coreSource = readFileSync(mapToCheckout(exec.file, { vllm: py.engineRoot }).path, 'utf8').split('\n');
+  const coreSource = readFileSync(mapToCheckout(exec.file, { checkouts: { vllm: py.engineRoot } }).path, 'utf8').split('\n');
   assert.equal(exec.callSite?.fn, 'step');
   assert.match(coreSource[exec.callSite!.line - 1], /out = execute_model\(/);
   assert.match(coreSource[exec.line - 1], /^def execute_model\(/);
@@ -81,7 +81,7 @@ test('clicking a call maps its path onto the checkout and lands on the def line 
   const key = engineThread(index);
   const loop = index.getChildren(key, null).rows[0];
   assert.ok(loop.file.includes('/engine src/'), loop.file);
-  const mapped = mapToCheckout(loop.file, { vllm: py.engineRoot });
+  const mapped = mapToCheckout(loop.file, { checkouts: { vllm: py.engineRoot } });
   assert.equal(mapped.via, 'checkout');
   assert.ok(existsSync(mapped.path));
   assert.match(readFileSync(mapped.path, 'utf8').split('\n')[loop.line - 1], /^def run_busy_loop\(/);

@@ -7,6 +7,8 @@ import { readRequestLogs } from '../../../src/core/timeline/requestLogs';
 import { collectOrderings, inferRoles } from '../../../src/core/timeline/clockRules';
 import { solveOffsets } from '../../../src/core/timeline/clockOffsets';
 import { makeTempDir } from '../../harness/tempDirs';
+import { SpanStore } from '../../../src/core/otlp/engineTiming';
+import { decodeOtlpJson } from '../../../src/core/otlp/decode';
 
 /** Logs written on 2026-08-22 (vLLM's stamps take their year from that). */
 function logs(files: Record<string, string[]>): string[] {
@@ -79,4 +81,48 @@ test('a router, a single instance, a client: orderings both ways bracket the ins
   // The instance's clock is 30 s ahead: 31 − 1 − 1 s < offset < 31 + 1 − 1 s.
   assert.deepEqual([o.min, o.max], [29000, 31000]);
   assert.equal(o.ms, 30000);
+});
+
+/** One llm_request span as vLLM's exporter sends it in OTLP/JSON, from the process `pid` (its resource's vllm.process_id). */
+function llmRequestSpan(pid: number, requestId: string, startMs: number, endMs: number): string {
+  const ns = (ms: number) => String(BigInt(ms) * 1_000_000n);
+  return JSON.stringify({
+    resourceSpans: [{
+      resource: { attributes: [
+        { key: 'service.name', value: { stringValue: 'vllm' } }, { key: 'vllm.process_id', value: { intValue: String(pid) } },
+      ] },
+      scopeSpans: [{
+        scope: { name: 'vllm.llm_engine' },
+        spans: [{
+          traceId: '5b8efff798038103d269b633813fc60c', spanId: 'eee19b7ec3c1b174', name: 'llm_request', kind: 2,
+          startTimeUnixNano: ns(startMs), endTimeUnixNano: ns(endMs),
+          attributes: [{ key: 'gen_ai.request.id', value: { stringValue: requestId } }, { key: 'gen_ai.latency.e2e', value: { doubleValue: 1.5 } }],
+        }],
+      }],
+    }],
+  });
+}
+
+test('vLLM prefill/decode with one llm_request span: the span\'s process id says which instance\'s log it orders against', async () => {
+  const paths = logs({
+    'p.log': [
+      `(APIServer pid=1) INFO 08-21 22:30:05 [request_logger.py:63] Received request chatcmpl-x2: params: ${SP(1)}, lora_request: None.`,
+      '(APIServer pid=1) INFO 08-21 22:30:05 [async_llm.py:439] Added request chatcmpl-x2-0a0b0c0d.',
+    ],
+    'd.log': [
+      `(APIServer pid=2) INFO 08-21 22:30:09 [request_logger.py:63] Received request chatcmpl-x2: params: ${SP(64)}, lora_request: None.`,
+      '(APIServer pid=2) INFO 08-21 22:30:09 [async_llm.py:439] Added request chatcmpl-x2-1a1b1c1d.',
+    ],
+  });
+  const r = await readRequestLogs(paths, 'x2');
+  const roles = inferRoles(r.logs);
+  const store = new SpanStore();
+  store.add(decodeOtlpJson(llmRequestSpan(2, 'chatcmpl-x2', Date.UTC(2026, 7, 21, 22, 30, 9, 100), Date.UTC(2026, 7, 21, 22, 30, 10, 600))).spans);
+  const set = collectOrderings({
+    key: r.key, logs: r.logs.map((log, i) => ({ domain: `log:${i}`, log, role: roles[i] })), client: null, spans: { domain: 'spans', store },
+  });
+  // The decode instance's API server (pid 2) exported it: its Added request line is ordered against the span, the prefill's is not.
+  assert.match(set.get('log:1', 'spans')?.note?.rule ?? '', /the span ends when the request finishes/);
+  assert.equal(set.get('log:0', 'spans'), null);
+  assert.equal(set.get('spans', 'log:0'), null);
 });
