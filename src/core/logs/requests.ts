@@ -6,6 +6,7 @@ import { getHopTable, findHop } from '../../engines/index';
 import type { HopDef, MissingKind } from '../../engines/index';
 import { ENGINE_IDS, engineProfile } from '../../engines/registry';
 import type { HopSink } from '../../engines/fastPath';
+import { Float64Column, Int32Column, Uint16Column, Uint8Column } from './pagedColumn';
 
 export interface Delta {
   ms: number;
@@ -161,17 +162,19 @@ export interface TrackerDelta {
  */
 class EntryColumns {
   size = 0;
-  line = new Int32Array(1024);
-  next = new Int32Array(1024);
-  time = new Float64Array(1024);
-  hop = new Uint16Array(1024);
-  proc = new Uint16Array(1024);
-  role = new Uint16Array(1024);
-  res = new Uint8Array(1024);
+  /** Entries every column has room for. */
+  private room = 0;
+  readonly line = new Int32Column();
+  readonly next = new Int32Column();
+  readonly time = new Float64Column();
+  readonly hop = new Uint16Column();
+  readonly proc = new Uint16Column();
+  readonly role = new Uint16Column();
+  readonly res = new Uint8Column();
   /** Each entry's request by order of first sight: only when the tracker gives its news away (journal). */
-  req: Int32Array | null;
+  readonly req: Int32Column | null;
   readonly strings: (string | null)[] = [null];
-  constructor(journal: boolean) { this.req = journal ? new Int32Array(1024) : null; }
+  constructor(journal: boolean) { this.req = journal ? new Int32Column() : null; }
   private readonly stringIds = new Map<string, number>();
   private lastHop: string | null = null; private lastHopId = 0;
   private lastProc: string | null = null; private lastProcId = 0;
@@ -196,56 +199,46 @@ class EntryColumns {
   idOf(s: string): number { return this.stringIds.get(s) ?? 0; }
 
   push(line: number, time: number, res: number, hop: string, proc: string | null, role: string | null, req: number): number {
-    if (this.size === this.line.length) this.grow(this.size + 1);
     const i = this.size++;
-    this.line[i] = line; this.time[i] = time; this.res[i] = res; this.next[i] = -1;
+    if (i >= this.room) this.reserve(i + 1);
+    this.line.put(i, line); this.time.put(i, time); this.res.put(i, res); this.next.put(i, -1);
     // The same names come line after line: the last one of each column is kept at hand.
     if (hop !== this.lastHop) { this.lastHop = hop; this.lastHopId = this.intern(hop); }
     if (proc !== this.lastProc) { this.lastProc = proc; this.lastProcId = this.intern(proc); }
     if (role !== this.lastRole) { this.lastRole = role; this.lastRoleId = this.intern(role); }
-    this.hop[i] = this.lastHopId; this.proc[i] = this.lastProcId; this.role[i] = this.lastRoleId;
-    if (this.req !== null) this.req[i] = req;
+    this.hop.put(i, this.lastHopId); this.proc.put(i, this.lastProcId); this.role.put(i, this.lastRoleId);
+    if (this.req !== null) this.req.put(i, req);
     return i;
+  }
+
+  /** Room in every column for `n` entries. */
+  private reserve(n: number): void {
+    for (const c of [this.line, this.next, this.time, this.hop, this.proc, this.role, this.res, this.req]) c?.reserve(n);
+    this.room = this.line.capacity;
   }
 
   /** Another tracker's entries, string ids as they are (its strings were added in the same order); links left to the caller. */
   append(d: TrackerDelta): void {
     for (const s of d.strings) { this.stringIds.set(s, this.strings.length); this.strings.push(s); }
     const n = d.line.length;
-    if (this.size + n > this.line.length) this.grow(this.size + n);
     const i = this.size;
-    this.line.set(d.line, i); this.time.set(d.time, i); this.res.set(d.res, i); this.next.fill(-1, i, i + n);
-    this.hop.set(d.hop, i); this.proc.set(d.proc, i); this.role.set(d.role, i);
-    if (this.req !== null) this.req.set(d.req, i);
+    this.line.setFrom(d.line, i); this.time.setFrom(d.time, i); this.res.setFrom(d.res, i); this.next.fill(-1, i, i + n);
+    this.hop.setFrom(d.hop, i); this.proc.setFrom(d.proc, i); this.role.setFrom(d.role, i);
+    if (this.req !== null) this.req.setFrom(d.req, i);
     this.size += n;
-  }
-
-  private grow(need: number): void {
-    let n = this.line.length * 2;
-    while (n < need) n *= 2;
-    const g = <T extends Int32Array | Float64Array | Uint16Array | Uint8Array>(a: T, C: new (n: number) => T): T => { const b = new C(n); b.set(a); return b; };
-    this.line = g(this.line, Int32Array); this.next = g(this.next, Int32Array); this.time = g(this.time, Float64Array);
-    this.hop = g(this.hop, Uint16Array); this.proc = g(this.proc, Uint16Array); this.role = g(this.role, Uint16Array);
-    this.res = g(this.res, Uint8Array);
-    if (this.req !== null) this.req = g(this.req, Int32Array);
   }
 }
 
-/** Batch-level lines in typed columns (line, hop as a string id, time or NaN). */
+/** Batch-level lines in paged columns (line, hop as a string id, time or NaN). */
 class BatchColumns {
   size = 0;
-  line = new Int32Array(256);
-  hop = new Uint16Array(256);
-  time = new Float64Array(256);
+  readonly line = new Int32Column();
+  readonly hop = new Uint16Column();
+  readonly time = new Float64Column();
 
   push(line: number, hop: number, time: number): void {
     const i = this.size++;
-    if (i === this.line.length) {
-      const grow = <T extends Int32Array | Uint16Array | Float64Array>(a: T,
-        C: new (n: number) => T): T => { const b = new C(a.length * 2); b.set(a); return b; };
-      this.line = grow(this.line, Int32Array); this.hop = grow(this.hop, Uint16Array); this.time = grow(this.time, Float64Array);
-    }
-    this.line[i] = line; this.hop[i] = hop; this.time[i] = time;
+    this.line.set(i, line); this.hop.set(i, hop); this.time.set(i, time);
   }
 }
 
@@ -310,7 +303,7 @@ export class RequestTracker implements HopSink {
     const ord = this.byRid.get(rid);
     if (ord !== undefined) {
       const e = this.cols.push(line, time ?? NaN, res, hop, process, role, ord);
-      this.cols.next[h.last[ord]] = e;
+      this.cols.next.set(h.last[ord], e);
       h.last[ord] = e;
     } else {
       const e = this.cols.push(line, time ?? NaN, res, hop, process, role, h.size);
@@ -354,7 +347,7 @@ export class RequestTracker implements HopSink {
     for (let k = 0; k < d.req.length; k++) {
       const ord = d.req[k];
       const e = from + k;
-      if (first[ord] === -1) first[ord] = e; else next[last[ord]] = e;
+      if (first[ord] === -1) first[ord] = e; else next.set(last[ord], e);
       last[ord] = e;
     }
     this.hopCounts.clear();
@@ -366,9 +359,9 @@ export class RequestTracker implements HopSink {
   private acc(ord: number): Acc {
     const c = this.cols, h = this.heads;
     const a: Acc = { rid: h.ids[ord], engine: ENGINES[h.engine[ord]], lines: [], hops: [], times: [], res: [], procs: [], roles: [] };
-    for (let i = h.first[ord]; i !== -1; i = c.next[i]) {
-      a.lines.push(c.line[i]); a.hops.push(c.str(c.hop[i])!); a.times.push(c.time[i]); a.res.push(c.res[i]);
-      a.procs.push(c.str(c.proc[i])); a.roles.push(c.str(c.role[i]));
+    for (let i = h.first[ord]; i !== -1; i = c.next.get(i)) {
+      a.lines.push(c.line.get(i)); a.hops.push(c.str(c.hop.get(i))!); a.times.push(c.time.get(i)); a.res.push(c.res.get(i));
+      a.procs.push(c.str(c.proc.get(i))); a.roles.push(c.str(c.role.get(i)));
     }
     return a;
   }
@@ -402,14 +395,16 @@ export class RequestTracker implements HopSink {
     const ord = this.byRid.get(rid);
     const c = this.cols;
     if (ord === undefined) return;
-    for (let i = this.heads.first[ord]; i !== -1; i = c.next[i]) fn(c.str(c.hop[i])!, c.line[i], Number.isNaN(c.time[i]) ? null : c.time[i],
-      RES_ORDER[c.res[i]]);
+    for (let i = this.heads.first[ord]; i !== -1; i = c.next.get(i)) {
+      const t = c.time.get(i);
+      fn(c.str(c.hop.get(i))!, c.line.get(i), Number.isNaN(t) ? null : t, RES_ORDER[c.res.get(i)]);
+    }
   }
 
   /** The line (1-based) of a request's first hop, or null when the log does not have it. */
   firstLine(rid: string): number | null {
     const ord = this.byRid.get(rid);
-    return ord === undefined ? null : this.cols.line[this.heads.first[ord]];
+    return ord === undefined ? null : this.cols.line.get(this.heads.first[ord]);
   }
 
   /** Cheap view for long lists (no deltas, no context). */
@@ -485,15 +480,16 @@ export class RequestTracker implements HopSink {
       if (!list) { list = this.missingCandidates(engine, seen); candidates.set(engine, list); }
       const mark = ord + 1;
       let t0 = NaN, t1 = NaN, r = 3, firstLine = 0, lastLine = 0;
-      for (let i = h.first[ord]; i !== -1; i = c.next[i]) {
-        if (i === h.first[ord]) firstLine = c.line[i];
-        lastLine = c.line[i];
-        marks[c.hop[i]] = mark;
-        const t = c.time[i];
+      for (let i = h.first[ord]; i !== -1; i = c.next.get(i)) {
+        const line = c.line.get(i);
+        if (i === h.first[ord]) firstLine = line;
+        lastLine = line;
+        marks[c.hop.get(i)] = mark;
+        const t = c.time.get(i);
         if (Number.isNaN(t)) continue;
         if (Number.isNaN(t0) || t < t0) t0 = t;
         if (Number.isNaN(t1) || t > t1) t1 = t;
-        r = Math.min(r, c.res[i]);
+        r = Math.min(r, c.res.get(i));
       }
       // Batch lines printed during the request (a Decode batch line, say) count as seen by it.
       this.markContext(Number.isNaN(t0) ? null : t0, Number.isNaN(t1) ? null : t1, RES_ORDER[r], firstLine, lastLine, marks, mark);
@@ -523,7 +519,7 @@ export class RequestTracker implements HopSink {
   /** contextFor()'s lines, as marks on their hops' string ids instead of a list. */
   private markContext(t0: number | null, t1: number | null, res: TimeResolution, firstLine: number, lastLine: number, marks: Int32Array, mark: number): void {
     const hops = this.batch.hop;
-    this.contextLines(t0, t1, res, firstLine, lastLine, (i) => { marks[hops[i]] = mark; });
+    this.contextLines(t0, t1, res, firstLine, lastLine, (i) => { marks[hops.get(i)] = mark; });
   }
 
   private missingFor(acc: Acc, seenAnywhere: Set<string>, context: ContextLine[] | null): MissingHop[] {
@@ -560,8 +556,8 @@ export class RequestTracker implements HopSink {
     const { line: lines, time: times, hop: hops } = this.batch;
     const out: ContextLine[] = [];
     this.contextLines(t0, t1, res, firstLine, lastLine, (i) => {
-      const t = times[i];
-      out.push({ line: lines[i], hop: this.cols.str(hops[i])!, time: Number.isNaN(t) ? null : t });
+      const t = times.get(i);
+      out.push({ line: lines.get(i), hop: this.cols.str(hops.get(i))!, time: Number.isNaN(t) ? null : t });
     });
     return out;
   }
@@ -576,13 +572,13 @@ export class RequestTracker implements HopSink {
     const slack = res === 's' ? 1000 : 0;
     const lo = t0 === null ? NaN : t0 - slack, hi = t1 === null ? NaN : t1 + slack;
     let a = 0, b = size;
-    while (a < b) { const m = (a + b) >> 1; if (lines[m] < firstLine) a = m + 1; else b = m; }
+    while (a < b) { const m = (a + b) >> 1; if (lines.get(m) < firstLine) a = m + 1; else b = m; }
     // Step back over lines printed just before the request inside the same (coarse) second.
-    while (a > 0 && !Number.isNaN(lo) && times[a - 1] >= lo && firstLine - lines[a - 1] < 10000) a--;
+    while (a > 0 && !Number.isNaN(lo) && times.get(a - 1) >= lo && firstLine - lines.get(a - 1) < 10000) a--;
     let n = 0;
     for (let i = a; i < size && n < CAP; i++) {
-      const line = lines[i];
-      const t = times[i];
+      const line = lines.get(i);
+      const t = times.get(i);
       // Lines without a stamp (uvicorn access lines) are placed by position in the file.
       const inside = Number.isNaN(t) ? line >= firstLine && line <= lastLine : !Number.isNaN(hi) && t >= lo && t <= hi;
       if (!inside && line > lastLine && (Number.isNaN(t) || Number.isNaN(hi) || t > hi)) break;

@@ -135,6 +135,8 @@ export class LogSession {
   private consumed = 0;
   private tail = '';
   private splitter: LineSplitter | null = null;
+  /** The parser learnt from the first bytes already (primeFrom). */
+  private primed = false;
   private collected: LogRecord[] | null = null;
   /** The names kept records share (keepRecords). */
   private shared = new SharedFields();
@@ -177,6 +179,7 @@ export class LogSession {
     this.tracker = this.makeTracker();
     this.records = []; this.shared = new SharedFields(); this.pending = ''; this.lineNo = 0; this.offset = 0; this.consumed = 0; this.tail = '';
     this.splitter = null;
+    this.primed = false;
     this.generation++;
   }
 
@@ -240,7 +243,7 @@ export class LogSession {
    */
   appendBytes(buf: Buffer, collect = true): LogRecord[] {
     if (!this.splitter) {
-      if (this.lineNo === 0) primeState(this.state, buf.toString('utf8', 0, Math.min(buf.length, PRIME_CHARS)));
+      if (this.lineNo === 0) this.primeFrom(buf);
       this.splitter = new LineSplitter((text, lineNo, offset, truncated) => {
         this.lineNo = lineNo - 1;
         this.offset = offset;
@@ -256,6 +259,17 @@ export class LogSession {
     this.splitter.push(buf);
     this.collected = null;
     return out;
+  }
+
+  /**
+   * Learn the engine and its layouts from the first bytes of the input (up to 256 K of them)
+   * before any is parsed; appendBytes does it with the bytes it is first given, so a reader that
+   * parses its first chunk in smaller slices gives the whole chunk here first. Once per input.
+   */
+  primeFrom(buf: Buffer): void {
+    if (this.primed || this.lineNo !== 0 || this.splitter) return;
+    this.primed = true;
+    primeState(this.state, buf.toString('utf8', 0, Math.min(buf.length, PRIME_CHARS)));
   }
 
   /** The input ended: take a partial last line as a record. */

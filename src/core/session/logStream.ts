@@ -13,12 +13,6 @@ const CHUNK = 1024 * 1024;
  * router's lines (the string parser's slowest, ~30 ms a MB), so a turn overruns its budget little.
  */
 const PACED_SLICE = 64 * 1024;
-/**
- * The first slice of a paced read: the session learns the engine and its layouts from the first
- * bytes it is given (logSession.ts primes its parser on up to 256 K of them), so it gets as many
- * as an unpaced read's first chunk gives it.
- */
-const PACED_FIRST_SLICE = 256 * 1024;
 
 export interface ScanResult {
   lines: number;
@@ -38,13 +32,14 @@ export async function readLogStream(session: LogSession, chunks: AsyncIterable<B
   const lines0 = session.linesParsed;
   let bytes = 0;
   const turns = pace ? new Turns(pace) : null;
-  let first = true;
   for await (const chunk of chunks) {
     if (signal?.aborted) break;
     if (turns === null) { bytes += chunk.length; session.appendBytes(chunk, false); continue; }
+    // The session learns the engine and its layouts from its first bytes (up to 256 K): from the
+    // whole chunk, as an unpaced read's, though it parses them a slice at a time.
+    session.primeFrom(chunk);
     for (let at = 0; at < chunk.length && !signal?.aborted;) {
-      const slice = chunk.subarray(at, at + (first ? PACED_FIRST_SLICE : PACED_SLICE));
-      first = false;
+      const slice = chunk.subarray(at, at + PACED_SLICE);
       session.appendBytes(slice, false);
       at += slice.length;
       bytes += slice.length;

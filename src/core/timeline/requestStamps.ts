@@ -1,7 +1,10 @@
 // Per request, in one log: the first or last stamp of the few hops the clock rules compare
 // (clockRules.ts). Kept for every request of every log, so in typed columns (one row of 24
 // doubles per request, no object per request): a million-line log with 60,000 requests costs
-// 10 MB here and no allocation per line.
+// 10 MB here and no allocation per line. The columns grow in pages (pagedColumn.ts): doubling
+// one array held the editor's thread for tens of milliseconds at a time on such a log.
+
+import { Float64Column } from '../logs/pagedColumn';
 
 /** The hop classes the clock rules compare: a row's slots. */
 export const STAMP = {
@@ -51,7 +54,7 @@ export interface StampReader {
 
 export class RequestStamps implements StampReader {
   /** Row r, slot s: time (epoch ms of the log's clock, NaN: none) at r*24+s, resolution at +8, line at +16. */
-  private cols = new Float64Array(WIDTH * 256).fill(NaN);
+  private cols = new Float64Column(NaN);
   private rows = 0;
   private readonly ids = new Map<string, number>();
   private lastId = '';
@@ -63,7 +66,7 @@ export class RequestStamps implements StampReader {
   /** A copy to add to (a timeline adds rows to the copy of what an open log's cache holds). */
   clone(): RequestStamps {
     const c = new RequestStamps();
-    c.cols = this.cols.slice();
+    c.cols.setFrom(this.cols.slice(0, this.rows * WIDTH), 0);
     c.rows = this.rows;
     for (const [id, r] of this.ids) c.ids.set(id, r);
     return c;
@@ -74,12 +77,8 @@ export class RequestStamps implements StampReader {
     if (id === this.lastId && this.lastRow >= 0) return this.lastRow;
     let r = this.ids.get(id);
     if (r === undefined) {
-      if ((this.rows + 1) * WIDTH > this.cols.length) {
-        const grown = new Float64Array(this.cols.length * 2).fill(NaN);
-        grown.set(this.cols);
-        this.cols = grown;
-      }
       r = this.rows++;
+      this.cols.reserve(this.rows * WIDTH);
       this.ids.set(id, r);
     }
     this.lastId = id; this.lastRow = r;
@@ -91,16 +90,17 @@ export class RequestStamps implements StampReader {
 
   note(row: number, slot: StampSlot, time: number, resMs: number, line: number): void {
     const i = row * WIDTH + slot;
-    const cur = this.cols[i];
+    const c = this.cols;
+    const cur = c.get(i);
     if (Number.isNaN(cur) || ((FIRST_BITS >> slot) & 1 ? time < cur : time > cur)) {
-      this.cols[i] = time; this.cols[i + SLOTS] = resMs; this.cols[i + 2 * SLOTS] = line;
+      c.put(i, time); c.put(i + SLOTS, resMs); c.put(i + 2 * SLOTS, line);
     }
   }
 
-  has(row: number, slot: StampSlot): boolean { return !Number.isNaN(this.cols[row * WIDTH + slot]); }
-  time(row: number, slot: StampSlot): number { return this.cols[row * WIDTH + slot]; }
-  resMs(row: number, slot: StampSlot): number { return this.cols[row * WIDTH + slot + SLOTS]; }
-  line(row: number, slot: StampSlot): number { return this.cols[row * WIDTH + slot + 2 * SLOTS]; }
+  has(row: number, slot: StampSlot): boolean { return !Number.isNaN(this.cols.get(row * WIDTH + slot)); }
+  time(row: number, slot: StampSlot): number { return this.cols.get(row * WIDTH + slot); }
+  resMs(row: number, slot: StampSlot): number { return this.cols.get(row * WIDTH + slot + SLOTS); }
+  line(row: number, slot: StampSlot): number { return this.cols.get(row * WIDTH + slot + 2 * SLOTS); }
 
   get(row: number, slot: StampSlot): Stamp | null {
     return this.has(row, slot) ? { time: this.time(row, slot), resMs: this.resMs(row, slot), line: this.line(row, slot) } : null;
