@@ -10,16 +10,12 @@ export const PAGE = 1 << SHIFT;
 const MASK = PAGE - 1;
 const FIRST = 256;
 
-/**
- * The bulk work of a column of one element type. Reads and writes of single entries are in the
- * subclasses below, one per type: a method shared by four array types is four times slower (its
- * element loads and stores see them all), which cost a full annotate 5 % of its CPU.
- */
-export abstract class PagedColumn<T extends Typed> {
-  protected readonly pages: T[];
+export class PagedColumn<T extends Typed> {
+  private readonly pages: T[];
   /** Entries the pages hold room for. */
-  protected room: number;
+  private room: number;
 
+  /** `make(n)`: a page of n entries, each as an entry is before it is set. */
   constructor(private readonly make: (n: number) => T) {
     this.pages = [make(FIRST)];
     this.room = FIRST;
@@ -28,10 +24,15 @@ export abstract class PagedColumn<T extends Typed> {
   /** Entries there is room for without another page. */
   get capacity(): number { return this.room; }
 
-  abstract get(i: number): number;
-  abstract set(i: number, v: number): void;
+  get(i: number): number { return this.pages[i >>> SHIFT][i & MASK]; }
+
+  set(i: number, v: number): void {
+    if (i >= this.room) this.reserve(i + 1);
+    this.pages[i >>> SHIFT][i & MASK] = v;
+  }
+
   /** set() for an entry below capacity (the caller reserved it). */
-  abstract put(i: number, v: number): void;
+  put(i: number, v: number): void { this.pages[i >>> SHIFT][i & MASK] = v; }
 
   /** Room for at least `n` entries. */
   reserve(n: number): void {
@@ -83,33 +84,4 @@ export abstract class PagedColumn<T extends Typed> {
       at += n;
     }
   }
-}
-
-export class Int32Column extends PagedColumn<Int32Array> {
-  constructor() { super((n) => new Int32Array(n)); }
-  get(i: number): number { return this.pages[i >>> SHIFT][i & MASK]; }
-  put(i: number, v: number): void { this.pages[i >>> SHIFT][i & MASK] = v; }
-  set(i: number, v: number): void { if (i >= this.room) this.reserve(i + 1); this.pages[i >>> SHIFT][i & MASK] = v; }
-}
-
-export class Float64Column extends PagedColumn<Float64Array> {
-  /** `empty`: what an entry holds before it is set. */
-  constructor(empty = 0) { super(empty === 0 ? (n) => new Float64Array(n) : (n) => new Float64Array(n).fill(empty)); }
-  get(i: number): number { return this.pages[i >>> SHIFT][i & MASK]; }
-  put(i: number, v: number): void { this.pages[i >>> SHIFT][i & MASK] = v; }
-  set(i: number, v: number): void { if (i >= this.room) this.reserve(i + 1); this.pages[i >>> SHIFT][i & MASK] = v; }
-}
-
-export class Uint16Column extends PagedColumn<Uint16Array> {
-  constructor() { super((n) => new Uint16Array(n)); }
-  get(i: number): number { return this.pages[i >>> SHIFT][i & MASK]; }
-  put(i: number, v: number): void { this.pages[i >>> SHIFT][i & MASK] = v; }
-  set(i: number, v: number): void { if (i >= this.room) this.reserve(i + 1); this.pages[i >>> SHIFT][i & MASK] = v; }
-}
-
-export class Uint8Column extends PagedColumn<Uint8Array> {
-  constructor() { super((n) => new Uint8Array(n)); }
-  get(i: number): number { return this.pages[i >>> SHIFT][i & MASK]; }
-  put(i: number, v: number): void { this.pages[i >>> SHIFT][i & MASK] = v; }
-  set(i: number, v: number): void { if (i >= this.room) this.reserve(i + 1); this.pages[i >>> SHIFT][i & MASK] = v; }
 }
