@@ -10,8 +10,8 @@
 import type { LogRecord } from './model';
 import { noteTransferIds, TransferLines, TransferPairs } from './transferIds';
 
-/** A line joined to a request by the transfer id it names. */
-export interface JoinedLine { record: LogRecord; id: string }
+/** A line joined to a request by the transfer id it names; `pairedIn`: the logs (their indexes) whose lines paired that id with it. */
+export interface JoinedLine { record: LogRecord; id: string; pairedIn: number[] }
 
 /** A log's lines joined to one request: what the engine calls the transfer id, and the lines. */
 export interface Joined { label: string; lines: JoinedLine[] }
@@ -62,11 +62,12 @@ export class LogTransferJoins {
     const all = scans.map((s) => s.pairs);
     const own = [...ids].filter((id) => TransferPairs.ownerIn(all, id) === key);
     const label = all.find((p) => p.label !== null)?.label ?? 'transfer id';
+    const pairedIn = new Map(own.map((id) => [id, all.flatMap((p, i) => (p.owner(id) === key ? [i] : []))]));
     // Then their lines in each log: a look costs what it lists.
     return scans.map((scan) => {
       if (scan.alone.empty) return null;
       const lines: JoinedLine[] = [];
-      for (const id of own) for (const record of scan.alone.linesOf(id)) lines.push({ record, id });
+      for (const id of own) for (const record of scan.alone.linesOf(id)) lines.push({ record, id, pairedIn: pairedIn.get(id)! });
       if (lines.length === 0) return null;
       lines.sort((a, b) => a.record.line - b.record.line);
       // A line naming two of the request's transfer ids, once.

@@ -30,6 +30,7 @@ test('the prefill\'s line naming only the room joins the request the decode log 
   const found = joins.across([prefill, decode], requestKey(RID));
   assert.deepEqual(shown(found), [[[2, ROOM]], null], 'line 2 (Request with bootstrap_room=… already failed), not the lone room\'s line 3');
   assert.equal(found !== 'reading' && found[0]?.label, 'bootstrap_room');
+  assert.deepEqual(found !== 'reading' && found[0]?.lines[0].pairedIn, [1], 'paired by the decode log\'s lines');
   // The order of the logs does not matter, and each log's answer stays at its index.
   assert.deepEqual(shown(joins.across([decode, prefill], requestKey(RID))), [null, [[2, ROOM]]]);
   // The other request's room is paired in the prefill log itself (line 4): its line 5, with or without the decode log.
