@@ -20,12 +20,15 @@ interface Scan { pairs: TransferPairs; alone: TransferLines; scanned: number }
 /** One call's time: its deadline, and whether a slice was read yet (each call reads one at least). */
 interface Budget { until: number; read: boolean }
 
+/** A log's records (record i is line i + 1); a hole (a record not kept) is passed over. */
+export type LogRecords = readonly (LogRecord | undefined)[];
+
 /** Records read between looks at the clock. */
 const SLICE = 2048;
 
 export class LogTransferJoins {
   /** Per records array (a log's session starts over with a new one). */
-  private readonly scans = new WeakMap<readonly LogRecord[], Scan>();
+  private readonly scans = new WeakMap<LogRecords, Scan>();
 
   /** `keyOf` makes a printed request id the key the caller asks by. */
   constructor(private readonly keyOf: (printedRid: string) => string, private readonly now: () => number = () => performance.now()) {}
@@ -35,7 +38,7 @@ export class LogTransferJoins {
    * alone was paired with, in line order, and what the engine calls that id; null when none;
    * 'reading' when the records not read yet took more than `budgetMs` (ask again to go on).
    */
-  of(records: readonly LogRecord[], key: string, budgetMs = Infinity): Joined | null | 'reading' {
+  of(records: LogRecords, key: string, budgetMs = Infinity): Joined | null | 'reading' {
     const found = this.across([records], key, budgetMs);
     return found === 'reading' ? found : found[0];
   }
@@ -47,7 +50,7 @@ export class LogTransferJoins {
    * read yet, in any log, took more than `budgetMs` (ask again to go on; each log goes on where it
    * stopped, and a log appended to is read from its new records on).
    */
-  across(logs: readonly (readonly LogRecord[])[], key: string, budgetMs = Infinity): (Joined | null)[] | 'reading' {
+  across(logs: readonly LogRecords[], key: string, budgetMs = Infinity): (Joined | null)[] | 'reading' {
     const budget: Budget = { until: budgetMs === Infinity ? Infinity : this.now() + budgetMs, read: false };
     const scans: Scan[] = [];
     for (const records of logs) {
@@ -76,7 +79,7 @@ export class LogTransferJoins {
   }
 
   /** The scan of `records`, every record read; null when the budget ran out first (after at least one slice of the call). */
-  private catchUp(records: readonly LogRecord[], budget: Budget): Scan | null {
+  private catchUp(records: LogRecords, budget: Budget): Scan | null {
     let scan = this.scans.get(records);
     if (!scan || scan.scanned > records.length) {
       scan = { pairs: new TransferPairs({ byKey: true }), alone: new TransferLines(), scanned: 0 };
@@ -87,7 +90,7 @@ export class LogTransferJoins {
       const end = Math.min(records.length, scan.scanned + SLICE);
       for (let i = scan.scanned; i < end; i++) {
         const rec = records[i];
-        if (rec.continuation || rec.engine === 'other' || rec.role === 'router') continue;
+        if (rec === undefined || rec.continuation || rec.engine === 'other' || rec.role === 'router') continue;
         noteTransferIds(rec, null, this.keyOf, scan.pairs, scan.alone);
       }
       scan.scanned = end;
