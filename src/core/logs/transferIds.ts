@@ -61,12 +61,36 @@ export class TransferPairs {
   owner(id: string): string | null {
     const keys = this.byId.get(id);
     if (typeof keys !== 'string') return null;
+    return this.pairedWithOther(id) ? null : keys;
+  }
+
+  /** Whether a line paired `id` with a request not asked for (and one asked for too: only those are kept). */
+  private pairedWithOther(id: string): boolean {
     if (this.shared === null) {
       const shared = new Set<string>();
       for (const o of this.others) if (this.byId.has(o)) shared.add(o);
       this.shared = shared;
     }
-    return this.shared.has(id) ? null : keys;
+    return this.shared.has(id);
+  }
+
+  /**
+   * The request a transfer id belongs to by the lines of several logs (a prefill and a decode
+   * instance's): the one request any of them paired it with; null when none did, or when two
+   * requests were paired with it, in one log or across them.
+   */
+  static ownerIn(all: readonly TransferPairs[], id: string): string | null {
+    let owner: string | null = null;
+    for (const pairs of all) {
+      const keys = pairs.byId.get(id);
+      if (keys === undefined) {
+        if (pairs.others.includes(id)) return null;
+        continue;
+      }
+      if (typeof keys !== 'string' || pairs.pairedWithOther(id) || (owner !== null && owner !== keys)) return null;
+      owner = keys;
+    }
+    return owner;
   }
 
   /** The transfer ids lines paired with `key`. */

@@ -48,6 +48,11 @@ export function createLogFeature(context: vscode.ExtensionContext, log: Logger, 
     },
   });
   const requests = new RequestsViewProvider();
+  // The other open logs a row looks in for the line pairing a room with its request (a decode log beside a prefill log).
+  requests.setPeerLogs(() => vscode.workspace.textDocuments.flatMap((doc) => {
+    const session = doc.uri.scheme === SLICE_SCHEME ? undefined : logs.find(doc.uri)?.session;
+    return session ? [documentLogSource(doc.uri, session)] : [];
+  }), logs.onDidChange);
   const largeLogs = new LargeLogService(vscode.Uri.joinPath(context.extensionUri, 'dist', 'streamedLog.js').fsPath);
   const view = vscode.window.createTreeView('hoplens.requests', { treeDataProvider: requests, showCollapseAll: true });
   requests.attach(view);

@@ -29,7 +29,10 @@ type Node =
   | { kind: 'engine'; rid: string; timing: EngineTimingLine }
   | { kind: 'info'; text: string }
   | { kind: 'plainRequest'; request: string; lines: readonly PlainLine[]; source: RequestLogSource }
-  | { kind: 'plain'; rid: string; line: PlainLine; source: RequestLogSource; joinedBy?: string };
+  | { kind: 'plain'; rid: string; line: PlainLine; source: RequestLogSource; joinedBy?: JoinedBy };
+
+/** How a plain line joined its request: the transfer id it names (`bootstrap_room N`), and the other logs whose lines paired it with the request. */
+interface JoinedBy { id: string; pairedIn: readonly string[] }
 
 /** A line of the log naming a request that is not one of its hop lines (a KV-transfer connector's, a DEBUG line). */
 export interface PlainLine { line: number; text: string }
@@ -38,6 +41,11 @@ export interface PlainLine { line: number; text: string }
  * request as the user named it and the log's lines (1-based) that name it; undefined for other logs.
  */
 export type PlainLinesLookup = (uri: vscode.Uri) => { request: string; lines: readonly PlainLine[] } | undefined;
+/**
+ * The other open logs a log's rows look in for the line pairing a transfer id with a request (a
+ * decode instance's log beside a prefill instance's): the open logs, the source among them or not.
+ */
+export type PeerLogsLookup = () => readonly RequestLogSource[];
 /** Plain lines listed under one request at most (the rest are a count). */
 const MAX_PLAIN_NODES = 500;
 /** The extension host's time one look for a log's transfer-id lines takes at most; the rest is read in later turns. */
@@ -79,6 +87,11 @@ export type EngineTimingLookup = (rid: string) => EngineTimingLine | null;
  */
 const MAX_REQUEST_NODES = 1000;
 
+/** Whether a log's engine names a request's transfer by an id of its own (SGLang's bootstrap_room). */
+function hasTransferIds(log: Pick<RequestLogSource, 'engine'>): boolean {
+  return !!log.engine && engineProfile(log.engine).transferIds !== undefined;
+}
+
 export class RequestsViewProvider extends Disposable implements vscode.TreeDataProvider<Node> {
   private readonly changed = this._register(new vscode.EventEmitter<Node | undefined>());
   readonly onDidChangeTreeData = this.changed.event;
@@ -90,6 +103,28 @@ export class RequestsViewProvider extends Disposable implements vscode.TreeDataP
   /** The log's lines naming only a request's transfer id (SGLang's bootstrap_room), read when a request is expanded. */
   private readonly transferJoins = new LogTransferJoins(requestKey);
   private joinTimer: NodeJS.Timeout | undefined;
+  private peerLogsOf: PeerLogsLookup = () => [];
+  private peersChanged: vscode.Disposable | undefined;
+
+  /**
+   * Lets a request's row list its log's lines naming only a transfer id that another open log's
+   * lines pair with the request; `changed` fires when an open log changes (a peer's new lines refresh the rows).
+   */
+  setPeerLogs(lookup: PeerLogsLookup, changed?: vscode.Event<vscode.Uri>): void {
+    this.peerLogsOf = lookup;
+    this.peersChanged?.dispose();
+    this.peersChanged = changed?.((uri) => {
+      const s = this.source;
+      if (s && hasTransferIds(s) && s.uri.toString() !== uri.toString() && this.peersOf(s).some((p) => p.uri.toString() === uri.toString())) this.refresh();
+    });
+    this.refresh();
+  }
+
+  /** The open logs other than `source` of an engine with transfer ids whose records are kept. */
+  private peersOf(source: RequestLogSource): RequestLogSource[] {
+    const own = source.uri.toString();
+    return this.peerLogsOf().filter((p) => p.uri.toString() !== own && hasTransferIds(p) && (p.records?.length ?? 0) > 0);
+  }
 
   /** Lists, under a request, the lines of its log that name it but are no hop (fleet documents). */
   setPlainLinesLookup(lookup: PlainLinesLookup): void {
@@ -104,7 +139,7 @@ export class RequestsViewProvider extends Disposable implements vscode.TreeDataP
 
   /** Plain nodes for a request: the lookup's lines that are none of its hop lines, capped. */
   private plainNodes(rid: string, lines: readonly PlainLine[], hopLines: ReadonlySet<number>, source: RequestLogSource,
-    joinedBy?: ReadonlyMap<number, string>): Node[] {
+    joinedBy?: ReadonlyMap<number, JoinedBy>): Node[] {
     const rest = lines.filter((l) => !hopLines.has(l.line));
     const node = (line: PlainLine): Node => {
       const by = joinedBy?.get(line.line);
@@ -159,6 +194,7 @@ export class RequestsViewProvider extends Disposable implements vscode.TreeDataP
   override dispose(): void {
     clearTimeout(this.refreshTimer);
     clearTimeout(this.joinTimer);
+    this.peersChanged?.dispose();
     super.dispose();
   }
 
@@ -257,30 +293,37 @@ export class RequestsViewProvider extends Disposable implements vscode.TreeDataP
   }
 
   /**
-   * With the log's lines naming only a transfer id this request alone was paired with (a line of it
-   * names the id beside its id), `lines` and those in line order, each joined one with what it joined
-   * by (`bootstrap_room N`); undefined when the log has none for it.
+   * With the log's lines naming only a transfer id this request alone was paired with (a line of it,
+   * in this log or another open one, names the id beside its id), `lines` and those in line order,
+   * each joined one with what it joined by (`bootstrap_room N`); undefined when the log has none for it.
    */
   private joinedLines(source: RequestLogSource, rid: string, lines: readonly PlainLine[]):
-    { lines: PlainLine[]; by: Map<number, string> } | undefined | 'reading' {
+    { lines: PlainLine[]; by: Map<number, JoinedBy> } | undefined | 'reading' {
     const records = source.records;
     // Only an engine with a transfer id (SGLang) has such lines: a vLLM log is not read for them.
-    if (!records?.length || !source.engine || engineProfile(source.engine).transferIds === undefined) return undefined;
-    const joined = this.transferJoins.of(records, requestKey(rid), JOIN_BUDGET_MS);
-    if (joined === 'reading') { this.joinSoon(records); return 'reading'; }
+    if (!records?.length || !hasTransferIds(source)) return undefined;
+    const peers = this.peersOf(source);
+    const logs = [records, ...peers.map((p) => p.records!)];
+    const found = this.transferJoins.across(logs, requestKey(rid), JOIN_BUDGET_MS);
+    if (found === 'reading') { this.joinSoon(logs); return 'reading'; }
+    const joined = found[0];
     if (!joined) return undefined;
-    const by = new Map(joined.lines.map((j) => [j.record.line, `${joined.label} ${j.id}`]));
+    const by = new Map(joined.lines.map((j) => [j.record.line, {
+      id: `${joined.label} ${j.id}`,
+      // Paired by this log's own lines: nothing more to say; else the peers that paired it.
+      pairedIn: j.pairedIn.includes(0) ? [] : j.pairedIn.map((i) => peers[i - 1].label),
+    }]));
     const all = [...lines.filter((l) => !by.has(l.line)), ...joined.lines.map((j) => ({ line: j.record.line, text: j.record.message }))];
     return { lines: all.sort((a, b) => a.line - b.line), by };
   }
 
-  /** Goes on reading `records` for transfer-id lines in later turns, then shows what it found. */
-  private joinSoon(records: readonly LogRecord[]): void {
+  /** Goes on reading the logs (the source's records first) for transfer-id lines in later turns, then shows what it found. */
+  private joinSoon(logs: readonly (readonly LogRecord[])[]): void {
     if (this.joinTimer) return;
     this.joinTimer = setTimeout(() => {
       this.joinTimer = undefined;
-      if (this.source?.records !== records) return;
-      if (this.transferJoins.of(records, '', JOIN_BUDGET_MS) === 'reading') this.joinSoon(records);
+      if (this.source?.records !== logs[0]) return;
+      if (this.transferJoins.across(logs, '', JOIN_BUDGET_MS) === 'reading') this.joinSoon(logs);
       else this.refresh();
     }, 0);
   }
@@ -355,10 +398,12 @@ export class RequestsViewProvider extends Disposable implements vscode.TreeDataP
         // Store text as text (escape codes visible as \x1b, no icon or link syntax), cut to a row's width.
         const item = new vscode.TreeItem(forWorkbench(node.line.text.trim(), 120), vscode.TreeItemCollapsibleState.None);
         item.id = `plain:${node.rid}:${node.line.line}`;
-        item.description = node.joinedBy === undefined ? `line ${node.line.line}` : `line ${node.line.line} · by ${node.joinedBy}`;
-        item.tooltip = node.joinedBy === undefined
+        const by = node.joinedBy;
+        item.description = by === undefined ? `line ${node.line.line}` : `line ${node.line.line} · by ${by.id}`;
+        const where = by?.pairedIn.length ? ` in ${by.pairedIn.map((l) => forWorkbench(l, 200)).join(', ')}` : '';
+        item.tooltip = by === undefined
           ? `a line naming the request, not a hop\n${forWorkbench(node.line.text, 1000)}`
-          : `joined by ${node.joinedBy}: this line names only that, and a line of the request names it beside the request's id\n`
+          : `joined by ${by.id}: this line names only that, and a line of the request${where} names it beside the request's id\n`
             + forWorkbench(node.line.text, 1000);
         item.iconPath = new vscode.ThemeIcon('circle-small');
         item.command = { command: CommandIds.revealLogLine, title: 'Reveal', arguments: [node.source.uri, node.line.line] };

@@ -10,11 +10,13 @@ import { CommandIds } from '../../commandIds';
 import type { LogSessions, RequestLogSource } from '../shared/logSessions';
 import type { TimelineService } from './timelineService';
 import type { RequestTimelinePanel } from './timelinePanel';
-import { isSameRequest, logChoiceText, requestIdOfRecord, timelineLogChoices, type OpenLogView } from '../../core/timeline/openLogs';
+import { isSameRequest, logChoiceText, readOpenTransferIds, requestIdOfRecord, timelineLogChoices, type OpenLogView } from '../../core/timeline/openLogs';
 import { clientFromTraceRecord } from '../../core/timeline/clientRequest';
 import type { TraceRecord } from '../../core/request/types';
 import type { HopLensSettings } from '../../config';
 import { forWorkbench } from '../../core/text/workbench';
+import { LogTransferJoins } from '../../core/logs/transferJoin';
+import { requestKey } from '../../core/timeline/requestKey';
 
 export interface TimelineCommandDeps {
   timelines: Pick<TimelineService, 'show'>;
@@ -38,6 +40,8 @@ function isRequestRow(arg: unknown): arg is RequestRow {
 }
 
 export function registerTimelineCommand(deps: TimelineCommandDeps): vscode.Disposable {
+  // The open logs' lines naming a request's transfer id (SGLang's bootstrap_room), read once per log and then as it grows.
+  const transferJoins = new LogTransferJoins(requestKey);
   /** Open logs on disk, with what their sessions know (no file is read). */
   const openLogs = (): OpenLogView[] => {
     const out: OpenLogView[] = [];
@@ -73,7 +77,7 @@ export function registerTimelineCommand(deps: TimelineCommandDeps): vscode.Dispo
   };
 
   const askLogs = async (query: string, views: OpenLogView[]): Promise<string[] | undefined> => {
-    const choices = timelineLogChoices(views, query);
+    const choices = timelineLogChoices(views, query, transferJoins);
     type Item = vscode.QuickPickItem & { path?: string };
     const items: Item[] = choices.map((c) => ({
       label: forWorkbench(c.path.split(/[\\/]/).pop() ?? c.path), description: forWorkbench(logChoiceText(c)), detail: forWorkbench(c.path),
@@ -113,8 +117,10 @@ export function registerTimelineCommand(deps: TimelineCommandDeps): vscode.Dispo
     if (logsArg) paths = logsArg.map((l) => (typeof l === 'string' ? l : l.fsPath));
     else {
       const views = await withConfiguredLog(openLogs());
+      // Their lines naming a request's bootstrap_room, read in slices before the choice (which is one task).
+      await readOpenTransferIds(views, transferJoins);
       if (fromPalette && views.length) paths = await askLogs(query, views);
-      else paths = timelineLogChoices(views, query).filter((c) => c.picked).map((c) => c.path);
+      else paths = timelineLogChoices(views, query, transferJoins).filter((c) => c.picked).map((c) => c.path);
       if (paths === undefined) return undefined;
     }
     const serverLog = deps.settings.current.serverLog;

@@ -4,7 +4,7 @@
 import '../fakes/register';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { asked, replies, InMemoryDocument, InMemoryEditor, messages, registered, Selection, Uri, window, workspace } from '../fakes/vscode';
 import { LogDocumentService } from '../../../src/features/logs/logDocuments';
@@ -14,6 +14,8 @@ import type { TimelineRequest } from '../../../src/features/timeline/timelineSer
 import type { HopLensConfig } from '../../../src/config';
 import type { TraceRecord } from '../../../src/core/request/types';
 import { TIMELINE_FIXTURES } from '../timeline/fixtures';
+import { makeTempDir } from '../../harness/tempDirs';
+import { DECODE, OTHER_RID, PREFILL, RID, ROOM } from '../logs/pdRoomLines';
 
 const quiet = { trace() {}, debug() {}, info() {}, warn() {}, error() {} };
 const API = join(TIMELINE_FIXTURES, 'engine-run', 'api-server.log');
@@ -109,4 +111,27 @@ test('the picker offers the configured server log that holds the request, presel
     assert.match(api.description ?? '', /has this request/);
     assert.deepEqual(s.shows[0].logs.slice().sort(), [API, CORE].sort());
   } finally { s.dispose(); }
+});
+
+test('SGLang P/D: the prefill log naming the request only by a bootstrap_room the decode log pairs goes on its timeline', async () => {
+  const dir = makeTempDir('hoplens-timeline-room-');
+  const prefill = join(dir.path, 'prefill.log');
+  const decode = join(dir.path, 'decode.log');
+  // The prefill names another request (S8) and RID's room alone; the decode pairs the room with RID and prints its S5.
+  writeFileSync(prefill, `${PREFILL}[2025-09-17 16:23:15] Abort request for rid=${OTHER_RID} not found in rid_to_state; likely already finished/removed.\n`);
+  writeFileSync(decode, `${DECODE}[2025-09-17 16:23:20 TP0] ReqTimeStats(rid=${RID}, input_len=38, cached_input_len=0, output_len=1, attempts=1, `
+    + 'type=decode): queue_duration=0.40ms, forward_duration=210.00ms, entry_time=1758126241.030\n');
+  const s = await setUp({ open: [API, prefill, decode] });
+  try {
+    await s.run({ kind: 'request', brief: { rid: RID }, source: {} });
+    assert.deepEqual(s.shows.map((r) => r.logs), [[prefill, decode]], 'no question; the vLLM log is left out');
+    replies.push(RID, (items: unknown[]) => (items as { picked?: boolean }[]).filter((i) => i.picked));
+    await s.run();
+    const items = asked[1].items as { label: string; picked?: boolean; description?: string }[];
+    assert.deepEqual(items.slice(0, 3).map((i) => [i.label, i.picked ?? false, i.description]), [
+      ['prefill.log', true, `names it only by bootstrap_room ${ROOM}, which a line of decode.log pairs with it`],
+      ['decode.log', true, `has this request (${RID})`],
+      ['api-server.log', false, 'other requests only'],
+    ]);
+  } finally { s.dispose(); dir.remove(); }
 });
