@@ -28,6 +28,10 @@ const ROOM_FORMS: ReadonlyArray<readonly [string, RegExp]> = [
   // (nixl/conn.py:1930), `Sent abort notification for room {…}` / `Received abort notification for room {…},`
   // (common/conn.py:3006, nixl/conn.py:3328), all at 0.5.23.
   [' for room ', /(?:Skipping chunk|transport error|abort notification) for room (\d+)(?![0-9])/g],
+  // The request body's own field (ChatCompletionRequest / CompletionRequest's `bootstrap_room`, which a P/D router
+  // sets), in the request logger's `Receive OpenAI: obj={…}` (S1: the body's `model_dump(exclude_none=True)` as a
+  // Python dict, since 0.5.23). One room: a batch's list of rooms is not read.
+  ["'bootstrap_room': ", /'bootstrap_room': (\d+)(?![0-9])/g],
 ];
 
 /** The forms naming the rid beside a room, each with its first group the rid as printed, and text it holds. */

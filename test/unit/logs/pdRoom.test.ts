@@ -149,3 +149,19 @@ test('a line naming two rooms pairs neither: decode\'s context corruption line d
   const other = await readRequestLogs([p['prefill.log'], p['decode.log']], OTHER_RID);
   assert.deepEqual(shown(other.logs), [[4, 5], []], 'the other room stays the other request\'s alone');
 });
+
+test('the request logger\'s Receive OpenAI line (S1) pairs the body\'s bootstrap_room with the rid: the prefill\'s room-only line is the request\'s', async () => {
+  // S1 (engine-facts): the OpenAI request body as model_dump(exclude_none=True), a Python dict; a P/D router puts
+  // bootstrap_host/port/room into the body (ChatCompletionRequest's fields); the request logger's own header.
+  const s1 = `Receive OpenAI: obj={'messages': [{'role': 'user', 'content': 'hi'}], 'model': 'qwen3', 'max_tokens': 8, 'stream': True, `
+    + `'rid': '${RID}', 'bootstrap_host': '10.0.0.11', 'bootstrap_port': 8998, 'bootstrap_room': ${ROOM}}`;
+  assert.deepEqual(SGLANG_TRANSFER_IDS.idsOf(s1), [ROOM]);
+  assert.deepEqual(SGLANG_TRANSFER_IDS.idsOf(`Receive OpenAI: obj={'model': 'qwen3', 'bootstrap_room': [${ROOM}, ${OTHER_ROOM}]}`), [],
+    'a batch\'s list of rooms names no one room');
+  assert.deepEqual(SGLANG_TRANSFER_IDS.idsOf(`Receive OpenAI: obj={'model': 'qwen3', 'max_tokens': ${ROOM}}`), []);
+  const p = staged({ 'prefill.log': `[2025-09-17 16:23:12] ${s1}\n[2025-09-17 16:23:13 TP0] Request with bootstrap_room=${ROOM} already failed\n` });
+  const io = bufferIO();
+  assert.equal(await runAnnotate([p['prefill.log'], '--rid', RID, '--json'], io), 0);
+  const lines = io.stdout.trim().split('\n').map((l) => JSON.parse(l) as { kind: string; line: number; hop: string | null }).filter((o) => o.kind === 'line');
+  assert.deepEqual(lines.map((l) => [l.line, l.hop]), [[1, 'S1'], [2, null]]);
+});
