@@ -141,6 +141,9 @@ export class TransferLines {
     return [...out].map(([record, id]) => ({ record, id })).sort((a, b) => a.record.line - b.record.line);
   }
 
+  /** The transfer ids of the kept lines. */
+  ids(): IterableIterator<string> { return this.byId.keys(); }
+
   /** The kept lines naming transfer id `id`, in the order seen. */
   linesOf(id: string): readonly LogRecord[] { return this.byId.get(id) ?? []; }
 

@@ -20,6 +20,9 @@ interface Scan { pairs: TransferPairs; alone: TransferLines; scanned: number }
 /** One call's time: its deadline, and whether a slice was read yet (each call reads one at least). */
 interface Budget { until: number; read: boolean }
 
+/** requestsOf's work on some logs: the ids of log `index`'s room-only lines, those looked at, the answer so far. */
+interface Assembly { logs: LogRecords[]; index: number; seen: number[]; ids: string[]; at: number; out: Map<string, Joined>; done: boolean }
+
 /** A log's records (record i is line i + 1); a hole (a record not kept) is passed over. */
 export type LogRecords = readonly (LogRecord | undefined)[];
 
@@ -29,6 +32,8 @@ const SLICE = 2048;
 export class LogTransferJoins {
   /** Per records array (a log's session starts over with a new one). */
   private readonly scans = new WeakMap<LogRecords, Scan>();
+  /** requestsOf's last answer, or the part of it worked out so far, for the logs as far as they were read. */
+  private assembly: Assembly | null = null;
 
   /** `keyOf` makes a printed request id the key the caller asks by. */
   constructor(private readonly keyOf: (printedRid: string) => string, private readonly now: () => number = () => performance.now()) {}
@@ -51,13 +56,8 @@ export class LogTransferJoins {
    * stopped, and a log appended to is read from its new records on).
    */
   across(logs: readonly LogRecords[], key: string, budgetMs = Infinity): (Joined | null)[] | 'reading' {
-    const budget: Budget = { until: budgetMs === Infinity ? Infinity : this.now() + budgetMs, read: false };
-    const scans: Scan[] = [];
-    for (const records of logs) {
-      const scan = this.catchUp(records, budget);
-      if (scan === null) return 'reading';
-      scans.push(scan);
-    }
+    const scans = this.scansOf(logs, budgetMs);
+    if (scans === null) return 'reading';
     // The request's transfer ids in any log (the pairs index them by key), kept when no log gives them another request.
     const ids = new Set<string>();
     for (const scan of scans) for (const id of scan.pairs.idsOf(key)) ids.add(id);
@@ -76,6 +76,65 @@ export class LogTransferJoins {
       // A line naming two of the request's transfer ids, once.
       return { label, lines: lines.filter((j, i) => i === 0 || lines[i - 1].record !== j.record) };
     });
+  }
+
+  /**
+   * Every request log `index`'s lines naming only a transfer id join, by key: the requests any of
+   * `logs` paired those ids with (one request an id), each with its lines in line order. A
+   * prefill log whose only lines of a request are its transfer's has the request here, though it
+   * has no hop of it. 'reading' as for `across`: the answer is worked out in slices of the budget
+   * too (60,000 rooms are about 0.1 s of it), and kept until a log has new records.
+   */
+  requestsOf(logs: readonly LogRecords[], index: number, budgetMs = Infinity): Map<string, Joined> | 'reading' {
+    const budget: Budget = { until: budgetMs === Infinity ? Infinity : this.now() + budgetMs, read: false };
+    const scans = this.scansWithin(logs, budget);
+    if (scans === null) return 'reading';
+    const mine = scans[index];
+    if (mine === undefined || mine.alone.empty) return new Map();
+    const seen = scans.map((s) => s.scanned);
+    let a = this.assembly;
+    if (!a || a.index !== index || a.logs.length !== logs.length || a.logs.some((l, i) => l !== logs[i]) || a.seen.some((n, i) => n !== seen[i])) {
+      a = { logs: [...logs], index, seen, ids: [...mine.alone.ids()], at: 0, out: new Map(), done: false };
+      this.assembly = a;
+    }
+    if (a.done) return a.out;
+    const all = scans.map((s) => s.pairs);
+    const label = all.find((p) => p.label !== null)?.label ?? 'transfer id';
+    while (a.at < a.ids.length) {
+      if (budget.read && budget.until !== Infinity && this.now() >= budget.until) return 'reading';
+      const end = Math.min(a.ids.length, a.at + SLICE);
+      for (; a.at < end; a.at++) {
+        const id = a.ids[a.at];
+        const key = TransferPairs.ownerIn(all, id);
+        if (key === null) continue;
+        const pairedIn = all.flatMap((p, i) => (p.owner(id) === key ? [i] : []));
+        let joined = a.out.get(key);
+        if (!joined) { joined = { label, lines: [] }; a.out.set(key, joined); }
+        for (const record of mine.alone.linesOf(id)) joined.lines.push({ record, id, pairedIn });
+      }
+      budget.read = true;
+    }
+    for (const joined of a.out.values()) {
+      const lines = joined.lines.sort((x, y) => x.record.line - y.record.line);
+      joined.lines = lines.filter((j, i) => i === 0 || lines[i - 1].record !== j.record);
+    }
+    a.done = true;
+    return a.out;
+  }
+
+  /** Each log's scan, every record read; null when one call's budget ran out first. */
+  private scansOf(logs: readonly LogRecords[], budgetMs: number): Scan[] | null {
+    return this.scansWithin(logs, { until: budgetMs === Infinity ? Infinity : this.now() + budgetMs, read: false });
+  }
+
+  private scansWithin(logs: readonly LogRecords[], budget: Budget): Scan[] | null {
+    const scans: Scan[] = [];
+    for (const records of logs) {
+      const scan = this.catchUp(records, budget);
+      if (scan === null) return null;
+      scans.push(scan);
+    }
+    return scans;
   }
 
   /** The scan of `records`, every record read; null when the budget ran out first (after at least one slice of the call). */

@@ -28,7 +28,7 @@ type Node =
   | { kind: 'missing'; missing: MissingHop; group: RequestGroup }
   | { kind: 'engine'; rid: string; timing: EngineTimingLine }
   | { kind: 'info'; text: string }
-  | { kind: 'plainRequest'; request: string; lines: readonly PlainLine[]; source: RequestLogSource }
+  | { kind: 'plainRequest'; request: string; lines: readonly PlainLine[]; source: RequestLogSource; joinedBy?: ReadonlyMap<number, JoinedBy> }
   | { kind: 'plain'; rid: string; line: PlainLine; source: RequestLogSource; joinedBy?: JoinedBy };
 
 /** How a plain line joined its request: the transfer id it names (`bootstrap_room N`), and the other logs whose lines paired it with the request. */
@@ -103,6 +103,10 @@ export class RequestsViewProvider extends Disposable implements vscode.TreeDataP
   /** The log's lines naming only a request's transfer id (SGLang's bootstrap_room), read when a request is expanded. */
   private readonly transferJoins = new LogTransferJoins(requestKey);
   private joinTimer: NodeJS.Timeout | undefined;
+  /** The rows of requests named only by their transfer id, for the answer they were made from. */
+  private roomRows: {
+    found: ReadonlyMap<string, unknown>; source: RequestLogSource; filter: string; requests: number; rows: Node[]; total: number;
+  } | undefined;
   private peerLogsOf: PeerLogsLookup = () => [];
   private peersChanged: vscode.Disposable | undefined;
 
@@ -231,8 +235,11 @@ export class RequestsViewProvider extends Disposable implements vscode.TreeDataP
     const count = `${n.toLocaleString('en-US')} request${n === 1 ? '' : 's'}`;
     this.view.description = `${s.label} · ${s.reading ? `${count} so far, reading…` : count}`;
     const plain = n === 0 ? this.plainLinesOf(s.uri) : undefined;
+    const roomOnly = n === 0 && !plain?.lines.length ? this.roomOnlyRequests(s) : undefined;
     this.view.message = n === 0 && plain?.lines.length
       ? `No hop line in ${s.label}; ${plain.lines.length === 1 ? '1 line names' : `${plain.lines.length} lines name`} ${plain.request}.`
+      : Array.isArray(roomOnly) && roomOnly.length
+      ? `No hop line in ${s.label}; ${this.countRoomOnly(roomOnly)} named here only by their ${this.transferLabel(s)}.`
       : n === 0
       ? `No requests found in ${s.label}${s.engine ? '' : ' (not a vLLM or SGLang log)'}.`
       : this.filter ? `Filter: ${this.filter}` : undefined;
@@ -267,6 +274,9 @@ export class RequestsViewProvider extends Disposable implements vscode.TreeDataP
       if (plain?.lines.length && !this.plainOwner(plain.request, rids)) {
         out.push({ kind: 'plainRequest', request: plain.request, lines: plain.lines, source: s });
       }
+      const roomOnly = this.roomOnlyRequests(s);
+      if (roomOnly === 'reading') out.push({ kind: 'info', text: `reading the open logs for requests named here only by their ${this.transferLabel(s)}…` });
+      else if (roomOnly) out.push(...roomOnly);
       return out;
     }
     if (node.kind === 'request') {
@@ -288,7 +298,7 @@ export class RequestsViewProvider extends Disposable implements vscode.TreeDataP
         ...group.missing.map((missing): Node => ({ kind: 'missing', missing, group })),
       ];
     }
-    if (node.kind === 'plainRequest') return this.plainNodes(node.request, node.lines, new Set(), node.source);
+    if (node.kind === 'plainRequest') return this.plainNodes(node.request, node.lines, new Set(), node.source, node.joinedBy);
     return [];
   }
 
@@ -315,6 +325,50 @@ export class RequestsViewProvider extends Disposable implements vscode.TreeDataP
     }]));
     const all = [...lines.filter((l) => !by.has(l.line)), ...joined.lines.map((j) => ({ line: j.record.line, text: j.record.message }))];
     return { lines: all.sort((a, b) => a.line - b.line), by };
+  }
+
+  /**
+   * Rows for the requests the log names only by their transfer id (a prefill instance's log whose
+   * lines of a request are its KV transfer's): a line of another open log (the decode instance's)
+   * pairs the id with the request, which has no hop line here. Read only with such a log open;
+   * undefined when none is, 'reading' while the logs are read.
+   */
+  private roomOnlyRequests(s: RequestLogSource): Node[] | 'reading' | undefined {
+    const records = s.records;
+    if (!records?.length || !hasTransferIds(s)) return undefined;
+    const peers = this.peersOf(s);
+    if (peers.length === 0) return undefined;
+    const logs = [records, ...peers.map((p) => p.records!)];
+    const found = this.transferJoins.requestsOf(logs, 0, JOIN_BUDGET_MS);
+    if (found === 'reading') { this.joinSoon(logs); return 'reading'; }
+    const c = this.roomRows;
+    if (c && c.found === found && c.source === s && c.filter === this.filter && c.requests === s.tracker.requestCount) return c.rows;
+    const rows: { first: number; node: Node }[] = [];
+    for (const [key, joined] of found) {
+      // A request with a hop line here has its row, and its room lines under it.
+      if (s.tracker.storedId(key) !== undefined) continue;
+      if (this.filter && !key.includes(this.filter) && !ridMatchesQuery(key, this.filter)) continue;
+      const by = new Map(joined.lines.map((j) => [j.record.line, {
+        id: `${joined.label} ${j.id}`, pairedIn: j.pairedIn.filter((i) => i > 0).map((i) => peers[i - 1].label),
+      }]));
+      const lines = joined.lines.map((j) => ({ line: j.record.line, text: j.record.message }));
+      rows.push({ first: lines[0].line, node: { kind: 'plainRequest', request: key, lines, source: s, joinedBy: by } });
+    }
+    rows.sort((a, b) => a.first - b.first);
+    // As the rows above: the most recent, the others through the filter.
+    const shown: Node[] = rows.slice(-MAX_REQUEST_NODES).map((r) => r.node);
+    if (rows.length > MAX_REQUEST_NODES) {
+      shown.unshift({ kind: 'info', text: `Showing the last ${MAX_REQUEST_NODES.toLocaleString('en-US')} of ${rows.length.toLocaleString('en-US')} requests `
+        + `named here only by their ${this.transferLabel(s)}; filter by id to find others.` });
+    }
+    this.roomRows = { found, source: s, filter: this.filter, requests: s.tracker.requestCount, rows: shown, total: rows.length };
+    return shown;
+  }
+
+  /** "1 request is", "2 requests are": the requests of the rows roomOnlyRequests made last. */
+  private countRoomOnly(rows: readonly Node[]): string {
+    const n = this.roomRows?.rows === rows ? this.roomRows.total : rows.length;
+    return n === 1 ? '1 request is' : `${n.toLocaleString('en-US')} requests are`;
   }
 
   /** Goes on reading the logs (the source's records first) for transfer-id lines in later turns, then shows what it found. */
@@ -388,8 +442,17 @@ export class RequestsViewProvider extends Disposable implements vscode.TreeDataP
       case 'plainRequest': {
         const item = new vscode.TreeItem(node.request, vscode.TreeItemCollapsibleState.Collapsed);
         item.id = `plainreq:${node.request}`;
-        item.description = `no hop · ${node.lines.length === 1 ? '1 line names' : `${node.lines.length} lines name`} it`;
-        item.tooltip = `${node.request}\nNo hop line of this request in ${node.source.label}; the lines that name it are listed.`;
+        const names = node.lines.length === 1 ? '1 line names' : `${node.lines.length} lines name`;
+        if (!node.joinedBy?.size) {
+          item.description = `no hop · ${names} it`;
+          item.tooltip = `${node.request}\nNo hop line of this request in ${node.source.label}; the lines that name it are listed.`;
+        } else {
+          const ids = [...new Set([...node.joinedBy!.values()].map((b) => b.id))];
+          const where = [...new Set([...node.joinedBy!.values()].flatMap((b) => b.pairedIn))];
+          item.description = `no hop · ${names} its ${ids.length === 1 ? ids[0] : `${ids.length} transfer ids`}`;
+          item.tooltip = `${node.request}\nNo hop line of this request in ${forWorkbench(node.source.label, 200)}; its lines here name only ${ids.join(', ')}, `
+            + `which a line of the request${where.length ? ` in ${where.map((l) => forWorkbench(l, 200)).join(', ')}` : ''} names beside its id.`;
+        }
         item.iconPath = new vscode.ThemeIcon('pulse');
         item.command = { command: CommandIds.revealLogLine, title: 'Reveal', arguments: [node.source.uri, node.lines[0].line] };
         return item;

@@ -106,3 +106,21 @@ test('one budget for all the logs: "reading" until every log is read, then the s
   assert.deepEqual(shown(again), [[[1502, ROOM], [1506, ROOM3]], null]);
   assert.equal(reads.n - before, 1, 'only the appended record of the decode log is read');
 });
+
+test('requestsOf: the requests a log\'s room-only lines join through any log\'s pairings, none for a room two rids share', () => {
+  const prefill = recordsOf(PREFILL).records;
+  const joins = new LogTransferJoins(requestKey);
+  const byKey = (found: ReturnType<LogTransferJoins['requestsOf']>) => (found === 'reading' ? found
+    : [...found].map(([key, j]) => [key, j.lines.map((l) => [l.record.line, l.id, l.pairedIn])]));
+  assert.deepEqual(byKey(joins.requestsOf([prefill, recordsOf(DECODE).records], 0)), [
+    [requestKey(RID), [[2, ROOM, [1]]]],
+    [requestKey(OTHER_RID), [[5, OTHER_ROOM, [0]]]],
+  ]);
+  assert.deepEqual(byKey(joins.requestsOf([prefill], 0)), [[requestKey(OTHER_RID), [[5, OTHER_ROOM, [0]]]]], 'alone, only its own pairing');
+  // The decode log pairs OTHER_ROOM with RID too: OTHER_ROOM's line joins no one; ROOM's still joins RID.
+  const reused = recordsOf(DECODE + `[2025-09-17 16:23:14 TP0] Decode transfer failed for request rank=0 decode_req.req.rid='${RID}' `
+    + `decode_req.req.bootstrap_room=${OTHER_ROOM} with exception KVTransferError(bootstrap_room=${OTHER_ROOM}): Failed to get kvcache\n`).records;
+  assert.deepEqual(byKey(joins.requestsOf([prefill, reused], 0)), [[requestKey(RID), [[2, ROOM, [1]]]]]);
+  // The decode log's own room-only lines: none (its lines name the rid beside the room).
+  assert.deepEqual(byKey(joins.requestsOf([prefill, reused], 1)), []);
+});

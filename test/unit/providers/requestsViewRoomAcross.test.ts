@@ -135,3 +135,55 @@ test('in the log feature: the open decode document pairs the room for the active
     dir.remove();
   }
 });
+
+test('a prefill log with no hop line of the request: a row for it lists its lines naming only the room the decode log pairs', () => {
+  // PREFILL alone: no line of it names RID (its only line of RID's is Mooncake's room line, line 2).
+  const { view, open } = twoLogs(PREFILL, DECODE + DECODE_STATS);
+  const attached = { message: undefined as string | undefined, description: undefined as string | undefined, visible: true };
+  try {
+    assert.equal(open[0].tracker.requestCount, 0, 'the prefill log has no hop line of any request');
+    view.attach(attached as unknown as vscode.TreeView<never>);
+    const rows = view.getChildren().map((n) => ({ n, item: view.getTreeItem(n) }));
+    // OTHER_RID's room is paired in the prefill log itself (line 4); LONE_ROOM's (line 3) by no line: no row.
+    assert.deepEqual(rows.map((r) => [r.item.label, r.item.description]), [
+      [RID, `no hop · 1 line names its bootstrap_room ${ROOM}`],
+      [OTHER_RID, `no hop · 1 line names its bootstrap_room ${OTHER_ROOM}`],
+    ]);
+    assert.match(String(rows[0].item.tooltip), new RegExp(`No hop line of this request in prefill\\.log; its lines here name only bootstrap_room ${ROOM}, `
+      + 'which a line of the request in decode\\.log names beside its id\\.'));
+    assert.deepEqual(rows[0].item.command?.arguments, [open[0].uri, 2]);
+    const under = view.getChildren(rows[0].n).map((n) => view.getTreeItem(n));
+    assert.deepEqual(under.map((i) => [i.label, i.description]), [[`Request with bootstrap_room=${ROOM} already failed`, `line 2 · by bootstrap_room ${ROOM}`]]);
+    assert.equal(attached.message, 'No hop line in prefill.log; 2 requests are named here only by their bootstrap_room.');
+    // The filter keeps the rows whose id it is part of.
+    view.setFilter(RID.slice(0, 8));
+    assert.deepEqual(view.getChildren().map((n) => view.getTreeItem(n).label), [RID]);
+    view.setFilter('');
+    // Without the decode log open nothing pairs ROOM: no row for RID.
+    view.setPeerLogs(() => [open[0]]);
+    assert.deepEqual(view.getChildren().map((n) => view.getTreeItem(n).label), []);
+    assert.equal(attached.message, 'No requests found in prefill.log.');
+  } finally { view.dispose(); }
+});
+
+test('1,200 requests named only by their room: the last 1,000 are rows, the count says how many there are', () => {
+  const rid = (i: number) => `${String(i).padStart(4, '0')}c84ffb82764f45b028dd8e6c4beed1`;
+  const room = (i: number) => String(1655955501905200000n + BigInt(i));
+  const prefill = Array.from({ length: 1200 }, (_, i) => `[2025-09-17 16:23:13 TP0] Request with bootstrap_room=${room(i)} already failed`).join('\n') + '\n';
+  const decode = Array.from({ length: 1200 }, (_, i) => `[2025-09-17 16:23:13 TP0] Decode transfer failed for request rank=0 `
+    + `decode_req.req.rid='${rid(i)}' decode_req.req.bootstrap_room=${room(i)} with exception KVTransferError(bootstrap_room=${room(i)}): `
+    + 'Failed to get kvcache from prefill instance, it might be dead').join('\n') + '\n';
+  const { view } = twoLogs(prefill, decode);
+  const attached = { message: undefined as string | undefined, description: undefined as string | undefined, visible: true };
+  try {
+    view.attach(attached as unknown as vscode.TreeView<never>);
+    const items = view.getChildren().map((n) => view.getTreeItem(n));
+    assert.equal(items[0].label, 'Showing the last 1,000 of 1,200 requests named here only by their bootstrap_room; filter by id to find others.');
+    assert.equal(items.length, 1001);
+    assert.equal(items[1].label, rid(200));
+    assert.equal(items[1000].label, rid(1199));
+    assert.equal(attached.message, 'No hop line in prefill.log; 1,200 requests are named here only by their bootstrap_room.');
+    view.setFilter(rid(7));
+    assert.deepEqual(view.getChildren().map((n) => view.getTreeItem(n).label), [rid(7)], 'an older one through the filter');
+  } finally { view.dispose(); }
+});
