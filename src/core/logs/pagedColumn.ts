@@ -10,12 +10,18 @@ export const PAGE = 1 << SHIFT;
 const MASK = PAGE - 1;
 const FIRST = 256;
 
-export class PagedColumn<T extends Typed> {
-  private readonly pages: T[];
+/**
+ * The bulk work of a column of one element type (reserve, slice, copy, fill). Reading and
+ * writing one entry are in a subclass per type: with one get() for the four array types,
+ * `hoplens annotate --json` on 1M lines took 1.57 s of CPU against 1.49 s before paging (medians
+ * of 7 alternating runs; the request index's reads 63 ms against 17 ms in a sampled run), with
+ * one per type 1.49 s, as before.
+ */
+export abstract class PagedColumn<T extends Typed> {
+  protected readonly pages: T[];
   /** Entries the pages hold room for. */
-  private room: number;
+  protected room: number;
 
-  /** `make(n)`: a page of n entries, each as an entry is before it is set. */
   constructor(private readonly make: (n: number) => T) {
     this.pages = [make(FIRST)];
     this.room = FIRST;
@@ -24,15 +30,10 @@ export class PagedColumn<T extends Typed> {
   /** Entries there is room for without another page. */
   get capacity(): number { return this.room; }
 
-  get(i: number): number { return this.pages[i >>> SHIFT][i & MASK]; }
-
-  set(i: number, v: number): void {
-    if (i >= this.room) this.reserve(i + 1);
-    this.pages[i >>> SHIFT][i & MASK] = v;
-  }
-
+  abstract get(i: number): number;
+  abstract set(i: number, v: number): void;
   /** set() for an entry below capacity (the caller reserved it). */
-  put(i: number, v: number): void { this.pages[i >>> SHIFT][i & MASK] = v; }
+  abstract put(i: number, v: number): void;
 
   /** Room for at least `n` entries. */
   reserve(n: number): void {
@@ -84,4 +85,33 @@ export class PagedColumn<T extends Typed> {
       at += n;
     }
   }
+}
+
+export class Int32Column extends PagedColumn<Int32Array> {
+  constructor() { super((n) => new Int32Array(n)); }
+  get(i: number): number { return this.pages[i >>> SHIFT][i & MASK]; }
+  put(i: number, v: number): void { this.pages[i >>> SHIFT][i & MASK] = v; }
+  set(i: number, v: number): void { if (i >= this.room) this.reserve(i + 1); this.pages[i >>> SHIFT][i & MASK] = v; }
+}
+
+export class Float64Column extends PagedColumn<Float64Array> {
+  /** `empty`: what an entry holds before it is set. */
+  constructor(empty = 0) { super(empty === 0 ? (n) => new Float64Array(n) : (n) => new Float64Array(n).fill(empty)); }
+  get(i: number): number { return this.pages[i >>> SHIFT][i & MASK]; }
+  put(i: number, v: number): void { this.pages[i >>> SHIFT][i & MASK] = v; }
+  set(i: number, v: number): void { if (i >= this.room) this.reserve(i + 1); this.pages[i >>> SHIFT][i & MASK] = v; }
+}
+
+export class Uint16Column extends PagedColumn<Uint16Array> {
+  constructor() { super((n) => new Uint16Array(n)); }
+  get(i: number): number { return this.pages[i >>> SHIFT][i & MASK]; }
+  put(i: number, v: number): void { this.pages[i >>> SHIFT][i & MASK] = v; }
+  set(i: number, v: number): void { if (i >= this.room) this.reserve(i + 1); this.pages[i >>> SHIFT][i & MASK] = v; }
+}
+
+export class Uint8Column extends PagedColumn<Uint8Array> {
+  constructor() { super((n) => new Uint8Array(n)); }
+  get(i: number): number { return this.pages[i >>> SHIFT][i & MASK]; }
+  put(i: number, v: number): void { this.pages[i >>> SHIFT][i & MASK] = v; }
+  set(i: number, v: number): void { if (i >= this.room) this.reserve(i + 1); this.pages[i >>> SHIFT][i & MASK] = v; }
 }

@@ -6,7 +6,7 @@ import { getHopTable, findHop } from '../../engines/index';
 import type { HopDef, MissingKind } from '../../engines/index';
 import { ENGINE_IDS, engineProfile } from '../../engines/registry';
 import type { HopSink } from '../../engines/fastPath';
-import { PagedColumn } from './pagedColumn';
+import { Float64Column, Int32Column, Uint16Column, Uint8Column } from './pagedColumn';
 
 export interface Delta {
   ms: number;
@@ -164,17 +164,17 @@ class EntryColumns {
   size = 0;
   /** Entries every column has room for. */
   private room = 0;
-  readonly line = new PagedColumn((n) => new Int32Array(n));
-  readonly next = new PagedColumn((n) => new Int32Array(n));
-  readonly time = new PagedColumn((n) => new Float64Array(n));
-  readonly hop = new PagedColumn((n) => new Uint16Array(n));
-  readonly proc = new PagedColumn((n) => new Uint16Array(n));
-  readonly role = new PagedColumn((n) => new Uint16Array(n));
-  readonly res = new PagedColumn((n) => new Uint8Array(n));
+  readonly line = new Int32Column();
+  readonly next = new Int32Column();
+  readonly time = new Float64Column();
+  readonly hop = new Uint16Column();
+  readonly proc = new Uint16Column();
+  readonly role = new Uint16Column();
+  readonly res = new Uint8Column();
   /** Each entry's request by order of first sight: only when the tracker gives its news away (journal). */
-  readonly req: PagedColumn<Int32Array> | null;
+  readonly req: Int32Column | null;
   readonly strings: (string | null)[] = [null];
-  constructor(journal: boolean) { this.req = journal ? new PagedColumn((n) => new Int32Array(n)) : null; }
+  constructor(journal: boolean) { this.req = journal ? new Int32Column() : null; }
   private readonly stringIds = new Map<string, number>();
   private lastHop: string | null = null; private lastHopId = 0;
   private lastProc: string | null = null; private lastProcId = 0;
@@ -232,9 +232,9 @@ class EntryColumns {
 /** Batch-level lines in paged columns (line, hop as a string id, time or NaN). */
 class BatchColumns {
   size = 0;
-  readonly line = new PagedColumn((n) => new Int32Array(n));
-  readonly hop = new PagedColumn((n) => new Uint16Array(n));
-  readonly time = new PagedColumn((n) => new Float64Array(n));
+  readonly line = new Int32Column();
+  readonly hop = new Uint16Column();
+  readonly time = new Float64Column();
 
   push(line: number, hop: number, time: number): void {
     const i = this.size++;

@@ -4,7 +4,7 @@
 // 10 MB here and no allocation per line. The columns grow in pages (pagedColumn.ts): doubling
 // one array held the editor's thread for tens of milliseconds at a time on such a log.
 
-import { PagedColumn } from '../logs/pagedColumn';
+import { Float64Column } from '../logs/pagedColumn';
 
 /** The hop classes the clock rules compare: a row's slots. */
 export const STAMP = {
@@ -54,7 +54,7 @@ export interface StampReader {
 
 export class RequestStamps implements StampReader {
   /** Row r, slot s: time (epoch ms of the log's clock, NaN: none) at r*24+s, resolution at +8, line at +16. */
-  private readonly cols = new PagedColumn((n) => new Float64Array(n).fill(NaN));
+  private readonly cols = new Float64Column(NaN);
   private rows = 0;
   private readonly ids = new Map<string, number>();
   private lastId = '';

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { LogSession } from '../../../src/core/session/logSession';
 import { RequestTracker } from '../../../src/core/logs/requests';
-import { PAGE, PagedColumn } from '../../../src/core/logs/pagedColumn';
+import { Int32Column, PAGE } from '../../../src/core/logs/pagedColumn';
 import { RequestStamps, STAMP } from '../../../src/core/timeline/requestStamps';
 
 const REF = Date.UTC(2026, 7, 22);
@@ -43,12 +43,12 @@ function fleetDay(): { text: string; lines: Map<string, number[]>; statsLines: n
 const day = fleetDay();
 
 test('a column grown past several pages reads back what was written, sliced and copied across page edges', () => {
-  const col = new PagedColumn((n) => new Int32Array(n));
+  const col = new Int32Column();
   const n = PAGE * 3 + 123;
   for (let i = 0; i < n; i++) col.set(i, i * 7 - 5);
   for (const i of [0, 255, 256, PAGE - 1, PAGE, PAGE + 1, 2 * PAGE - 1, 2 * PAGE, n - 1]) assert.equal(col.get(i), i * 7 - 5, `entry ${i}`);
   assert.deepEqual([...col.slice(PAGE - 2, PAGE + 2)], [PAGE - 2, PAGE - 1, PAGE, PAGE + 1].map((i) => i * 7 - 5));
-  const copy = new PagedColumn((n) => new Int32Array(n));
+  const copy = new Int32Column();
   copy.setFrom(col.slice(0, 10), 0);
   copy.setFrom(col.slice(10, n), 10);
   assert.deepEqual([...copy.slice(0, n)], [...col.slice(0, n)]);
