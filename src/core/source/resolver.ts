@@ -811,6 +811,21 @@ class Resolver implements CheckoutSourceResolver {
     // 2. The checkout is at another commit: the same statement elsewhere in the file, or in
     //    any file the printed name fits (a basename several files share).
     const moved = !continuation && searchMoved ? this.searchFiles(cands, message, lineno) : null;
+    if (moved && cands.length > 1) {
+      // Files the printed name fits that print the text, none at the printed line: a line number
+      // says nothing across files (vLLM 0.8.5's `[api_server.py:1043] vLLM API server version` is
+      // entrypoints/openai/api_server.py's, not the demo server's entrypoints/api_server.py:127 that
+      // 0.11.2 has nearer). Candidates, never a claim, when more than one file prints it.
+      const across = this.printingInFiles(cands, message, level);
+      if (new Set(across.map((t) => t.path)).size > 1) {
+        const shown = across.slice(0, MAX_CANDIDATES).map(({ path, line }) => ({ path, line }));
+        return {
+          path: shown[0].path, line: shown[0].line, verified: false, drift: 0, method: 'fileinfo+literal', candidates: shown,
+          note: `${new Set(across.map((t) => t.path)).size} files named ${fileinfo.split('/').pop()} print this text, none at the printed line: `
+            + 'nothing in the line tells which one printed it',
+        };
+      }
+    }
     if (moved) {
       // Two statements print this text as specifically and neither is at the printed line (vLLM 0.34.0's
       // `Added request %s.` at 575 and 601 for a line printed at 382): the nearer one is a guess.
@@ -852,6 +867,24 @@ class Resolver implements CheckoutSourceResolver {
       }
     }
     return out.sort((a, b) => (a.path === b.path ? a.line - b.line : a.path < b.path ? -1 : 1));
+  }
+
+  /**
+   * The statements of these files that print `message` specifically enough to claim it, ranked:
+   * those of the printed level first, then the more literal, then by file and line.
+   */
+  private printingInFiles(cands: readonly string[], message: string, level: string | null): Array<{ path: string; line: number }> {
+    const out: Array<{ path: string; line: number; w: number; fits: boolean }> = [];
+    for (const path of cands) {
+      for (const s of this.statementsOf(path)?.all ?? []) {
+        const w = Math.max(this.weight(s, message, false), this.laterLineWeight(s, message));
+        if (w <= 0 || !specificEnough(w, message) || out.some((x) => x.path === path && x.line === s.line)) continue;
+        out.push({ path, line: s.line, w, fits: levelFits(s.level, level) });
+      }
+    }
+    const byPlace = (a: { path: string; line: number }, b: { path: string; line: number }) =>
+      (a.path !== b.path ? (a.path < b.path ? -1 : 1) : a.line - b.line);
+    return out.sort((a, b) => (a.fits !== b.fits ? (a.fits ? -1 : 1) : a.w !== b.w ? b.w - a.w : byPlace(a, b)));
   }
 
   private searchFiles(cands: readonly string[], message: string, near: number | null): { path: string; line: number; w: number } | null {
