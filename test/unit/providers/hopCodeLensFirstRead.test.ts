@@ -91,3 +91,11 @@ test('a big log: a provider called from the first progress event (the first slic
   assert.ok(first.syncing, 'the session says it is reading');
   logs.dispose();
 });
+
+test('the read of a log begins at the event loop\'s next turn after VS Code hands it over: its top is read by then', async () => {
+  const { logs, asDoc } = open(LOG_TEXT, 'vllm-turn.log');
+  assert.equal(logs.get(asDoc)!.session.records.length, 0, 'nothing inside the hand-over\'s own task');
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  assert.ok(logs.get(asDoc)!.session.records.length > 0, 'one turn later the first slice is read (the first lenses can be listed)');
+  await logs.settled(asDoc);
+});
