@@ -85,7 +85,7 @@ const MAX_EDITS_KEPT = 256;
 /**
  * Resolves at the event loop's next turn: the task that handed the document over has ended (and
  * the I/O that was ready with it has run). A second turn on top (until 2026-12-04) delayed the read
- * 13–114 ms after the hand-over of a 10–19 MiB log, against 2–8 ms with one (firstScreen E2E, 3
+ * 13–114 ms after the hand-over of a 10–19 MiB log, against 1–8 ms with one (firstScreen E2E, 3
  * alternating runs each), VS Code's own work of the hand-over done either way.
  */
 const afterOneRound = (): Promise<void> => new Promise<void>((resolve) => setImmediate(resolve));
