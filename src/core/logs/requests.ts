@@ -470,38 +470,53 @@ export class RequestTracker implements HopSink {
   missingSummary(): { hop: string; requests: number; kind: MissingKind; reason: string }[] {
     const seen = this.hopsSeenInRequests();
     const agg = new Map<string, { hop: string; requests: number; kind: MissingKind; reason: string }>();
-    const c = this.cols, h = this.heads;
-    // Which request a string id (a hop) was last seen in: marks[id] === ord + 1.
-    const marks = new Int32Array(c.strings.length);
+    const h = this.heads;
+    const marks = new Int32Array(this.cols.strings.length);
     const candidates = new Map<Engine, { def: HopDef; id: number }[]>();
     for (const ord of this.byRid.values()) {
       const engine = ENGINES[h.engine[ord]];
       let list = candidates.get(engine);
       if (!list) { list = this.missingCandidates(engine, seen); candidates.set(engine, list); }
-      const mark = ord + 1;
-      let t0 = NaN, t1 = NaN, r = 3, firstLine = 0, lastLine = 0;
-      for (let i = h.first[ord]; i !== -1; i = c.next.get(i)) {
-        const line = c.line.get(i);
-        if (i === h.first[ord]) firstLine = line;
-        lastLine = line;
-        marks[c.hop.get(i)] = mark;
-        const t = c.time.get(i);
-        if (Number.isNaN(t)) continue;
-        if (Number.isNaN(t0) || t < t0) t0 = t;
-        if (Number.isNaN(t1) || t > t1) t1 = t;
-        r = Math.min(r, c.res.get(i));
-      }
-      // Batch lines printed during the request (a Decode batch line, say) count as seen by it.
-      this.markContext(Number.isNaN(t0) ? null : t0, Number.isNaN(t1) ? null : t1, RES_ORDER[r], firstLine, lastLine, marks, mark);
-      for (const { def, id } of list) {
-        if (id > 0 && marks[id] === mark) continue;
+      this.eachMissing(ord, list, marks, (def) => {
         const cur = agg.get(def.id);
-        if (cur) { cur.requests++; continue; }
+        if (cur) { cur.requests++; return; }
         const m = this.reasonFor(def, this.acc(ord), seen.has(def.id));
         agg.set(def.id, { hop: m.hop, requests: 1, kind: m.kind, reason: m.reason });
-      }
+      });
     }
     return [...agg.values()];
+  }
+
+  /** How many hops get(rid).missing lists, read off the columns (a row's count, without building the request). */
+  missingCount(rid: string): number {
+    const ord = this.byRid.get(rid);
+    if (ord === undefined) return 0;
+    let n = 0;
+    const list = this.missingCandidates(ENGINES[this.heads.engine[ord]], this.hopsSeenInRequests());
+    this.eachMissing(ord, list, new Int32Array(this.cols.strings.length), () => { n++; });
+    return n;
+  }
+
+  /** Each of `candidates` that request `ord` lacks, its batch lines' hops counted as its (missingFor's rule); `marks` as missingSummary's. */
+  private eachMissing(ord: number, candidates: readonly { def: HopDef; id: number }[], marks: Int32Array, take: (def: HopDef) => void): void {
+    const c = this.cols, h = this.heads;
+    // Which request a string id (a hop) was last seen in: marks[id] === ord + 1.
+    const mark = ord + 1;
+    let t0 = NaN, t1 = NaN, r = 3, firstLine = 0, lastLine = 0;
+    for (let i = h.first[ord]; i !== -1; i = c.next.get(i)) {
+      const line = c.line.get(i);
+      if (i === h.first[ord]) firstLine = line;
+      lastLine = line;
+      marks[c.hop.get(i)] = mark;
+      const t = c.time.get(i);
+      if (Number.isNaN(t)) continue;
+      if (Number.isNaN(t0) || t < t0) t0 = t;
+      if (Number.isNaN(t1) || t > t1) t1 = t;
+      r = Math.min(r, c.res.get(i));
+    }
+    // Batch lines printed during the request (a Decode batch line, say) count as seen by it.
+    this.markContext(Number.isNaN(t0) ? null : t0, Number.isNaN(t1) ? null : t1, RES_ORDER[r], firstLine, lastLine, marks, mark);
+    for (const { def, id } of candidates) if (!(id > 0 && marks[id] === mark)) take(def);
   }
 
   /** The hops missingFor() may list for a request of this engine, in table order, with their string ids (0: never stored). */

@@ -398,7 +398,10 @@ export class RequestsViewProvider extends Disposable implements vscode.TreeDataP
         const when = g.firstTime !== null ? printedTimeOfDay(g.firstTime, res) : `line ${g.firstLine}`;
         // The rows under it are one per hop line (a hop such as V6 prints once per delta), then the hops not printed.
         const lines = g.hopLines === g.hops.length ? '' : ` in ${g.hopLines} lines`;
-        item.description = `${when} · ${g.hops.length} hop${g.hops.length === 1 ? '' : 's'}${lines}${g.span ? ` · ${g.span.text}` : ''}`;
+        // …and the hops it never printed, each a row of its own below them.
+        const missing = node.source.tracker.missingCount(g.rid);
+        const notPrinted = missing > 0 ? ` · ${missing} not printed` : '';
+        item.description = `${when} · ${g.hops.length} hop${g.hops.length === 1 ? '' : 's'}${lines}${notPrinted}${g.span ? ` · ${g.span.text}` : ''}`;
         const first = g.firstTime !== null ? `\nfirst stamp ${clockStamp(g.firstTime, res, false)} (server time, as the log printed it)` : '';
         item.tooltip = `${g.rid}\nfirst line ${g.firstLine}${first}\nhops: ${g.hops.join(' → ')}${hopLegend(node.source.engine, g.hops)}`;
         item.iconPath = new vscode.ThemeIcon('pulse');

@@ -283,6 +283,14 @@ test('a Requests row\'s count agrees with its rows: hops, the lines that printed
   assert.ok(m, String(item.description));
   assert.equal(Number(m[2] ?? m[1]), hopRows.length, `"${String(item.description)}" over ${hopRows.length} hop rows`);
   assert.ok(missingRows.length > 0);
+  // The hops not printed are counted apart, as many as their rows.
+  assert.equal(Number(/ · (\d+) not printed\b/.exec(String(item.description))?.[1]), missingRows.length, String(item.description));
+  // Every row of the log: the count is the rows' (the same rule as the missing-hops summary).
+  for (const r of view.getChildren()) {
+    const d = String(view.getTreeItem(r).description);
+    const rows = view.getChildren(r).filter((n) => / not printed$/.test(String(view.getTreeItem(n).label))).length;
+    assert.equal(Number(/ · (\d+) not printed\b/.exec(d)?.[1] ?? 0), rows, d);
+  }
   // Each hop id the row names is explained in its tooltip.
   const ids = /\nhops: (.*)/.exec(String(item.tooltip))![1].split(' → ');
   for (const id of new Set(ids)) assert.match(String(item.tooltip), new RegExp(`\\n  ${id}: \\S`), `${id} is explained: ${String(item.tooltip)}`);
