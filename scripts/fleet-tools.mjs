@@ -78,7 +78,28 @@ function removeAbandonedBuilds(root) {
   }
 }
 
+/**
+ * Ctrl+C signals the whole foreground group: `go` ends, and with a handler here this process
+ * lives on until its blocking call returns, so the build's staging folder is removed (Node's
+ * default would end it at once and leave the folder half-made). Then it exits 130.
+ */
+let interrupted = false;
+const noteInterrupt = () => { interrupted = true; };
+
 function buildOne(tool, env, log) {
+  for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, noteInterrupt);
+  try {
+    return buildOneHeld(tool, env, log);
+  } finally {
+    for (const sig of ['SIGINT', 'SIGTERM']) process.off(sig, noteInterrupt);
+    if (interrupted) {
+      log('build interrupted: nothing was kept in the cache; the next run builds again');
+      process.exit(130);
+    }
+  }
+}
+
+function buildOneHeld(tool, env, log) {
   const t = FLEET_TOOLS[tool];
   const target = fleetToolPath(tool, env);
   if (existsSync(join(dirname(target), '.built')) && existsSync(target)) return target;
@@ -101,6 +122,8 @@ function buildOne(tool, env, log) {
     } else {
       r = spawnSync('go', ['install', `${t.pkg}@${t.version}`], { cwd: staging, env: { ...genv, GOBIN: staging }, stdio: ['ignore', 'inherit', 'inherit'] });
     }
+    // The signal's handler runs only once this call returns to the event loop: go's own end tells it now.
+    if (r.signal === 'SIGINT' || r.signal === 'SIGTERM') interrupted = true;
     if (r.status !== 0) throw new FleetToolsUnavailable(`building ${t.name} ${t.version} failed (go exit ${r.status ?? r.signal}); see the go output above`, 1);
     const probe = spawnSync(join(staging, t.name), t.probe, { encoding: 'utf8', timeout: 20_000 });
     if (probe.status !== 0) throw new FleetToolsUnavailable(`the ${t.name} just built does not run (${t.probe.join(' ')}: exit ${probe.status ?? probe.signal})`, 1);

@@ -4,7 +4,7 @@
 // a per-run folder, and no `go` is one line with exit 3.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -70,5 +70,41 @@ test('fleet-tools: a failed build leaves nothing a later run would take for a go
     assert.equal(noGo.status, 3);
     assert.deepEqual(noGo.stderr.trim().split('\n'), ['[fleet-tools] no `go` on PATH: Jaeger and VictoriaLogs are built from source with Go; install Go 1.24+ and run again']);
     assert.ok(!existsSync(join(dirname(root), '..', 'xdg2', 'hoplens', 'fleet', 'jaeger-v1.76.0')));
+  } finally { rmSync(dir, { recursive: true, force: true }); }
+});
+
+test('fleet-tools: Ctrl+C during a build leaves no half-made folder in the cache, exit 130; the next run builds from scratch', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hoplens-fleet-int-'));
+  try {
+    // A `go` still building when the user presses Ctrl+C: half its output written.
+    const bin = join(dir, 'bin');
+    mkdirSync(bin, { recursive: true });
+    writeFileSync(join(bin, 'go'), `#!/bin/sh
+if [ "$1" = version ]; then echo "go version go1.26.8 linux/amd64"; exit 0; fi
+echo half > "$PWD/half"
+touch "${dir}/go-started"
+sleep 30
+`);
+    chmodSync(join(bin, 'go'), 0o755);
+    const env = { HOME: join(dir, 'home'), PATH: `${bin}:/usr/bin:/bin`, XDG_CACHE_HOME: join(dir, 'xdg') };
+    // Its own process group, as in a terminal: Ctrl+C signals the whole foreground group.
+    const child = spawn(process.execPath, [SCRIPT], { detached: true, stdio: ['ignore', 'pipe', 'pipe'], env });
+    let stderr = '';
+    child.stderr!.on('data', (d) => { stderr += d; });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const deadline = Date.now() + 20_000;
+    while (!existsSync(join(dir, 'go-started')) && child.exitCode === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    assert.ok(existsSync(join(dir, 'go-started')), `go never started: ${stderr}`);
+    const root = join(dir, 'xdg', 'hoplens', 'fleet');
+    assert.ok(readdirSync(root).some((n) => n.startsWith('.building-')), 'the build is under way in its staging folder');
+    process.kill(-child.pid!, 'SIGINT');
+    assert.equal(await exited, 130, stderr);
+    assert.match(stderr, /build interrupted: nothing was kept in the cache/);
+    assert.deepEqual(readdirSync(root), [], 'no half-made folder is left');
+    // The next run builds from scratch (a stand-in go that succeeds).
+    fakeGo(dir);
+    const again = run(dir, {});
+    assert.equal(again.status, 0, again.stderr);
+    assert.deepEqual(readdirSync(root).sort(), ['jaeger-v1.76.0', 'victoria-logs-v1.52.2']);
   } finally { rmSync(dir, { recursive: true, force: true }); }
 });
