@@ -31,6 +31,9 @@ async function walkFirstSteps(session: WorkbenchSession, root: string, engineUrl
   await page.setViewportSize({ width: 1280, height: 800 });
   await page.locator('.tab.active', { hasText: 'README.md' }).waitFor({ timeout: 60_000 });
   assert.equal(await page.locator('.part.auxiliarybar').isVisible().catch(() => false), false, 'the secondary side bar is closed');
+  // The README rendered (its preview's "Try first"), not a blank preview while extensions activate.
+  await page.frameLocator('iframe.webview.ready').frameLocator('#active-frame').locator('h2', { hasText: 'Try first' })
+    .waitFor({ timeout: 60_000 });
   await session.screenshot('walk-1-readme');
 
   const times = await session.openFromExplorerAndWatch('logs/vllm.log', 2, 60_000);
@@ -39,13 +42,29 @@ async function walkFirstSteps(session: WorkbenchSession, root: string, engineUrl
   const lens = page.locator('.codelens-decoration a', { hasText: 'hop 2 · api-server · v1/engine/async_llm.py:439' }).first();
   await lens.waitFor({ timeout: 60_000 });
   assert.equal(await page.locator('.tab.active .monaco-icon-label.italic').count(), 1, 'opened from the Explorer, the log is a preview tab');
+  // The checkout notice is the log's: shown with it (the demo checkout is a git repository at a commit).
+  const notice = page.locator('.statusbar-item', { hasText: /\bvllm\b.*(≠ pin|no commit)/ }).first();
+  await notice.waitFor({ timeout: 15_000 });
+  assert.match(await notice.innerText(), /vllm ≠ pin/, 'a checkout at a commit (not "no commit")');
+  // The Requests view: a request's row counts what its rows list (hop lines, and the hops not printed apart).
+  const row = page.locator('.pane-body .monaco-list-row', { hasText: 'chatcmpl-myrun-0001' }).first();
+  await row.waitFor({ timeout: 30_000 });
+  const rowText = (await row.innerText()).replace(/\s+/g, ' ');
+  const counts = /(\d+) hops?(?: in (\d+) lines)?(?: · (\d+) not printed)?/.exec(rowText);
+  assert.ok(counts, rowText);
+  await row.locator('.monaco-tl-twistie').click();
+  const child = page.locator('.pane-body .monaco-list-row[aria-level="2"]').first();
+  await child.waitFor({ timeout: 15_000 });
+  assert.equal(Number(await child.getAttribute('aria-setsize')), Number(counts[2] ?? counts[1]) + Number(counts[3] ?? 0),
+    `"${rowText}" over the rows under it`);
+  await row.locator('.monaco-tl-twistie').click();
   await session.screenshot('walk-2-log-lenses');
   await lens.click();
   await page.locator('.tab.active', { hasText: 'async_llm.py' }).waitFor({ timeout: 15_000 });
   assert.equal(await page.locator('.tab', { hasText: 'vllm.log' }).count(), 1, 'the log\'s tab is still open after the lens click');
   // The checkout notice belongs to the log: none on the source tab.
   await page.waitForTimeout(500);
-  assert.equal(await page.locator('[id="hoplens.hoplens.checkout"]').isVisible().catch(() => false), false, 'no checkout notice on a source tab');
+  assert.equal(await notice.isVisible().catch(() => false), false, 'no checkout notice on a source tab');
   await session.screenshot('walk-3-lens-source');
 
   // The same for a `[file:line]` link: VS Code opens its target itself, as a preview.

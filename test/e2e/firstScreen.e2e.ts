@@ -17,8 +17,10 @@
 // after the run; HopLens's own share is held to the goal (300 ms up to 10 MiB, 1 s up to 50 MiB)
 // when HOPLENS_FIRST_LENS_GOAL=1.
 //
-//   HOPLENS_FIRST_SCREEN_MIB=1,10,19,21 (the default) picks the generated sizes (0.05,10,49: a
-//   small log after activation, the 10 MB goal, the largest log VS Code hands to extensions).
+//   HOPLENS_FIRST_SCREEN_MIB=1,10,19,21 (the default) picks the generated sizes in MiB, after the
+//   small demo log opened after activation: 10 is the 300 ms goal's size, 19 and 21 either side of
+//   VS Code's 20 MiB large-file limit; 49 (HOPLENS_FIRST_SCREEN_MIB=10,49) is the largest log VS
+//   Code hands to extensions, the 1 s goal's.
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
