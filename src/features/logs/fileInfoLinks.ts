@@ -11,6 +11,8 @@ import type { LocatedSource } from '../../core/source/locate';
 import { isWindowed, lineWindows, visibleLines, WINDOW_SLACK_LINES } from './visibleWindow';
 import { ServedWindows } from '../../core/session/servedWindows';
 import { Disposable } from '../../util/dispose';
+import { frameFileIn, tracebackFrame } from '../../core/source/tracebackFrames';
+import type { Engine } from '../../core/logs/model';
 
 /**
  * Registers the link provider, and registers it again when a new answer would differ near the
@@ -62,22 +64,28 @@ class FileInfoLink extends vscode.DocumentLink {
 /** Time one pass may spend searching the index for lines with no file:line; the rest comes in the next pass. */
 const SEARCH_BUDGET_MS = 20;
 
-export class FileInfoLinkProvider implements vscode.DocumentLinkProvider<FileInfoLink> {
+/** The root of the source a log's lines of an engine resolve in (a checkout, a release's own source), or null. */
+export type SourceRootOf = (log: vscode.Uri, engine: Engine) => string | null;
+
+export class FileInfoLinkProvider implements vscode.DocumentLinkProvider<vscode.DocumentLink> {
   /** Called when a pass stopped early; the owner asks VS Code for links again. */
   onIncomplete: (() => void) | undefined;
 
   /** The windows answered per document, to ask VS Code again only when an answer would differ. */
   readonly served = new ServedWindows(WINDOW_SLACK_LINES);
 
-  constructor(private readonly logs: LogSessions) {}
+  /** A traceback frame's file in a source, per printed path and root (a stat per frame, not per pass). */
+  private readonly frameFiles = new Map<string, string | null>();
+
+  constructor(private readonly logs: LogSessions, private readonly sourceRootOf: SourceRootOf = () => null) {}
 
   /** The checkout changed: answers given so far may be wrong. */
-  forget(): void { this.served.clear(); }
+  forget(): void { this.served.clear(); this.frameFiles.clear(); }
 
-  provideDocumentLinks(doc: vscode.TextDocument): FileInfoLink[] {
+  provideDocumentLinks(doc: vscode.TextDocument): vscode.DocumentLink[] {
     const session = this.logs.get(doc)?.session;
     if (!session) return [];
-    const links: FileInfoLink[] = [];
+    const links: vscode.DocumentLink[] = [];
     const records = session.records;
     const windows = lineWindows(doc, doc.lineCount);
     this.served.remember(doc.uri.toString(), { windows, parsedLines: records.length, generation: session.generation, lineCount: doc.lineCount });
@@ -85,8 +93,14 @@ export class FileInfoLinkProvider implements vscode.DocumentLinkProvider<FileInf
     let incomplete = false;
     for (const [from, to] of windows) for (let i = from; i <= to && i < records.length; i++) {
       const first = records[i];
-      if (first.engine === 'other') continue;
       const text = doc.lineAt(i).text;
+      // A traceback frame in an engine's package, on any line of an engine's log (a bare frame line is no
+      // engine's layout; one inside vLLM's header has its [file:line] link too).
+      if (session.engine !== null) {
+        const frame = this.frameLink(doc, i, text);
+        if (frame) links.push(frame);
+      }
+      if (first.engine === 'other') continue;
       // Records pasted onto one line: each links within the columns it covers.
       for (const { part, record: rec, start, end } of first.glued ? session.lineParts(i, text.length) : [{ part: 1, record: first, start: 0,
         end: text.length }]) {
@@ -140,7 +154,27 @@ export class FileInfoLinkProvider implements vscode.DocumentLinkProvider<FileInf
       : 'Open at the pinned commit (no local checkout)';
   }
 
-  resolveDocumentLink(link: FileInfoLink): FileInfoLink {
+  /**
+   * A link on a traceback frame's `"path", line N` to that file and line in the source the log's
+   * lines resolve in; null when the line has none, or that source has no such file.
+   */
+  private frameLink(doc: vscode.TextDocument, i: number, text: string): vscode.DocumentLink | null {
+    if (!text.includes('File "')) return null;
+    const frame = tracebackFrame(text);
+    if (!frame) return null;
+    const root = this.sourceRootOf(doc.uri, frame.engine);
+    if (root === null) return null;
+    const key = `${root}\n${frame.file}`;
+    let file = this.frameFiles.get(key);
+    if (file === undefined) { file = frameFileIn(frame, root); this.frameFiles.set(key, file); }
+    if (file === null) return null;
+    const link = new vscode.DocumentLink(new vscode.Range(i, frame.start, i, frame.end), vscode.Uri.file(file).with({ fragment: `L${frame.line}` }));
+    link.tooltip = `${frame.relative}:${frame.line} in ${root}`;
+    return link;
+  }
+
+  resolveDocumentLink(link: vscode.DocumentLink): vscode.DocumentLink {
+    if (!(link instanceof FileInfoLink)) return link;
     const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === link.uri.toString());
     const src = doc ? this.logs.get(doc)?.session.source(link.line, link.part) ?? null : null;
     if (src) this.describe(link, src);

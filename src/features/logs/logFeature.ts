@@ -79,7 +79,7 @@ export function createLogFeature(context: vscode.ExtensionContext, log: Logger, 
   const disposable = vscode.Disposable.from(
     logs, sources, requests, largeLogs, view, lenses, notice,
     vscode.languages.registerCodeLensProvider(LOG_SELECTOR, lenses.registered()),
-    new FileInfoLinks(LOG_SELECTOR, new FileInfoLinkProvider(logs), sources.onDidChange, logs),
+    new FileInfoLinks(LOG_SELECTOR, new FileInfoLinkProvider(logs, (uri, engine) => sources.sourceRootFor(uri, engine)), sources.onDidChange, logs),
     vscode.languages.registerHoverProvider(LOG_SELECTOR, new HopHoverProvider(logs)),
     new HopDecorations(logs),
     vscode.window.onDidChangeActiveTextEditor(showActive),

@@ -133,6 +133,11 @@ export class SourceService extends Disposable {
   /** A log closed: its locator goes. */
   closed(uri: vscode.Uri): void { this.logLocators.delete(logKey(uri)); }
 
+  /** The root of the source a log's lines of this engine resolve in now (its release's, else the checkout), or null. */
+  sourceRootFor(uri: vscode.Uri, engine: Engine): string | null {
+    return this.checkouts.readyFor(logKey(uri), engine)?.checkout.root ?? null;
+  }
+
   /** The source one log's lines of an engine resolve in (its release's, else the engine's checkout). */
   resolverFor(uri: vscode.Uri, engine: Engine): Promise<CheckoutSourceResolver | null> {
     return this.checkouts.resolverFor(logKey(uri), engine);

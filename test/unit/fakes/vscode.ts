@@ -47,7 +47,7 @@ export class CodeLens {
   command: { title: string; command: string; arguments?: unknown[]; tooltip?: string } | undefined;
   constructor(readonly range: Range) {}
 }
-export class DocumentLink { target: Uri | undefined; tooltip: string | undefined; constructor(readonly range: Range) {} }
+export class DocumentLink { target: Uri | undefined; tooltip: string | undefined; constructor(readonly range: Range, target?: Uri) { this.target = target; } }
 export class MarkdownString {
   value = ''; isTrusted: unknown; supportHtml = false;
   constructor(value = '', readonly supportThemeIcons = false) { this.value = value; }

@@ -70,3 +70,42 @@ test('SGLang records pasted onto one line each link their own [time rank] header
     for (const link of links) assert.equal(link.target?.fragment, 'L880');
   } finally { cache.remove(); workspace.textDocuments = []; }
 });
+
+test('a traceback frame citing an installed vLLM (site-packages, a container path) links to that file and line of the checkout', () => {
+  const VLLM = join(__dirname, '..', '..', '..', '..', 'test', 'fixtures', 'source', 'vllm-checkout');
+  // A V1 engine core's traceback as vLLM 0.10 prints it: the frames behind the process prefix, one
+  // inside vLLM's header, a bare one, a container checkout's path, and frames of other packages.
+  const text = [
+    '(EngineCore_DP0 pid=75) ERROR 08-25 10:46:52 [core.py:700] EngineCore failed to start.',
+    '(EngineCore_DP0 pid=75) ERROR 08-25 10:46:52 [core.py:700] Traceback (most recent call last):',
+    '(EngineCore_DP0 pid=75) ERROR 08-25 10:46:52 [core.py:700]   File "/usr/local/lib/python3.12/dist-packages/vllm/v1/engine/core.py", line 691, in run_engine_core',
+    '(EngineCore_DP0 pid=75)   File "/usr/local/lib/python3.12/site-packages/vllm/v1/engine/core.py", line 82, in __init__',
+    '  File "/workspace/vllm/vllm/v1/engine/core.py", line 12, in <module>',
+    '  File "/usr/local/lib/python3.12/site-packages/torch/nn/modules/module.py", line 1751, in _wrapped_call_impl',
+    '  File "/usr/local/lib/python3.12/site-packages/vllm/no/such/file.py", line 3, in f',
+  ].join('\n') + '\n';
+  const doc = new InMemoryDocument(Uri.file('/logs/vllm-traceback.log'), text);
+  const session = new LogSession({ engine: 'auto' });
+  session.syncTextNow(text);
+  assert.equal(session.engine, 'vllm');
+  const entry: LogDocumentAnnotation = { uri: doc.uri as unknown as vscode.Uri, session, chars: text.length, noCodeLens: false };
+  const never = new EventEmitter<vscode.Uri>().event as never;
+  const sessions: LogSessions = { get: () => entry, find: () => entry, onDidChange: never, onDidClose: never };
+  window.visibleTextEditors = [new InMemoryEditor(doc, [new Range(0, 0, 7, 0)])];
+  workspace.textDocuments = [doc];
+  try {
+    const asked: string[] = [];
+    const provider = new FileInfoLinkProvider(sessions, (_log, engine) => { asked.push(engine); return engine === 'vllm' ? VLLM : null; });
+    const frames = provider.provideDocumentLinks(doc as unknown as vscode.TextDocument).filter((l) => l.target?.scheme === 'file' && l.target.fragment);
+    const core = join(VLLM, 'vllm', 'v1', 'engine', 'core.py');
+    assert.deepEqual(frames.map((l) => [l.range.start.line, doc.getText(l.range as unknown as Range), l.target?.fsPath, l.target?.fragment]), [
+      [2, '"/usr/local/lib/python3.12/dist-packages/vllm/v1/engine/core.py", line 691', core, 'L691'],
+      [3, '"/usr/local/lib/python3.12/site-packages/vllm/v1/engine/core.py", line 82', core, 'L82'],
+      [4, '"/workspace/vllm/vllm/v1/engine/core.py", line 12', core, 'L12'],
+    ], 'torch\'s frame and a file the checkout does not have get none');
+    assert.equal(frames[0].tooltip, `vllm/v1/engine/core.py:691 in ${VLLM}`);
+    // Without a source for the log's engine, no frame link (nothing to open).
+    const none = new FileInfoLinkProvider(sessions, () => null).provideDocumentLinks(doc as unknown as vscode.TextDocument);
+    assert.equal(none.filter((l) => /line \d+$/.test(doc.getText(l.range as unknown as Range))).length, 0);
+  } finally { workspace.textDocuments = []; }
+});
