@@ -352,8 +352,7 @@ class Resolver implements CheckoutSourceResolver {
       }
     }
     if (!best) return null;
-    const fields = best.missing.map((l) => l.replace(/^[,;:\s]+|[:\s]+$/g, '')).filter((x) => x !== '').slice(0, 4).map((w) => `\`${w}\``).join(', ');
-    const what = fields ? `this statement prints ${fields}, which the line does not show` : 'its literal text differs from the line';
+    const what = changedWhat(best.s, best.missing, message);
     const loc: SourceLocation = {
       path: best.path, line: best.s.line, verified: false, drift: 0, method: 'changed', changed: true,
       note: `${CHANGED_SINCE}: ${what}`,
@@ -1096,6 +1095,23 @@ const SHAPE_CHARS = 160;
  * Of statements of one file that print the same text, whether the one nearest `line` is surely the one (a checkout a few
  * commits from the printing server: within 20 lines, and the next over three times as far). Else the nearer is a guess.
  */
+/**
+ * What changed between a statement and the line another release printed with it: the statement's
+ * literal parts the line does not show at all (a part the line shows elsewhere only moved), and the
+ * line's own `field: ` labels the statement never prints (quoted text, a prompt, left out).
+ */
+function changedWhat(s: IndexedStatement, missing: readonly string[], message: string): string {
+  const words = (xs: readonly string[]) => xs.slice(0, 4).map((w) => `\`${w}\``).join(', ');
+  const lacking = [...new Set(missing.map((l) => l.replace(/^[,;:\s]+|[:\s]+$/g, '')))].filter((x) => x !== '' && !message.includes(x));
+  const literal = s.variants.flatMap((v) => v.p.filter((x): x is string => typeof x === 'string')).join('\u0000');
+  const unquoted = message.replace(/'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"/g, "''");
+  const extra = [...new Set([...unquoted.matchAll(/(?:^|[:,] )([a-z_][a-z0-9_]*): /g)].map((m) => m[1]))].filter((l) => !literal.includes(`${l}:`));
+  const parts: string[] = [];
+  if (lacking.length) parts.push(`this statement prints ${words(lacking)}, which the line does not show`);
+  if (extra.length) parts.push(`the line shows ${words(extra)}, which ${lacking.length ? 'it' : 'this statement'} does not print`);
+  return parts.length ? parts.join('; ') : 'its literal text differs from the line';
+}
+
 function clearlyNearest(lines: readonly number[], line: number): boolean {
   const d = lines.map((l) => Math.abs(l - line)).sort((a, b) => a - b);
   return d.length < 2 || (d[0] <= 20 && d[1] > 3 * d[0]);

@@ -124,6 +124,22 @@ test("the moves table's entries come out as before: logger.py into request_logge
   const old = ask(r066, { fileinfo: 'async_llm_engine.py', lineno: 554, level: 'INFO',
     message: 'Received request 411b759f6c074472a345a558c475ce1b: prompt: None, params: SamplingParams(n=1, max_tokens=1), prompt_token_ids: [128000, 3947, 374], lora_request: None.' });
   assert.deepEqual(old, { path: 'vllm/entrypoints/logger.py', line: 37, verified: false, drift: 0, movedFrom: 'vllm/engine/async_llm_engine.py', changed: true });
+  // What changed, in the note: 0.4.3's line lacks the field 0.6.6's statement gained.
+  const oldNote = r066.resolve({ engine: 'vllm', fileinfo: 'async_llm_engine.py', lineno: 554, level: 'INFO', hop: null,
+    message: 'Received request 411b759f6c074472a345a558c475ce1b: prompt: None, params: SamplingParams(n=1, max_tokens=1), prompt_token_ids: [128000, 3947, 374], lora_request: None.' })?.note;
+  assert.match(oldNote ?? '', /this statement prints `prompt_adapter_request`, which the line does not show$/);
+});
+
+test('the "changed since" note names the line\'s own fields the newer statement does not print, not one the line shows elsewhere', async (t) => {
+  const r034 = await release(t, 'vllm', '0.34.0');
+  if (!r034) return;
+  // vLLM 0.8.5's entrypoints/logger.py:39 line; 0.34.0's statement prints `Received request %s: params: %s, lora_request: %s.`
+  // The line does show `params:` (after its prompt); a prompt's own `word: ` text is no field.
+  const note = r034.resolve({ engine: 'vllm', fileinfo: 'logger.py', lineno: 39, level: 'INFO', hop: 'V1',
+    message: "Received request chatcmpl-aaa1: prompt: 'Answer: yes, foo: bar', params: SamplingParams(n=1, temperature=0.7), "
+      + 'prompt_token_ids: [1, 2], lora_request: None, prompt_adapter_request: None.' })?.note ?? '';
+  assert.match(note, /changed since the release that printed the line: the line shows `prompt`, `prompt_token_ids`, `prompt_adapter_request`, which this statement does not print$/);
+  assert.doesNotMatch(note, /`params`|`Answer`|`foo`/);
 });
 
 // A tree like 0.10.2's vllm/config/ package whose scheduler statement has gained a field since 0.8.5.
