@@ -10,7 +10,8 @@
 //
 // Inputs go to bench/data/ (git-ignored); the big log is deleted at the end unless --keep.
 import { spawnSync } from 'node:child_process';
-import { existsSync, statSync, unlinkSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, rmSync, statSync, unlinkSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,13 +29,15 @@ const COMPARE = opt('--compare', null);
 const RUNS = Number(opt('--runs', '3'));
 const LAB = join(root, '..', 'shared', 'anchors', 'lab12_run.py');
 
-/** Run a command under /usr/bin/time -v; wall seconds and peak RSS in MB. */
-function timed(cmd, args) {
+/** Run a command under /usr/bin/time -v, its output into `out` when given; wall seconds and peak RSS in MB. */
+function timed(cmd, args, out = null) {
   const hasTime = existsSync('/usr/bin/time');
+  const fd = out === null ? 'ignore' : openSync(out, 'w');
   const t0 = process.hrtime.bigint();
   const r = hasTime
-    ? spawnSync('/usr/bin/time', ['-v', cmd, ...args], { stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 64 << 20 })
-    : spawnSync(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 64 << 20 });
+    ? spawnSync('/usr/bin/time', ['-v', cmd, ...args], { stdio: ['ignore', fd, 'pipe'], maxBuffer: 64 << 20 })
+    : spawnSync(cmd, args, { stdio: ['ignore', fd, 'pipe'], maxBuffer: 64 << 20 });
+  if (fd !== 'ignore') closeSync(fd);
   const wall = Number(process.hrtime.bigint() - t0) / 1e9;
   const err = r.stderr.toString();
   const rss = /Maximum resident set size \(kbytes\): (\d+)/.exec(err);
@@ -44,8 +47,24 @@ function timed(cmd, args) {
   return { wall, cpu, rssMB: rss ? Number(rss[1]) / 1024 : null, status: r.status, err };
 }
 
+/** sha1 of a file. */
+function digestOf(path) { return createHash('sha1').update(readFileSync(path)).digest('hex'); }
+
+/** Why `annotate --json`'s output at `path` is not one `{"kind":"line"}` object per input line in order, or null. */
+function checkLineObjects(path, lines) {
+  let next = 1;
+  for (const l of readFileSync(path, 'utf8').split('\n')) {
+    if (!l.startsWith('{"kind":"line"')) continue;
+    const m = /^\{"kind":"line","line":(\d+),/.exec(l);
+    if (!m || Number(m[1]) !== next) return `line object ${next} reads ${l.slice(0, 60)}`;
+    next++;
+  }
+  return next - 1 === lines ? null : `${next - 1} line objects for ${lines} input lines`;
+}
+
 async function main() {
   const logPath = join(dataDir, `vllm_${LINES}.log`);
+  const outPath = join(dataDir, `annotate-out-${process.pid}.jsonl`);
   if (!existsSync(logPath)) {
     process.stdout.write(`generating ${LINES.toLocaleString()} lines -> ${logPath} … `);
     const t0 = Date.now();
@@ -59,17 +78,29 @@ async function main() {
   if (COMPARE) {
     const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
     const cur = [], old = [];
+    const digests = { cur: new Set(), old: new Set() };
     for (let i = 0; i < RUNS; i++) {
-      old.push(timed('node', [COMPARE, 'annotate', logPath, '--json']));
-      cur.push(timed('node', [join(root, 'dist', 'cli.js'), 'annotate', logPath, '--json']));
+      old.push(timed('node', [COMPARE, 'annotate', logPath, '--json'], outPath));
+      digests.old.add(digestOf(outPath));
+      cur.push(timed('node', [join(root, 'dist', 'cli.js'), 'annotate', logPath, '--json'], outPath));
+      digests.cur.add(digestOf(outPath));
     }
+    // The same outputs as the build compared with (issue 28's constraint), every run.
+    if (digests.cur.size !== 1 || digests.old.size !== 1 || [...digests.cur][0] !== [...digests.old][0]) {
+      console.error(`[annotate] WRONG: the two builds' --json outputs differ (this build ${[...digests.cur].join(',')}, ${COMPARE} ${[...digests.old].join(',')})`);
+      process.exitCode = 1;
+    } else console.log(`check: both builds wrote the same --json in every run (sha1 ${[...digests.cur][0].slice(0, 12)}…)`);
     const cpu = (rs) => median(rs.map((r) => r.cpu ?? r.wall));
     const wall = (rs) => median(rs.map((r) => r.wall));
     console.log(`annotate --json, ${RUNS} alternating runs each (median): this build ${wall(cur).toFixed(2)} s wall / ${cpu(cur).toFixed(2)} s CPU; ${COMPARE}: ${wall(old).toFixed(2)} s wall / ${cpu(old).toFixed(2)} s CPU`);
     console.log(`this build / compared build: wall ${(wall(cur) / wall(old)).toFixed(3)}, CPU ${(cpu(cur) / cpu(old)).toFixed(3)}`);
   }
-  const ours = timed('node', [join(root, 'dist', 'cli.js'), 'annotate', logPath, '--json']);
+  const ours = timed('node', [join(root, 'dist', 'cli.js'), 'annotate', logPath, '--json'], outPath);
   if (ours.status !== 0) { console.error(`hoplens annotate failed (exit ${ours.status}):\n${ours.err}`); process.exitCode = 1; }
+  // The answer, checked against the input (a faster wrong answer fails): one line object per input line, in order.
+  const wrong = checkLineObjects(outPath, LINES);
+  if (wrong) { console.error(`[annotate] WRONG: ${wrong}`); process.exitCode = 1; } else console.log(`check: ${LINES.toLocaleString()} line objects, lines 1…${LINES.toLocaleString()} in order`);
+  rmSync(outPath, { force: true });
   console.log(`hoplens annotate --json : ${ours.wall.toFixed(2)} s wall, ${ours.cpu?.toFixed(2) ?? '?'} s CPU, peak RSS ${ours.rssMB?.toFixed(0) ?? '?'} MB (target < 200 MB)`);
 
   if (!SKIP_PY) {

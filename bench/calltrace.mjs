@@ -9,7 +9,7 @@
 //   --runs N each tool runs N times (default 3), alternating, and its fastest run counts
 // Needs `node esbuild.mjs` (dist/) and `node_modules/.bin/tsc -p tsconfig.test.json` (out/).
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,6 +26,16 @@ const runs = Math.max(1, Number(opt('--runs', '3')));
 const lab = opt('--lab', join(repo, '..', 'shared', 'anchors', 'lab12_run.py'));
 const dataDir = join(repo, 'bench', 'data', 'calltrace');
 const instanceDir = callTraceInstanceDir(dataDir);
+
+/** Newlines in the folder's trace files. */
+function countLines(dir) {
+  let n = 0;
+  for (const f of readdirSync(dir)) {
+    const buf = readFileSync(join(dir, f));
+    for (let at = buf.indexOf(10); at !== -1; at = buf.indexOf(10, at + 1)) n++;
+  }
+  return n;
+}
 
 // ------------------------------------------------------------------ measuring
 function timed(cmd, argv, extraEnv = {}) {
@@ -112,6 +122,14 @@ async function main() {
       });`;
     const cap = JSON.parse(spawnSync('node', ['-e', capScript], { encoding: 'utf8' }).stdout.trim());
     console.log(`  with a 0.5 M-node budget: peak RSS ${fmt(cap.rss, 0)} MB, ${cap.dropped.toLocaleString('en-US')} of ${cap.calls.toLocaleString('en-US')} calls counted but not stored`);
+
+    // The answer, checked (a faster wrong answer fails): every line the tracer wrote is a call or its return, so
+    // the calls are half the files' lines (counted here, independently of HopLens's parser).
+    const lines = countLines(instanceDir);
+    if (cap.calls * 2 !== lines) {
+      console.error(`[calltrace] WRONG: HopLens counted ${cap.calls.toLocaleString('en-US')} calls in files of ${lines.toLocaleString('en-US')} lines (expected half)`);
+      process.exitCode = 1;
+    } else console.log(`  check: ${cap.calls.toLocaleString('en-US')} calls = half the folder's ${lines.toLocaleString('en-US')} lines`);
 
     const speedup = py.secs / ours.secs;
     console.log('\nsummary');
