@@ -29,6 +29,17 @@ export type LogRecords = readonly (LogRecord | undefined)[];
 /** Records read between looks at the clock. */
 const SLICE = 2048;
 
+/** The logs (their indexes) whose lines paired transfer id `id` with request `key`. */
+function pairedInLogs(all: readonly TransferPairs[], id: string, key: string): number[] {
+  return all.flatMap((p, i) => (p.owner(id) === key ? [i] : []));
+}
+
+/** Joined lines in line order, a line naming two of the request's transfer ids once. */
+function inLineOrder(lines: JoinedLine[]): JoinedLine[] {
+  lines.sort((a, b) => a.record.line - b.record.line);
+  return lines.filter((j, i) => i === 0 || lines[i - 1].record !== j.record);
+}
+
 export class LogTransferJoins {
   /** Per records array (a log's session starts over with a new one). */
   private readonly scans = new WeakMap<LogRecords, Scan>();
@@ -56,7 +67,7 @@ export class LogTransferJoins {
    * stopped, and a log appended to is read from its new records on).
    */
   across(logs: readonly LogRecords[], key: string, budgetMs = Infinity): (Joined | null)[] | 'reading' {
-    const scans = this.scansOf(logs, budgetMs);
+    const scans = this.scansWithin(logs, this.budget(budgetMs));
     if (scans === null) return 'reading';
     // The request's transfer ids in any log (the pairs index them by key), kept when no log gives them another request.
     const ids = new Set<string>();
@@ -65,16 +76,13 @@ export class LogTransferJoins {
     const all = scans.map((s) => s.pairs);
     const own = [...ids].filter((id) => TransferPairs.ownerIn(all, id) === key);
     const label = all.find((p) => p.label !== null)?.label ?? 'transfer id';
-    const pairedIn = new Map(own.map((id) => [id, all.flatMap((p, i) => (p.owner(id) === key ? [i] : []))]));
+    const pairedIn = new Map(own.map((id) => [id, pairedInLogs(all, id, key)]));
     // Then their lines in each log: a look costs what it lists.
     return scans.map((scan) => {
       if (scan.alone.empty) return null;
       const lines: JoinedLine[] = [];
       for (const id of own) for (const record of scan.alone.linesOf(id)) lines.push({ record, id, pairedIn: pairedIn.get(id)! });
-      if (lines.length === 0) return null;
-      lines.sort((a, b) => a.record.line - b.record.line);
-      // A line naming two of the request's transfer ids, once.
-      return { label, lines: lines.filter((j, i) => i === 0 || lines[i - 1].record !== j.record) };
+      return lines.length === 0 ? null : { label, lines: inLineOrder(lines) };
     });
   }
 
@@ -86,7 +94,7 @@ export class LogTransferJoins {
    * too (60,000 rooms are about 0.1 s of it), and kept until a log has new records.
    */
   requestsOf(logs: readonly LogRecords[], index: number, budgetMs = Infinity): Map<string, Joined> | 'reading' {
-    const budget: Budget = { until: budgetMs === Infinity ? Infinity : this.now() + budgetMs, read: false };
+    const budget = this.budget(budgetMs);
     const scans = this.scansWithin(logs, budget);
     if (scans === null) return 'reading';
     const mine = scans[index];
@@ -107,26 +115,24 @@ export class LogTransferJoins {
         const id = a.ids[a.at];
         const key = TransferPairs.ownerIn(all, id);
         if (key === null) continue;
-        const pairedIn = all.flatMap((p, i) => (p.owner(id) === key ? [i] : []));
+        const pairedIn = pairedInLogs(all, id, key);
         let joined = a.out.get(key);
         if (!joined) { joined = { label, lines: [] }; a.out.set(key, joined); }
         for (const record of mine.alone.linesOf(id)) joined.lines.push({ record, id, pairedIn });
       }
       budget.read = true;
     }
-    for (const joined of a.out.values()) {
-      const lines = joined.lines.sort((x, y) => x.record.line - y.record.line);
-      joined.lines = lines.filter((j, i) => i === 0 || lines[i - 1].record !== j.record);
-    }
+    for (const joined of a.out.values()) joined.lines = inLineOrder(joined.lines);
     a.done = true;
     return a.out;
   }
 
-  /** Each log's scan, every record read; null when one call's budget ran out first. */
-  private scansOf(logs: readonly LogRecords[], budgetMs: number): Scan[] | null {
-    return this.scansWithin(logs, { until: budgetMs === Infinity ? Infinity : this.now() + budgetMs, read: false });
+  /** One call's budget of `budgetMs` from now. */
+  private budget(budgetMs: number): Budget {
+    return { until: budgetMs === Infinity ? Infinity : this.now() + budgetMs, read: false };
   }
 
+  /** Each log's scan, every record read; null when the call's budget ran out first. */
   private scansWithin(logs: readonly LogRecords[], budget: Budget): Scan[] | null {
     const scans: Scan[] = [];
     for (const records of logs) {
