@@ -14,7 +14,7 @@ import { CommandIds } from '../../commandIds';
 import { clockStamp, printedTimeOfDay } from '../../core/logs/clockStamp';
 import { Disposable } from '../../util/dispose';
 import { forWorkbench } from '../../core/text/workbench';
-import { LogTransferJoins } from '../../core/logs/transferJoin';
+import { LogTransferJoins, type Joined, type JoinedLine } from '../../core/logs/transferJoin';
 import { requestKey } from '../../core/timeline/requestKey';
 
 export { documentLogSource, type RequestLogSource } from '../shared/logSessions';
@@ -90,6 +90,15 @@ const MAX_REQUEST_NODES = 1000;
 /** Whether a log's engine names a request's transfer by an id of its own (SGLang's bootstrap_room). */
 function hasTransferIds(log: Pick<RequestLogSource, 'engine'>): boolean {
   return !!log.engine && engineProfile(log.engine).transferIds !== undefined;
+}
+
+/**
+ * A log's lines joined to a request by a transfer id, as plain lines and what each joined by: the
+ * id (`bootstrap_room N`), and the logs `pairedIn` names as having paired it.
+ */
+function joinedRows(joined: Joined, pairedIn: (j: JoinedLine) => string[]): { lines: PlainLine[]; by: Map<number, JoinedBy> } {
+  const by = new Map(joined.lines.map((j) => [j.record.line, { id: `${joined.label} ${j.id}`, pairedIn: pairedIn(j) }]));
+  return { lines: joined.lines.map((j) => ({ line: j.record.line, text: j.record.message })), by };
 }
 
 export class RequestsViewProvider extends Disposable implements vscode.TreeDataProvider<Node> {
@@ -318,13 +327,10 @@ export class RequestsViewProvider extends Disposable implements vscode.TreeDataP
     if (found === 'reading') { this.joinSoon(logs); return 'reading'; }
     const joined = found[0];
     if (!joined) return undefined;
-    const by = new Map(joined.lines.map((j) => [j.record.line, {
-      id: `${joined.label} ${j.id}`,
-      // Paired by this log's own lines: nothing more to say; else the peers that paired it.
-      pairedIn: j.pairedIn.includes(0) ? [] : j.pairedIn.map((i) => peers[i - 1].label),
-    }]));
-    const all = [...lines.filter((l) => !by.has(l.line)), ...joined.lines.map((j) => ({ line: j.record.line, text: j.record.message }))];
-    return { lines: all.sort((a, b) => a.line - b.line), by };
+    // Paired by this log's own lines: nothing more to say; else the peers that paired it (logs[i] is peers[i - 1]).
+    const rows = joinedRows(joined, (j) => (j.pairedIn.includes(0) ? [] : j.pairedIn.map((i) => peers[i - 1].label)));
+    const all = [...lines.filter((l) => !rows.by.has(l.line)), ...rows.lines];
+    return { lines: all.sort((a, b) => a.line - b.line), by: rows.by };
   }
 
   /**
@@ -348,10 +354,7 @@ export class RequestsViewProvider extends Disposable implements vscode.TreeDataP
       // A request with a hop line here has its row, and its room lines under it.
       if (s.tracker.storedId(key) !== undefined) continue;
       if (this.filter && !key.includes(this.filter) && !ridMatchesQuery(key, this.filter)) continue;
-      const by = new Map(joined.lines.map((j) => [j.record.line, {
-        id: `${joined.label} ${j.id}`, pairedIn: j.pairedIn.filter((i) => i > 0).map((i) => peers[i - 1].label),
-      }]));
-      const lines = joined.lines.map((j) => ({ line: j.record.line, text: j.record.message }));
+      const { lines, by } = joinedRows(joined, (j) => j.pairedIn.filter((i) => i > 0).map((i) => peers[i - 1].label));
       rows.push({ first: lines[0].line, node: { kind: 'plainRequest', request: key, lines, source: s, joinedBy: by } });
     }
     rows.sort((a, b) => a.first - b.first);
