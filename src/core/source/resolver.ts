@@ -809,13 +809,15 @@ class Resolver implements CheckoutSourceResolver {
     if (exact) return { path: exact.path, line: exact.line, verified: true, drift: 0, method: 'fileinfo' };
     // 2. The checkout is at another commit: the same statement elsewhere in the file, or in
     //    any file the printed name fits (a basename several files share).
-    const moved = !continuation && searchMoved ? this.searchFiles(cands, message, lineno) : null;
+    // The statements that print the text, looked for once for the three questions below.
+    const printing = !continuation && searchMoved ? this.printing(cands, message) : [];
+    const moved = nearestOf(printing, message, lineno);
     if (moved && cands.length > 1) {
       // Files the printed name fits that print the text, none at the printed line: a line number
       // says nothing across files (vLLM 0.8.5's `[api_server.py:1043] vLLM API server version` is
       // entrypoints/openai/api_server.py's, not the demo server's entrypoints/api_server.py:127 that
       // 0.11.2 has nearer). Candidates, never a claim, when more than one file prints it.
-      const across = this.printingInFiles(cands, message, level);
+      const across = rankedOf(printing, message, level);
       if (new Set(across.map((t) => t.path)).size > 1) {
         const shown = across.slice(0, MAX_CANDIDATES).map(({ path, line }) => ({ path, line }));
         return {
@@ -828,7 +830,7 @@ class Resolver implements CheckoutSourceResolver {
     if (moved) {
       // Two statements print this text as specifically and neither is at the printed line (vLLM 0.34.0's
       // `Added request %s.` at 575 and 601 for a line printed at 382): the nearer one is a guess.
-      const tied = this.tiedInFiles(cands, message, moved.w);
+      const tied = tiedOf(printing, moved.w);
       if (tied.length > 1 && tied.length <= MAX_CANDIDATES && !clearlyNearest(tied.filter((t) => t.path === moved.path).map((t) => t.line), lineno)) {
         return {
           path: tied[0].path, line: tied[0].line, verified: false, drift: 0, method: 'fileinfo+literal', candidates: tied,
@@ -855,51 +857,27 @@ class Resolver implements CheckoutSourceResolver {
     return { path: withCall ?? cands[0], line: lineno, verified: false, drift: 0, method: 'fileinfo', note };
   }
 
-  /** The statement of these files that prints `message` (specific enough to claim it), nearest to `near` when given, else the most literal. */
-  /** The statements of these files that print the message with this weight, in file and line order. */
-  private tiedInFiles(cands: readonly string[], message: string, weight: number): Array<{ path: string; line: number }> {
-    const out: Array<{ path: string; line: number }> = [];
-    for (const path of cands) {
-      for (const s of this.statementsOf(path)?.all ?? []) {
-        const w = Math.max(this.weight(s, message, false), this.laterLineWeight(s, message));
-        if (w === weight && !out.some((x) => x.path === path && x.line === s.line)) out.push({ path, line: s.line });
-      }
-    }
-    return out.sort((a, b) => (a.path === b.path ? a.line - b.line : a.path < b.path ? -1 : 1));
-  }
-
-  /**
-   * The statements of these files that print `message` specifically enough to claim it, ranked:
-   * those of the printed level first, then the more literal, then by file and line.
-   */
-  private printingInFiles(cands: readonly string[], message: string, level: string | null): Array<{ path: string; line: number }> {
-    const out: Array<{ path: string; line: number; w: number; fits: boolean }> = [];
-    for (const path of cands) {
-      for (const s of this.statementsOf(path)?.all ?? []) {
-        const w = Math.max(this.weight(s, message, false), this.laterLineWeight(s, message));
-        if (w <= 0 || !specificEnough(w, message) || out.some((x) => x.path === path && x.line === s.line)) continue;
-        out.push({ path, line: s.line, w, fits: levelFits(s.level, level) });
-      }
-    }
-    const byPlace = (a: { path: string; line: number }, b: { path: string; line: number }) =>
-      (a.path !== b.path ? (a.path < b.path ? -1 : 1) : a.line - b.line);
-    return out.sort((a, b) => (a.fits !== b.fits ? (a.fits ? -1 : 1) : a.w !== b.w ? b.w - a.w : byPlace(a, b)));
-  }
-
-  private searchFiles(cands: readonly string[], message: string, near: number | null): { path: string; line: number; w: number } | null {
-    let best: { path: string; line: number; w: number } | null = null;
+  /** Every statement of these files that prints `message` (a weight above 0), in file and statement order. */
+  private printing(cands: readonly string[], message: string): Printing[] {
+    const out: Printing[] = [];
     for (const path of cands) {
       for (const s of this.statementsOf(path)?.all ?? []) {
         // A line of a multi-line message (its continuation mark lost) is found by its own line of the text.
         const w = Math.max(this.weight(s, message, false), this.laterLineWeight(s, message));
-        if (w <= 0 || !specificEnough(w, message)) continue;
-        if (!best) { best = { path, line: s.line, w }; continue; }
-        const d = near === null ? 0 : Math.abs(s.line - near);
-        const bd = near === null ? 0 : Math.abs(best.line - near);
-        if (d < bd || (d === bd && w > best.w)) best = { path, line: s.line, w };
+        if (w > 0) out.push({ path, line: s.line, w, level: s.level });
       }
     }
-    return best;
+    return out;
+  }
+
+  /** The statements of these files that print the message with this weight, in file and line order. */
+  private tiedInFiles(cands: readonly string[], message: string, weight: number): Array<{ path: string; line: number }> {
+    return tiedOf(this.printing(cands, message), weight);
+  }
+
+  /** The statement of these files that prints `message` (specific enough to claim it), nearest to `near` when given, else the first. */
+  private searchFiles(cands: readonly string[], message: string, near: number | null): { path: string; line: number; w: number } | null {
+    return nearestOf(this.printing(cands, message), message, near);
   }
 
   private byHop(hop: string | null, message: string): SourceLocation | null {
@@ -1110,6 +1088,44 @@ function changedWhat(s: IndexedStatement, missing: readonly string[], message: s
   if (lacking.length) parts.push(`this statement prints ${words(lacking)}, which the line does not show`);
   if (extra.length) parts.push(`the line shows ${words(extra)}, which ${lacking.length ? 'it' : 'this statement'} does not print`);
   return parts.length ? parts.join('; ') : 'its literal text differs from the line';
+}
+
+/** A statement of the files a printed name fits that prints a message, and how literally (`w` > 0). */
+interface Printing { path: string; line: number; w: number; level: IndexedStatement['level'] }
+
+/** Of `printing`, the one specific enough to claim the message nearest to `near` (the more literal of two as near); null for none. */
+function nearestOf(printing: readonly Printing[], message: string, near: number | null): { path: string; line: number; w: number } | null {
+  let best: { path: string; line: number; w: number } | null = null;
+  for (const { path, line, w } of printing) {
+    if (!specificEnough(w, message)) continue;
+    if (!best) { best = { path, line, w }; continue; }
+    const d = near === null ? 0 : Math.abs(line - near);
+    const bd = near === null ? 0 : Math.abs(best.line - near);
+    if (d < bd || (d === bd && w > best.w)) best = { path, line, w };
+  }
+  return best;
+}
+
+/** Of `printing`, the places printing with this weight, each once, in file and line order. */
+function tiedOf(printing: readonly Printing[], weight: number): Array<{ path: string; line: number }> {
+  const out: Array<{ path: string; line: number }> = [];
+  for (const { path, line, w } of printing) if (w === weight && !out.some((x) => x.path === path && x.line === line)) out.push({ path, line });
+  return out.sort((a, b) => (a.path === b.path ? a.line - b.line : a.path < b.path ? -1 : 1));
+}
+
+/**
+ * Of `printing`, the places specific enough to claim the message, each once, ranked: those of the
+ * printed level first, then the more literal, then by file and line.
+ */
+function rankedOf(printing: readonly Printing[], message: string, level: string | null): Array<{ path: string; line: number }> {
+  const out: Array<{ path: string; line: number; w: number; fits: boolean }> = [];
+  for (const p of printing) {
+    if (!specificEnough(p.w, message) || out.some((x) => x.path === p.path && x.line === p.line)) continue;
+    out.push({ path: p.path, line: p.line, w: p.w, fits: levelFits(p.level, level) });
+  }
+  const byPlace = (a: { path: string; line: number }, b: { path: string; line: number }) =>
+    (a.path !== b.path ? (a.path < b.path ? -1 : 1) : a.line - b.line);
+  return out.sort((a, b) => (a.fits !== b.fits ? (a.fits ? -1 : 1) : a.w !== b.w ? b.w - a.w : byPlace(a, b)));
 }
 
 function clearlyNearest(lines: readonly number[], line: number): boolean {
